@@ -1,0 +1,24 @@
+# bob-eval: `make test` is the test command (README, CI). `make evals` sweeps
+# every suite on the real platform only when EVALS=1.
+CARGO ?= cargo
+
+.PHONY: test claude evals check-wiki lint bench
+
+test: claude
+	$(CARGO) test --locked
+
+claude:
+	scripts/install-claude.sh
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+evals:
+	$(CARGO) run --locked --release --quiet -- sweep
+
+check-wiki:
+	$(CARGO) run --locked --quiet -- check-wiki
+
+bench:
+	$(CARGO) bench --locked

@@ -1,0 +1,157 @@
+//! Where things are and what a run is held to: the source tree, the operator's
+//! home settings, the model and the cost ceiling (contracts.md, "Words", "run").
+
+use crate::error::{Error, Location, Result};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+/// The ceiling when neither `--max-cost-usd` nor home settings give one.
+pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
+
+/// The source tree: `--source`, else `$BOB_SOURCE`, else the current directory.
+pub fn source_dir(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
+    if let Some(dir) = flag {
+        return Ok(dir.to_owned());
+    }
+    if let Some(dir) = std::env::var_os("BOB_SOURCE").filter(|v| !v.is_empty()) {
+        return Utf8PathBuf::from_path_buf(dir.into())
+            .map_err(|p| Error::Usage(format!("BOB_SOURCE is not UTF-8: {}", p.display())));
+    }
+    current_dir()
+}
+
+/// The current directory as UTF-8.
+pub fn current_dir() -> Result<Utf8PathBuf> {
+    let dir = std::env::current_dir().map_err(|e| Error::io(".", "reading the current directory", e))?;
+    Utf8PathBuf::from_path_buf(dir)
+        .map_err(|p| Error::Usage(format!("the current directory is not UTF-8: {}", p.display())))
+}
+
+/// The operator's home: `--home`, else `$BOB_HOME`, else `~/.bob`.
+pub fn home_dir(flag: Option<&Utf8Path>) -> Utf8PathBuf {
+    if let Some(dir) = flag {
+        return dir.to_owned();
+    }
+    if let Some(dir) = std::env::var("BOB_HOME").ok().filter(|v| !v.is_empty()) {
+        return dir.into();
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| ".".into());
+    Utf8PathBuf::from(home).join(".bob")
+}
+
+/// The parts of home `settings.json` bob-eval reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// `model`.
+    pub model: Option<String>,
+    /// `_workflow.eval_max_cost_usd`, as written (validated by [`resolve_ceiling`]).
+    pub eval_max_cost_usd: Option<Value>,
+    /// The file read, for messages.
+    pub path: Option<Utf8PathBuf>,
+}
+
+impl Settings {
+    /// Read `<home>/settings.json`; a missing file is empty settings, a broken one an error.
+    pub fn load(home: &Utf8Path) -> Result<Self> {
+        let path = home.join("settings.json");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(e) => return Err(Error::io(path, "reading", e)),
+        };
+        let doc: Value = serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
+            at: Location::at(&path, e.line()),
+            message: format!("not valid JSON: {e}"),
+        })?;
+        let model = match doc.get("model") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(other) => {
+                return Err(Error::invalid(&path, format!("`model` must be a non-empty string, not {other}")));
+            }
+        };
+        let eval_max_cost_usd = doc.get("_workflow").and_then(|w| w.get("eval_max_cost_usd")).cloned();
+        Ok(Settings { model, eval_max_cost_usd, path: Some(path) })
+    }
+}
+
+/// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`, else `default`.
+pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
+    flag.map(str::to_owned)
+        .or_else(|| std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| settings.model.clone())
+        .unwrap_or_else(|| "default".into())
+}
+
+/// Parse a ceiling given as text; refuse zero, negative, NaN, infinite, garbage.
+pub fn parse_ceiling(text: &str) -> std::result::Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of dollars (e.g. 0.5)"))?;
+    check_ceiling(value)
+}
+
+fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
+    if !value.is_finite() {
+        return Err(format!("{value} is not a finite number of dollars"));
+    }
+    if value <= 0.0 {
+        return Err(format!("{value} is not above 0: a cost ceiling is mandatory and must be positive"));
+    }
+    Ok(value)
+}
+
+/// The ceiling: `--max-cost-usd`, else settings `_workflow.eval_max_cost_usd`, else 2.
+pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
+    if let Some(text) = flag {
+        return parse_ceiling(text).map_err(|m| Error::Usage(format!("--max-cost-usd: {m}")));
+    }
+    let Some(value) = &settings.eval_max_cost_usd else {
+        return Ok(DEFAULT_MAX_COST_USD);
+    };
+    let path = settings.path.clone().unwrap_or_else(|| "settings.json".into());
+    let parsed = match value {
+        Value::Number(n) => n.as_f64().ok_or_else(|| format!("{n} is not a number")).and_then(check_ceiling),
+        Value::String(s) => parse_ceiling(s),
+        other => Err(format!("{other} is not a number of dollars")),
+    };
+    parsed.map_err(|m| Error::invalid(path, format!("_workflow.eval_max_cost_usd: {m}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceilings_refused() {
+        for bad in ["0", "-1", "NaN", "inf", "", "two", "1e400"] {
+            assert!(parse_ceiling(bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(parse_ceiling("0.5"), Ok(0.5));
+    }
+
+    #[test]
+    fn ceiling_from_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Utf8Path::from_path(dir.path()).unwrap();
+        std::fs::write(home.join("settings.json"), r#"{"model":"haiku","_workflow":{"eval_max_cost_usd":0.25}}"#).unwrap();
+        let s = Settings::load(home).unwrap();
+        assert_eq!(s.model.as_deref(), Some("haiku"));
+        assert_eq!(resolve_ceiling(None, &s).unwrap(), 0.25);
+        assert_eq!(resolve_ceiling(Some("1"), &s).unwrap(), 1.0);
+        std::fs::write(home.join("settings.json"), r#"{"_workflow":{"eval_max_cost_usd":0}}"#).unwrap();
+        let err = resolve_ceiling(None, &Settings::load(home).unwrap()).unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::exit::USAGE);
+        assert!(err.to_string().contains("settings.json"), "{err}");
+        std::fs::write(home.join("settings.json"), "{\n  \"model\": ,\n}").unwrap();
+        let err = Settings::load(home).unwrap_err().to_string();
+        assert!(err.contains("settings.json:2"), "{err}");
+    }
+
+    #[test]
+    fn missing_settings_is_default() {
+        let s = Settings::load(Utf8Path::new("/nonexistent/bob-home")).unwrap();
+        assert_eq!(resolve_ceiling(None, &s).unwrap(), DEFAULT_MAX_COST_USD);
+    }
+}

@@ -1,0 +1,201 @@
+//! The one error type of the library and the exit codes every command shares.
+//!
+//! Each variant carries what the user must see: the file (and line where known),
+//! what is wrong, and what to do. [`Error::exit_code`] is the only place an
+//! error becomes a process exit code.
+
+use camino::Utf8PathBuf;
+use std::fmt;
+
+/// Process exit codes (contracts.md, "Exit codes"). The only place they are defined.
+pub mod exit {
+    /// Done: the command completed (`gate`: accepted).
+    pub const OK: u8 = 0;
+    /// `gate`: rejected; `check`/`check-wiki`: problems found; `sweep`: a suite could not run.
+    pub const FAILED: u8 = 1;
+    /// Usage: bad flags, bad names, invalid input files.
+    pub const USAGE: u8 = 2;
+    /// Could not run: platform missing, too old or failed; item did not load.
+    pub const COULD_NOT_RUN: u8 = 3;
+    /// Interrupted by Ctrl-C or SIGTERM.
+    pub const INTERRUPTED: u8 = 130;
+}
+
+/// A location in a file, for messages like `evals/commit/fires/prompt.md:3`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file.
+    pub path: Utf8PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+impl Location {
+    /// A location without a line.
+    pub fn file(path: impl Into<Utf8PathBuf>) -> Self {
+        Self { path: path.into(), line: None }
+    }
+    /// A location at a 1-based line.
+    pub fn at(path: impl Into<Utf8PathBuf>, line: usize) -> Self {
+        Self { path: path.into(), line: Some(line) }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.path),
+            None => write!(f, "{}", self.path),
+        }
+    }
+}
+
+/// Everything that can stop a bob-eval command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad flags or values on the command line.
+    #[error("{0}")]
+    Usage(String),
+
+    /// An item name that is not `^[a-z0-9][a-z0-9-]{{0,63}}$`.
+    #[error(
+        "invalid item name {name:?}: use lower-case letters, digits and '-', starting with a letter or digit, at most 64 characters"
+    )]
+    InvalidItemName {
+        /// The name as given.
+        name: String,
+    },
+
+    /// No item file for the name.
+    #[error("no item named {name:?} in {source_dir}; looked for:\n{}", list(.looked))]
+    ItemNotFound {
+        /// The name.
+        name: String,
+        /// The source tree searched.
+        source_dir: Utf8PathBuf,
+        /// Every place looked at.
+        looked: Vec<Utf8PathBuf>,
+    },
+
+    /// Two or more item files for the name.
+    #[error("ambiguous item {name:?}: found at\n{}\nrename or remove all but one", list(.found))]
+    ItemAmbiguous {
+        /// The name.
+        name: String,
+        /// Every place it was found.
+        found: Vec<Utf8PathBuf>,
+    },
+
+    /// An item without a suite at `evals/<item>/`.
+    #[error("no eval suite for {item:?}: {dir} does not exist; create it with a `fires` and a `quiet` case (see README, \"Writing a suite\")")]
+    NoSuite {
+        /// The item.
+        item: String,
+        /// Where the suite should be.
+        dir: Utf8PathBuf,
+    },
+
+    /// An input file that is not what it must be (bad JSON, fails its schema, …).
+    #[error("{at}: {message}")]
+    InvalidInput {
+        /// Where.
+        at: Location,
+        /// What is wrong and what to do.
+        message: String,
+    },
+
+    /// A file operation failed.
+    #[error("{path}: {action}: {source}")]
+    Io {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// What was being done ("reading", "writing", …).
+        action: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `claude` could not be found or started.
+    #[error("the platform is missing: {0}")]
+    PlatformMissing(String),
+
+    /// `claude --version` is below the minimum.
+    #[error("{path} is Claude Code {found}; bob-eval needs {needed} or later for `claude plugin eval`: upgrade with `npm install -g @anthropic-ai/claude-code`")]
+    PlatformTooOld {
+        /// The binary.
+        path: Utf8PathBuf,
+        /// The version it reported.
+        found: String,
+        /// The minimum.
+        needed: &'static str,
+    },
+
+    /// The platform ran but failed (exit 1, a crash, no result, auth failure, …).
+    #[error("the platform failed: {message}{}", lines(.details))]
+    PlatformFailed {
+        /// One-line cause.
+        message: String,
+        /// The platform's own error lines, if any.
+        details: Vec<String>,
+    },
+
+    /// The platform ran but did not load the item's plugin.
+    #[error("the plugin did not load: {0}")]
+    PluginNotLoaded(String),
+
+    /// A Rhai pipeline failed to compile or run.
+    #[error("{at}: {message}")]
+    Script {
+        /// Script path, line (column in the message).
+        at: Location,
+        /// The script error.
+        message: String,
+    },
+
+    /// Ctrl-C or SIGTERM.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+fn list(paths: &[Utf8PathBuf]) -> String {
+    paths.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+}
+
+fn lines(details: &[String]) -> String {
+    details.iter().map(|l| format!("\n  {l}")).collect()
+}
+
+impl Error {
+    /// The process exit code for this error (contracts.md).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_)
+            | Error::InvalidItemName { .. }
+            | Error::ItemNotFound { .. }
+            | Error::ItemAmbiguous { .. }
+            | Error::NoSuite { .. }
+            | Error::InvalidInput { .. }
+            | Error::Io { .. }
+            | Error::Script { .. } => exit::USAGE,
+            Error::PlatformMissing(_)
+            | Error::PlatformTooOld { .. }
+            | Error::PlatformFailed { .. }
+            | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
+            Error::Interrupted => exit::INTERRUPTED,
+        }
+    }
+
+    /// An I/O error on `path` while doing `action`.
+    pub fn io(path: impl Into<Utf8PathBuf>, action: &'static str, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), action, source }
+    }
+
+    /// An invalid input file, without a line.
+    pub fn invalid(path: impl Into<Utf8PathBuf>, message: impl Into<String>) -> Self {
+        Error::InvalidInput { at: Location::file(path), message: message.into() }
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

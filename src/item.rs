@@ -1,0 +1,139 @@
+//! Item lookup: find the one skill, command or agent a name refers to.
+
+use crate::error::{Error, Result};
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// What kind of item a name refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// `skills/<item>/SKILL.md` (the folder is the item).
+    Skill,
+    /// `commands/<item>.md`.
+    Command,
+    /// `agents/<item>.md`.
+    Agent,
+}
+
+impl ItemKind {
+    /// The word for the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Skill => "skill",
+            ItemKind::Command => "command",
+            ItemKind::Agent => "agent",
+        }
+    }
+}
+
+/// A found item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// The name.
+    pub name: String,
+    /// Its kind.
+    pub kind: ItemKind,
+    /// What the plugin links: the skill folder, or the command/agent file (absolute when the source is).
+    pub path: Utf8PathBuf,
+    /// Where it sits inside a plugin: `skills/<item>`, `commands/<item>.md`, `agents/<item>.md`.
+    pub plugin_path: Utf8PathBuf,
+}
+
+/// Check a name against `^[a-z0-9][a-z0-9-]{0,63}$`.
+pub fn validate_name(name: &str) -> Result<()> {
+    let bytes = name.as_bytes();
+    let ok = !bytes.is_empty()
+        && bytes.len() <= 64
+        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    if ok { Ok(()) } else { Err(Error::InvalidItemName { name: name.into() }) }
+}
+
+/// Every place an item of this name may live, in lookup order.
+pub fn candidates(source: &Utf8Path, name: &str) -> Vec<(ItemKind, Utf8PathBuf, Utf8PathBuf)> {
+    let mut out = Vec::new();
+    for root in [source.to_owned(), source.join("registry")] {
+        out.push((ItemKind::Skill, root.join("skills").join(name).join("SKILL.md"), root.join("skills").join(name)));
+        let command = root.join("commands").join(format!("{name}.md"));
+        out.push((ItemKind::Command, command.clone(), command));
+        let agent = root.join("agents").join(format!("{name}.md"));
+        out.push((ItemKind::Agent, agent.clone(), agent));
+    }
+    out
+}
+
+/// Find the item `name` in `source`: exactly one of the candidate places must exist.
+pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
+    validate_name(name)?;
+    let all = candidates(source, name);
+    let found: Vec<_> = all.iter().filter(|(_, marker, _)| marker.is_file()).collect();
+    match found.as_slice() {
+        [] => Err(Error::ItemNotFound {
+            name: name.into(),
+            source_dir: source.to_owned(),
+            looked: all.iter().map(|(_, marker, _)| marker.clone()).collect(),
+        }),
+        [(kind, _, path)] => {
+            let plugin_path = match kind {
+                ItemKind::Skill => Utf8PathBuf::from("skills").join(name),
+                ItemKind::Command => Utf8PathBuf::from("commands").join(format!("{name}.md")),
+                ItemKind::Agent => Utf8PathBuf::from("agents").join(format!("{name}.md")),
+            };
+            Ok(Item { name: name.into(), kind: *kind, path: path.clone(), plugin_path })
+        }
+        many => Err(Error::ItemAmbiguous {
+            name: name.into(),
+            found: many.iter().map(|(_, marker, _)| marker.clone()).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit;
+
+    fn tree(files: &[&str]) -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        for f in files {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "---\nname: x\n---\n").unwrap();
+        }
+        (dir, root)
+    }
+
+    #[test]
+    fn names() {
+        for good in ["commit", "tdd-flow", "a", "0x", &"a".repeat(64)] {
+            validate_name(good).unwrap();
+        }
+        for bad in ["", "-x", "Commit", "a/b", "..", "a_b", &"a".repeat(65), "é"] {
+            let err = validate_name(bad).unwrap_err();
+            assert_eq!(err.exit_code(), exit::USAGE, "{bad}");
+        }
+    }
+
+    #[test]
+    fn finds_each_kind_and_registry_twins() {
+        let (_d, root) = tree(&["skills/commit/SKILL.md", "registry/commands/ship.md", "agents/rev.md"]);
+        let skill = find(&root, "commit").unwrap();
+        assert_eq!((skill.kind, skill.plugin_path.as_str()), (ItemKind::Skill, "skills/commit"));
+        assert_eq!(skill.path, root.join("skills/commit"));
+        let cmd = find(&root, "ship").unwrap();
+        assert_eq!((cmd.kind, cmd.path.clone()), (ItemKind::Command, root.join("registry/commands/ship.md")));
+        assert_eq!(find(&root, "rev").unwrap().plugin_path.as_str(), "agents/rev.md");
+    }
+
+    #[test]
+    fn missing_and_ambiguous() {
+        let (_d, root) = tree(&["skills/x/SKILL.md", "commands/x.md", "skills/empty/README.md"]);
+        let err = find(&root, "x").unwrap_err();
+        assert!(matches!(err, Error::ItemAmbiguous { ref found, .. } if found.len() == 2), "{err}");
+        let err = find(&root, "empty").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("no item named \"empty\""), "{msg}");
+        assert!(msg.contains("registry/agents/empty.md"), "{msg}");
+        assert_eq!(err.exit_code(), exit::USAGE);
+    }
+}

@@ -1,0 +1,2 @@
+//! Human output: one file per command's report, plain text for stderr/stdout,
+//! snapshot-tested.

@@ -1,0 +1,111 @@
+//! The embedded JSON Schemas and their validators, compiled once per process.
+
+use crate::error::{Error, Result};
+use camino::Utf8Path;
+use jsonschema::Validator;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// `schemas/skill-eval.schema.json`, embedded.
+pub const SKILL_EVAL_SCHEMA: &str = include_str!("../schemas/skill-eval.schema.json");
+/// `schemas/skill-eval-baseline.schema.json`, embedded.
+pub const BASELINE_SCHEMA: &str = include_str!("../schemas/skill-eval-baseline.schema.json");
+
+fn compile(text: &str) -> Validator {
+    let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
+    jsonschema::draft202012::new(&schema).expect("embedded schema compiles")
+}
+
+fn skill_eval() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(SKILL_EVAL_SCHEMA))
+}
+
+fn baseline() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(BASELINE_SCHEMA))
+}
+
+/// Every violation of `validator` by `doc`, as `"/json/pointer: message"` lines.
+fn violations(validator: &Validator, doc: &Value) -> Vec<String> {
+    validator
+        .iter_errors(doc)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!("{at}: {e}")
+        })
+        .collect()
+}
+
+fn check(validator: &Validator, what: &str, doc: &Value, path: &Utf8Path) -> Result<()> {
+    let errors = violations(validator, doc);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        path,
+        format!("not a valid {what} document:\n  {}", errors.join("\n  ")),
+    ))
+}
+
+/// Validate a `skill-eval/1` document; `path` names it in the error.
+pub fn validate_skill_eval(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(skill_eval(), "skill-eval/1", doc, path)
+}
+
+/// Validate a `skill-eval-baseline/1` document; `path` names it in the error.
+pub fn validate_baseline(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(baseline(), "skill-eval-baseline/1", doc, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Value {
+        json!({
+            "schema": "skill-eval/1", "item": "commit", "run": "eval-commit-20261202T094337Z",
+            "date": "2026-12-02", "model": "claude-sonnet-5-5", "with": 0.8333, "without": 0.6667,
+            "delta": 0.1667, "verdict": "improved", "trigger_rate": 1.0, "cost_usd": 0.4123,
+            "max_cost_usd": 2.0, "partial": false,
+            "cases": [{"name": "fires", "with": 1.0, "without": 0.3333, "delta": 0.6667,
+                       "verdict": "improved", "trigger_rate": 1.0, "cost_usd": 0.31, "runs": 6}]
+        })
+    }
+
+    #[test]
+    fn contract_example_is_valid() {
+        validate_skill_eval(&sample(), "x.json".into()).unwrap();
+    }
+
+    #[test]
+    fn extra_field_and_out_of_range_score_are_refused() {
+        let mut doc = sample();
+        doc["extra"] = json!(1);
+        doc["with"] = json!(1.5);
+        let msg = validate_skill_eval(&doc, "r.json".into()).unwrap_err().to_string();
+        assert!(msg.starts_with("r.json: "), "{msg}");
+        assert!(msg.contains("/with"), "{msg}");
+        assert!(msg.contains("extra"), "{msg}");
+    }
+
+    #[test]
+    fn partial_needs_a_reason() {
+        let mut doc = sample();
+        doc["partial"] = json!(true);
+        assert!(validate_skill_eval(&doc, "r.json".into()).is_err());
+        doc["partial_reason"] = json!("cost_ceiling");
+        validate_skill_eval(&doc, "r.json".into()).unwrap();
+    }
+
+    #[test]
+    fn baseline_without_trigger_rate_is_valid() {
+        let doc = json!({"schema": "skill-eval-baseline/1", "item": "commit", "best": {
+            "claude-sonnet-5-5": {"score": 0.83, "without": 0.67, "run": "eval-commit-20261009T084444Z", "date": "2026-10-09"}}});
+        validate_baseline(&doc, "b.json".into()).unwrap();
+        let bad = json!({"schema": "skill-eval-baseline/1", "item": "commit", "best": {"m": {"score": 2}}});
+        assert!(validate_baseline(&bad, "b.json".into()).is_err());
+    }
+}
