@@ -171,7 +171,7 @@ pub fn record(
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");
         crate::schema::validate_baseline(&doc, &baseline_path)?;
-        Some(serde_json::to_string_pretty(&doc).expect("a baseline serializes") + "\n")
+        Some(serde_json::to_string_pretty(&baseline).expect("a baseline serializes") + "\n")
     } else {
         None
     };

@@ -1,0 +1,408 @@
+//! `bob-eval gate` and `bob-eval check-wiki` end to end, on the built binary.
+
+use assert_cmd::Command;
+use camino::{Utf8Path, Utf8PathBuf};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::fs;
+
+fn data(name: &str) -> Utf8PathBuf {
+    Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gate")
+        .join(name)
+}
+
+/// A source tree with `evals/commit/`, one pattern page and, when given, a baseline fixture.
+struct Source {
+    _dir: tempfile::TempDir,
+    root: Utf8PathBuf,
+}
+
+impl Source {
+    fn new(baseline: Option<&str>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        fs::create_dir_all(root.join("evals/commit")).unwrap();
+        fs::create_dir_all(root.join("wiki/patterns")).unwrap();
+        fs::write(
+            root.join("wiki/patterns/commit-skipped-hook.md"),
+            "# Commit messages that skip hooks\n",
+        )
+        .unwrap();
+        fs::write(root.join("wiki/patterns/second-page.md"), "# Second\n").unwrap();
+        if let Some(b) = baseline {
+            fs::copy(data(b), root.join("evals/commit/baseline.json")).unwrap();
+        }
+        Source { _dir: dir, root }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+        cmd.env_remove("BOB_SOURCE")
+            .env_remove("BOB_HOME")
+            .arg("--source")
+            .arg(&self.root)
+            .arg("--home")
+            .arg(self.root.join("home"));
+        cmd
+    }
+
+    fn gate(&self, result: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
+        self.cmd()
+            .arg("gate")
+            .arg("commit")
+            .arg(data(result))
+            .args(extra)
+            .assert()
+    }
+
+    fn baseline(&self) -> Option<String> {
+        fs::read_to_string(self.root.join("evals/commit/baseline.json")).ok()
+    }
+
+    fn wiki(&self) -> Option<String> {
+        fs::read_to_string(self.root.join("wiki/skill-impact.md")).ok()
+    }
+
+    /// Every file under the tree, for "nothing written" checks.
+    fn snapshot(&self) -> Vec<(Utf8PathBuf, Vec<u8>)> {
+        fn walk(dir: &Utf8Path, out: &mut Vec<(Utf8PathBuf, Vec<u8>)>) {
+            for e in dir.read_dir_utf8().unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    walk(e.path(), out);
+                } else {
+                    out.push((e.path().to_owned(), fs::read(e.path()).unwrap()));
+                }
+            }
+        }
+        let mut out = vec![];
+        walk(&self.root, &mut out);
+        out.sort();
+        out
+    }
+}
+
+const RECORD: &[&str] = &[
+    "--record",
+    "--pr",
+    "#4300",
+    "--pages",
+    "commit-skipped-hook",
+];
+
+#[test]
+fn accept_exits_0_with_a_verdict_block() {
+    let s = Source::new(Some("baseline.json"));
+    s.gate("result-accept.json", &[])
+        .code(0)
+        .stdout(predicate::str::contains(
+            "ACCEPTED: commit on claude-sonnet-5-5",
+        ))
+        .stdout(predicate::str::contains(
+            "✓ with 0.9167 is above the best 0.83 recorded for claude-sonnet-5-5",
+        ));
+}
+
+#[test]
+fn reject_exits_1_naming_every_failure() {
+    let s = Source::new(Some("baseline.json"));
+    s.gate("result-equal.json", &[])
+        .code(1)
+        .stdout(predicate::str::contains("REJECTED"))
+        .stdout(predicate::str::contains(
+            "✗ with 0.83 is not above the best 0.83 recorded for claude-sonnet-5-5",
+        ))
+        .stdout(predicate::str::contains(
+            "✗ trigger rate 0.50 is below the best's 1.00",
+        ));
+}
+
+#[test]
+fn partial_is_rejected_even_with_no_best() {
+    let s = Source::new(None);
+    s.gate("result-partial.json", &["--json"])
+        .code(1)
+        .stdout(predicate::str::contains(
+            "the result is partial (cost_ceiling) and a partial result is never accepted",
+        ));
+}
+
+#[test]
+fn json_prints_the_decision_document() {
+    let s = Source::new(Some("baseline-legacy.json"));
+    let out = s
+        .gate("result-accept.json", &["--json"])
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let d: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(d["accepted"], true);
+    assert_eq!(d["item"], "commit");
+    assert_eq!(d["model"], "claude-sonnet-5-5");
+    assert_eq!(d["with"], 0.9167);
+    assert_eq!(d["best"]["score"], 0.83);
+    assert_eq!(d["best"]["trigger_rate"], Value::Null);
+    let statuses: Vec<_> = d["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].clone())
+        .collect();
+    assert_eq!(statuses, ["pass", "pass", "pass", "skipped"]);
+    assert!(
+        d["conditions"][3]["text"]
+            .as_str()
+            .unwrap()
+            .contains("has no trigger rate")
+    );
+}
+
+#[test]
+fn invalid_inputs_exit_2_naming_the_file() {
+    let s = Source::new(Some("baseline.json"));
+    s.gate("result-other-item.json", &[])
+        .code(2)
+        .stderr(predicate::str::contains("result-other-item.json"))
+        .stderr(predicate::str::contains(
+            "for item \"tdd-flow\", not \"commit\"",
+        ));
+    s.gate("result-invalid.json", &[])
+        .code(2)
+        .stderr(predicate::str::contains("result-invalid.json"))
+        .stderr(predicate::str::contains("/with"));
+    s.gate("result-broken.json", &[])
+        .code(2)
+        .stderr(predicate::str::contains("result-broken.json:3"));
+    s.gate("no-such-result.json", &[])
+        .code(2)
+        .stderr(predicate::str::contains("no-such-result.json"));
+    s.cmd()
+        .args(["gate", "Bad/Name"])
+        .arg(data("result-accept.json"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn corrupt_or_foreign_baseline_exits_2_and_writes_nothing() {
+    for (fixture, want) in [
+        ("baseline-corrupt.json", "evals/commit/baseline.json:5"),
+        (
+            "baseline-other-item.json",
+            "for item \"tdd-flow\", not \"commit\"",
+        ),
+    ] {
+        let s = Source::new(Some(fixture));
+        let before = s.snapshot();
+        s.gate("result-accept.json", RECORD)
+            .code(2)
+            .stderr(predicate::str::contains(want));
+        assert_eq!(s.snapshot(), before, "{fixture}");
+    }
+    let s = Source::new(None);
+    fs::write(
+        s.root.join("evals/commit/baseline.json"),
+        r#"{"schema": "skill-eval-baseline/1", "item": "commit", "best": {"m": {"score": 2}}}"#,
+    )
+    .unwrap();
+    s.gate("result-accept.json", &[])
+        .code(2)
+        .stderr(predicate::str::contains("evals/commit/baseline.json"));
+}
+
+#[test]
+fn record_arguments_are_checked_first_and_nothing_is_written() {
+    let s = Source::new(Some("baseline.json"));
+    let before = s.snapshot();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--record", "--pages", "commit-skipped-hook"],
+            "--record needs --pr",
+        ),
+        (
+            &["--record", "--pr", "#4300"],
+            "--record needs at least one --pages",
+        ),
+        (
+            &[
+                "--record",
+                "--pr",
+                "#4300",
+                "--pages",
+                "commit-skipped-hook,gone",
+            ],
+            "wiki/patterns/gone.md does not exist",
+        ),
+        (
+            &[
+                "--record",
+                "--pr",
+                "#43|00",
+                "--pages",
+                "commit-skipped-hook",
+            ],
+            "'|'",
+        ),
+        (
+            &["--pr", "#4300", "--pages", "commit-skipped-hook"],
+            "only apply with --record",
+        ),
+    ];
+    for (args, want) in cases {
+        s.gate("result-accept.json", args)
+            .code(2)
+            .stderr(predicate::str::contains(*want));
+    }
+    // Checked before the result is even read.
+    s.gate("no-such-result.json", &["--record", "--pr", "#1"])
+        .code(2)
+        .stderr(predicate::str::contains("--pages"));
+    assert_eq!(s.snapshot(), before);
+}
+
+#[test]
+fn accept_raises_the_best_and_appends_a_row() {
+    let s = Source::new(Some("baseline.json"));
+    s.gate(
+        "result-accept.json",
+        &[
+            "--record",
+            "--pr",
+            "#4300",
+            "--pages",
+            "commit-skipped-hook",
+            "--pages",
+            "second-page",
+        ],
+    )
+    .code(0)
+    .stdout(predicate::str::contains(
+        "raised the best for claude-sonnet-5-5 to 0.9167",
+    ));
+    let b: Value = serde_json::from_str(&s.baseline().unwrap()).unwrap();
+    assert_eq!(
+        b["best"]["claude-sonnet-5-5"],
+        serde_json::json!({"score": 0.9167, "without": 0.6667, "trigger_rate": 1.0,
+                           "run": "eval-commit-20261202T094337Z", "date": "2026-12-02"})
+    );
+    let wiki = s.wiki().unwrap();
+    assert!(wiki.starts_with(bob_eval::wiki::HEADER), "{wiki}");
+    assert!(wiki.ends_with(
+        "| 2026-12-02 | commit | #4300 | [commit-skipped-hook](patterns/commit-skipped-hook.md), [second-page](patterns/second-page.md) | 0.83 | 0.9167 | accepted |\n"
+    ), "{wiki}");
+    s.cmd().arg("check-wiki").assert().code(0);
+}
+
+#[test]
+fn first_accept_creates_the_baseline_with_no_score_before() {
+    let s = Source::new(None);
+    s.gate("result-accept.json", RECORD).code(0);
+    let b: Value = serde_json::from_str(&s.baseline().unwrap()).unwrap();
+    assert_eq!(b["schema"], "skill-eval-baseline/1");
+    assert_eq!(b["best"]["claude-sonnet-5-5"]["score"], 0.9167);
+    assert!(s.wiki().unwrap().contains("| — | 0.9167 | accepted |"));
+}
+
+#[test]
+fn reject_appends_a_row_and_leaves_the_baseline() {
+    let s = Source::new(Some("baseline.json"));
+    fs::write(
+        s.root.join("wiki/skill-impact.md"),
+        fs::read_to_string(data("wiki-good.md")).unwrap(),
+    )
+    .unwrap();
+    let before = s.baseline().unwrap();
+    let wiki_before = s.wiki().unwrap();
+    s.gate(
+        "result-equal.json",
+        &[
+            "--json",
+            "--record",
+            "--pr",
+            "#4301",
+            "--pages",
+            "commit-skipped-hook",
+        ],
+    )
+    .code(1)
+    .stderr(predicate::str::contains("appended a rejected row"));
+    assert_eq!(s.baseline().unwrap(), before);
+    let wiki = s.wiki().unwrap();
+    assert_eq!(
+        wiki,
+        format!(
+            "{wiki_before}| 2026-12-02 | commit | #4301 | [commit-skipped-hook](patterns/commit-skipped-hook.md) | 0.83 | 0.83 | rejected |\n"
+        )
+    );
+    s.cmd().arg("check-wiki").assert().code(0);
+}
+
+#[test]
+fn record_needs_the_suite() {
+    let s = Source::new(None);
+    fs::remove_dir(s.root.join("evals/commit")).unwrap();
+    s.gate("result-accept.json", RECORD)
+        .code(2)
+        .stderr(predicate::str::contains("no eval suite"));
+    assert!(s.wiki().is_none());
+}
+
+#[test]
+fn check_wiki_accepts_good_rows_and_names_bad_ones() {
+    let s = Source::new(None);
+    s.cmd().arg("check-wiki").assert().code(0);
+    fs::copy(data("wiki-good.md"), s.root.join("wiki/skill-impact.md")).unwrap();
+    s.cmd()
+        .arg("check-wiki")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("2 row(s)"));
+
+    fs::copy(data("wiki-bad.md"), s.root.join("wiki/skill-impact.md")).unwrap();
+    s.cmd()
+        .arg("check-wiki")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "wiki/skill-impact.md:6: Pages cited",
+        ))
+        .stdout(predicate::str::contains(
+            "wiki/skill-impact.md:7: cites wiki/patterns/no-such-page.md",
+        ))
+        .stdout(predicate::str::contains(
+            "wiki/skill-impact.md:8: Outcome \"maybe\"",
+        ))
+        .stdout(predicate::str::contains(":5:").not());
+
+    let out = s
+        .cmd()
+        .args(["check-wiki", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let lines: Vec<_> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [6, 7, 8]);
+    assert_eq!(report["rows"], 4);
+}
+
+#[test]
+fn the_projects_own_wiki_passes() {
+    Command::cargo_bin("bob-eval")
+        .unwrap()
+        .env_remove("BOB_SOURCE")
+        .arg("--source")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .arg("check-wiki")
+        .assert()
+        .code(0);
+}
