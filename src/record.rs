@@ -427,6 +427,60 @@ mod tests {
         assert!(!s.join("evals/commit/baseline.json").exists());
     }
 
+    /// A temp file that cannot be created (here: a folder in its place) stands for a
+    /// read-only folder or a full disk, which root cannot simulate with permissions.
+    fn block_temp(target: &Utf8Path) {
+        let name = format!("{}{}.tmp", temp_prefix(target), std::process::id());
+        fs::create_dir_all(target.parent().unwrap().join(name)).unwrap();
+    }
+
+    #[test]
+    fn a_failed_baseline_write_changes_neither_file() {
+        let (_d, s) = source();
+        let r = result(0.9, "eval-commit-20261202T000001Z");
+        let d = gate::decide(&r, &Baseline::empty("commit"));
+        record(&s, &r, &d, "#1", &pages()).unwrap();
+        let (baseline, wiki_text) = (
+            fs::read_to_string(s.join("evals/commit/baseline.json")).unwrap(),
+            fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap(),
+        );
+        block_temp(&s.join("evals/commit/baseline.json"));
+        let better = result(0.95, "eval-commit-20261202T000002Z");
+        let d = gate::decide(&better, &gate::load_baseline(&s, "commit").unwrap());
+        let err = record(&s, &better, &d, "#2", &pages())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("evals/commit/baseline.json: writing"), "{err}");
+        assert_eq!(
+            fs::read_to_string(s.join("evals/commit/baseline.json")).unwrap(),
+            baseline
+        );
+        assert_eq!(
+            fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap(),
+            wiki_text
+        );
+        let wiki_temps = fs::read_dir(s.join("wiki")).unwrap().filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".tmp")
+        });
+        assert_eq!(wiki_temps.count(), 0);
+    }
+
+    #[test]
+    fn a_failed_wiki_write_leaves_the_baseline_untouched() {
+        let (_d, s) = source();
+        block_temp(&s.join("wiki/skill-impact.md"));
+        let r = result(0.9, "eval-commit-20261202T000001Z");
+        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
+        assert!(err.contains("wiki/skill-impact.md: writing"), "{err}");
+        assert!(!s.join("evals/commit/baseline.json").exists());
+        assert!(!s.join("wiki/skill-impact.md").exists());
+    }
+
     #[test]
     fn stale_temps_are_removed_under_the_lock() {
         let (_d, s) = source();
