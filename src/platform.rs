@@ -244,6 +244,9 @@ struct StderrSummary {
 
 const TAIL: usize = 12;
 
+/// How long the platform may take to finish up after a forwarded signal.
+const KILL_AFTER: Duration = Duration::from_secs(20);
+
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
 pub fn run(
     platform: &Platform,
@@ -317,7 +320,8 @@ pub fn run(
     std::thread::spawn(move || {
         let _ = status_tx.send(child.wait());
     });
-    let mut forwarded = None;
+    let mut forwarded: Option<std::time::Instant> = None;
+    let mut killed = false;
     let status = loop {
         match status_rx.recv_timeout(Duration::from_millis(50)) {
             Ok(status) => {
@@ -329,7 +333,12 @@ pub fn run(
                 if caught != 0 && forwarded.is_none() {
                     // SAFETY: kill(2) on the PID of our own child, which has not been reaped yet.
                     unsafe { libc::kill(pid, caught as libc::c_int) };
-                    forwarded = Some(caught);
+                    forwarded = Some(std::time::Instant::now());
+                } else if forwarded.is_some_and(|at| !killed && at.elapsed() > KILL_AFTER) {
+                    // The platform had its chance to finish up; do not hang on it.
+                    // SAFETY: as above.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    killed = true;
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {

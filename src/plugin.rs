@@ -64,7 +64,10 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
                 e,
             )
         })?;
-    let dir = utf8(temp.path())?;
+    // The real path: the platform does not load plugins reached through symlinks.
+    let real = fs::canonicalize(temp.path())
+        .map_err(|e| Error::io(temp.path().display().to_string(), "resolving", e))?;
+    let dir = utf8(&real)?;
     // The platform refuses a plugin folder that others may write to.
     set_mode(&dir, 0o700)?;
     let name = plugin_name(&item.name);
