@@ -2,3 +2,4 @@
 //! snapshot-tested.
 
 pub mod gate;
+pub mod run;

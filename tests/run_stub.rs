@@ -1,0 +1,627 @@
+//! `bob-eval run` against a stub `claude`: the argument list, the reduced
+//! numbers, and every way the platform can fail. No test here spends money or
+//! needs the real platform.
+
+mod stub;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use stub::{Stub, data, expect};
+
+struct Env {
+    work: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Env {
+            work: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.work.path().join("result.json")
+    }
+
+    /// `bob-eval --source <fixture> --home <empty> run <args…>` in a fresh working folder.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+        cmd.current_dir(self.work.path())
+            .env_remove("ANTHROPIC_MODEL")
+            .env_remove("BOB_EVAL_CLAUDE")
+            .env_remove("BOB_SOURCE")
+            .env_remove("BOB_HOME")
+            .arg("--source")
+            .arg(data("source"))
+            .arg("--home")
+            .arg(self.home.path())
+            .arg("run")
+            .args(args);
+        cmd
+    }
+
+    fn run(&self, stub: &Stub, args: &[&str]) -> Command {
+        let mut cmd = self.cmd(&[]);
+        cmd.arg("--claude").arg(&stub.bin).args(args);
+        cmd
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Run a failing command with `--out`, check its exit code and that nothing was written.
+fn fails(env: &Env, mut cmd: Command, code: i32) -> String {
+    cmd.arg("--out").arg(env.out());
+    let out = cmd.output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "stderr: {stderr}");
+    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+    assert!(!env.out().exists(), "a document was written on failure");
+    stderr
+}
+
+fn expected_args(plugin: &str, tail: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "plugin",
+        "eval",
+        plugin,
+        "--ablation",
+        "with-without",
+        "--output-dir",
+        &format!("{plugin}/.bob-eval/out"),
+        "--threshold",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(tail.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn default_model_argv_cwd_plugin_and_numbers() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let out = env.run(&stub, &["commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let argv = stub.argv().expect("the platform ran");
+    let plugin = argv[2].clone();
+    assert_eq!(
+        argv,
+        expected_args(
+            &plugin,
+            &["--max-cost-usd", "2", "--trust-plugin", "--no-publish"]
+        )
+    );
+    let cwd = std::fs::canonicalize(stub.record("cwd").unwrap()).unwrap();
+    assert_eq!(
+        cwd,
+        std::fs::canonicalize(env.work.path()).unwrap(),
+        "runs in the current directory"
+    );
+    assert_eq!(stub.record("manifest").as_deref(), Some("real"));
+    let link = stub.record("item-link").unwrap();
+    assert!(Path::new(&link).is_absolute(), "{link}");
+    assert_eq!(
+        Path::new(&link),
+        std::fs::canonicalize(data("source/skills/commit")).unwrap()
+    );
+    assert!(
+        !Path::new(&plugin).exists(),
+        "the temp plugin is removed without --keep"
+    );
+
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("stdout is only the JSON document");
+    assert!(text(&out.stdout).ends_with("}\n"));
+    assert_eq!(doc["schema"], "skill-eval/1");
+    assert_eq!(doc["item"], "commit");
+    assert_eq!(doc["model"], "default");
+    assert_eq!(doc["max_cost_usd"], 2.0);
+    let raw = read_json(&data("platform/run1_main.json"));
+    expect::assert_matches(&doc, &expect::expected(&raw));
+    let run = doc["run"].as_str().unwrap();
+    assert!(
+        run.starts_with("eval-commit-") && run.ends_with('Z'),
+        "{run}"
+    );
+    assert_eq!(&run[12..20], doc["date"].as_str().unwrap().replace('-', ""));
+
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("commit on default"), "{stderr}");
+    assert!(stderr.contains("trigger rate"), "{stderr}");
+}
+
+#[test]
+fn explicit_options_are_passed_in_order() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let args = [
+        "commit",
+        "--model",
+        "haiku",
+        "--runs",
+        "2",
+        "--max-cost-usd",
+        "0.5",
+        "--judge-model",
+        "sonnet",
+        "-j",
+        "3",
+    ];
+    env.run(&stub, &args).assert().code(0);
+    let argv = stub.argv().unwrap();
+    let tail = [
+        "--max-cost-usd",
+        "0.5",
+        "--trust-plugin",
+        "--no-publish",
+        "--model",
+        "haiku",
+        "--runs",
+        "2",
+        "--judge-model",
+        "sonnet",
+        "-j",
+        "3",
+    ];
+    assert_eq!(argv, expected_args(&argv[2], &tail));
+}
+
+#[test]
+fn model_and_ceiling_from_environment_and_settings() {
+    let env = Env::new();
+    std::fs::write(
+        env.home.path().join("settings.json"),
+        r#"{"model": "from-settings", "_workflow": {"eval_max_cost_usd": 0.75}}"#,
+    )
+    .unwrap();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let out = env.run(&stub, &["commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let argv = stub.argv().unwrap();
+    assert_eq!(
+        argv[9..].join(" "),
+        "--max-cost-usd 0.75 --trust-plugin --no-publish --model from-settings"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (doc["model"].as_str(), doc["max_cost_usd"].as_f64()),
+        (Some("from-settings"), Some(0.75))
+    );
+
+    env.run(&stub, &["commit"])
+        .env("ANTHROPIC_MODEL", "from-env")
+        .assert()
+        .code(0);
+    assert_eq!(stub.argv().unwrap()[13..].join(" "), "--model from-env");
+}
+
+#[test]
+fn out_file_is_written_and_stdout_stays_empty() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let out = env
+        .run(&stub, &["commit", "--out"])
+        .arg(env.out())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let doc = read_json(&env.out());
+    expect::assert_matches(
+        &doc,
+        &expect::expected(&read_json(&data("platform/run1_main.json"))),
+    );
+    assert!(text(&out.stderr).contains("wrote "));
+}
+
+#[test]
+fn progress_lines_on_a_pipe_and_kept_folder() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run2_table_no_json.json"))
+        .stderr(&std::fs::read_to_string(data("platform/run2_table_no_json.stderr.txt")).unwrap());
+    let out = env.run(&stub, &["commit", "--keep"]).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("run 1/8: fires 1/2 [with] score 1.00"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run 8/8: quiet 2/2 [without]"), "{stderr}");
+    let plugin = PathBuf::from(&stub.argv().unwrap()[2]);
+    assert!(
+        stderr.contains(&format!("keeping the plugin folder {}", plugin.display())),
+        "{stderr}"
+    );
+    let log = std::fs::read_to_string(plugin.join(".bob-eval/platform-stderr.log")).unwrap();
+    assert!(log.contains("Ablation: 2 arms × 2 cases (8 runs)"));
+    assert!(plugin.join(".bob-eval/out/aggregate-result.json").is_file());
+    assert!(
+        std::fs::symlink_metadata(plugin.join("skills/commit"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(plugin.join("evals/commit/fires/prompt.md").is_file());
+    assert!(!plugin.join("evals/commit/baseline.json").exists());
+    assert!(!plugin.join("evals/commit/results").exists());
+    std::fs::remove_dir_all(plugin).unwrap();
+}
+
+#[test]
+fn partial_cost_ceiling_is_a_result() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run5_partial_cost.json"))
+        .code(2)
+        .stderr("⚠ cost ceiling $0.01 hit; skipping remaining cases\n");
+    let out = env
+        .run(&stub, &["commit", "--max-cost-usd", "0.01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (doc["partial"].as_bool(), doc["partial_reason"].as_str()),
+        (Some(true), Some("cost_ceiling"))
+    );
+    expect::assert_matches(
+        &doc,
+        &expect::expected(&read_json(&data("platform/run5_partial_cost.json"))),
+    );
+    assert!(text(&out.stderr).contains("cost ceiling $0.01 hit"));
+}
+
+#[test]
+fn auth_failed_exits_3() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/auth_failed_commit.json"))
+        .code(2);
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(stderr.contains("credential was rejected"), "{stderr}");
+}
+
+#[test]
+fn crashes_and_kills_exit_3() {
+    for (mode, code, says) in [
+        (None, 139, "code 139"),
+        (Some("segv"), 0, "signal 11"),
+        (Some("kill"), 0, "signal 9"),
+        (None, 7, "code 7"),
+    ] {
+        let env = Env::new();
+        let stub = Stub::new();
+        stub.fixture(&data("platform/run1_main.json"))
+            .code(code)
+            .stderr("boom: something broke\n");
+        if let Some(mode) = mode {
+            stub.mode(mode);
+        }
+        let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+        assert!(stderr.contains(says), "{mode:?} {code}: {stderr}");
+        assert!(stderr.contains("boom: something broke"), "{stderr}");
+    }
+}
+
+#[test]
+fn garbage_result_exits_3() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture_text("this is not JSON\n");
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(stderr.contains("aggregate-result.json:1"), "{stderr}");
+}
+
+#[test]
+fn missing_result_exits_3() {
+    let env = Env::new();
+    let stub = Stub::new();
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(stderr.contains("wrote no result"), "{stderr}");
+}
+
+#[test]
+fn exit_1_carries_the_load_errors() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run7_no_manifest.json"))
+        .code(1)
+        .stderr(&std::fs::read_to_string(data("platform/run7_no_manifest.stderr.txt")).unwrap());
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(stderr.contains("exited with code 1"), "{stderr}");
+    assert!(
+        stderr.contains("✗ /srv/demo/plugin_nomanifest/evals/commit/fires: ablation requested"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("✗ /srv/demo/plugin_nomanifest/evals/commit/quiet: ablation requested"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Couldn't load 2 case files"), "{stderr}");
+}
+
+#[test]
+fn plugin_not_loaded_exits_3() {
+    for fixture in [
+        "run7_no_manifest.json",
+        "run8_no_manifest_default_ablation.json",
+        "run9_skill_dir_no_manifest.json",
+        "with-without-prose.json",
+    ] {
+        let env = Env::new();
+        let stub = Stub::new();
+        stub.fixture(&data(&format!("platform/{fixture}")));
+        let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+        assert!(
+            stderr.contains("the plugin did not load"),
+            "{fixture}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn platform_too_old_or_unparsable_version() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.version("2.1.271 (Claude Code)\n")
+        .fixture(&data("platform/run1_main.json"));
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(
+        stderr.contains("2.1.271") && stderr.contains("2.1.272 or later"),
+        "{stderr}"
+    );
+    assert!(stub.argv().is_none(), "no eval with a too-old platform");
+
+    stub.version("Claude Code, some build\n");
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
+    assert!(stderr.contains("did not print a version"), "{stderr}");
+    assert!(stub.argv().is_none());
+}
+
+#[test]
+fn platform_missing() {
+    let env = Env::new();
+    let stderr = fails(
+        &env,
+        env.cmd(&["commit", "--claude", "/nonexistent/claude"]),
+        3,
+    );
+    assert!(
+        stderr.contains("/nonexistent/claude") && stderr.contains("npm install"),
+        "{stderr}"
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = env.cmd(&["commit"]);
+    cmd.env("PATH", empty.path());
+    let stderr = fails(&env, cmd, 3);
+    assert!(
+        stderr.contains("no `claude` found") && stderr.contains("BOB_EVAL_CLAUDE"),
+        "{stderr}"
+    );
+
+    let mut cmd = env.cmd(&["commit"]);
+    cmd.env("BOB_EVAL_CLAUDE", "/nonexistent/from-env");
+    let stderr = fails(&env, cmd, 3);
+    assert!(
+        stderr.contains("/nonexistent/from-env (from BOB_EVAL_CLAUDE)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn claude_from_environment_and_path() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    env.cmd(&["commit"])
+        .env("BOB_EVAL_CLAUDE", &stub.bin)
+        .assert()
+        .code(0);
+    assert!(stub.argv().is_some());
+
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let path = format!("{}:/usr/bin:/bin", stub.dir.path().display());
+    env.cmd(&["commit"]).env("PATH", path).assert().code(0);
+    assert!(stub.argv().is_some());
+}
+
+#[test]
+fn bad_ceilings_exit_2_before_anything_runs() {
+    for bad in ["0", "-1", "NaN", "inf", "two", ""] {
+        let env = Env::new();
+        let stub = Stub::new();
+        stub.fixture(&data("platform/run1_main.json"));
+        let stderr = fails(&env, env.run(&stub, &["commit", "--max-cost-usd", bad]), 2);
+        assert!(stderr.contains("--max-cost-usd"), "{bad}: {stderr}");
+        assert!(!stub.ran(), "{bad}: the platform ran");
+    }
+    let env = Env::new();
+    std::fs::write(
+        env.home.path().join("settings.json"),
+        r#"{"_workflow": {"eval_max_cost_usd": -2}}"#,
+    )
+    .unwrap();
+    let stub = Stub::new();
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
+    assert!(
+        stderr.contains("settings.json") && stderr.contains("eval_max_cost_usd"),
+        "{stderr}"
+    );
+    assert!(!stub.ran());
+}
+
+#[test]
+fn bad_or_missing_items_exit_2_before_anything_runs() {
+    for (item, says) in [
+        ("Commit", "invalid item name"),
+        ("../commit", "invalid item name"),
+        ("nope", "no item named \"nope\""),
+        ("nosuite", "no eval suite for \"nosuite\""),
+    ] {
+        let env = Env::new();
+        let stub = Stub::new();
+        let stderr = fails(&env, env.run(&stub, &[item]), 2);
+        assert!(stderr.contains(says), "{item}: {stderr}");
+        assert!(!stub.ran(), "{item}: the platform ran");
+    }
+}
+
+#[test]
+fn platform_result_reduces_captures_without_running() {
+    for capture in [
+        "run1_main.json",
+        "run2_table_no_json.json",
+        "run5_partial_cost.json",
+    ] {
+        let env = Env::new();
+        let stub = Stub::new();
+        let file = data(&format!("platform/{capture}"));
+        let out = env
+            .run(&stub, &["commit", "--platform-result"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{capture}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            !stub.ran(),
+            "{capture}: --platform-result must not run the platform"
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let raw = read_json(&file);
+        expect::assert_matches(&doc, &expect::expected(&raw));
+        let started = raw["startedAt"].as_str().unwrap();
+        let stamp: String = started[..19]
+            .chars()
+            .filter(|c| c.is_ascii_digit() || *c == 'T')
+            .collect();
+        assert_eq!(
+            doc["run"].as_str().unwrap(),
+            format!("eval-commit-{stamp}Z"),
+            "{capture}"
+        );
+        assert_eq!(doc["date"].as_str().unwrap(), &started[..10]);
+    }
+}
+
+#[test]
+fn platform_result_of_other_plugins_is_refused() {
+    for capture in [
+        "run7_no_manifest.json",
+        "run8_no_manifest_default_ablation.json",
+        "run9_skill_dir_no_manifest.json",
+        "all-grader-types.json",
+        "with-without-prose.json",
+        "auth-failed-partial.json",
+        "cost-ceiling-partial.json",
+    ] {
+        let env = Env::new();
+        let mut cmd = env.cmd(&["commit", "--platform-result"]);
+        cmd.arg(data(&format!("platform/{capture}")));
+        let stderr = fails(&env, cmd, 3);
+        assert!(
+            stderr.contains("the plugin did not load"),
+            "{capture}: {stderr}"
+        );
+    }
+    // The item decides the expected plugin name.
+    let env = Env::new();
+    let mut cmd = env.cmd(&["other", "--platform-result"]);
+    cmd.arg(data("platform/run1_main.json"));
+    let stderr = fails(&env, cmd, 3);
+    assert!(stderr.contains("bob-eval-other"), "{stderr}");
+}
+
+#[test]
+fn platform_result_bad_json_exits_2_naming_file_and_line() {
+    let env = Env::new();
+    let bad = env.work.path().join("bad.json");
+    std::fs::write(&bad, "{\n  \"schemaVersion\": 1,\n  \"suite\": nope\n}\n").unwrap();
+    let mut cmd = env.cmd(&["commit", "--platform-result"]);
+    cmd.arg(&bad);
+    let stderr = fails(&env, cmd, 2);
+    assert!(stderr.contains("bad.json:3"), "{stderr}");
+
+    std::fs::write(&bad, r#"{"schemaVersion": 2, "suite": {}}"#).unwrap();
+    let mut cmd = env.cmd(&["commit", "--platform-result"]);
+    cmd.arg(&bad);
+    let stderr = fails(&env, cmd, 2);
+    assert!(stderr.contains("schemaVersion 2"), "{stderr}");
+}
+
+#[test]
+fn interrupt_reaches_the_platform_first_and_exits_130() {
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json")).mode("wait");
+    let bin = assert_cmd::cargo::cargo_bin("bob-eval");
+    let mut child = std::process::Command::new(bin)
+        .current_dir(env.work.path())
+        .env_remove("ANTHROPIC_MODEL")
+        .args([
+            "--source",
+            data("source").to_str().unwrap(),
+            "--home",
+            env.home.path().to_str().unwrap(),
+        ])
+        .args([
+            "run",
+            "commit",
+            "--claude",
+            stub.bin.to_str().unwrap(),
+            "--out",
+            env.out().to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded wait for the stub to be waiting for its signal.
+    let mut ready = false;
+    for _ in 0..600 {
+        if stub.record("started").is_some() {
+            ready = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if !ready {
+        let _ = child.kill();
+        panic!("the stub platform never started");
+    }
+    // SAFETY: signalling our own child by PID.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert_eq!(
+        stub.record("signalled").as_deref(),
+        Some("signalled"),
+        "the platform got the signal"
+    );
+    assert!(text(&out.stderr).contains("interrupted"));
+    assert!(out.stdout.is_empty());
+    assert!(!env.out().exists());
+}

@@ -1,0 +1,195 @@
+//! An independent reduction of a platform document, written from contracts.md
+//! over raw JSON values, to check bob-eval's numbers against.
+
+use serde_json::Value;
+
+fn r4(x: f64) -> f64 {
+    let r = (x * 10_000.0).round() / 10_000.0;
+    if r == 0.0 { 0.0 } else { r }
+}
+
+fn avg(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        None
+    } else {
+        Some(xs.iter().sum::<f64>() / xs.len() as f64)
+    }
+}
+
+/// Expected numbers of one case.
+#[derive(Debug, PartialEq)]
+pub struct Case {
+    pub name: String,
+    pub with: f64,
+    pub without: Option<f64>,
+    pub delta: Option<f64>,
+    pub trigger_rate: Option<f64>,
+    pub cost: f64,
+    pub runs: u64,
+}
+
+/// Expected numbers of a document.
+#[derive(Debug, PartialEq)]
+pub struct Expected {
+    pub with: f64,
+    pub without: f64,
+    pub delta: f64,
+    pub trigger_rate: Option<f64>,
+    pub cost: f64,
+    pub partial_reason: Option<String>,
+    pub cases: Vec<Case>,
+}
+
+fn runs<'a>(case: &'a Value, arm: &str) -> Vec<&'a Value> {
+    case["arms"][arm]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default()
+}
+
+/// Reduce `doc` per contracts.md.
+pub fn expected(doc: &Value) -> Expected {
+    let mut cases = Vec::new();
+    let (mut passed, mut total) = (0u64, 0u64);
+    let mut run_errors = false;
+    for case in doc["cases"].as_array().unwrap() {
+        let trigger_names: Vec<&str> = case["graders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["type"] == "tool_used" && g["config"]["tool"] == "Skill")
+            .map(|g| g["name"].as_str().unwrap())
+            .collect();
+        let with = runs(case, "with");
+        let without = runs(case, "without");
+        let (mut p, mut t) = (0u64, 0u64);
+        for run in &with {
+            for g in run["graders"].as_array().unwrap() {
+                if trigger_names.contains(&g["name"].as_str().unwrap()) {
+                    t += 1;
+                    if g["passed"] == true {
+                        p += 1;
+                    }
+                }
+            }
+        }
+        passed += p;
+        total += t;
+        let broken = with
+            .iter()
+            .chain(&without)
+            .any(|r| !r["error"].is_null() && r["graders"].as_array().unwrap().is_empty());
+        if without.is_empty() || broken {
+            run_errors = true;
+        }
+        let score = |rs: &[&Value]| {
+            avg(&rs
+                .iter()
+                .map(|r| r["score"].as_f64().unwrap())
+                .collect::<Vec<_>>())
+            .map(r4)
+        };
+        let w = score(&with).unwrap();
+        let wo = score(&without);
+        cases.push(Case {
+            name: case["name"].as_str().unwrap().to_string(),
+            with: w,
+            without: wo,
+            delta: wo.map(|wo| r4(w - wo)),
+            trigger_rate: (t > 0).then(|| r4(p as f64 / t as f64)),
+            cost: r4(with
+                .iter()
+                .chain(&without)
+                .map(|r| r["costUsd"].as_f64().unwrap())
+                .sum()),
+            runs: (with.len() + without.len()) as u64,
+        });
+    }
+    let with = r4(avg(&cases.iter().map(|c| c.with).collect::<Vec<_>>()).unwrap());
+    let withouts: Vec<f64> = cases.iter().filter_map(|c| c.without).collect();
+    let without = avg(&withouts).map(r4).unwrap_or(with);
+    let partial_reason = if doc["partial"] == true {
+        Some(
+            doc["partialReason"]
+                .as_str()
+                .unwrap_or("unspecified")
+                .to_string(),
+        )
+    } else if run_errors {
+        Some("run_errors".to_string())
+    } else {
+        None
+    };
+    Expected {
+        with,
+        without,
+        delta: r4(with - without),
+        trigger_rate: (total > 0).then(|| r4(passed as f64 / total as f64)),
+        cost: r4(doc["costUsd"].as_f64().unwrap()),
+        partial_reason,
+        cases,
+    }
+}
+
+/// Compare a bob-eval `skill-eval/1` document (as JSON) to the expectation.
+pub fn assert_matches(out: &Value, exp: &Expected) {
+    assert_eq!(out["with"].as_f64().unwrap(), exp.with, "with");
+    assert_eq!(out["without"].as_f64().unwrap(), exp.without, "without");
+    assert_eq!(out["delta"].as_f64().unwrap(), exp.delta, "delta");
+    let verdict = if exp.delta > 0.0 {
+        "improved"
+    } else if exp.delta < 0.0 {
+        "regressed"
+    } else {
+        "no-signal"
+    };
+    assert_eq!(out["verdict"], verdict, "verdict");
+    assert_eq!(
+        out["trigger_rate"].as_f64(),
+        exp.trigger_rate,
+        "trigger_rate"
+    );
+    assert_eq!(out["cost_usd"].as_f64().unwrap(), exp.cost, "cost_usd");
+    assert_eq!(out["partial"], exp.partial_reason.is_some(), "partial");
+    assert_eq!(
+        out["partial_reason"].as_str(),
+        exp.partial_reason.as_deref(),
+        "partial_reason"
+    );
+    let cases = out["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), exp.cases.len(), "cases");
+    for (got, want) in cases.iter().zip(&exp.cases) {
+        assert_eq!(got["name"], want.name.as_str());
+        assert_eq!(
+            got["with"].as_f64().unwrap(),
+            want.with,
+            "{} with",
+            want.name
+        );
+        assert_eq!(
+            got["without"].as_f64(),
+            want.without,
+            "{} without",
+            want.name
+        );
+        assert_eq!(got["delta"].as_f64(), want.delta, "{} delta", want.name);
+        assert_eq!(
+            got["trigger_rate"].as_f64(),
+            want.trigger_rate,
+            "{} trigger_rate",
+            want.name
+        );
+        assert_eq!(
+            got["cost_usd"].as_f64().unwrap(),
+            want.cost,
+            "{} cost",
+            want.name
+        );
+        assert_eq!(
+            got["runs"].as_u64().unwrap(),
+            want.runs,
+            "{} runs",
+            want.name
+        );
+    }
+}
