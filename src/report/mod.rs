@@ -1,2 +1,4 @@
 //! Human output: one file per command's report, plain text for stderr/stdout,
 //! snapshot-tested.
+
+pub mod check;
