@@ -1055,12 +1055,11 @@ fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {
             }
             if let Some(e) = grader.get("pattern")
                 && expect_string("pattern", e, out)
-                && flags_ok
             {
                 check_js_regex(
                     "pattern",
                     e.as_str().unwrap_or(""),
-                    &flags,
+                    if flags_ok { &flags } else { "" },
                     file,
                     e.line.or(grader.line),
                     out,
@@ -1304,7 +1303,7 @@ fn check_js_regex(
             "regex-inline-flags",
             file,
             line,
-            format!("`{key}` uses the inline group `(?{letters}…`, which JavaScript does not accept: the grader throws on every run"),
+            format!("`{key}` uses the inline flag group `(?{letters})`, which JavaScript does not accept: the grader throws on every run"),
             fix,
         );
         return;
