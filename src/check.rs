@@ -145,7 +145,7 @@ pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> 
     };
     let mut known: BTreeSet<String> = all.into_iter().collect();
     known.extend(items.iter().cloned());
-    let others: Vec<String> = known.into_iter().collect();
+    let others = ItemNames::new(&known.into_iter().collect::<Vec<_>>());
 
     let mut suites = Vec::new();
     let mut diagnostics = Vec::new();
@@ -239,11 +239,11 @@ impl Out<'_> {
     }
 }
 
-/// Check one loaded suite; `names` are every suite name in the source (for the trigger pin).
+/// Check one loaded suite; `names` holds every suite name in the source (for the trigger pin).
 pub fn check_suite(
     source: &Utf8Path,
     suite: &Suite,
-    names: &[String],
+    names: &ItemNames,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     diagnostics.extend(suite.problems.iter().cloned());
@@ -1343,7 +1343,7 @@ pub fn pin_pattern(item: &str) -> String {
     format!(r#"'"skill"\s*:\s*"(?:[\w-]+:)?{item}"'"#)
 }
 
-fn check_trigger_pair(suite: &Suite, names: &[String], out: &mut Out) {
+fn check_trigger_pair(suite: &Suite, names: &ItemNames, out: &mut Out) {
     if suite.cases.is_empty() {
         return;
     }
@@ -1474,9 +1474,99 @@ fn encoded(name: &str) -> [String; 2] {
     ]
 }
 
+/// Every item name in a source, with their JSON-encoded Skill inputs joined
+/// once, so a trigger pattern is tried against all of them in one scan
+/// instead of one regex call per name.
+#[derive(Debug, Clone)]
+pub struct ItemNames {
+    names: Vec<String>,
+    haystack: String,
+    /// `(start, end, name index)` of each encoded input in `haystack`.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl ItemNames {
+    /// Index `names` (every suite name in the source).
+    pub fn new(names: &[String]) -> Self {
+        let mut haystack = String::new();
+        let mut spans = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            for input in encoded(name) {
+                let start = haystack.len();
+                haystack.push_str(&input);
+                spans.push((start, haystack.len(), i));
+                haystack.push('\n');
+            }
+        }
+        ItemNames {
+            names: names.to_vec(),
+            haystack,
+            spans,
+        }
+    }
+
+    /// The first encoded input of another item that `re` matches.
+    fn other_match(&self, re: &regress::Regex, pattern: &str, item: &str) -> Option<String> {
+        if !needs_isolation(pattern) {
+            let mut clean = true;
+            for m in re.find_iter(&self.haystack) {
+                let (s, e) = (m.start(), m.end());
+                let idx = self.spans.partition_point(|sp| sp.1 < s);
+                match self.spans.get(idx) {
+                    Some(&(a, b, n)) if s >= a && e <= b => {
+                        if self.names[n] != item && re.find(&self.haystack[a..b]).is_some() {
+                            return Some(self.haystack[a..b].to_owned());
+                        }
+                    }
+                    _ => {
+                        // A match across two inputs may hide others: test each alone.
+                        clean = false;
+                        break;
+                    }
+                }
+            }
+            if clean {
+                return None;
+            }
+        }
+        self.names
+            .iter()
+            .filter(|n| n.as_str() != item)
+            .find_map(|other| {
+                encoded(other)
+                    .into_iter()
+                    .find(|input| re.find(input).is_some())
+            })
+    }
+}
+
+/// True when `pattern` has anchors or lookarounds, which could behave
+/// differently on the joined inputs than on one input alone.
+fn needs_isolation(pattern: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '^' | '$' if !in_class => return true,
+            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
+                if matches!(chars.get(i + 2), Some('=' | '!' | '<')) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Whether `pattern` pins `item`: `None` when it does, else the code and why not.
 /// Invalid patterns are reported by the grader checks and pass here.
-fn pin_verdict(pattern: &str, item: &str, names: &[String]) -> Option<(&'static str, String)> {
+fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(&'static str, String)> {
     if inline_flags(pattern).is_some() {
         return None;
     }
@@ -1489,26 +1579,25 @@ fn pin_verdict(pattern: &str, item: &str, names: &[String]) -> Option<(&'static 
             ));
         }
     }
-    let synthetic = [
+    let too_broad = |input: String| {
+        Some((
+            "trigger-too-broad",
+            format!("input_match also matches {input}, another item"),
+        ))
+    };
+    for other in [
         format!("{item}-x"),
         format!("x{item}"),
         format!("not-{item}"),
-    ];
-    for other in names
-        .iter()
-        .filter(|n| n.as_str() != item)
-        .chain(synthetic.iter())
-    {
-        for input in encoded(other) {
-            if re.find(&input).is_some() {
-                return Some((
-                    "trigger-too-broad",
-                    format!("input_match also matches {input}, another item"),
-                ));
-            }
+    ] {
+        if let Some(input) = encoded(&other)
+            .into_iter()
+            .find(|input| re.find(input).is_some())
+        {
+            return too_broad(input);
         }
     }
-    None
+    names.other_match(&re, pattern, item).and_then(too_broad)
 }
 
 #[cfg(test)]
@@ -1575,7 +1664,30 @@ mod tests {
             "review".to_string(),
         ];
         let good = r#""skill"\s*:\s*"(?:[\w-]+:)?commit""#;
+        let names = ItemNames::new(&names);
         assert_eq!(pin_verdict(good, "commit", &names), None);
+        // Anchored and spanning patterns are judged one input at a time.
+        assert_eq!(
+            pin_verdict(
+                r#"^\{"skill":"(?:[\w-]+:)?commit(?:-msg)?"\}$"#,
+                "commit",
+                &names
+            )
+            .map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+        assert_eq!(
+            pin_verdict(
+                r#""(?:[\w-]+:)?commit"\}(?:[\s\S]*review)?"#,
+                "commit",
+                &names
+            ),
+            None
+        );
+        assert_eq!(
+            pin_verdict(r#"(?:[\w-]+:)?commit"\}|"review""#, "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
         assert_eq!(
             pin_verdict("commit", "commit", &names).map(|v| v.0),
             Some("trigger-too-broad")

@@ -1076,7 +1076,12 @@ fn load_arbitrary(prompt_md: &str, grader_md: &str, case_yaml: &str) {
     src.write("evals/demo/fires/case.yaml", case_yaml);
     let suite = suite::load(&src.root, "demo").unwrap();
     let mut diagnostics = Vec::new();
-    check::check_suite(&src.root, &suite, &["demo".into()], &mut diagnostics);
+    check::check_suite(
+        &src.root,
+        &suite,
+        &check::ItemNames::new(&["demo".into()]),
+        &mut diagnostics,
+    );
     assert!(
         diagnostics
             .iter()
@@ -1125,4 +1130,51 @@ proptest! {
         let _ = suite::key_lines(&text, 1);
         let _ = suite::parse_yaml(&text, Utf8Path::new("x.md"), 1);
     }
+}
+
+#[test]
+fn duplicate_case_names_warn() {
+    trips(
+        "duplicate-case",
+        "warning",
+        &[
+            (
+                "evals/demo/group/again/prompt.md",
+                Some("---\nname: quiet\n---\nHi.\n"),
+            ),
+            (
+                "evals/demo/group/again/graders/g.md",
+                Some("---\ntype: llm\n---\nX.\n"),
+            ),
+        ],
+        &[
+            (
+                "evals/demo/group/again/prompt.md",
+                Some("---\nname: again\n---\nHi.\n"),
+            ),
+            (
+                "evals/demo/group/again/graders/g.md",
+                Some("---\ntype: llm\n---\nX.\n"),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn frontmatter_that_is_not_a_mapping() {
+    trips(
+        "not-a-mapping",
+        "error",
+        &[(GRADER, Some("---\n- type\n- llm\n---\nX.\n"))],
+        &[(GRADER, Some("---\ntype: llm\n---\nX.\n"))],
+    );
+}
+
+#[test]
+fn suite_folder_that_is_not_an_item_name() {
+    let src = Src::good();
+    src.write("evals/Bad_Name/fires/prompt.md", "Hi.\n");
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    assert_eq!(find(&doc, "invalid-suite-name")["file"], "evals/Bad_Name");
 }
