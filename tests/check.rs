@@ -1134,28 +1134,33 @@ proptest! {
 
 #[test]
 fn duplicate_case_names_warn() {
+    let grader = Some("---\ntype: llm\n---\nX.\n");
     trips(
         "duplicate-case",
         "warning",
         &[
             (
-                "evals/demo/group/again/prompt.md",
-                Some("---\nname: quiet\n---\nHi.\n"),
+                "evals/demo/group/a/prompt.md",
+                Some("---\nname: extra\n---\nHi.\n"),
             ),
+            ("evals/demo/group/a/graders/g.md", grader),
             (
-                "evals/demo/group/again/graders/g.md",
-                Some("---\ntype: llm\n---\nX.\n"),
+                "evals/demo/group/b/prompt.md",
+                Some("---\nname: extra\n---\nHi.\n"),
             ),
+            ("evals/demo/group/b/graders/g.md", grader),
         ],
         &[
             (
-                "evals/demo/group/again/prompt.md",
-                Some("---\nname: again\n---\nHi.\n"),
+                "evals/demo/group/a/prompt.md",
+                Some("---\nname: extra\n---\nHi.\n"),
             ),
+            ("evals/demo/group/a/graders/g.md", grader),
             (
-                "evals/demo/group/again/graders/g.md",
-                Some("---\ntype: llm\n---\nX.\n"),
+                "evals/demo/group/b/prompt.md",
+                Some("---\nname: other\n---\nHi.\n"),
             ),
+            ("evals/demo/group/b/graders/g.md", grader),
         ],
     );
 }
