@@ -145,8 +145,8 @@ fn fake_rejects_credentials() {
         "/v1/messages",
         r#"{"model":"m","stream":true,"messages":[]}"#,
     );
-    assert!(out.starts_with("HTTP/1.1 401"), "{out}");
-    assert!(out.contains("authentication_error"), "{out}");
+    assert!(out.starts_with("HTTP/1.1 403"), "{out}");
+    assert!(out.contains("permission_error"), "{out}");
 }
 
 /// The plugin `bob-eval run` assembles, built by hand: a real manifest, the
@@ -164,19 +164,15 @@ fn assemble_by_hand(source: &Path, plugin: &Path) {
     std::fs::remove_file(plugin.join("evals/commit/baseline.json")).unwrap();
 }
 
-#[test]
-fn real_platform_fires_the_skill_on_the_with_arm() {
+/// Run the real `claude plugin eval` on a hand-assembled plugin against `api`
+/// with `--runs 1`; returns the exit code, stderr and `aggregate-result.json`
+/// (when written).
+fn run_claude(api: &FakeApi, ceiling: &str) -> (Option<i32>, String, Option<Value>) {
     let claude = support::claude_bin();
     let dir = tempfile::tempdir().unwrap();
     let source = support::source_copy(dir.path());
     let plugin = dir.path().join("plugin");
     assemble_by_hand(&source, &plugin);
-    let api = FakeApi::start(
-        Script::new()
-            .fire_skill(SKILL, FIRES_MARKER, GOOD)
-            .otherwise(BAD)
-            .judge_passes_if_contains(JUDGE_MARKER),
-    );
     let out_dir = dir.path().join("out");
     let output = Command::new(&claude)
         .arg("plugin")
@@ -188,7 +184,7 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
             "--threshold",
             "0",
             "--max-cost-usd",
-            "1",
+            ceiling,
             "--trust-plugin",
             "--no-publish",
         ])
@@ -202,10 +198,28 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
         ])
         .current_dir(dir.path())
         .env_clear()
-        .envs(support::platform_env(&api, dir.path()))
+        .envs(support::platform_env(api, dir.path()))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let result = std::fs::read(out_dir.join("aggregate-result.json"))
+        .ok()
+        .map(|bytes| serde_json::from_slice(&bytes).unwrap());
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        result,
+    )
+}
+
+#[test]
+fn real_platform_fires_the_skill_on_the_with_arm() {
+    let api = FakeApi::start(
+        Script::new()
+            .fire_skill(SKILL, FIRES_MARKER, GOOD)
+            .otherwise(BAD)
+            .judge_passes_if_contains(JUDGE_MARKER),
+    );
+    let (code, stderr, result) = run_claude(&api, "1");
     let log = api.requests();
     for r in &log {
         eprintln!(
@@ -223,11 +237,8 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
             r.reply
         );
     }
-    assert_eq!(output.status.code(), Some(0), "claude failed:\n{stderr}");
-
-    let result: Value =
-        serde_json::from_slice(&std::fs::read(out_dir.join("aggregate-result.json")).unwrap())
-            .unwrap();
+    assert_eq!(code, Some(0), "claude failed:\n{stderr}");
+    let result = result.expect("aggregate-result.json written");
     assert_eq!(result["suite"]["ablation"], "with-without");
     assert_eq!(result["suite"]["plugins"][0]["name"], "bob-eval-commit");
     assert_eq!(result["partial"], false);
@@ -313,5 +324,40 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
             .filter(|r| !r.offers_skill(SKILL))
             .count(),
         1
+    );
+}
+
+#[test]
+fn real_platform_stops_at_the_cost_ceiling() {
+    // One agent turn of a million input tokens costs far more than $0.01.
+    let api = FakeApi::start(Script::new().usage(1_000_000, 1000));
+    let (code, stderr, result) = run_claude(&api, "0.01");
+    assert_eq!(code, Some(2), "{stderr}");
+    let result = result.expect("aggregate-result.json written");
+    assert_eq!(result["partial"], true);
+    assert_eq!(result["partialReason"], "cost_ceiling");
+    assert!(result["costUsd"].as_f64().unwrap() > 0.01);
+    let runs: usize = result["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["arms"].as_object().unwrap().values())
+        .map(|arm| arm.as_array().unwrap().len())
+        .sum();
+    assert_eq!(runs, 1, "the ceiling is checked before each run: {result}");
+}
+
+#[test]
+fn real_platform_reports_a_rejected_credential() {
+    let api = FakeApi::start(Script::new().reject_credentials());
+    let (code, stderr, result) = run_claude(&api, "1");
+    assert_eq!(code, Some(2), "{stderr}");
+    let result = result.expect("aggregate-result.json written");
+    assert_eq!(result["partial"], true);
+    assert_eq!(result["partialReason"], "auth_failed");
+    let log = api.requests();
+    assert!(
+        !log.is_empty() && log.iter().all(|r| r.status == 403),
+        "{log:?}"
     );
 }

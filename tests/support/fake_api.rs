@@ -24,8 +24,9 @@
 //! ([`ApiRequest::is_judge`]): a *judge* request offers no tools and its last user
 //! message asks for `PASS` or `FAIL` (the platform's `llm` graders send three per
 //! grader per run); every other request is an *agent* turn. In order:
-//! 1. [`Script::reject_all`] (e.g. [`Script::reject_credentials`], a 401
-//!    `authentication_error`) answers every request with that error.
+//! 1. [`Script::reject_all`] answers every request with that error;
+//!    [`Script::reject_credentials`] is the credential failure the platform
+//!    reports as `auth_failed` (a 403: see there why not a 401).
 //! 2. Judge requests vote with [`Script::judge`]'s predicate (`true` → `PASS`);
 //!    [`Script::judge_passes_if_contains`] votes `PASS` when the text under
 //!    judgment holds a marker. Without a judge rule every vote is `FAIL`.
@@ -251,9 +252,17 @@ impl Script {
         self
     }
 
-    /// Reject every request as a bad credential (401 `authentication_error`).
+    /// Reject every request as a credential the platform will not use: 403
+    /// `permission_error`. (`claude` 2.1.328 answers a 401 by retrying every few
+    /// seconds until the case times out, so a 401 never reaches the platform's
+    /// `auth_failed`; a 403 ends the run at once with "Failed to authenticate",
+    /// which it reports as `partialReason: "auth_failed"`.)
     pub fn reject_credentials(self) -> Self {
-        self.reject_all(401, "authentication_error", "invalid x-api-key")
+        self.reject_all(
+            403,
+            "permission_error",
+            "fake api: this credential is not allowed",
+        )
     }
 
     /// Usage reported on agent turns.
@@ -920,6 +929,7 @@ fn http_response(status: u16, content_type: &str, body: &[u8]) -> Vec<u8> {
     let reason = match status {
         200 => "OK",
         401 => "Unauthorized",
+        403 => "Forbidden",
         404 => "Not Found",
         429 => "Too Many Requests",
         529 => "Overloaded",
