@@ -329,8 +329,8 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
 
 #[test]
 fn real_platform_stops_at_the_cost_ceiling() {
-    // One agent turn of a million input tokens costs far more than $0.01.
-    let api = FakeApi::start(Script::new().usage(1_000_000, 1000));
+    // One agent turn of 50k input and 10k output tokens costs far more than $0.01.
+    let api = FakeApi::start(Script::new().usage(50_000, 10_000));
     let (code, stderr, result) = run_claude(&api, "0.01");
     assert_eq!(code, Some(2), "{stderr}");
     let result = result.expect("aggregate-result.json written");

@@ -328,12 +328,15 @@ fn skill_that_never_fires_shows_in_the_trigger_rate() {
     assert!(!log.iter().any(|r| r.reply.starts_with("tool_use")));
 }
 
-/// A million input tokens per agent turn cost far more than a $0.01 ceiling,
-/// and the platform checks the ceiling before each run: exactly one run
-/// happens, the platform stops with `cost_ceiling`, and `run` still completes.
+/// 50k input and 10k output tokens per agent turn cost far more than a $0.01
+/// ceiling, and the platform checks the ceiling before each run: exactly one
+/// run happens (fires, with arm), the platform stops with `cost_ceiling`, and
+/// `run` still completes. In that run the skill fires and GOOD passes `subject`,
+/// but the paid `why` grader is skipped past the ceiling and counts as failed:
+/// with 0.5; there is no without run to compare.
 #[test]
 fn cost_ceiling_gives_a_partial_result() {
-    let api = FakeApi::start(firing_model().usage(1_000_000, 1_000));
+    let api = FakeApi::start(firing_model().usage(50_000, 10_000));
     let run = Run::new(
         &api,
         &["--runs", "2", "--max-cost-usd", "0.01", "--model", MODEL],

@@ -265,7 +265,9 @@ impl Script {
         )
     }
 
-    /// Usage reported on agent turns.
+    /// Usage reported on agent turns. Keep `input_tokens` well inside a context
+    /// window (say ≤ 100k): near a million, `claude` compacts and asks again,
+    /// which changes the conversation the script sees.
     pub fn usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
         self.usage = Usage {
             input_tokens,
