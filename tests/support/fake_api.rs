@@ -19,6 +19,21 @@
 //!   connection, and a body size limit. Dropping the [`FakeApi`] stops the
 //!   listener and joins every thread it started.
 //!
+//! # What `claude` 2.1.328 sends (observed)
+//! Only `POST /v1/messages?beta=true`, always `"stream": true`, one connection
+//! per request here (it asks for keep-alive; the fake closes). Headers of
+//! interest: `x-api-key` (from `ANTHROPIC_API_KEY`), `anthropic-version:
+//! 2023-06-01`, `anthropic-beta` (agent turns include `claude-code-20250219`;
+//! judge votes do not), `user-agent: claude-cli/2.1.328 (external, sdk-cli)`,
+//! `x-app: cli`, `x-claude-code-session-id`, `x-stainless-retry-count`. Agent
+//! turns offer `Agent, Glob, Grep, Read, Skill, …` on both arms; the skills list
+//! (a `role: "system"` entry in `messages`) names `bob-eval-commit:commit` only
+//! on the with arm, beside the CLI's built-in skills. The tool result of a Skill
+//! call is "Launching skill: …" followed by the SKILL.md body. A judge vote has
+//! `tools: []`, a judge system prompt, and one user message that quotes the
+//! criterion and the agent's output and ends "Respond with exactly one word:
+//! PASS or FAIL." Nothing else was requested (no count_tokens, no probes).
+//!
 //! # Scripting the model
 //! A [`Script`] decides each `/v1/messages` answer. Requests come in two kinds
 //! ([`ApiRequest::is_judge`]): a *judge* request offers no tools and its last user
