@@ -1,2 +1,3 @@
 //! Human output: one file per command's report, plain text for stderr/stdout,
 //! snapshot-tested.
+pub mod script;
