@@ -18,7 +18,12 @@ use clap::{Args, Parser, Subcommand};
 /// sweep could not run a suite · 2 usage or invalid input · 3 could not run
 /// (platform missing, too old or failed; item did not load) · 130 interrupted.
 #[derive(Debug, Parser)]
-#[command(name = "bob-eval", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "bob-eval",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// Source tree holding evals/, skills/, commands/, agents/, registry/ and wiki/
     /// [default: $BOB_SOURCE, else the current directory]
@@ -221,7 +226,11 @@ pub struct ScriptArgs {
 
 /// Run a parsed command; `Ok` holds the exit code of a completed command.
 pub fn dispatch(cli: Cli) -> Result<u8> {
-    let Cli { source, home, command } = cli;
+    let Cli {
+        source,
+        home,
+        command,
+    } = cli;
     let ctx = crate::Context::new(source.as_deref(), home.as_deref())?;
     match command {
         Command::Check(args) => crate::check::command(&ctx, &args),

@@ -22,9 +22,14 @@ pub fn source_dir(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
 
 /// The current directory as UTF-8.
 pub fn current_dir() -> Result<Utf8PathBuf> {
-    let dir = std::env::current_dir().map_err(|e| Error::io(".", "reading the current directory", e))?;
-    Utf8PathBuf::from_path_buf(dir)
-        .map_err(|p| Error::Usage(format!("the current directory is not UTF-8: {}", p.display())))
+    let dir =
+        std::env::current_dir().map_err(|e| Error::io(".", "reading the current directory", e))?;
+    Utf8PathBuf::from_path_buf(dir).map_err(|p| {
+        Error::Usage(format!(
+            "the current directory is not UTF-8: {}",
+            p.display()
+        ))
+    })
 }
 
 /// The operator's home: `--home`, else `$BOB_HOME`, else `~/.bob`.
@@ -67,18 +72,32 @@ impl Settings {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             Some(other) => {
-                return Err(Error::invalid(&path, format!("`model` must be a non-empty string, not {other}")));
+                return Err(Error::invalid(
+                    &path,
+                    format!("`model` must be a non-empty string, not {other}"),
+                ));
             }
         };
-        let eval_max_cost_usd = doc.get("_workflow").and_then(|w| w.get("eval_max_cost_usd")).cloned();
-        Ok(Settings { model, eval_max_cost_usd, path: Some(path) })
+        let eval_max_cost_usd = doc
+            .get("_workflow")
+            .and_then(|w| w.get("eval_max_cost_usd"))
+            .cloned();
+        Ok(Settings {
+            model,
+            eval_max_cost_usd,
+            path: Some(path),
+        })
     }
 }
 
 /// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`, else `default`.
 pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
     flag.map(str::to_owned)
-        .or_else(|| std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| {
+            std::env::var("ANTHROPIC_MODEL")
+                .ok()
+                .filter(|m| !m.is_empty())
+        })
         .or_else(|| settings.model.clone())
         .unwrap_or_else(|| "default".into())
 }
@@ -97,7 +116,9 @@ fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
         return Err(format!("{value} is not a finite number of dollars"));
     }
     if value <= 0.0 {
-        return Err(format!("{value} is not above 0: a cost ceiling is mandatory and must be positive"));
+        return Err(format!(
+            "{value} is not above 0: a cost ceiling is mandatory and must be positive"
+        ));
     }
     Ok(value)
 }
@@ -110,9 +131,15 @@ pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
     let Some(value) = &settings.eval_max_cost_usd else {
         return Ok(DEFAULT_MAX_COST_USD);
     };
-    let path = settings.path.clone().unwrap_or_else(|| "settings.json".into());
+    let path = settings
+        .path
+        .clone()
+        .unwrap_or_else(|| "settings.json".into());
     let parsed = match value {
-        Value::Number(n) => n.as_f64().ok_or_else(|| format!("{n} is not a number")).and_then(check_ceiling),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| format!("{n} is not a number"))
+            .and_then(check_ceiling),
         Value::String(s) => parse_ceiling(s),
         other => Err(format!("{other} is not a number of dollars")),
     };
@@ -135,12 +162,20 @@ mod tests {
     fn ceiling_from_settings() {
         let dir = tempfile::tempdir().unwrap();
         let home = Utf8Path::from_path(dir.path()).unwrap();
-        std::fs::write(home.join("settings.json"), r#"{"model":"haiku","_workflow":{"eval_max_cost_usd":0.25}}"#).unwrap();
+        std::fs::write(
+            home.join("settings.json"),
+            r#"{"model":"haiku","_workflow":{"eval_max_cost_usd":0.25}}"#,
+        )
+        .unwrap();
         let s = Settings::load(home).unwrap();
         assert_eq!(s.model.as_deref(), Some("haiku"));
         assert_eq!(resolve_ceiling(None, &s).unwrap(), 0.25);
         assert_eq!(resolve_ceiling(Some("1"), &s).unwrap(), 1.0);
-        std::fs::write(home.join("settings.json"), r#"{"_workflow":{"eval_max_cost_usd":0}}"#).unwrap();
+        std::fs::write(
+            home.join("settings.json"),
+            r#"{"_workflow":{"eval_max_cost_usd":0}}"#,
+        )
+        .unwrap();
         let err = resolve_ceiling(None, &Settings::load(home).unwrap()).unwrap_err();
         assert_eq!(err.exit_code(), crate::error::exit::USAGE);
         assert!(err.to_string().contains("settings.json"), "{err}");

@@ -115,7 +115,11 @@ pub struct Baseline {
 impl Baseline {
     /// A new, empty baseline (`"best": {}`).
     pub fn empty(item: &str) -> Self {
-        Baseline { schema: BASELINE.into(), item: item.into(), best: BTreeMap::new() }
+        Baseline {
+            schema: BASELINE.into(),
+            item: item.into(),
+            best: BTreeMap::new(),
+        }
     }
 }
 

@@ -33,11 +33,17 @@ pub struct Location {
 impl Location {
     /// A location without a line.
     pub fn file(path: impl Into<Utf8PathBuf>) -> Self {
-        Self { path: path.into(), line: None }
+        Self {
+            path: path.into(),
+            line: None,
+        }
     }
     /// A location at a 1-based line.
     pub fn at(path: impl Into<Utf8PathBuf>, line: usize) -> Self {
-        Self { path: path.into(), line: Some(line) }
+        Self {
+            path: path.into(),
+            line: Some(line),
+        }
     }
 }
 
@@ -87,7 +93,9 @@ pub enum Error {
     },
 
     /// An item without a suite at `evals/<item>/`.
-    #[error("no eval suite for {item:?}: {dir} does not exist; create it with a `fires` and a `quiet` case (see README, \"Writing a suite\")")]
+    #[error(
+        "no eval suite for {item:?}: {dir} does not exist; create it with a `fires` and a `quiet` case (see README, \"Writing a suite\")"
+    )]
     NoSuite {
         /// The item.
         item: String,
@@ -121,7 +129,9 @@ pub enum Error {
     PlatformMissing(String),
 
     /// `claude --version` is below the minimum.
-    #[error("{path} is Claude Code {found}; bob-eval needs {needed} or later for `claude plugin eval`: upgrade with `npm install -g @anthropic-ai/claude-code`")]
+    #[error(
+        "{path} is Claude Code {found}; bob-eval needs {needed} or later for `claude plugin eval`: upgrade with `npm install -g @anthropic-ai/claude-code`"
+    )]
     PlatformTooOld {
         /// The binary.
         path: Utf8PathBuf,
@@ -159,7 +169,11 @@ pub enum Error {
 }
 
 fn list(paths: &[Utf8PathBuf]) -> String {
-    paths.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+    paths
+        .iter()
+        .map(|p| format!("  {p}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn lines(details: &[String]) -> String {
@@ -188,12 +202,19 @@ impl Error {
 
     /// An I/O error on `path` while doing `action`.
     pub fn io(path: impl Into<Utf8PathBuf>, action: &'static str, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), action, source }
+        Error::Io {
+            path: path.into(),
+            action,
+            source,
+        }
     }
 
     /// An invalid input file, without a line.
     pub fn invalid(path: impl Into<Utf8PathBuf>, message: impl Into<String>) -> Self {
-        Error::InvalidInput { at: Location::file(path), message: message.into() }
+        Error::InvalidInput {
+            at: Location::file(path),
+            message: message.into(),
+        }
     }
 }
 

@@ -44,15 +44,25 @@ pub fn validate_name(name: &str) -> Result<()> {
     let ok = !bytes.is_empty()
         && bytes.len() <= 64
         && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
-        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
-    if ok { Ok(()) } else { Err(Error::InvalidItemName { name: name.into() }) }
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidItemName { name: name.into() })
+    }
 }
 
 /// Every place an item of this name may live, in lookup order.
 pub fn candidates(source: &Utf8Path, name: &str) -> Vec<(ItemKind, Utf8PathBuf, Utf8PathBuf)> {
     let mut out = Vec::new();
     for root in [source.to_owned(), source.join("registry")] {
-        out.push((ItemKind::Skill, root.join("skills").join(name).join("SKILL.md"), root.join("skills").join(name)));
+        out.push((
+            ItemKind::Skill,
+            root.join("skills").join(name).join("SKILL.md"),
+            root.join("skills").join(name),
+        ));
         let command = root.join("commands").join(format!("{name}.md"));
         out.push((ItemKind::Command, command.clone(), command));
         let agent = root.join("agents").join(format!("{name}.md"));
@@ -65,7 +75,10 @@ pub fn candidates(source: &Utf8Path, name: &str) -> Vec<(ItemKind, Utf8PathBuf, 
 pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     validate_name(name)?;
     let all = candidates(source, name);
-    let found: Vec<_> = all.iter().filter(|(_, marker, _)| marker.is_file()).collect();
+    let found: Vec<_> = all
+        .iter()
+        .filter(|(_, marker, _)| marker.is_file())
+        .collect();
     match found.as_slice() {
         [] => Err(Error::ItemNotFound {
             name: name.into(),
@@ -78,7 +91,12 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
                 ItemKind::Command => Utf8PathBuf::from("commands").join(format!("{name}.md")),
                 ItemKind::Agent => Utf8PathBuf::from("agents").join(format!("{name}.md")),
             };
-            Ok(Item { name: name.into(), kind: *kind, path: path.clone(), plugin_path })
+            Ok(Item {
+                name: name.into(),
+                kind: *kind,
+                path: path.clone(),
+                plugin_path,
+            })
         }
         many => Err(Error::ItemAmbiguous {
             name: name.into(),
@@ -116,20 +134,40 @@ mod tests {
 
     #[test]
     fn finds_each_kind_and_registry_twins() {
-        let (_d, root) = tree(&["skills/commit/SKILL.md", "registry/commands/ship.md", "agents/rev.md"]);
+        let (_d, root) = tree(&[
+            "skills/commit/SKILL.md",
+            "registry/commands/ship.md",
+            "agents/rev.md",
+        ]);
         let skill = find(&root, "commit").unwrap();
-        assert_eq!((skill.kind, skill.plugin_path.as_str()), (ItemKind::Skill, "skills/commit"));
+        assert_eq!(
+            (skill.kind, skill.plugin_path.as_str()),
+            (ItemKind::Skill, "skills/commit")
+        );
         assert_eq!(skill.path, root.join("skills/commit"));
         let cmd = find(&root, "ship").unwrap();
-        assert_eq!((cmd.kind, cmd.path.clone()), (ItemKind::Command, root.join("registry/commands/ship.md")));
-        assert_eq!(find(&root, "rev").unwrap().plugin_path.as_str(), "agents/rev.md");
+        assert_eq!(
+            (cmd.kind, cmd.path.clone()),
+            (ItemKind::Command, root.join("registry/commands/ship.md"))
+        );
+        assert_eq!(
+            find(&root, "rev").unwrap().plugin_path.as_str(),
+            "agents/rev.md"
+        );
     }
 
     #[test]
     fn missing_and_ambiguous() {
-        let (_d, root) = tree(&["skills/x/SKILL.md", "commands/x.md", "skills/empty/README.md"]);
+        let (_d, root) = tree(&[
+            "skills/x/SKILL.md",
+            "commands/x.md",
+            "skills/empty/README.md",
+        ]);
         let err = find(&root, "x").unwrap_err();
-        assert!(matches!(err, Error::ItemAmbiguous { ref found, .. } if found.len() == 2), "{err}");
+        assert!(
+            matches!(err, Error::ItemAmbiguous { ref found, .. } if found.len() == 2),
+            "{err}"
+        );
         let err = find(&root, "empty").unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("no item named \"empty\""), "{msg}");

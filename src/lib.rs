@@ -41,6 +41,9 @@ pub struct Context {
 impl Context {
     /// Resolve the source and home from flags, environment and defaults.
     pub fn new(source: Option<&Utf8Path>, home: Option<&Utf8Path>) -> Result<Self> {
-        Ok(Context { source: config::source_dir(source)?, home: config::home_dir(home) })
+        Ok(Context {
+            source: config::source_dir(source)?,
+            home: config::home_dir(home),
+        })
     }
 }

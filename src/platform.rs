@@ -1,11 +1,26 @@
 //! The platform: find `claude`, check its version, run `claude plugin eval`.
-//! (Issue #3 fills this in.)
+//!
+//! The argument list is fixed by contracts.md ("run"); the platform's stderr is
+//! kept in `<plugin>/.bob-eval/platform-stderr.log` and parsed, best effort, for
+//! progress. Ctrl-C and SIGTERM go to the child first; bob-eval then stops with
+//! [`Error::Interrupted`].
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::plugin::Plugin;
 use camino::{Utf8Path, Utf8PathBuf};
+use chrono::{DateTime, Utc};
+use regex::Regex;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::time::Duration;
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
 pub const MIN_VERSION: &str = "2.1.272";
+
+/// How to install the platform, for messages.
+const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` (2.1.272 or later), or pass --claude PATH / set BOB_EVAL_CLAUDE";
 
 /// A located, version-checked `claude`.
 #[derive(Debug, Clone)]
@@ -31,8 +46,627 @@ pub struct RunOptions {
     pub jobs: Option<u32>,
 }
 
+/// What a finished platform run left behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlatformOutput {
+    /// `<plugin>/.bob-eval/out/aggregate-result.json`.
+    pub document: Utf8PathBuf,
+    /// The platform's exit code (0, or 2 for a partial result).
+    pub exit_code: i32,
+    /// When bob-eval started the platform.
+    pub started: DateTime<Utc>,
+    /// `<plugin>/.bob-eval/platform-stderr.log`.
+    pub stderr_log: Utf8PathBuf,
+}
+
+/// How to show the platform's progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A progress bar on stderr (a terminal).
+    Bar,
+    /// One short line per finished run on stderr (not a terminal).
+    Lines,
+    /// Nothing.
+    Quiet,
+}
+
+/// [`Progress::Bar`] when stderr is a terminal, else [`Progress::Lines`].
+pub fn progress_for_stderr() -> Progress {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        Progress::Bar
+    } else {
+        Progress::Lines
+    }
+}
+
 /// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
 pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
-    let _ = flag;
-    todo!("issue #3")
+    let path = find_binary(flag)?;
+    let output = Command::new(&path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| {
+            Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let Some(version) = parse_version(&text) else {
+        return Err(Error::PlatformFailed {
+            message: format!(
+                "`{path} --version` did not print a version (exit {}): is it Claude Code? {INSTALL}",
+                describe(output.status)
+            ),
+            details: last_lines(
+                &format!("{text}{}", String::from_utf8_lossy(&output.stderr)),
+                5,
+            ),
+        });
+    };
+    if version_tuple(&version) < version_tuple(MIN_VERSION) {
+        return Err(Error::PlatformTooOld {
+            path,
+            found: version,
+            needed: MIN_VERSION,
+        });
+    }
+    Ok(Platform { path, version })
+}
+
+fn find_binary(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
+    let explicit = match flag {
+        Some(p) => Some((p.to_owned(), "--claude")),
+        None => std::env::var("BOB_EVAL_CLAUDE")
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (v.into(), "BOB_EVAL_CLAUDE")),
+    };
+    if let Some((path, from)) = explicit {
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(Error::PlatformMissing(format!(
+                "{path} (from {from}) does not exist or is not a file; {INSTALL}"
+            )))
+        };
+    }
+    let dirs = std::env::var("PATH").unwrap_or_default();
+    for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+        let candidate = Utf8Path::new(dir).join("claude");
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    Err(Error::PlatformMissing(format!(
+        "no `claude` found: no --claude, no BOB_EVAL_CLAUDE, and none on PATH ({dirs}); {INSTALL}"
+    )))
+}
+
+fn is_executable(path: &Utf8Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`).
+pub fn parse_version(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"\b(\d+)\.(\d+)\.(\d+)\b").expect("valid regex"));
+    re.find(text).map(|m| m.as_str().to_string())
+}
+
+fn version_tuple(v: &str) -> (u64, u64, u64) {
+    let mut parts = v.split('.').map(|p| p.parse().unwrap_or(0));
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
+}
+
+/// The arguments after `<claude>` (contracts.md, "run").
+pub fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "plugin".into(),
+        "eval".into(),
+        plugin_dir.to_string(),
+        "--ablation".into(),
+        "with-without".into(),
+        "--output-dir".into(),
+        output_dir(plugin_dir).to_string(),
+        "--threshold".into(),
+        "0".into(),
+        "--max-cost-usd".into(),
+        format!("{}", opts.max_cost_usd),
+        "--trust-plugin".into(),
+        "--no-publish".into(),
+    ];
+    if opts.model != "default" {
+        args.extend(["--model".into(), opts.model.clone()]);
+    }
+    if let Some(runs) = opts.runs {
+        args.extend(["--runs".into(), runs.to_string()]);
+    }
+    if let Some(judge) = &opts.judge_model {
+        args.extend(["--judge-model".into(), judge.clone()]);
+    }
+    if let Some(jobs) = opts.jobs {
+        args.extend(["-j".into(), jobs.to_string()]);
+    }
+    args
+}
+
+fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
+    plugin_dir.join(".bob-eval").join("out")
+}
+
+/// Signal state shared with the handlers: the signal caught during a run, and
+/// whether a run is in progress (outside one, a signal exits with 130 at once).
+struct Signals {
+    caught: Arc<AtomicUsize>,
+    idle: Arc<AtomicBool>,
+}
+
+fn signals() -> Result<&'static Signals> {
+    static S: OnceLock<std::result::Result<Signals, String>> = OnceLock::new();
+    S.get_or_init(|| {
+        let caught = Arc::new(AtomicUsize::new(0));
+        let idle = Arc::new(AtomicBool::new(true));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&idle))
+                .map_err(|e| e.to_string())?;
+            signal_hook::flag::register_usize(sig, Arc::clone(&caught), sig as usize)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(Signals { caught, idle })
+    })
+    .as_ref()
+    .map_err(|e| Error::PlatformFailed {
+        message: format!("cannot install signal handlers: {e}"),
+        details: vec![],
+    })
+}
+
+/// Marks a run in progress until dropped.
+struct Busy(&'static Signals);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.idle.store(true, Ordering::SeqCst);
+    }
+}
+
+/// What the stderr reader collected.
+#[derive(Debug, Default)]
+struct StderrSummary {
+    cross_lines: Vec<String>,
+    tail: std::collections::VecDeque<String>,
+}
+
+const TAIL: usize = 12;
+
+/// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
+pub fn run(
+    platform: &Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    progress: Progress,
+) -> Result<PlatformOutput> {
+    let work = plugin.dir.join(".bob-eval");
+    std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, "creating", e))?;
+    let stderr_log = work.join("platform-stderr.log");
+    let stdout_log = work.join("platform-stdout.log");
+    let document = output_dir(&plugin.dir).join("aggregate-result.json");
+    let stdout_file =
+        std::fs::File::create(&stdout_log).map_err(|e| Error::io(&stdout_log, "creating", e))?;
+    let mut log =
+        std::fs::File::create(&stderr_log).map_err(|e| Error::io(&stderr_log, "creating", e))?;
+
+    let sig = signals()?;
+    sig.caught.store(0, Ordering::SeqCst);
+    sig.idle.store(false, Ordering::SeqCst);
+    let _busy = Busy(sig);
+
+    let started = Utc::now();
+    let mut child = Command::new(&platform.path)
+        .args(arguments(&plugin.dir, opts))
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(stdout_file))
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::PlatformMissing(format!(
+                "{} could not be started: {e}; {INSTALL}",
+                platform.path
+            ))
+        })?;
+    let pid = child.id() as libc::pid_t;
+    let stderr = child.stderr.take().expect("stderr is piped");
+
+    let summary = Arc::new(Mutex::new(StderrSummary::default()));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let reader = {
+        let summary = Arc::clone(&summary);
+        let mut view = ProgressView::new(progress, opts.max_cost_usd);
+        std::thread::spawn(move || {
+            let mut input = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            while input.read_until(b'\n', &mut buf).is_ok_and(|n| n > 0) {
+                let _ = log.write_all(&buf);
+                let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                view.line(&line);
+                let mut s = summary.lock().unwrap_or_else(|p| p.into_inner());
+                if line.trim_start().starts_with('✗') && s.cross_lines.len() < 50 {
+                    s.cross_lines.push(line.trim().to_string());
+                }
+                if !line.trim().is_empty() {
+                    s.tail.push_back(line);
+                    if s.tail.len() > TAIL {
+                        s.tail.pop_front();
+                    }
+                }
+                drop(s);
+                buf.clear();
+            }
+            let _ = log.flush();
+            view.finish();
+            let _ = done_tx.send(());
+        })
+    };
+
+    let (status_tx, status_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = status_tx.send(child.wait());
+    });
+    let mut forwarded = None;
+    let status = loop {
+        match status_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(status) => {
+                break status
+                    .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let caught = sig.caught.load(Ordering::SeqCst);
+                if caught != 0 && forwarded.is_none() {
+                    // SAFETY: kill(2) on the PID of our own child, which has not been reaped yet.
+                    unsafe { libc::kill(pid, caught as libc::c_int) };
+                    forwarded = Some(caught);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Error::PlatformFailed {
+                    message: "lost track of the platform process".into(),
+                    details: vec![],
+                });
+            }
+        }
+    };
+    // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
+    if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
+        let _ = reader.join();
+    }
+    let summary = std::mem::take(&mut *summary.lock().unwrap_or_else(|p| p.into_inner()));
+
+    if forwarded.is_some() || sig.caught.load(Ordering::SeqCst) != 0 {
+        return Err(Error::Interrupted);
+    }
+    let out = PlatformOutput {
+        document: document.clone(),
+        exit_code: status.code().unwrap_or(-1),
+        started,
+        stderr_log,
+    };
+    map_status(status, &summary, &document)?;
+    Ok(out)
+}
+
+fn describe(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => "unknown status".into(),
+    }
+}
+
+fn error_lines(summary: &StderrSummary) -> Vec<String> {
+    let mut details = summary.cross_lines.clone();
+    for line in &summary.tail {
+        if !details.iter().any(|d| d == line.trim()) {
+            details.push(line.clone());
+        }
+    }
+    details
+}
+
+fn map_status(status: ExitStatus, summary: &StderrSummary, document: &Utf8Path) -> Result<()> {
+    use std::os::unix::process::ExitStatusExt;
+    let failed = |message: String| Error::PlatformFailed {
+        message,
+        details: error_lines(summary),
+    };
+    match (status.code(), status.signal()) {
+        (Some(0), _) => {}
+        (Some(2), _) => {
+            if document.is_file() && partial_reason(document).as_deref() == Some("auth_failed") {
+                return Err(Error::PlatformFailed {
+                    message: "the platform's credential was rejected (auth_failed): log in with `claude /login` or set ANTHROPIC_API_KEY, then run again".into(),
+                    details: error_lines(summary),
+                });
+            }
+        }
+        (Some(130 | 143), _) => return Err(Error::Interrupted),
+        (None, Some(sig)) if sig == libc::SIGINT || sig == libc::SIGTERM => {
+            return Err(Error::Interrupted);
+        }
+        (Some(1), _) => {
+            return Err(failed(
+                "`claude plugin eval` exited with code 1 (a case file failed to load, no case was found, or a run could not start)"
+                    .into(),
+            ));
+        }
+        _ => {
+            return Err(failed(format!(
+                "`claude plugin eval` ended abnormally ({})",
+                describe(status)
+            )));
+        }
+    }
+    if !document.is_file() {
+        return Err(failed(format!(
+            "`claude plugin eval` exited with {} but wrote no result at {document}",
+            describe(status)
+        )));
+    }
+    Ok(())
+}
+
+/// `partialReason` of a platform document, read without typing the rest.
+fn partial_reason(document: &Utf8Path) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "partialReason")]
+        partial_reason: Option<String>,
+    }
+    let bytes = std::fs::read(document).ok()?;
+    serde_json::from_slice::<Head>(&bytes).ok()?.partial_reason
+}
+
+fn last_lines(text: &str, n: usize) -> Vec<String> {
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    lines[lines.len().saturating_sub(n)..].to_vec()
+}
+
+/// A parsed progress line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProgressLine {
+    /// `Ablation: 2 arms × 2 cases (8 runs)`.
+    Total(u64),
+    /// `  fires run 1/2 [with]: score 1.00  $0.03`.
+    Run {
+        /// Case name.
+        case: String,
+        /// `1/2`.
+        which: String,
+        /// `with` or `without`.
+        arm: String,
+        /// The run's score.
+        score: f64,
+        /// The run's cost.
+        cost: f64,
+    },
+    /// `⚠ cost ceiling $0.01 hit; …`.
+    Ceiling(String),
+}
+
+/// Parse one platform stderr line; `None` for anything else.
+pub fn parse_progress(line: &str) -> Option<ProgressLine> {
+    static TOTAL: OnceLock<Regex> = OnceLock::new();
+    static RUN: OnceLock<Regex> = OnceLock::new();
+    let total = TOTAL.get_or_init(|| {
+        Regex::new(r"^Ablation: \d+ arms? × \d+ cases? \((\d+) runs?\)").expect("valid regex")
+    });
+    let run = RUN.get_or_init(|| {
+        Regex::new(r"^\s+(\S+) run (\d+/\d+) \[(with|without)\]: score ([0-9.]+)\s+\$([0-9.]+)")
+            .expect("valid regex")
+    });
+    if let Some(c) = total.captures(line) {
+        return c[1].parse().ok().map(ProgressLine::Total);
+    }
+    if let Some(c) = run.captures(line) {
+        return Some(ProgressLine::Run {
+            case: c[1].to_string(),
+            which: c[2].to_string(),
+            arm: c[3].to_string(),
+            score: c[4].parse().ok()?,
+            cost: c[5].parse().ok()?,
+        });
+    }
+    let trimmed = line.trim_start();
+    trimmed
+        .starts_with("⚠ cost ceiling")
+        .then(|| ProgressLine::Ceiling(trimmed.to_string()))
+}
+
+/// The progress display, fed line by line.
+struct ProgressView {
+    mode: Progress,
+    ceiling: f64,
+    total: Option<u64>,
+    done: u64,
+    spent: f64,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl ProgressView {
+    fn new(mode: Progress, ceiling: f64) -> Self {
+        let bar = (mode == Progress::Bar).then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            bar.set_message("starting the platform");
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        ProgressView {
+            mode,
+            ceiling,
+            total: None,
+            done: 0,
+            spent: 0.0,
+            bar,
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        let Some(parsed) = parse_progress(line) else {
+            return;
+        };
+        match parsed {
+            ProgressLine::Total(total) => {
+                self.total = Some(total);
+                if let Some(bar) = &self.bar {
+                    bar.set_length(total);
+                    bar.set_position(self.done);
+                    if let Ok(style) = indicatif::ProgressStyle::with_template(
+                        "{bar:30} {pos}/{len} runs  {msg}  {elapsed}",
+                    ) {
+                        bar.set_style(style);
+                    }
+                }
+            }
+            ProgressLine::Run {
+                case,
+                which,
+                arm,
+                score,
+                cost,
+            } => {
+                self.done += 1;
+                self.spent += cost;
+                let of = self.total.map(|t| format!("/{t}")).unwrap_or_default();
+                match self.mode {
+                    Progress::Bar => {
+                        if let Some(bar) = &self.bar {
+                            bar.set_position(self.done);
+                            bar.set_message(format!(
+                                "${:.2} of ${:.2}  {case}",
+                                self.spent, self.ceiling
+                            ));
+                        }
+                    }
+                    Progress::Lines => eprintln!(
+                        "bob-eval: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
+                        self.done, self.spent, self.ceiling
+                    ),
+                    Progress::Quiet => {}
+                }
+            }
+            ProgressLine::Ceiling(text) => match (&self.bar, self.mode) {
+                (Some(bar), _) => bar.println(format!("bob-eval: {text}")),
+                (None, Progress::Lines) => eprintln!("bob-eval: {text}"),
+                _ => {}
+            },
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(
+            parse_version("2.1.328 (Claude Code)\n").as_deref(),
+            Some("2.1.328")
+        );
+        assert_eq!(parse_version("garbage"), None);
+        assert!(version_tuple("2.1.272") <= version_tuple("2.1.328"));
+        assert!(version_tuple("2.1.99") < version_tuple("2.1.272"));
+        assert!(version_tuple("10.0.0") > version_tuple("2.1.272"));
+    }
+
+    #[test]
+    fn argument_list() {
+        let mut opts = RunOptions {
+            model: "default".into(),
+            runs: None,
+            max_cost_usd: 2.0,
+            judge_model: None,
+            jobs: None,
+        };
+        let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
+        assert_eq!(
+            args,
+            "plugin eval /p --ablation with-without --output-dir /p/.bob-eval/out --threshold 0 --max-cost-usd 2 --trust-plugin --no-publish"
+        );
+        opts = RunOptions {
+            model: "haiku".into(),
+            runs: Some(2),
+            max_cost_usd: 0.25,
+            judge_model: Some("sonnet".into()),
+            jobs: Some(4),
+        };
+        let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
+        assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4"), "{args}");
+    }
+
+    #[test]
+    fn progress_lines() {
+        assert_eq!(
+            parse_progress("Ablation: 2 arms × 2 cases (8 runs)"),
+            Some(ProgressLine::Total(8))
+        );
+        assert_eq!(
+            parse_progress("  fires run 1/2 [with]: score 1.00  $0.03"),
+            Some(ProgressLine::Run {
+                case: "fires".into(),
+                which: "1/2".into(),
+                arm: "with".into(),
+                score: 1.0,
+                cost: 0.03
+            })
+        );
+        assert!(matches!(
+            parse_progress("⚠ cost ceiling $0.01 hit; skipping remaining cases"),
+            Some(ProgressLine::Ceiling(_))
+        ));
+        for other in [
+            "    ✓ fires [with-only, not scored]: Skill called 1x",
+            "Plugin under test: x",
+            "",
+            "  fires run x [with]",
+        ] {
+            assert_eq!(parse_progress(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn progress_view_never_fails_on_garbage() {
+        let mut view = ProgressView::new(Progress::Quiet, 1.0);
+        for line in [
+            "\u{0}\u{1}",
+            "Ablation: 2 arms × 2 cases (99999999999999999999999 runs)",
+            "  a run 1/1 [with]: score 1.2.3  $x",
+        ] {
+            view.line(line);
+        }
+        view.finish();
+        assert_eq!(view.done, 0);
+    }
 }

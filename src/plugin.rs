@@ -1,9 +1,16 @@
 //! Plugin assembly: a throwaway plugin holding the item and a copy of its suite.
-//! (Issue #3 fills this in.)
+//!
+//! The platform only runs the with/without ablation against a folder it can
+//! recognise as a plugin: a real (not symlinked) `.claude-plugin/plugin.json`
+//! in a folder nobody else may write to. The item itself is symlinked, so the
+//! plugin always holds the source tree's current text; the suite is copied so
+//! that `baseline.json` and old `results/` never reach the platform.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::item::Item;
 use camino::{Utf8Path, Utf8PathBuf};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
 
 /// An assembled plugin in a private temp folder, removed on drop unless kept.
 #[derive(Debug)]
@@ -14,10 +21,234 @@ pub struct Plugin {
     pub name: String,
     /// The item inside.
     pub item: Item,
+    /// The temp folder; `None` once kept.
+    temp: Option<tempfile::TempDir>,
 }
 
-/// Assemble the plugin for `item` from `source`.
+impl Plugin {
+    /// Keep the folder after this value is dropped (`--keep`); returns its path.
+    pub fn keep(&mut self) -> Utf8PathBuf {
+        if let Some(temp) = self.temp.take() {
+            let _ = temp.keep();
+        }
+        self.dir.clone()
+    }
+
+    /// Whether the folder will persist after drop.
+    pub fn is_kept(&self) -> bool {
+        self.temp.is_none()
+    }
+}
+
+/// The plugin name for an item: `bob-eval-<item>`.
+pub fn plugin_name(item: &str) -> String {
+    format!("bob-eval-{item}")
+}
+
+/// Assemble the plugin for `item` from `source`: manifest, item symlink, suite copy.
 pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
-    let _ = (source, item);
-    todo!("issue #3")
+    let suite = source.join("evals").join(&item.name);
+    if !suite.is_dir() {
+        return Err(Error::NoSuite {
+            item: item.name.clone(),
+            dir: suite,
+        });
+    }
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("bob-eval-{}-", item.name))
+        .tempdir()
+        .map_err(|e| {
+            Error::io(
+                std::env::temp_dir().display().to_string(),
+                "creating a temp folder",
+                e,
+            )
+        })?;
+    let dir = utf8(temp.path())?;
+    // The platform refuses a plugin folder that others may write to.
+    set_mode(&dir, 0o700)?;
+    let name = plugin_name(&item.name);
+
+    let manifest_dir = dir.join(".claude-plugin");
+    make_dir(&manifest_dir)?;
+    let manifest = serde_json::json!({
+        "name": name,
+        "version": "0.0.0",
+        "description": format!("bob-eval: the {} {} and its eval suite", item.name, item.kind.as_str()),
+    });
+    let text = serde_json::to_string_pretty(&manifest).expect("a JSON value serialises") + "\n";
+    let manifest_path = manifest_dir.join("plugin.json");
+    fs::write(&manifest_path, text).map_err(|e| Error::io(&manifest_path, "writing", e))?;
+
+    let target = fs::canonicalize(&item.path).map_err(|e| Error::io(&item.path, "resolving", e))?;
+    let link = dir.join(&item.plugin_path);
+    if let Some(parent) = link.parent() {
+        make_dir(parent)?;
+    }
+    std::os::unix::fs::symlink(&target, &link)
+        .map_err(|e| Error::io(&link, "linking the item", e))?;
+
+    let evals = dir.join("evals");
+    make_dir(&evals)?;
+    copy_suite(&suite, &evals.join(&item.name), true)?;
+
+    Ok(Plugin {
+        dir,
+        name,
+        item: item.clone(),
+        temp: Some(temp),
+    })
+}
+
+fn utf8(path: &std::path::Path) -> Result<Utf8PathBuf> {
+    Utf8PathBuf::from_path_buf(path.to_owned()).map_err(|p| {
+        Error::Usage(format!(
+            "the temp folder {} is not UTF-8: set TMPDIR",
+            p.display()
+        ))
+    })
+}
+
+fn set_mode(path: &Utf8Path, mode: u32) -> Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::io(path, "setting permissions", e))
+}
+
+fn make_dir(path: &Utf8Path) -> Result<()> {
+    fs::create_dir_all(path).map_err(|e| Error::io(path, "creating", e))?;
+    set_mode(path, 0o700)
+}
+
+/// Copy `from` into `to`; at the top level leave out `baseline.json` and `results/`.
+fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
+    make_dir(to)?;
+    let entries = from
+        .read_dir_utf8()
+        .map_err(|e| Error::io(from, "reading", e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(from, "reading", e))?;
+        let name = entry.file_name();
+        let src = entry.path();
+        let meta = fs::metadata(src).map_err(|e| Error::io(src, "reading", e))?;
+        if top
+            && ((name == "baseline.json" && meta.is_file()) || (name == "results" && meta.is_dir()))
+        {
+            continue;
+        }
+        let dst = to.join(name);
+        if meta.is_dir() {
+            copy_suite(src, &dst, false)?;
+        } else if meta.is_file() {
+            fs::copy(src, &dst).map_err(|e| Error::io(src, "copying", e))?;
+            // Nobody else may write into the plugin, whatever the source's modes.
+            set_mode(&dst, (meta.permissions().mode() & 0o755) | 0o600)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item;
+
+    fn write(root: &Utf8Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn source() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        write(
+            &root,
+            "skills/commit/SKILL.md",
+            "---\nname: commit\ndescription: d\n---\nbody\n",
+        );
+        write(&root, "evals/commit/baseline.json", "{}");
+        write(
+            &root,
+            "evals/commit/results/2026/aggregate-result.json",
+            "{}",
+        );
+        write(&root, "evals/commit/fires/prompt.md", "write a commit\n");
+        write(
+            &root,
+            "evals/commit/fires/graders/fires.md",
+            "---\ntype: tool_used\ntool: Skill\n---\n",
+        );
+        write(&root, "evals/commit/quiet/prompt.md", "hi\n");
+        write(
+            &root,
+            "evals/commit/quiet/results/keep.txt",
+            "nested results are case data\n",
+        );
+        (dir, root)
+    }
+
+    #[test]
+    fn assembles_manifest_link_and_suite_copy() {
+        let (_d, root) = source();
+        let it = item::find(&root, "commit").unwrap();
+        let plugin = assemble(&root, &it).unwrap();
+        let dir = plugin.dir.clone();
+        assert_eq!(plugin.name, "bob-eval-commit");
+
+        let manifest = dir.join(".claude-plugin/plugin.json");
+        let meta = fs::symlink_metadata(&manifest).unwrap();
+        assert!(meta.file_type().is_file(), "manifest must be a real file");
+        let doc: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&manifest).unwrap()).unwrap();
+        assert_eq!(doc["name"], "bob-eval-commit");
+        assert_eq!(doc["version"], "0.0.0");
+        assert!(doc["description"].as_str().unwrap().contains("commit"));
+
+        let link = dir.join("skills/commit");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let target = fs::read_link(&link).unwrap();
+        assert!(target.is_absolute(), "{}", target.display());
+        assert_eq!(
+            target,
+            fs::canonicalize(root.join("skills/commit")).unwrap()
+        );
+
+        assert!(dir.join("evals/commit/fires/graders/fires.md").is_file());
+        assert!(dir.join("evals/commit/quiet/results/keep.txt").is_file());
+        assert!(!dir.join("evals/commit/baseline.json").exists());
+        assert!(!dir.join("evals/commit/results").exists());
+
+        let mode = fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+
+        drop(plugin);
+        assert!(!dir.exists(), "an unkept plugin is removed");
+    }
+
+    #[test]
+    fn kept_plugin_persists() {
+        let (_d, root) = source();
+        let it = item::find(&root, "commit").unwrap();
+        let mut plugin = assemble(&root, &it).unwrap();
+        let dir = plugin.keep();
+        assert!(plugin.is_kept());
+        drop(plugin);
+        assert!(dir.join(".claude-plugin/plugin.json").is_file());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn no_suite_is_an_error() {
+        let (_d, root) = source();
+        write(&root, "commands/ship.md", "---\ndescription: s\n---\n");
+        let it = item::find(&root, "ship").unwrap();
+        let err = assemble(&root, &it).unwrap_err();
+        assert!(matches!(err, Error::NoSuite { .. }), "{err}");
+        assert!(err.to_string().contains("evals/ship"), "{err}");
+    }
 }

@@ -1,2 +1,507 @@
 //! Reduce the platform's result document (`schemaVersion` 1) to `skill-eval/1`.
-//! (Issue #3 fills this in.)
+//!
+//! Only the fields the numbers need are typed; serde skips everything else
+//! (evidence, traces, prompts) without building it, so a 50 MB document parses
+//! fast. The numbers come from the runs themselves, never from the platform's
+//! aggregates (contracts.md, "The skill-eval/1 document").
+
+use crate::document::{CaseEval, SKILL_EVAL, SkillEval, Verdict, round4};
+use crate::error::{Error, Location, Result};
+use crate::plugin::plugin_name;
+use camino::Utf8Path;
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use std::collections::HashSet;
+
+/// The platform's result document, reduced to what bob-eval reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlatformDoc {
+    /// Must be 1.
+    #[serde(default)]
+    pub schema_version: Option<serde_json::Value>,
+    /// When the platform started, RFC 3339.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// What the whole run cost.
+    #[serde(default)]
+    pub cost_usd: f64,
+    /// True when the platform stopped early.
+    #[serde(default)]
+    pub partial: bool,
+    /// Why (`cost_ceiling`, `auth_failed`, …).
+    #[serde(default)]
+    pub partial_reason: Option<String>,
+    /// How the suite ran.
+    pub suite: PlatformSuite,
+    /// The cases.
+    #[serde(default)]
+    pub cases: Vec<PlatformCase>,
+}
+
+impl PlatformDoc {
+    /// `startedAt` as a UTC time, when present and well-formed.
+    pub fn started(&self) -> Option<DateTime<Utc>> {
+        let text = self.started_at.as_deref()?;
+        DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    }
+}
+
+/// The document's `suite`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlatformSuite {
+    /// `with-without` or `none`.
+    #[serde(default)]
+    pub ablation: String,
+    /// The plugins the platform loaded.
+    #[serde(default)]
+    pub plugins: Vec<PlatformPlugin>,
+}
+
+/// One entry of `suite.plugins`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlatformPlugin {
+    /// The manifest's name.
+    pub name: String,
+    /// Set when the plugin had a problem loading.
+    #[serde(default)]
+    pub problem: Option<serde_json::Value>,
+}
+
+/// One case.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlatformCase {
+    /// Case name.
+    pub name: String,
+    /// The case's grader definitions.
+    #[serde(default)]
+    pub graders: Vec<GraderDef>,
+    /// The runs per arm.
+    #[serde(default)]
+    pub arms: Arms,
+}
+
+/// A grader definition of a case.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GraderDef {
+    /// Grader name (matches run grader results).
+    pub name: String,
+    /// `tool_used`, `regex`, `llm`, …
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// Its configuration; only `tool` is read.
+    #[serde(default)]
+    pub config: Option<GraderConfig>,
+}
+
+/// The part of a grader's `config` bob-eval reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct GraderConfig {
+    /// For `tool_used`: the tool.
+    #[serde(default)]
+    pub tool: Option<serde_json::Value>,
+}
+
+/// The runs of a case, per arm.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Arms {
+    /// With the plugin loaded.
+    #[serde(default)]
+    pub with: Vec<PlatformRun>,
+    /// Without it.
+    #[serde(default)]
+    pub without: Vec<PlatformRun>,
+}
+
+/// One run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlatformRun {
+    /// Weighted share of scored graders that passed.
+    pub score: f64,
+    /// Cost including the judge.
+    #[serde(default)]
+    pub cost_usd: f64,
+    /// Set when the run ended abnormally.
+    #[serde(default)]
+    pub error: Option<IgnoredAny>,
+    /// Grader results.
+    #[serde(default)]
+    pub graders: Vec<RunGrader>,
+}
+
+/// One grader result of a run.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RunGrader {
+    /// Grader name.
+    pub name: String,
+    /// Whether it passed.
+    #[serde(default)]
+    pub passed: bool,
+}
+
+/// What the reduced document says beyond the platform's numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReduceContext {
+    /// The item evaluated; decides the expected plugin `bob-eval-<item>`.
+    pub item: String,
+    /// The model that ran (or `default`).
+    pub model: String,
+    /// The ceiling the run was held to.
+    pub max_cost_usd: f64,
+    /// When the run started (gives `run` and `date`).
+    pub started: DateTime<Utc>,
+}
+
+/// Read and parse a platform document; bad JSON or `schemaVersion` != 1 is invalid input.
+pub fn read_doc(path: &Utf8Path) -> Result<PlatformDoc> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::io(path, "reading the platform result", e))?;
+    parse_doc(&bytes, path)
+}
+
+/// Parse a platform document held in memory; `path` names it in errors.
+pub fn parse_doc(bytes: &[u8], path: &Utf8Path) -> Result<PlatformDoc> {
+    let doc: PlatformDoc = serde_json::from_slice(bytes).map_err(|e| Error::InvalidInput {
+        at: Location::at(path, e.line().max(1)),
+        message: format!("not a `claude plugin eval` result (schemaVersion 1): {e}"),
+    })?;
+    match &doc.schema_version {
+        Some(v) if v.as_u64() == Some(1) => Ok(doc),
+        Some(v) => Err(Error::invalid(
+            path,
+            format!(
+                "schemaVersion {v} is not supported (bob-eval reads schemaVersion 1): upgrade bob-eval or use a matching Claude Code"
+            ),
+        )),
+        None => Err(Error::invalid(
+            path,
+            "no schemaVersion: not a `claude plugin eval` result",
+        )),
+    }
+}
+
+/// Reduce the platform document at `path`; errors name the file.
+pub fn reduce_file(path: &Utf8Path, ctx: &ReduceContext) -> Result<SkillEval> {
+    let doc = read_doc(path)?;
+    reduce_named(&doc, ctx, path)
+}
+
+/// Reduce a parsed platform document to a validated `skill-eval/1` document.
+pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
+    let label = format!("<skill-eval/1 for {}>", ctx.item);
+    reduce_named(doc, ctx, Utf8Path::new(&label))
+}
+
+/// [`reduce`], naming `path` as the input in errors.
+pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
+    check_loaded(doc, &ctx.item)?;
+
+    let mut run_errors = false;
+    let mut cases = Vec::with_capacity(doc.cases.len());
+    let (mut fired, mut trigger_results) = (0u64, 0u64);
+    for case in &doc.cases {
+        let reduced = reduce_case(case);
+        run_errors |= reduced.not_comparable;
+        fired += reduced.fired;
+        trigger_results += reduced.trigger_results;
+        match reduced.eval {
+            Some(eval) => cases.push(eval),
+            None => run_errors = true,
+        }
+    }
+    if cases.is_empty() {
+        let why = match doc.partial_reason.as_deref() {
+            Some(reason) if doc.partial => {
+                format!("the platform stopped early ({reason}) before any case finished a run")
+            }
+            _ => "the result holds no case with a finished run".to_string(),
+        };
+        return Err(Error::PlatformFailed {
+            message: format!(
+                "{path}: {why}; nothing to compare (raise --max-cost-usd if the ceiling stopped it)"
+            ),
+            details: vec![],
+        });
+    }
+
+    let with = round4(mean(cases.iter().map(|c| c.with)));
+    let withouts: Vec<f64> = cases.iter().filter_map(|c| c.without).collect();
+    // No case has a without arm: the document is partial; say "no signal" rather
+    // than invent a baseline.
+    let without = if withouts.is_empty() {
+        with
+    } else {
+        round4(mean(withouts.iter().copied()))
+    };
+    let delta = round4(with - without);
+    let trigger_rate = (trigger_results > 0).then(|| round4(fired as f64 / trigger_results as f64));
+
+    let (partial, partial_reason) = if doc.partial {
+        (
+            true,
+            Some(
+                doc.partial_reason
+                    .clone()
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or_else(|| "unspecified".into()),
+            ),
+        )
+    } else if run_errors {
+        (true, Some("run_errors".to_string()))
+    } else {
+        (false, None)
+    };
+
+    let rounded_ceiling = round4(ctx.max_cost_usd);
+    let out = SkillEval {
+        schema: SKILL_EVAL.into(),
+        item: ctx.item.clone(),
+        run: format!("eval-{}-{}", ctx.item, ctx.started.format("%Y%m%dT%H%M%SZ")),
+        date: ctx.started.format("%Y-%m-%d").to_string(),
+        model: ctx.model.clone(),
+        with,
+        without,
+        delta,
+        verdict: Verdict::of(delta),
+        trigger_rate,
+        cost_usd: round4(doc.cost_usd),
+        max_cost_usd: if rounded_ceiling > 0.0 {
+            rounded_ceiling
+        } else {
+            ctx.max_cost_usd
+        },
+        partial,
+        partial_reason,
+        cases,
+    };
+    let value = serde_json::to_value(&out)
+        .map_err(|e| Error::invalid(path, format!("cannot be reduced: {e}")))?;
+    crate::schema::validate_skill_eval(&value, path)?;
+    Ok(out)
+}
+
+/// The plugin must have loaded under the with/without ablation.
+fn check_loaded(doc: &PlatformDoc, item: &str) -> Result<()> {
+    let expected = plugin_name(item);
+    if doc.suite.ablation != "with-without" {
+        return Err(Error::PluginNotLoaded(format!(
+            "the platform ran with ablation {:?}, not \"with-without\": it found no plugin to ablate, so there is no without arm to compare (expected plugin {expected:?})",
+            doc.suite.ablation
+        )));
+    }
+    match doc.suite.plugins.iter().find(|p| p.name == expected) {
+        None => {
+            let found: Vec<&str> = doc.suite.plugins.iter().map(|p| p.name.as_str()).collect();
+            Err(Error::PluginNotLoaded(format!(
+                "the result lists plugins {found:?}, not {expected:?}: this result is not an eval of {item:?}"
+            )))
+        }
+        Some(PlatformPlugin {
+            problem: Some(problem),
+            ..
+        }) if !problem.is_null() => Err(Error::PluginNotLoaded(format!(
+            "the platform reported a problem with {expected:?}: {problem}"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+struct ReducedCase {
+    eval: Option<CaseEval>,
+    not_comparable: bool,
+    fired: u64,
+    trigger_results: u64,
+}
+
+fn is_trigger(grader: &GraderDef) -> bool {
+    grader.kind == "tool_used"
+        && grader
+            .config
+            .as_ref()
+            .and_then(|c| c.tool.as_ref())
+            .and_then(|t| t.as_str())
+            == Some("Skill")
+}
+
+fn broken(run: &PlatformRun) -> bool {
+    run.error.is_some() && run.graders.is_empty()
+}
+
+fn reduce_case(case: &PlatformCase) -> ReducedCase {
+    let triggers: HashSet<&str> = case
+        .graders
+        .iter()
+        .filter(|g| is_trigger(g))
+        .map(|g| g.name.as_str())
+        .collect();
+    let (mut fired, mut trigger_results) = (0u64, 0u64);
+    for run in &case.arms.with {
+        for g in run
+            .graders
+            .iter()
+            .filter(|g| triggers.contains(g.name.as_str()))
+        {
+            trigger_results += 1;
+            fired += u64::from(g.passed);
+        }
+    }
+    let arms = &case.arms;
+    let not_comparable =
+        arms.without.is_empty() || arms.with.iter().chain(&arms.without).any(broken);
+    let eval = (!arms.with.is_empty()).then(|| {
+        let with = round4(mean(arms.with.iter().map(|r| r.score)));
+        let without =
+            (!arms.without.is_empty()).then(|| round4(mean(arms.without.iter().map(|r| r.score))));
+        let delta = without.map(|w| round4(with - w));
+        CaseEval {
+            name: case.name.clone(),
+            with,
+            without,
+            delta,
+            verdict: delta.map(Verdict::of),
+            trigger_rate: (trigger_results > 0)
+                .then(|| round4(fired as f64 / trigger_results as f64)),
+            cost_usd: round4(
+                arms.with
+                    .iter()
+                    .chain(&arms.without)
+                    .map(|r| r.cost_usd)
+                    .sum(),
+            ),
+            runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
+        }
+    });
+    ReducedCase {
+        eval,
+        not_comparable,
+        fired,
+        trigger_results,
+    }
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> ReduceContext {
+        ReduceContext {
+            item: "commit".into(),
+            model: "default".into(),
+            max_cost_usd: 2.0,
+            started: DateTime::parse_from_rfc3339("2026-12-02T09:43:37.5Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        }
+    }
+
+    fn run(score: f64, graders: &[(&str, bool)]) -> serde_json::Value {
+        let g: Vec<_> = graders
+            .iter()
+            .map(|(n, p)| json!({"name": n, "passed": p, "evidence": "x"}))
+            .collect();
+        json!({"score": score, "costUsd": 0.01, "error": null, "graders": g})
+    }
+
+    fn doc(cases: serde_json::Value) -> PlatformDoc {
+        serde_json::from_value(json!({
+            "schemaVersion": 1, "startedAt": "2026-12-02T09:39:15.075Z", "costUsd": 0.1, "partial": false,
+            "suite": {"ablation": "with-without", "plugins": [{"name": "bob-eval-commit"}]},
+            "cases": cases,
+        }))
+        .unwrap()
+    }
+
+    fn trigger_grader(name: &str) -> serde_json::Value {
+        json!({"name": name, "type": "tool_used", "config": {"tool": "Skill"}})
+    }
+
+    #[test]
+    fn numbers_from_runs_and_run_stamp() {
+        let d = doc(json!([
+            {"name": "fires", "graders": [trigger_grader("fires"), {"name": "s", "type": "regex", "config": {}}],
+             "arms": {"with": [run(1.0, &[("fires", true), ("s", true)]), run(0.5, &[("fires", false), ("s", true)]), run(1.0, &[("fires", true)])],
+                      "without": [run(0.0, &[("s", false)]), run(1.0, &[("s", true)]), run(0.0, &[])]}},
+            {"name": "quiet", "graders": [trigger_grader("quiet")],
+             "arms": {"with": [run(1.0, &[("quiet", true)])], "without": [run(1.0, &[("quiet", true)])]}}
+        ]));
+        let r = reduce(&d, &ctx()).unwrap();
+        assert_eq!(r.run, "eval-commit-20261202T094337Z");
+        assert_eq!(r.date, "2026-12-02");
+        let fires = &r.cases[0];
+        assert_eq!(
+            (fires.with, fires.without, fires.delta),
+            (0.8333, Some(0.3333), Some(0.5))
+        );
+        assert_eq!(fires.trigger_rate, Some(0.6667));
+        assert_eq!(fires.runs, 6);
+        assert_eq!(r.with, round4((0.8333 + 1.0) / 2.0));
+        assert_eq!(r.without, round4((0.3333 + 1.0) / 2.0));
+        assert_eq!(r.delta, round4(r.with - r.without));
+        assert_eq!(r.trigger_rate, Some(0.75));
+        assert_eq!(r.verdict, Verdict::Improved);
+        assert!(!r.partial);
+    }
+
+    #[test]
+    fn broken_run_and_missing_arm_are_run_errors() {
+        let d = doc(json!([{"name": "a", "graders": [],
+            "arms": {"with": [run(1.0, &[])], "without": [{"score": 0, "error": "api 500", "graders": []}]}}]));
+        let r = reduce(&d, &ctx()).unwrap();
+        assert_eq!(
+            (r.partial, r.partial_reason.as_deref()),
+            (true, Some("run_errors"))
+        );
+        assert_eq!(r.trigger_rate, None);
+        let d = doc(json!([{"name": "a", "graders": [], "arms": {"with": [run(1.0, &[])]}}]));
+        let r = reduce(&d, &ctx()).unwrap();
+        assert_eq!(
+            (r.partial, r.partial_reason.as_deref()),
+            (true, Some("run_errors"))
+        );
+        assert_eq!(
+            (r.cases[0].without, r.cases[0].delta, r.cases[0].verdict),
+            (None, None, None)
+        );
+        assert_eq!(
+            (r.without, r.delta, r.verdict),
+            (r.with, 0.0, Verdict::NoSignal)
+        );
+    }
+
+    #[test]
+    fn refuses_wrong_plugin_and_single_arm() {
+        let mut d = doc(json!([]));
+        d.suite.plugins[0].name = "hello-plug".into();
+        assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+        let mut d = doc(json!([]));
+        d.suite.ablation = "none".into();
+        assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+        let mut d = doc(json!([]));
+        d.suite.plugins[0].problem = Some(json!("bad manifest"));
+        assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+        let d = doc(json!([]));
+        assert!(matches!(
+            reduce(&d, &ctx()),
+            Err(Error::PlatformFailed { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_json_names_file_and_line_and_schema_version() {
+        let err = parse_doc(b"{\n\"schemaVersion\": 1,\n oops}", "r.json".into()).unwrap_err();
+        assert!(err.to_string().starts_with("r.json:3: "), "{err}");
+        assert_eq!(err.exit_code(), crate::error::exit::USAGE);
+        let err = parse_doc(br#"{"schemaVersion": 2, "suite": {}}"#, "r.json".into()).unwrap_err();
+        assert!(err.to_string().contains("schemaVersion 2"), "{err}");
+    }
+}

@@ -85,7 +85,9 @@ mod tests {
         let mut doc = sample();
         doc["extra"] = json!(1);
         doc["with"] = json!(1.5);
-        let msg = validate_skill_eval(&doc, "r.json".into()).unwrap_err().to_string();
+        let msg = validate_skill_eval(&doc, "r.json".into())
+            .unwrap_err()
+            .to_string();
         assert!(msg.starts_with("r.json: "), "{msg}");
         assert!(msg.contains("/with"), "{msg}");
         assert!(msg.contains("extra"), "{msg}");

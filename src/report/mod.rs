@@ -1,3 +1,5 @@
 //! Human output: one file per command's report, plain text for stderr/stdout,
 //! snapshot-tested.
+
+pub mod run;
 pub mod script;

@@ -1,0 +1,134 @@
+//! The human summary of a `skill-eval/1` document, printed on stderr by `run`
+//! (stdout carries only the JSON).
+
+use crate::document::SkillEval;
+use std::fmt::Write;
+
+fn rate(r: Option<f64>) -> String {
+    r.map_or_else(|| "—".to_string(), |r| format!("{r:.4}"))
+}
+
+fn signed(d: f64) -> String {
+    if d > 0.0 {
+        format!("+{d:.4}")
+    } else {
+        format!("{d:.4}")
+    }
+}
+
+/// A short summary: with, without, delta, verdict, trigger rate, cost and ceiling, each case.
+pub fn summary(doc: &SkillEval) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} on {} ({})", doc.item, doc.model, doc.run);
+    let _ = writeln!(
+        out,
+        "  with {:.4}  without {:.4}  delta {}  {}",
+        doc.with,
+        doc.without,
+        signed(doc.delta),
+        doc.verdict.as_str()
+    );
+    let _ = writeln!(
+        out,
+        "  trigger rate {}  cost ${:.4} of ${:.4} ceiling",
+        rate(doc.trigger_rate),
+        doc.cost_usd,
+        doc.max_cost_usd
+    );
+    if doc.partial {
+        let _ = writeln!(
+            out,
+            "  PARTIAL ({}): not every case ran comparably; the gate will not accept this result",
+            doc.partial_reason.as_deref().unwrap_or("unspecified")
+        );
+    }
+    let width = doc
+        .cases
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>6}  {:>7}  {:>7}  {:<9}  {:>7}  {:>4}  {:>7}",
+        "case", "with", "without", "delta", "verdict", "trigger", "runs", "cost"
+    );
+    for c in &doc.cases {
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>6.4}  {:>7}  {:>7}  {:<9}  {:>7}  {:>4}  {:>7}",
+            c.name,
+            c.with,
+            c.without
+                .map_or_else(|| "—".to_string(), |w| format!("{w:.4}")),
+            c.delta.map_or_else(|| "—".to_string(), signed),
+            c.verdict.map_or("—", |v| v.as_str()),
+            rate(c.trigger_rate),
+            c.runs,
+            format!("${:.4}", c.cost_usd),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{CaseEval, Verdict};
+
+    fn doc(partial: bool) -> SkillEval {
+        SkillEval {
+            schema: "skill-eval/1".into(),
+            item: "commit".into(),
+            run: "eval-commit-20261202T094337Z".into(),
+            date: "2026-12-02".into(),
+            model: "claude-sonnet-5-5".into(),
+            with: 0.8333,
+            without: 0.6667,
+            delta: 0.1666,
+            verdict: Verdict::Improved,
+            trigger_rate: Some(0.75),
+            cost_usd: 0.4123,
+            max_cost_usd: 2.0,
+            partial,
+            partial_reason: partial.then(|| "cost_ceiling".into()),
+            cases: vec![
+                CaseEval {
+                    name: "fires".into(),
+                    with: 1.0,
+                    without: Some(0.3333),
+                    delta: Some(0.6667),
+                    verdict: Some(Verdict::Improved),
+                    trigger_rate: Some(1.0),
+                    cost_usd: 0.31,
+                    runs: 6,
+                },
+                CaseEval {
+                    name: "quiet".into(),
+                    with: 0.6667,
+                    without: if partial { None } else { Some(1.0) },
+                    delta: if partial { None } else { Some(-0.3333) },
+                    verdict: if partial {
+                        None
+                    } else {
+                        Some(Verdict::Regressed)
+                    },
+                    trigger_rate: None,
+                    cost_usd: 0.1023,
+                    runs: if partial { 3 } else { 6 },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn summary_complete() {
+        insta::assert_snapshot!(summary(&doc(false)));
+    }
+
+    #[test]
+    fn summary_partial() {
+        insta::assert_snapshot!(summary(&doc(true)));
+    }
+}
