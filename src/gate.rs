@@ -1,12 +1,588 @@
 //! The gate: the fixed rule that accepts or rejects a result against the best
-//! recorded for its model. (Issue #4 fills this in.)
+//! recorded for its model (contracts.md, "gate"; skill-evals.md, "bob eval gate").
+//!
+//! [`decide`] is the rule as a pure function; [`load_result`] and
+//! [`load_baseline`] read and validate its two inputs; [`command`] is
+//! `bob-eval gate`, which may hand the decision to [`crate::record`].
 
 use crate::Context;
 use crate::cli::GateArgs;
-use crate::error::Result;
+use crate::document::{Baseline, BestEntry, SkillEval, round4};
+use crate::error::{Error, Location, Result, exit};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+use serde_json::Value;
 
-/// `bob-eval gate`.
+/// The outcome of one condition of the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The condition holds.
+    Pass,
+    /// The condition does not hold: the result is rejected.
+    Fail,
+    /// The condition could not be checked (said why in the text); it does not reject.
+    Skipped,
+}
+
+/// One condition of the rule, with a sentence a person understands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    /// `not-partial`, `beats-best`, `helps` or `trigger-rate`.
+    pub name: &'static str,
+    /// Whether it held.
+    pub status: Status,
+    /// What was compared, in words, with the written numbers.
+    pub text: String,
+}
+
+/// The gate's decision on one result: accepted or not, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    /// True only when no condition failed.
+    pub accepted: bool,
+    /// The item.
+    pub item: String,
+    /// The model the result ran on; the best compared against is this model's.
+    pub model: String,
+    /// The result's run id.
+    pub run: String,
+    /// The result's `with`, as written.
+    pub with: f64,
+    /// The result's `without`, as written.
+    pub without: f64,
+    /// The result's trigger rate, as written.
+    pub trigger_rate: Option<f64>,
+    /// The best recorded for the model, if any.
+    pub best: Option<BestEntry>,
+    /// Every condition, in rule order.
+    pub conditions: Vec<Condition>,
+}
+
+impl Decision {
+    /// The texts of the failed conditions: why the result was rejected (empty when accepted).
+    pub fn reasons(&self) -> Vec<String> {
+        self.conditions
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .map(|c| c.text.clone())
+            .collect()
+    }
+}
+
+/// A score, rate or dollar amount as written in messages and the wiki: rounded to
+/// 4 decimals, with at least 2 (`0.83`, `1.00`, `0.8333`).
+pub fn fmt_score(x: f64) -> String {
+    let s = format!("{:.4}", round4(x));
+    let trimmed = s.trim_end_matches('0');
+    let decimals = trimmed.split_once('.').map_or(0, |(_, d)| d.len());
+    if decimals >= 2 {
+        trimmed.to_string()
+    } else {
+        format!("{:.2}", round4(x))
+    }
+}
+
+/// The rule (contracts.md, "gate"): accept when all hold, else reject naming every
+/// failed condition.
+///
+/// 1. the result is not partial;
+/// 2. `with` > the model's best `score`, or with no best for the model, `with` > `without`;
+/// 3. `with` > `without`;
+/// 4. `trigger_rate` ≥ the best's `trigger_rate`, skipped when either is null or no best.
+///
+/// Every comparison uses the numbers as written (4 decimals): equal is a reject.
+pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+    let model = result.model.as_str();
+    let with = round4(result.with);
+    let without = round4(result.without);
+    let trigger_rate = result.trigger_rate.map(round4);
+    let best = baseline.best.get(model).cloned();
+    let (w, wo) = (fmt_score(with), fmt_score(without));
+
+    let not_partial = if result.partial {
+        let reason = result
+            .partial_reason
+            .as_deref()
+            .unwrap_or("no reason given");
+        fail(
+            "not-partial",
+            format!("the result is partial ({reason}) and a partial result is never accepted"),
+        )
+    } else {
+        pass("not-partial", "the result is complete (not partial)".into())
+    };
+
+    let beats_best = match &best {
+        Some(b) => {
+            let score = round4(b.score);
+            let s = fmt_score(score);
+            if with > score {
+                pass(
+                    "beats-best",
+                    format!("with {w} is above the best {s} recorded for {model}"),
+                )
+            } else {
+                fail(
+                    "beats-best",
+                    format!("with {w} is not above the best {s} recorded for {model}"),
+                )
+            }
+        }
+        None if with > without => pass(
+            "beats-best",
+            format!(
+                "no best recorded for {model} yet: with {w} is above its own without {wo}, the floor for a first baseline"
+            ),
+        ),
+        None => fail(
+            "beats-best",
+            format!(
+                "no best recorded for {model} yet: with {w} is not above its own without {wo}, the floor for a first baseline"
+            ),
+        ),
+    };
+
+    let helps = if with > without {
+        pass(
+            "helps",
+            format!("with {w} is above without {wo}: the item helps"),
+        )
+    } else {
+        fail(
+            "helps",
+            format!("with {w} is not above without {wo}: the item does not help"),
+        )
+    };
+
+    let trigger = match (&best, trigger_rate) {
+        (None, _) => skip(format!("trigger check skipped: no best recorded for {model} yet")),
+        (Some(_), None) => skip("trigger check skipped: the result has no trigger rate (no `tool_used: Skill` grader ran)".into()),
+        (Some(b), Some(rate)) => match b.trigger_rate.map(round4) {
+            None => skip(format!("trigger check skipped: the best recorded for {model} has no trigger rate")),
+            Some(best_rate) => {
+                let (r, br) = (fmt_score(rate), fmt_score(best_rate));
+                if rate >= best_rate {
+                    pass("trigger-rate", format!("trigger rate {r} is not below the best's {br} recorded for {model}"))
+                } else {
+                    fail("trigger-rate", format!("trigger rate {r} is below the best's {br} recorded for {model}"))
+                }
+            }
+        },
+    };
+
+    let conditions = vec![not_partial, beats_best, helps, trigger];
+    Decision {
+        accepted: conditions.iter().all(|c| c.status != Status::Fail),
+        item: result.item.clone(),
+        model: model.to_string(),
+        run: result.run.clone(),
+        with,
+        without,
+        trigger_rate,
+        best,
+        conditions,
+    }
+}
+
+fn pass(name: &'static str, text: String) -> Condition {
+    Condition {
+        name,
+        status: Status::Pass,
+        text,
+    }
+}
+
+fn fail(name: &'static str, text: String) -> Condition {
+    Condition {
+        name,
+        status: Status::Fail,
+        text,
+    }
+}
+
+fn skip(text: String) -> Condition {
+    Condition {
+        name: "trigger-rate",
+        status: Status::Skipped,
+        text,
+    }
+}
+
+/// Read a JSON file; a syntax error names the file and line.
+fn read_json(path: &Utf8Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "reading", e))?;
+    serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
+        at: Location::at(path, e.line()),
+        message: format!("not valid JSON (column {}): {e}", e.column()),
+    })
+}
+
+/// Read and validate a `skill-eval/1` result for `item`: unreadable, not JSON, not
+/// valid against the schema or for another item → [`Error::InvalidInput`] (exit 2)
+/// naming the file.
+pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
+    let doc = read_json(path)?;
+    crate::schema::validate_skill_eval(&doc, path)?;
+    let result: SkillEval = serde_json::from_value(doc)
+        .map_err(|e| Error::invalid(path, format!("not a skill-eval/1 document: {e}")))?;
+    if result.item != item {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "this result is for item {:?}, not {item:?}: gate it with `bob-eval gate {} {path}`",
+                result.item, result.item
+            ),
+        ));
+    }
+    Ok(result)
+}
+
+/// `evals/<item>/baseline.json` under `source`.
+pub fn baseline_path(source: &Utf8Path, item: &str) -> Utf8PathBuf {
+    crate::suite::dir(source, item).join("baseline.json")
+}
+
+/// Read and validate `evals/<item>/baseline.json`. Missing means no best for any
+/// model ([`Baseline::empty`]); corrupt, invalid or for another item →
+/// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON).
+pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
+    let path = baseline_path(source, item);
+    if !path
+        .try_exists()
+        .map_err(|e| Error::io(&path, "reading", e))?
+    {
+        return Ok(Baseline::empty(item));
+    }
+    read_baseline_file(&path, item)
+}
+
+/// Read and validate an existing baseline file.
+pub(crate) fn read_baseline_file(path: &Utf8Path, item: &str) -> Result<Baseline> {
+    let doc = read_json(path)?;
+    crate::schema::validate_baseline(&doc, path)?;
+    let baseline: Baseline = serde_json::from_value(doc)
+        .map_err(|e| Error::invalid(path, format!("not a skill-eval-baseline/1 document: {e}")))?;
+    if baseline.item != item {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "this baseline is for item {:?}, not {item:?}: fix its \"item\" or move it to evals/{}/",
+                baseline.item, baseline.item
+            ),
+        ));
+    }
+    Ok(baseline)
+}
+
+/// `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--json]`: exit 0
+/// accepted, 1 rejected, 2 usage or invalid input (nothing written).
 pub fn command(ctx: &Context, args: &GateArgs) -> Result<u8> {
-    let _ = (ctx, args);
-    todo!("issue #4")
+    crate::item::validate_name(&args.item)?;
+    let rec = &args.record;
+    if rec.record {
+        crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;
+    } else if rec.pr.is_some() || !rec.pages.is_empty() {
+        return Err(Error::Usage(
+            "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
+        ));
+    }
+    let result = load_result(&args.result, &args.item)?;
+    let baseline = load_baseline(&ctx.source, &args.item)?;
+    let mut decision = decide(&result, &baseline);
+    let mut recorded = None;
+    if rec.record {
+        let pr = rec.pr.as_deref().unwrap_or_default();
+        let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
+        decision = done.decision.clone();
+        recorded = Some(done);
+    }
+    if args.json {
+        let text = serde_json::to_string_pretty(&decision).expect("a decision serializes");
+        println!("{text}");
+        if let Some(done) = &recorded {
+            eprintln!("{}", crate::report::gate::render_recorded(done));
+        }
+    } else {
+        print!("{}", crate::report::gate::render(&decision));
+        if let Some(done) = &recorded {
+            println!("{}", crate::report::gate::render_recorded(done));
+        }
+    }
+    Ok(if decision.accepted {
+        exit::OK
+    } else {
+        exit::FAILED
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{SKILL_EVAL, Verdict};
+
+    fn result(with: f64, without: f64, trigger: Option<f64>, partial: Option<&str>) -> SkillEval {
+        SkillEval {
+            schema: SKILL_EVAL.into(),
+            item: "commit".into(),
+            run: "eval-commit-20261202T094337Z".into(),
+            date: "2026-12-02".into(),
+            model: "claude-sonnet-5-5".into(),
+            with,
+            without,
+            delta: round4(with - without),
+            verdict: Verdict::of(round4(with - without)),
+            trigger_rate: trigger,
+            cost_usd: 0.41,
+            max_cost_usd: 2.0,
+            partial: partial.is_some(),
+            partial_reason: partial.map(str::to_string),
+            cases: vec![],
+        }
+    }
+
+    fn baseline(model: &str, score: f64, trigger: Option<f64>) -> Baseline {
+        let mut b = Baseline::empty("commit");
+        b.best.insert(
+            model.into(),
+            BestEntry {
+                score,
+                without: 0.5,
+                trigger_rate: trigger,
+                run: "eval-commit-20261009T084444Z".into(),
+                date: "2026-10-09".into(),
+            },
+        );
+        b
+    }
+
+    const M: &str = "claude-sonnet-5-5";
+    use Status::{Fail as F, Pass as P, Skipped as S};
+
+    /// (case, result, baseline, accepted, statuses of not-partial, beats-best, helps, trigger-rate)
+    #[allow(clippy::type_complexity)]
+    fn table() -> Vec<(&'static str, SkillEval, Baseline, bool, [Status; 4])> {
+        let empty = Baseline::empty("commit");
+        vec![
+            (
+                "first baseline beats its without",
+                result(0.83, 0.67, Some(1.0), None),
+                empty.clone(),
+                true,
+                [P, P, P, S],
+            ),
+            (
+                "first baseline equal to without",
+                result(0.67, 0.67, Some(1.0), None),
+                empty.clone(),
+                false,
+                [P, F, F, S],
+            ),
+            (
+                "first baseline below without",
+                result(0.5, 0.67, None, None),
+                empty.clone(),
+                false,
+                [P, F, F, S],
+            ),
+            (
+                "beats the best",
+                result(0.91, 0.67, Some(1.0), None),
+                baseline(M, 0.83, Some(1.0)),
+                true,
+                [P, P, P, P],
+            ),
+            (
+                "equal to the best",
+                result(0.83, 0.67, Some(1.0), None),
+                baseline(M, 0.83, Some(1.0)),
+                false,
+                [P, F, P, P],
+            ),
+            (
+                "equal as written (4 decimals)",
+                result_t(0.83334, 0.5, Some(1.0)),
+                baseline(M, 0.8333, Some(1.0)),
+                false,
+                [P, F, P, P],
+            ),
+            (
+                "regression below the best",
+                result(0.7, 0.5, Some(1.0), None),
+                baseline(M, 0.83, Some(1.0)),
+                false,
+                [P, F, P, P],
+            ),
+            (
+                "beats best but does not help",
+                result(0.9, 0.95, Some(1.0), None),
+                baseline(M, 0.83, Some(1.0)),
+                false,
+                [P, P, F, P],
+            ),
+            (
+                "trigger drop",
+                result(0.91, 0.67, Some(0.5), None),
+                baseline(M, 0.83, Some(1.0)),
+                false,
+                [P, P, P, F],
+            ),
+            (
+                "trigger equal",
+                result(0.91, 0.67, Some(0.5), None),
+                baseline(M, 0.83, Some(0.5)),
+                true,
+                [P, P, P, P],
+            ),
+            (
+                "result trigger null",
+                result(0.91, 0.67, None, None),
+                baseline(M, 0.83, Some(1.0)),
+                true,
+                [P, P, P, S],
+            ),
+            (
+                "best trigger null (legacy)",
+                result(0.91, 0.67, Some(0.0), None),
+                baseline(M, 0.83, None),
+                true,
+                [P, P, P, S],
+            ),
+            (
+                "both trigger null",
+                result(0.91, 0.67, None, None),
+                baseline(M, 0.83, None),
+                true,
+                [P, P, P, S],
+            ),
+            (
+                "partial is never accepted",
+                result(0.99, 0.1, Some(1.0), Some("cost_ceiling")),
+                empty.clone(),
+                false,
+                [F, P, P, S],
+            ),
+            (
+                "partial and worse",
+                result(0.5, 0.6, Some(0.0), Some("run_errors")),
+                baseline(M, 0.83, Some(1.0)),
+                false,
+                [F, F, F, F],
+            ),
+            (
+                "best for another model only",
+                result(0.6, 0.5, Some(0.0), None),
+                baseline("haiku", 0.9, Some(1.0)),
+                true,
+                [P, P, P, S],
+            ),
+            (
+                "another model only, no help",
+                result(0.5, 0.5, Some(1.0), None),
+                baseline("haiku", 0.1, Some(1.0)),
+                false,
+                [P, F, F, S],
+            ),
+        ]
+    }
+
+    fn result_t(with: f64, without: f64, trigger: Option<f64>) -> SkillEval {
+        result(with, without, trigger, None)
+    }
+
+    #[test]
+    fn every_branch_of_the_rule() {
+        for (case, r, b, accepted, statuses) in table() {
+            let d = decide(&r, &b);
+            let got: Vec<Status> = d.conditions.iter().map(|c| c.status).collect();
+            assert_eq!(got, statuses, "{case}: {:#?}", d.conditions);
+            assert_eq!(d.accepted, accepted, "{case}");
+            let names: Vec<&str> = d.conditions.iter().map(|c| c.name).collect();
+            assert_eq!(
+                names,
+                ["not-partial", "beats-best", "helps", "trigger-rate"],
+                "{case}"
+            );
+            assert_eq!(
+                d.reasons().len(),
+                statuses.iter().filter(|s| **s == F).count(),
+                "{case}"
+            );
+            assert_eq!(d.reasons().is_empty(), accepted, "{case}");
+        }
+    }
+
+    #[test]
+    fn texts_say_what_was_compared() {
+        let d = decide(
+            &result_t(0.83, 0.67, Some(1.0)),
+            &baseline(M, 0.83, Some(1.0)),
+        );
+        assert_eq!(
+            d.reasons(),
+            ["with 0.83 is not above the best 0.83 recorded for claude-sonnet-5-5"]
+        );
+
+        let d = decide(
+            &result(0.9, 0.1, Some(1.0), Some("cost_ceiling")),
+            &Baseline::empty("commit"),
+        );
+        assert_eq!(
+            d.reasons(),
+            ["the result is partial (cost_ceiling) and a partial result is never accepted"]
+        );
+        assert_eq!(
+            d.conditions[3].text,
+            "trigger check skipped: no best recorded for claude-sonnet-5-5 yet"
+        );
+
+        let d = decide(
+            &result_t(0.91, 0.67, Some(0.5)),
+            &baseline(M, 0.83, Some(1.0)),
+        );
+        assert_eq!(
+            d.reasons(),
+            ["trigger rate 0.50 is below the best's 1.00 recorded for claude-sonnet-5-5"]
+        );
+
+        let d = decide(&result_t(0.91, 0.67, Some(0.5)), &baseline(M, 0.83, None));
+        assert!(
+            d.conditions[3]
+                .text
+                .contains("best recorded for claude-sonnet-5-5 has no trigger rate")
+        );
+
+        let d = decide(&result_t(0.6, 0.6, None), &Baseline::empty("commit"));
+        assert_eq!(
+            d.reasons(),
+            [
+                "no best recorded for claude-sonnet-5-5 yet: with 0.60 is not above its own without 0.60, the floor for a first baseline",
+                "with 0.60 is not above without 0.60: the item does not help",
+            ]
+        );
+    }
+
+    #[test]
+    fn decision_carries_written_numbers_and_the_best() {
+        let d = decide(
+            &result_t(0.833349, 0.66666, Some(0.99999)),
+            &baseline(M, 0.8, Some(1.0)),
+        );
+        assert_eq!(
+            (d.with, d.without, d.trigger_rate),
+            (0.8333, 0.6667, Some(1.0))
+        );
+        assert_eq!(d.best.as_ref().map(|b| b.score), Some(0.8));
+        assert_eq!((d.item.as_str(), d.model.as_str()), ("commit", M));
+    }
+
+    #[test]
+    fn fmt_score_keeps_two_to_four_decimals() {
+        assert_eq!(fmt_score(0.83), "0.83");
+        assert_eq!(fmt_score(1.0), "1.00");
+        assert_eq!(fmt_score(0.0), "0.00");
+        assert_eq!(fmt_score(0.5), "0.50");
+        assert_eq!(fmt_score(2.0 / 3.0), "0.6667");
+        assert_eq!(fmt_score(0.125), "0.125");
+    }
 }

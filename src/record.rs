@@ -1,2 +1,451 @@
-//! Recording an outcome: `baseline.json` and a `wiki/skill-impact.md` row,
-//! atomically and under a lock. (Issue #4 fills this in.)
+//! Recording an outcome: `evals/<item>/baseline.json` and a `wiki/skill-impact.md`
+//! row, atomically and under a lock (contracts.md, "gate", `--record`).
+//!
+//! # Concurrency
+//! One exclusive lock, `wiki/.skill-impact.lock` (std [`File::lock`]), covers the
+//! whole record operation. It sits in the wiki because every item's recorder
+//! appends to the one `wiki/skill-impact.md`, so recorders of different items must
+//! be serialized too. Under the lock, `baseline.json` is read again and the rule
+//! ([`gate::decide`]) is run again on it: a decision made before another recorder
+//! raised the best can therefore never lower it, and the row records the outcome
+//! actually applied ([`Recorded::decision`], [`Recorded::revised`]).
+//!
+//! # Atomicity
+//! Each file is replaced whole: the new text goes to a temp file in the same
+//! folder (`.<name>.<pid>.tmp`), is fsynced, renamed over the file, and the folder
+//! is fsynced. A killed recorder thus leaves either the old or the new file, never
+//! a torn one; the wiki "append" is a rewrite of the whole file for that reason.
+//! Temp files a killed recorder left behind are removed by the next recorder,
+//! under the lock.
+//!
+//! # Order of the writes
+//! Both temp files are written and fsynced before anything is renamed, so the
+//! failures that can happen (a read-only folder, a full disk) happen while
+//! nothing has changed: the error names the file and both files stay as they
+//! were. Then the wiki is renamed first and `baseline.json` second. Should the
+//! second rename fail, the wiki's old text is put back. A recorder killed between
+//! the two renames leaves a row whose best is not raised yet: the log may show
+//! an outcome the baseline lacks, but a raised best never lacks its row.
+
+use crate::document::{BestEntry, SkillEval};
+use crate::error::{Error, Result};
+use crate::gate::{self, Decision};
+use crate::wiki::{self, Outcome, Row};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+
+/// What [`record`] did.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The decision applied: made again under the lock against the baseline as it was then.
+    pub decision: Decision,
+    /// True when that decision differs from the one passed in (another recorder
+    /// changed the best in between).
+    pub revised: bool,
+    /// True when `baseline.json` was rewritten (accepted).
+    pub raised: bool,
+    /// The row appended to `wiki/skill-impact.md` (no newline).
+    pub row: String,
+    /// The baseline file.
+    pub baseline_path: Utf8PathBuf,
+    /// The wiki file.
+    pub wiki_path: Utf8PathBuf,
+}
+
+/// The lock file that serializes recorders of a source tree.
+pub fn lock_path(source: &Utf8Path) -> Utf8PathBuf {
+    source.join("wiki").join(".skill-impact.lock")
+}
+
+/// Check what `--record` needs before anything runs or is spent: `--pr` (one line,
+/// no `|`) and at least one `--pages`, each a valid name with an existing
+/// `wiki/patterns/<page>.md`. Else [`Error::Usage`] (exit 2) naming what is missing.
+pub fn check_record_args(source: &Utf8Path, pr: Option<&str>, pages: &[String]) -> Result<()> {
+    let Some(pr) = pr else {
+        return Err(Error::Usage(
+            "--record needs --pr PR: the proposal's pull request, e.g. --pr '#4300'".into(),
+        ));
+    };
+    wiki::check_pr(pr).map_err(|e| Error::Usage(format!("--pr: {e}")))?;
+    if pages.is_empty() {
+        return Err(Error::Usage(
+            "--record needs at least one --pages PAGE: the wiki/patterns/<PAGE>.md pages the proposal was built on".into(),
+        ));
+    }
+    let mut missing = vec![];
+    for page in pages {
+        wiki::check_page_name(page).map_err(|e| Error::Usage(format!("--pages: {e}")))?;
+        let path = wiki::page_path(source, page);
+        if !path.is_file() {
+            missing.push(format!("  {page}: {path} does not exist"));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Error::Usage(format!(
+            "--pages cites pattern pages that do not exist:\n{}\nwrite them first, or cite existing ones",
+            missing.join("\n")
+        )));
+    }
+    Ok(())
+}
+
+/// Record the outcome of gating `result`: on accept raise the model's best in
+/// `baseline.json`; either way append one row to `wiki/skill-impact.md` (created
+/// with its header when absent). The rule is run again under the lock (see the
+/// module docs); nothing is written on any error.
+pub fn record(
+    source: &Utf8Path,
+    result: &SkillEval,
+    decision: &Decision,
+    pr: &str,
+    pages: &[String],
+) -> Result<Recorded> {
+    check_record_args(source, Some(pr), pages)?;
+    if decision.item != result.item || decision.run != result.run || decision.model != result.model
+    {
+        return Err(Error::Usage(format!(
+            "the decision is for run {} of {} on {}, not for the result given (run {} of {} on {}): gate the result first",
+            decision.run, decision.item, decision.model, result.run, result.item, result.model
+        )));
+    }
+    let suite = crate::suite::dir(source, &result.item);
+    if !suite.is_dir() {
+        return Err(Error::NoSuite {
+            item: result.item.clone(),
+            dir: suite,
+        });
+    }
+    let baseline_path = gate::baseline_path(source, &result.item);
+    let wiki_path = wiki::impact_path(source);
+
+    let _lock = lock(&lock_path(source))?;
+    remove_stale_temps(&baseline_path);
+    remove_stale_temps(&wiki_path);
+
+    let mut baseline = gate::load_baseline(source, &result.item)?;
+    let applied = gate::decide(result, &baseline);
+
+    let mut unique: Vec<String> = vec![];
+    for p in pages {
+        if !unique.contains(p) {
+            unique.push(p.clone());
+        }
+    }
+    let row = wiki::format_row(&Row {
+        date: result.date.clone(),
+        item: result.item.clone(),
+        pr: pr.to_string(),
+        pages: unique,
+        before: applied.best.as_ref().map(|b| b.score),
+        after: applied.with,
+        outcome: if applied.accepted {
+            Outcome::Accepted
+        } else {
+            Outcome::Rejected
+        },
+    });
+
+    let old_wiki = match fs::read_to_string(&wiki_path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&wiki_path, "reading", e)),
+    };
+    let mut new_wiki = old_wiki.clone().unwrap_or_else(|| wiki::HEADER.to_string());
+    if !new_wiki.is_empty() && !new_wiki.ends_with('\n') {
+        new_wiki.push('\n');
+    }
+    new_wiki.push_str(&row);
+    new_wiki.push('\n');
+
+    let new_baseline = if applied.accepted {
+        baseline.best.insert(
+            result.model.clone(),
+            BestEntry {
+                score: applied.with,
+                without: applied.without,
+                trigger_rate: applied.trigger_rate,
+                run: result.run.clone(),
+                date: result.date.clone(),
+            },
+        );
+        let doc = serde_json::to_value(&baseline).expect("a baseline serializes");
+        crate::schema::validate_baseline(&doc, &baseline_path)?;
+        Some(serde_json::to_string_pretty(&doc).expect("a baseline serializes") + "\n")
+    } else {
+        None
+    };
+
+    // Write everything that can fail for lack of space or permission first.
+    let wiki_temp = Temp::write(&wiki_path, new_wiki.as_bytes())?;
+    let baseline_temp = new_baseline
+        .map(|text| Temp::write(&baseline_path, text.as_bytes()))
+        .transpose()?;
+
+    wiki_temp.commit()?;
+    if let Some(temp) = baseline_temp
+        && let Err(err) = temp.commit()
+    {
+        restore(&wiki_path, old_wiki.as_deref());
+        return Err(err);
+    }
+
+    Ok(Recorded {
+        revised: applied != *decision,
+        raised: applied.accepted,
+        decision: applied,
+        row,
+        baseline_path,
+        wiki_path,
+    })
+}
+
+/// Put the wiki back as it was after a failed baseline rename (best effort: the
+/// error being reported is the baseline's).
+fn restore(wiki_path: &Utf8Path, old: Option<&str>) {
+    match old {
+        Some(text) => {
+            if let Ok(temp) = Temp::write(wiki_path, text.as_bytes()) {
+                let _ = temp.commit();
+            }
+        }
+        None => {
+            let _ = fs::remove_file(wiki_path);
+        }
+    }
+}
+
+/// Take the exclusive record lock, creating the lock file when needed. The lock
+/// is released when the returned file is dropped (or the process dies).
+fn lock(path: &Utf8Path) -> Result<File> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) => File::open(path).map_err(|_| {
+            Error::io(
+                path,
+                "creating the lock that serializes recorders (is the wiki folder writable?)",
+                e,
+            )
+        })?,
+    };
+    file.lock().map_err(|e| Error::io(path, "locking", e))?;
+    Ok(file)
+}
+
+/// The prefix of temp files for `target`: `.<name>.`.
+fn temp_prefix(target: &Utf8Path) -> String {
+    format!(".{}.", target.file_name().unwrap_or("file"))
+}
+
+/// Remove temp files for `target` left by killed recorders. Only called under the
+/// lock, when no other recorder can be writing one.
+fn remove_stale_temps(target: &Utf8Path) {
+    let (Some(dir), prefix) = (target.parent(), temp_prefix(target)) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(&prefix) && name.ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A fully written, fsynced temp file beside its target; removed on drop unless committed.
+struct Temp {
+    path: Utf8PathBuf,
+    target: Utf8PathBuf,
+    committed: bool,
+}
+
+impl Temp {
+    /// Write `contents` to a new temp file beside `target` and fsync it. Errors name `target`.
+    fn write(target: &Utf8Path, contents: &[u8]) -> Result<Temp> {
+        let dir = target.parent().unwrap_or(Utf8Path::new("."));
+        let path = dir.join(format!("{}{}.tmp", temp_prefix(target), std::process::id()));
+        let mut temp = Temp {
+            path,
+            target: target.to_owned(),
+            committed: true,
+        };
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp.path)
+            .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
+        temp.committed = false;
+        file.write_all(contents)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
+        Ok(temp)
+    }
+
+    /// Rename the temp file over the target and fsync the folder.
+    fn commit(mut self) -> Result<()> {
+        fs::rename(&self.path, &self.target)
+            .map_err(|e| Error::io(&self.target, "replacing", e))?;
+        self.committed = true;
+        if let Some(dir) = self.target.parent() {
+            File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| Error::io(dir, "syncing the folder", e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Baseline, SKILL_EVAL, Verdict, round4};
+
+    fn source() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        fs::create_dir_all(source.join("evals/commit")).unwrap();
+        fs::create_dir_all(source.join("wiki/patterns")).unwrap();
+        fs::write(source.join("wiki/patterns/commit-skipped-hook.md"), "# x\n").unwrap();
+        (dir, source)
+    }
+
+    fn result(with: f64, run: &str) -> SkillEval {
+        SkillEval {
+            schema: SKILL_EVAL.into(),
+            item: "commit".into(),
+            run: run.into(),
+            date: "2026-12-02".into(),
+            model: "m".into(),
+            with,
+            without: 0.5,
+            delta: round4(with - 0.5),
+            verdict: Verdict::of(round4(with - 0.5)),
+            trigger_rate: Some(1.0),
+            cost_usd: 0.1,
+            max_cost_usd: 2.0,
+            partial: false,
+            partial_reason: None,
+            cases: vec![],
+        }
+    }
+
+    fn pages() -> Vec<String> {
+        vec!["commit-skipped-hook".into()]
+    }
+
+    #[test]
+    fn record_args_are_checked() {
+        let (_d, s) = source();
+        let msg = |r: Result<()>| r.unwrap_err().to_string();
+        assert!(msg(check_record_args(&s, None, &pages())).contains("--pr"));
+        assert!(msg(check_record_args(&s, Some("#1"), &[])).contains("--pages"));
+        assert!(msg(check_record_args(&s, Some("a|b"), &pages())).contains("'|'"));
+        assert!(
+            msg(check_record_args(&s, Some("#1"), &["Bad/..".into()]))
+                .contains("invalid page name")
+        );
+        let m = msg(check_record_args(
+            &s,
+            Some("#1"),
+            &["nope".into(), "commit-skipped-hook".into()],
+        ));
+        assert!(m.contains("wiki/patterns/nope.md does not exist"), "{m}");
+        check_record_args(&s, Some("#1"), &pages()).unwrap();
+    }
+
+    #[test]
+    fn accept_raises_reject_leaves_and_stale_decision_is_redone() {
+        let (_d, s) = source();
+        let first = result(0.8, "eval-commit-20261202T000001Z");
+        let stale = gate::decide(&first, &Baseline::empty("commit"));
+        let done = record(&s, &first, &stale, "#1", &pages()).unwrap();
+        assert!(done.raised && !done.revised);
+        let b = gate::load_baseline(&s, "commit").unwrap();
+        assert_eq!(b.best["m"].score, 0.8);
+
+        // Decided against the empty baseline (accept), but the best is now 0.8.
+        let lower = result(0.7, "eval-commit-20261202T000002Z");
+        let stale = gate::decide(&lower, &Baseline::empty("commit"));
+        assert!(stale.accepted);
+        let done = record(&s, &lower, &stale, "#2", &pages()).unwrap();
+        assert!(!done.raised && done.revised && !done.decision.accepted);
+        assert_eq!(
+            gate::load_baseline(&s, "commit").unwrap().best["m"].score,
+            0.8
+        );
+
+        let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
+        assert!(text.starts_with(wiki::HEADER));
+        let rows: Vec<_> = wiki::row_lines(&text)
+            .map(|(_, l)| wiki::parse_row(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].before, rows[0].after, rows[0].outcome),
+            (None, 0.8, Outcome::Accepted)
+        );
+        assert_eq!(
+            (rows[1].before, rows[1].after, rows[1].outcome),
+            (Some(0.8), 0.7, Outcome::Rejected)
+        );
+        assert!(wiki::check_wiki(&s).unwrap().is_empty());
+        let leftovers: Vec<_> = fs::read_dir(s.join("wiki"))
+            .unwrap()
+            .chain(fs::read_dir(s.join("evals/commit")).unwrap())
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_wiki_that_cannot_be_written_leaves_the_baseline_untouched() {
+        let (_d, s) = source();
+        fs::create_dir_all(s.join("wiki/skill-impact.md")).unwrap();
+        let r = result(0.9, "eval-commit-20261202T000001Z");
+        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
+        assert!(err.contains("wiki/skill-impact.md"), "{err}");
+        assert!(!s.join("evals/commit/baseline.json").exists());
+    }
+
+    #[test]
+    fn stale_temps_are_removed_under_the_lock() {
+        let (_d, s) = source();
+        fs::write(s.join("evals/commit/.baseline.json.99999.tmp"), "{").unwrap();
+        fs::write(s.join("wiki/.skill-impact.md.99999.tmp"), "| x").unwrap();
+        let r = result(0.9, "eval-commit-20261202T000001Z");
+        let d = gate::decide(&r, &Baseline::empty("commit"));
+        record(&s, &r, &d, "#1", &pages()).unwrap();
+        assert!(!s.join("evals/commit/.baseline.json.99999.tmp").exists());
+        assert!(!s.join("wiki/.skill-impact.md.99999.tmp").exists());
+    }
+
+    #[test]
+    fn a_decision_for_another_result_is_refused() {
+        let (_d, s) = source();
+        let r = result(0.9, "eval-commit-20261202T000001Z");
+        let other = result(0.9, "eval-commit-20261202T000009Z");
+        let d = gate::decide(&other, &Baseline::empty("commit"));
+        assert!(record(&s, &r, &d, "#1", &pages()).is_err());
+        assert!(!s.join("wiki/skill-impact.md").exists());
+    }
+}

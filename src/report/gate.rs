@@ -1,0 +1,136 @@
+//! Human output of `bob-eval gate`: a short verdict block on stdout.
+
+use crate::gate::{Decision, Status, fmt_score};
+use crate::record::Recorded;
+use std::fmt::Write;
+
+/// The verdict block: the outcome, with, without, best, trigger rate, then each
+/// condition marked ✓ (held), ✗ (failed) or – (skipped) with its sentence.
+pub fn render(d: &Decision) -> String {
+    let mut out = String::new();
+    let verdict = if d.accepted { "ACCEPTED" } else { "REJECTED" };
+    let _ = writeln!(out, "{verdict}: {} on {} ({})", d.item, d.model, d.run);
+    let _ = writeln!(out, "  with          {}", fmt_score(d.with));
+    let _ = writeln!(out, "  without       {}", fmt_score(d.without));
+    match &d.best {
+        Some(b) => {
+            let _ = writeln!(
+                out,
+                "  best          {} ({}, {})",
+                fmt_score(b.score),
+                b.run,
+                b.date
+            );
+        }
+        None => {
+            let _ = writeln!(out, "  best          none recorded for {}", d.model);
+        }
+    }
+    let rate = |r: Option<f64>| r.map_or_else(|| "none".to_string(), fmt_score);
+    let best_rate = d.best.as_ref().map_or_else(
+        || "no best".to_string(),
+        |b| format!("best {}", rate(b.trigger_rate)),
+    );
+    let _ = writeln!(
+        out,
+        "  trigger rate  {} ({best_rate})",
+        rate(d.trigger_rate)
+    );
+    for c in &d.conditions {
+        let mark = match c.status {
+            Status::Pass => '✓',
+            Status::Fail => '✗',
+            Status::Skipped => '–',
+        };
+        let _ = writeln!(out, "  {mark} {}", c.text);
+    }
+    out
+}
+
+/// One line saying what `--record` wrote.
+pub fn render_recorded(r: &Recorded) -> String {
+    let d = &r.decision;
+    let item = &d.item;
+    let mut out = String::new();
+    if r.revised {
+        let _ = writeln!(
+            out,
+            "note: the best for {} changed while this result was gated; it was decided again against the new best (above)",
+            d.model
+        );
+    }
+    if r.raised {
+        let _ = write!(
+            out,
+            "recorded: raised the best for {} to {} in evals/{item}/baseline.json and appended a row to wiki/skill-impact.md",
+            d.model,
+            fmt_score(d.with)
+        );
+    } else {
+        let _ = write!(
+            out,
+            "recorded: appended a rejected row to wiki/skill-impact.md; evals/{item}/baseline.json left as it was"
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Baseline, BestEntry, SKILL_EVAL, SkillEval, Verdict};
+    use crate::gate::decide;
+
+    fn result(with: f64, trigger: Option<f64>, partial: Option<&str>) -> SkillEval {
+        SkillEval {
+            schema: SKILL_EVAL.into(),
+            item: "commit".into(),
+            run: "eval-commit-20261202T094337Z".into(),
+            date: "2026-12-02".into(),
+            model: "claude-sonnet-5-5".into(),
+            with,
+            without: 0.6667,
+            delta: with - 0.6667,
+            verdict: Verdict::of(with - 0.6667),
+            trigger_rate: trigger,
+            cost_usd: 0.41,
+            max_cost_usd: 2.0,
+            partial: partial.is_some(),
+            partial_reason: partial.map(str::to_string),
+            cases: vec![],
+        }
+    }
+
+    fn best() -> Baseline {
+        let mut b = Baseline::empty("commit");
+        b.best.insert(
+            "claude-sonnet-5-5".into(),
+            BestEntry {
+                score: 0.83,
+                without: 0.67,
+                trigger_rate: Some(1.0),
+                run: "eval-commit-20261009T084444Z".into(),
+                date: "2026-10-09".into(),
+            },
+        );
+        b
+    }
+
+    #[test]
+    fn accepted_block() {
+        insta::assert_snapshot!(render(&decide(&result(0.9167, Some(1.0), None), &best())));
+    }
+
+    #[test]
+    fn rejected_block_names_every_failure() {
+        insta::assert_snapshot!(render(&decide(&result(0.83, Some(0.5), None), &best())));
+    }
+
+    #[test]
+    fn first_baseline_and_partial() {
+        insta::assert_snapshot!(render(&decide(
+            &result(0.9, None, Some("cost_ceiling")),
+            &Baseline::empty("commit")
+        )));
+    }
+}
