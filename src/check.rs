@@ -1,11 +1,1615 @@
-//! Static checks of suites before any money is spent. (Issue #2 fills this in.)
+//! Static checks of suites before any money is spent (`bob-eval check`).
+//!
+//! Everything the platform would refuse when loading a case, the traps it does
+//! not report at all (platform.md, "Traps"), and the trigger pair every suite
+//! must carry (skill-evals.md, "Trigger cases"). Each finding is a
+//! [`Diagnostic`] with a file, a line where known, a one-line message and a
+//! one-line fix.
 
 use crate::Context;
 use crate::cli::CheckArgs;
-use crate::error::Result;
+use crate::error::{Error, Result, exit};
+use crate::suite::{
+    self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, COMMON_GRADER_KEYS, CONTEXT_KEYS, Case,
+    EXECUTION_KEYS, Entry, Grader, GraderKind, Section, Suite, TOP_KEYS,
+};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+use serde_norway::Value;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
 
-/// `bob-eval check`.
+/// How bad a finding is: errors fail `check` (exit 1), warnings do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The platform would refuse or mis-score the suite.
+    Error,
+    /// Works, but needs attention (an operator grant, a missing item, …).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and tests.
+    pub code: &'static str,
+    /// The file (relative to the source in a [`CheckReport`]).
+    pub file: Utf8PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, one line.
+    pub message: String,
+    /// What to do, one line.
+    pub fix: String,
+}
+
+/// One checked suite.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteSummary {
+    /// The item.
+    pub item: String,
+    /// `evals/<item>` relative to the source.
+    pub dir: Utf8PathBuf,
+    /// Case names, in folder order.
+    pub cases: Vec<String>,
+}
+
+/// The outcome of `bob-eval check` (its `--json` output).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    /// `bob-eval-check/1`.
+    pub schema: &'static str,
+    /// The suites checked.
+    pub suites: Vec<SuiteSummary>,
+    /// Error-severity findings.
+    pub errors: usize,
+    /// Warning-severity findings.
+    pub warnings: usize,
+    /// Every finding, sorted by file and line.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    /// True when any finding is an error (`check` exits 1).
+    pub fn has_errors(&self) -> bool {
+        self.errors > 0
+    }
+
+    /// Cases checked across all suites.
+    pub fn case_count(&self) -> usize {
+        self.suites.iter().map(|s| s.cases.len()).sum()
+    }
+}
+
+/// Tools an eval run may use only with an operator grant (`--allow-tools`).
+pub const GATED_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "WebFetch", "WebSearch"];
+
+/// The init template's prompt line (the platform refuses a prompt holding it).
+pub const INIT_PROMPT: &str = "TODO: describe what the agent should do";
+/// The init template's grader line (the platform refuses criteria holding it).
+pub const INIT_CRITERIA: &str = "TODO: describe what a successful response looks like";
+
+static ENV_KEY: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"^EVAL_[A-Z0-9_]*$").expect("fixed regex"));
+static TODO_LINE: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"(?m)^\s*TODO: describe\b").expect("fixed regex"));
+
+/// `bob-eval check [ITEM…] [--json]`: exit 1 when any error was found.
 pub fn command(ctx: &Context, args: &CheckArgs) -> Result<u8> {
-    let _ = (ctx, args);
-    todo!("issue #2")
+    let report = check_suites(&ctx.source, &args.items)?;
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| Error::Usage(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print!("{}", crate::report::check::render(&report));
+    }
+    Ok(if report.has_errors() {
+        exit::FAILED
+    } else {
+        exit::OK
+    })
+}
+
+/// Check the suites of `items` under `source` (every suite when `items` is empty).
+pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> {
+    let all = suite::list(source)?;
+    let items: Vec<String> = if items.is_empty() {
+        all.clone()
+    } else {
+        for item in items {
+            crate::item::validate_name(item)?;
+            let dir = suite::dir(source, item);
+            if !dir.is_dir() {
+                return Err(Error::NoSuite {
+                    item: item.clone(),
+                    dir,
+                });
+            }
+        }
+        let unique: BTreeSet<&String> = items.iter().collect();
+        unique.into_iter().cloned().collect()
+    };
+    let mut known: BTreeSet<String> = all.into_iter().collect();
+    known.extend(items.iter().cloned());
+    let others: Vec<String> = known.into_iter().collect();
+
+    let mut suites = Vec::new();
+    let mut diagnostics = Vec::new();
+    for item in &items {
+        if crate::item::validate_name(item).is_err() {
+            // A folder under evals/ that cannot be an item name.
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                code: "invalid-suite-name",
+                file: suite::dir(source, item),
+                line: None,
+                message: format!("`{item}` is not a valid item name, so the suite can never run"),
+                fix: "rename the folder to the item's name (lower-case letters, digits and '-')"
+                    .into(),
+            });
+            continue;
+        }
+        let suite = suite::load_dir(&suite::dir(source, item), item);
+        check_suite(source, &suite, &others, &mut diagnostics);
+        suites.push(SuiteSummary {
+            item: item.clone(),
+            dir: relative(source, &suite.dir),
+            cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
+        });
+    }
+    for d in &mut diagnostics {
+        d.file = relative(source, &d.file);
+    }
+    diagnostics.sort_by(|a, b| (&a.file, a.line, a.severity).cmp(&(&b.file, b.line, b.severity)));
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = diagnostics.len() - errors;
+    Ok(CheckReport {
+        schema: "bob-eval-check/1",
+        suites,
+        errors,
+        warnings,
+        diagnostics,
+    })
+}
+
+fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
+    path.strip_prefix(source)
+        .map(Utf8Path::to_owned)
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// Collects findings.
+struct Out<'a>(&'a mut Vec<Diagnostic>);
+
+impl Out<'_> {
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: String,
+    ) {
+        self.0.push(Diagnostic {
+            severity,
+            code,
+            file: file.to_owned(),
+            line,
+            message,
+            fix,
+        });
+    }
+    fn error(
+        &mut self,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: impl Into<String>,
+    ) {
+        self.push(Severity::Error, code, file, line, message, fix.into());
+    }
+    fn warn(
+        &mut self,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: impl Into<String>,
+    ) {
+        self.push(Severity::Warning, code, file, line, message, fix.into());
+    }
+}
+
+/// Check one loaded suite; `names` are every suite name in the source (for the trigger pin).
+pub fn check_suite(
+    source: &Utf8Path,
+    suite: &Suite,
+    names: &[String],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    diagnostics.extend(suite.problems.iter().cloned());
+    let mut out = Out(diagnostics);
+    let item = suite.item.as_str();
+    if suite.cases.is_empty() {
+        out.error(
+            "no-cases",
+            &suite.dir,
+            None,
+            "the suite has no case (no folder holding prompt.md or case.yaml)".into(),
+            format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
+        );
+    }
+    check_baseline(suite, &mut out);
+    match crate::item::find(source, item) {
+        Ok(_) => {}
+        Err(Error::ItemAmbiguous { found, .. }) => out.warn(
+            "item-ambiguous",
+            &suite.dir,
+            None,
+            format!("more than one item is named `{item}` ({} places)", found.len()),
+            "rename or remove all but one of skills/, commands/, agents/ (and registry/) entries",
+        ),
+        Err(_) => out.warn(
+            "no-item",
+            &suite.dir,
+            None,
+            format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
+            format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
+        ),
+    }
+    let mut seen: HashMap<&str, &Case> = HashMap::new();
+    for case in &suite.cases {
+        check_case(case, &mut out);
+        if let Some(first) = seen.insert(case.name.as_str(), case) {
+            out.warn(
+                "duplicate-case",
+                &case.main_file(),
+                None,
+                format!("two cases are named `{}` (also {})", case.name, first.dir),
+                "give each case its own name (`name:` or the folder name)",
+            );
+        }
+    }
+    check_trigger_pair(suite, names, &mut out);
+}
+
+fn check_baseline(suite: &Suite, out: &mut Out) {
+    let path = suite.dir.join("baseline.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    let fix = format!(
+        "write {{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{}\", \"best\": {{}}}} (or let `gate --record` write it)",
+        suite.item
+    );
+    let doc: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            out.error(
+                "baseline-invalid",
+                &path,
+                Some(e.line()),
+                format!("not valid JSON: {e}"),
+                fix,
+            );
+            return;
+        }
+    };
+    if let Err(e) = crate::schema::validate_baseline(&doc, &path) {
+        let message = match e {
+            Error::InvalidInput { message, .. } => message.replace("\n  ", "; "),
+            other => other.to_string(),
+        };
+        out.error("baseline-invalid", &path, None, message, fix);
+        return;
+    }
+    if let Some(found) = doc.get("item").and_then(|v| v.as_str())
+        && found != suite.item
+    {
+        out.error(
+            "baseline-invalid",
+            &path,
+            None,
+            format!("baseline.json is for `{found}`, not `{}`", suite.item),
+            format!("set \"item\": \"{}\"", suite.item),
+        );
+    }
+}
+
+/// The closest known key to `key`, when it is close enough to be a typo.
+pub fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let key_lower = key.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (levenshtein(&key_lower, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn fix_for_unknown(key: &str, known: &[&str], fallback: &str) -> String {
+    match closest(key, known) {
+        Some(k) => format!("did you mean `{k}`?"),
+        None => format!("remove it; {fallback}"),
+    }
+}
+
+fn check_unknown_keys(case: &Case, out: &mut Out) {
+    let prompt_keys: Vec<&str> = TOP_KEYS
+        .iter()
+        .chain(EXECUTION_KEYS.iter())
+        .copied()
+        .collect();
+    for u in &case.unknown_keys {
+        let key = u.key.as_str();
+        match u.section {
+            Section::PromptFrontmatter => {
+                let fix = if CONTEXT_KEYS.contains(&key) {
+                    format!("`{key}` belongs in case.yaml under `context:`")
+                } else if key == "prompt" {
+                    "the prompt is the body of prompt.md, below the frontmatter".into()
+                } else if key == "graders" {
+                    "put each grader in graders/<name>.md".into()
+                } else {
+                    fix_for_unknown(
+                        key,
+                        &prompt_keys,
+                        &format!("known keys: {}", prompt_keys.join(", ")),
+                    )
+                };
+                out.error(
+                    "unknown-key",
+                    &u.file,
+                    u.line,
+                    format!("unknown key `{key}` in prompt.md frontmatter (the platform refuses the case)"),
+                    fix,
+                );
+            }
+            Section::CaseTop | Section::CaseExecution | Section::CaseContext => {
+                let (where_, own): (&str, &[&str]) = match u.section {
+                    Section::CaseTop => ("at the top of case.yaml", &CASE_YAML_KEYS),
+                    Section::CaseExecution => ("under `execution:`", &CASE_EXECUTION_KEYS),
+                    _ => ("under `context:`", &CONTEXT_KEYS),
+                };
+                let fix =
+                    if u.section != Section::CaseExecution && CASE_EXECUTION_KEYS.contains(&key) {
+                        format!("move `{key}` under `execution:`")
+                    } else if u.section != Section::CaseContext && CONTEXT_KEYS.contains(&key) {
+                        format!("move `{key}` under `context:`")
+                    } else if u.section != Section::CaseTop && CASE_YAML_KEYS.contains(&key) {
+                        format!("move `{key}` to the top level of case.yaml")
+                    } else {
+                        fix_for_unknown(key, own, &format!("known keys there: {}", own.join(", ")))
+                    };
+                out.error(
+                    "unknown-key",
+                    &u.file,
+                    u.line,
+                    format!("unknown key `{key}` {where_} (the platform silently drops it)"),
+                    fix,
+                );
+            }
+        }
+    }
+}
+
+fn line_of(entry: &Entry) -> Option<usize> {
+    entry.line
+}
+
+fn kind_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "empty",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn expect_string(key: &str, entry: &Entry, out: &mut Out) -> bool {
+    if entry.value.is_string() {
+        return true;
+    }
+    out.error(
+        "wrong-type",
+        &entry.file,
+        entry.line,
+        format!("`{key}` must be a string, not {}", kind_name(&entry.value)),
+        format!("quote the value: {key}: \"…\""),
+    );
+    false
+}
+
+fn expect_string_list(key: &str, entry: &Entry, out: &mut Out) {
+    let ok = match &entry.value {
+        Value::Sequence(items) => items.iter().all(Value::is_string),
+        _ => false,
+    };
+    if !ok {
+        out.error(
+            "wrong-type",
+            &entry.file,
+            entry.line,
+            format!(
+                "`{key}` must be a list of strings, not {}",
+                kind_name(&entry.value)
+            ),
+            format!("write a list: {key}: [a, b]"),
+        );
+    }
+}
+
+fn expect_int_range(key: &str, entry: &Entry, min: u64, max: u64, out: &mut Out) {
+    let n = suite::as_count(&entry.value);
+    match n {
+        None => out.error(
+            "wrong-type",
+            &entry.file,
+            entry.line,
+            format!(
+                "`{key}` must be a whole number, not {}",
+                kind_name(&entry.value)
+            ),
+            format!("write a number from {min} to {max}, unquoted"),
+        ),
+        Some(n) if n < min || n > max => out.error(
+            "out-of-range",
+            &entry.file,
+            entry.line,
+            format!("`{key}: {n}` is out of range ({min}–{max})"),
+            format!("set {key} between {min} and {max}"),
+        ),
+        Some(_) => {}
+    }
+}
+
+fn check_case(case: &Case, out: &mut Out) {
+    check_unknown_keys(case, out);
+    let main = case.main_file();
+
+    // schema_version and name
+    match case.top.get("schema_version") {
+        Some(e) => check_schema_version(e, out),
+        None if case.case_file.is_some() => out.error(
+            "missing-key",
+            case.case_file.as_deref().unwrap_or(&main),
+            Some(1),
+            "case.yaml has no `schema_version`".into(),
+            "add schema_version: \"1.1\" (quoted)",
+        ),
+        None => {}
+    }
+    if let Some(path) = &case.case_file
+        && !case.broken
+    {
+        match case.top.get("name") {
+            Some(e) if e.as_str().is_some_and(|s| !s.is_empty()) => {}
+            Some(e) => out.error(
+                "wrong-type",
+                &e.file,
+                e.line,
+                "`name` must be a non-empty string".into(),
+                "set name: <case name>",
+            ),
+            None => out.error(
+                "missing-key",
+                path,
+                Some(1),
+                "case.yaml has no `name`".into(),
+                format!("add name: {}", case.dir.file_name().unwrap_or("case")),
+            ),
+        }
+    }
+
+    for key in ["description", "expected_outcome"] {
+        if let Some(e) = case.top.get(key) {
+            expect_string(key, e, out);
+        }
+    }
+    for key in ["tags", "plugins"] {
+        if let Some(e) = case.top.get(key) {
+            expect_string_list(key, e, out);
+        }
+    }
+    if let Some(e) = case.top.get("runs") {
+        expect_int_range("runs", e, 1, 50, out);
+    }
+
+    // execution
+    for key in ["prompt", "model", "append_system_prompt"] {
+        if let Some(e) = case.execution.get(key) {
+            expect_string(key, e, out);
+        }
+    }
+    for key in ["allowed_tools", "disallowed_tools"] {
+        if let Some(e) = case.execution.get(key) {
+            expect_string_list(key, e, out);
+        }
+    }
+    if let Some(e) = case.execution.get("max_turns") {
+        expect_int_range("max_turns", e, 1, 200, out);
+    }
+    if let Some(e) = case.execution.get("timeout_seconds") {
+        expect_int_range("timeout_seconds", e, 1, 3600, out);
+    }
+    if let Some(e) = case.execution.get("artifact_publish")
+        && !matches!(e.value, Value::Bool(_))
+    {
+        out.error(
+            "wrong-type",
+            &e.file,
+            e.line,
+            format!(
+                "`artifact_publish` must be true or false, not {}",
+                kind_name(&e.value)
+            ),
+            "write artifact_publish: true or false, or remove it",
+        );
+    }
+    if let Some(e) = case.execution.get("growthbook_overrides")
+        && !matches!(e.value, Value::Mapping(_))
+    {
+        out.error(
+            "wrong-type",
+            &e.file,
+            e.line,
+            format!(
+                "`growthbook_overrides` must be a mapping, not {}",
+                kind_name(&e.value)
+            ),
+            "write it as indented `flag: value` lines, or remove it",
+        );
+    }
+    if let Some(e) = case.execution.get("env") {
+        check_env(e, out);
+    }
+
+    // context
+    for key in ["scaffold_script", "history_file"] {
+        if let Some(e) = case.context.get(key)
+            && expect_string(key, e, out)
+        {
+            check_path(
+                case,
+                key,
+                e.as_str().unwrap_or(""),
+                e.file.as_path(),
+                e.line,
+                out,
+            );
+        }
+    }
+    if let Some(e) = case.context.get("add_dirs") {
+        expect_string_list("add_dirs", e, out);
+        if let Value::Sequence(items) = &e.value {
+            for item in items.iter().filter_map(Value::as_str) {
+                check_path(case, "add_dirs", item, &e.file, e.line, out);
+            }
+        }
+    }
+
+    // the prompt
+    let prompt = case.prompt_text();
+    if prompt.trim().is_empty() {
+        if !case.broken {
+            let message = if case.context.contains_key("history_file") {
+                "the case has no prompt: context.history_file needs a next turn to resume with"
+            } else {
+                "the case has no prompt"
+            };
+            out.error(
+                "empty-prompt",
+                &main,
+                None,
+                message.into(),
+                "write the user prompt to test as the body of prompt.md, below the frontmatter",
+            );
+        }
+    } else if let Some(e) = case.prompt()
+        && TODO_LINE.is_match(prompt)
+    {
+        out.error(
+            "init-placeholder",
+            &e.file,
+            e.line,
+            format!("the prompt still holds the `init` placeholder \"{INIT_PROMPT}\""),
+            "replace the TODO line with the user prompt to test",
+        );
+    }
+
+    // graders
+    for path in &case.ignored_graders {
+        out.error(
+            "grader-no-frontmatter",
+            path,
+            Some(1),
+            "this grader has no frontmatter, so the platform silently ignores it".into(),
+            "start the file with `---`, `type: llm` (or another type), `---`, then the criteria",
+        );
+    }
+    if case.graders.is_empty() && case.ignored_graders.is_empty() && !case.broken {
+        out.error(
+            "no-graders",
+            &main,
+            None,
+            format!("case `{}` has no grader", case.name),
+            "add graders/<name>.md with `type:` frontmatter (e.g. `type: llm` and the criteria as its body)",
+        );
+    }
+    let mut names: HashSet<&str> = HashSet::new();
+    for grader in &case.graders {
+        check_grader(case, grader, out);
+        if !names.insert(grader.name.as_str()) {
+            out.error(
+                "duplicate-grader",
+                &grader.file,
+                grader.line,
+                format!(
+                    "two graders are named `{}` (the platform refuses the case)",
+                    grader.name
+                ),
+                "give each grader its own name",
+            );
+        }
+    }
+
+    // gated tools
+    if let Some(e) = case.execution.get("allowed_tools") {
+        for tool in case.allowed_tools() {
+            let base = tool.split('(').next().unwrap_or("").trim();
+            if GATED_TOOLS.contains(&base) {
+                out.warn(
+                    "gated-tool",
+                    &e.file,
+                    e.line,
+                    format!("`{tool}` in allowed_tools is a gated tool: an eval run cannot use it without an operator grant"),
+                    format!("paste the context into the prompt instead, or run with `--allow-tools {base}`"),
+                );
+            }
+        }
+    }
+}
+
+fn check_schema_version(e: &Entry, out: &mut Out) {
+    let Some(text) = e.as_str() else {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!(
+                "`schema_version` must be a string, not {} (unquoted 1.1 is a YAML number)",
+                kind_name(&e.value)
+            ),
+            "quote it: schema_version: \"1.1\"",
+        );
+        return;
+    };
+    // JavaScript's parseInt of the part before the first '.'.
+    let major_text = text.split('.').next().unwrap_or("").trim_start();
+    let (sign, digits) = match major_text.strip_prefix(['-', '+']) {
+        Some(rest) => (major_text.starts_with('-'), rest),
+        None => (false, major_text),
+    };
+    let digits: String = digits.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!("schema_version \"{text}\" is not a version string"),
+            "write schema_version: \"1.1\"",
+        );
+        return;
+    }
+    let too_new = !sign
+        && (digits.trim_start_matches('0').len() > 1 || digits.parse::<u64>().is_ok_and(|n| n > 1));
+    if too_new {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!(
+                "schema_version \"{text}\" needs a newer Claude Code (2.1.328 reads up to 1.x)"
+            ),
+            "write schema_version: \"1.1\"",
+        );
+    }
+}
+
+fn check_env(e: &Entry, out: &mut Out) {
+    let Value::Mapping(map) = &e.value else {
+        out.error(
+            "wrong-type",
+            &e.file,
+            e.line,
+            format!(
+                "`env` must be a mapping of EVAL_* names to strings, not {}",
+                kind_name(&e.value)
+            ),
+            "write it as indented `EVAL_NAME: \"value\"` lines",
+        );
+        return;
+    };
+    for (k, v) in map {
+        let key = suite::key_string(k);
+        if !ENV_KEY.is_match(&key) {
+            let suggested: String = key
+                .to_ascii_uppercase()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let suggested = if suggested.starts_with("EVAL_") {
+                suggested
+            } else {
+                format!("EVAL_{suggested}")
+            };
+            out.error(
+                "env-key",
+                &e.file,
+                e.line,
+                format!(
+                    "env key `{key}` is not EVAL_[A-Z0-9_]* (the platform only passes EVAL_* names)"
+                ),
+                format!("rename it `{suggested}`"),
+            );
+        }
+        if !v.is_string() {
+            out.error(
+                "wrong-type",
+                &e.file,
+                e.line,
+                format!("env `{key}` must be a string, not {}", kind_name(v)),
+                format!("quote the value: {key}: \"…\""),
+            );
+        }
+    }
+}
+
+/// True when `path` (relative to a case folder) leaves it: absolute, or `..` past its top.
+pub fn escapes(path: &str) -> bool {
+    if path.starts_with('/')
+        || path.starts_with('\\')
+        || path.chars().nth(1) == Some(':')
+        || path.starts_with('~')
+    {
+        return true;
+    }
+    let mut depth: i64 = 0;
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+fn check_path(
+    case: &Case,
+    key: &str,
+    path: &str,
+    file: &Utf8Path,
+    line: Option<usize>,
+    out: &mut Out,
+) {
+    if escapes(path) {
+        out.error(
+            "path-escape",
+            file,
+            line,
+            format!("`{key}: {path}` points outside the case folder"),
+            format!(
+                "put the file inside {} and use a relative path",
+                case.dir.file_name().unwrap_or("the case folder")
+            ),
+        );
+    } else if !case.dir.join(path).exists() {
+        out.error(
+            "missing-file",
+            file,
+            line,
+            format!("`{key}: {path}` does not exist in the case folder"),
+            format!("create {path} in the case folder, or fix the path"),
+        );
+    }
+}
+
+fn grader_line(grader: &Grader, key: &str) -> Option<usize> {
+    grader.get(key).and_then(line_of).or(grader.line)
+}
+
+fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {
+    let file = grader.file.as_path();
+    let types = GraderKind::ALL.map(GraderKind::as_str);
+    let Some(type_entry) = grader.get("type") else {
+        out.error(
+            "missing-type",
+            file,
+            grader.line,
+            format!("grader `{}` has no `type`", grader.name),
+            format!("add `type:` ({})", types.join(" | ")),
+        );
+        return;
+    };
+    let Some(type_text) = type_entry.as_str() else {
+        out.error(
+            "missing-type",
+            file,
+            type_entry.line,
+            format!(
+                "grader `{}`: `type` must be a string, not {}",
+                grader.name,
+                kind_name(&type_entry.value)
+            ),
+            format!("write type: one of {}", types.join(" | ")),
+        );
+        return;
+    };
+    let Some(kind) = GraderKind::parse(type_text) else {
+        let fix = match closest(type_text, &types) {
+            Some(t) => format!("did you mean `{t}`?"),
+            None => format!("use one of {}", types.join(" | ")),
+        };
+        out.error(
+            "unknown-grader-type",
+            file,
+            type_entry.line,
+            format!("grader `{}` has unknown type `{type_text}`", grader.name),
+            fix,
+        );
+        return;
+    };
+
+    // keys
+    let allowed: Vec<&str> = COMMON_GRADER_KEYS
+        .iter()
+        .chain(kind.keys())
+        .copied()
+        .collect();
+    for (key, entry) in &grader.fields {
+        if allowed.contains(&key.as_str()) {
+            continue;
+        }
+        let owner = GraderKind::ALL
+            .into_iter()
+            .find(|k| k.keys().contains(&key.as_str()));
+        let fix = match owner {
+            Some(o) if closest(key, &allowed).is_none() => {
+                format!(
+                    "`{key}` belongs to {} graders; remove it (keys for {}: {})",
+                    o.as_str(),
+                    kind.as_str(),
+                    allowed.join(", ")
+                )
+            }
+            _ => fix_for_unknown(
+                key,
+                &allowed,
+                &format!("keys for {}: {}", kind.as_str(), allowed.join(", ")),
+            ),
+        };
+        out.error(
+            "unknown-key",
+            file,
+            entry.line.or(grader.line),
+            format!(
+                "unknown key `{key}` in {} grader `{}` (the platform refuses the case)",
+                kind.as_str(),
+                grader.name
+            ),
+            fix,
+        );
+    }
+    for key in kind.required() {
+        if !grader.fields.contains_key(*key) {
+            let fix = match (*key, grader.file.extension()) {
+                ("criteria", Some("md")) => {
+                    "write the criteria as the file body, below the frontmatter".to_string()
+                }
+                ("pattern", Some("md")) => {
+                    "add `pattern:` (or write the pattern as the file body)".to_string()
+                }
+                _ => format!("add `{key}:`"),
+            };
+            out.error(
+                "missing-key",
+                file,
+                grader.line,
+                format!("{} grader `{}` has no `{key}`", kind.as_str(), grader.name),
+                fix,
+            );
+        }
+    }
+
+    // common values
+    if let Some(e) = grader.get("name") {
+        expect_string("name", e, out);
+    }
+    if let Some(e) = grader.get("weight") {
+        match e.value.as_f64() {
+            Some(w) if w > 0.0 && w.is_finite() => {}
+            Some(w) => out.error(
+                "out-of-range",
+                file,
+                e.line,
+                format!("`weight: {w}` must be above 0"),
+                "set a positive weight (default 1)",
+            ),
+            None => out.error(
+                "wrong-type",
+                file,
+                e.line,
+                format!("`weight` must be a number, not {}", kind_name(&e.value)),
+                "write a positive number, unquoted",
+            ),
+        }
+    }
+    if let Some(e) = grader.get("arm")
+        && !matches!(e.as_str(), Some("with-only" | "both"))
+    {
+        out.error(
+            "invalid-value",
+            file,
+            e.line,
+            format!(
+                "`arm` must be `with-only` or `both`, not {}",
+                show(&e.value)
+            ),
+            "write arm: both (scored on both arms) or arm: with-only",
+        );
+    }
+
+    // init placeholders
+    for key in ["criteria", "pattern"] {
+        if let Some(e) = grader.get(key)
+            && let Some(text) = e.as_str()
+            && TODO_LINE.is_match(text)
+        {
+            out.error(
+                "init-placeholder",
+                file,
+                e.line,
+                format!(
+                    "grader `{}` still holds the `init` placeholder \"{INIT_CRITERIA}\"",
+                    grader.name
+                ),
+                "replace the TODO line with concrete pass criteria",
+            );
+        }
+    }
+
+    match kind {
+        GraderKind::Regex => {
+            let mut flags_ok = true;
+            let mut flags = String::new();
+            if let Some(e) = grader.get("flags") {
+                if expect_string("flags", e, out) {
+                    flags = e.as_str().unwrap_or("").to_owned();
+                    if let Err((message, fix)) = check_flags(&flags) {
+                        out.error("regex-flags", file, e.line, message, fix);
+                        flags_ok = false;
+                    }
+                } else {
+                    flags_ok = false;
+                }
+            }
+            if let Some(e) = grader.get("match") {
+                let ok = e.as_str().is_some_and(|m| suite::parse_match(m).is_some());
+                if !ok {
+                    out.error(
+                        "invalid-value",
+                        file,
+                        e.line,
+                        format!(
+                            "`match` must be contains, not_contains or count:N, not {}",
+                            show(&e.value)
+                        ),
+                        "write match: contains (default), not_contains or count:2",
+                    );
+                }
+            }
+            if let Some(e) = grader.get("target") {
+                check_target("target", e, file, out);
+            }
+            if let Some(e) = grader.get("pattern")
+                && expect_string("pattern", e, out)
+                && flags_ok
+            {
+                check_js_regex(
+                    "pattern",
+                    e.as_str().unwrap_or(""),
+                    &flags,
+                    file,
+                    e.line.or(grader.line),
+                    out,
+                );
+            }
+        }
+        GraderKind::ToolUsed => {
+            if let Some(e) = grader.get("tool") {
+                expect_string("tool", e, out);
+            }
+            if let Some(e) = grader.get("input_match")
+                && expect_string("input_match", e, out)
+            {
+                check_js_regex(
+                    "input_match",
+                    e.as_str().unwrap_or(""),
+                    "",
+                    file,
+                    e.line.or(grader.line),
+                    out,
+                );
+            }
+            let mut bounds = [None, None];
+            for (i, key) in ["min", "max"].into_iter().enumerate() {
+                if let Some(e) = grader.get(key) {
+                    bounds[i] = suite::as_count(&e.value);
+                    if bounds[i].is_none() {
+                        out.error(
+                            "wrong-type",
+                            file,
+                            e.line,
+                            format!(
+                                "`{key}` must be a whole number 0 or above, not {}",
+                                show(&e.value)
+                            ),
+                            format!("write {key}: 0, 1, 2, …"),
+                        );
+                    }
+                }
+            }
+            let min = if grader.get("min").is_some() {
+                bounds[0]
+            } else {
+                Some(1)
+            };
+            if let (Some(min), Some(max)) = (min, bounds[1])
+                && min > max
+            {
+                out.error(
+                    "out-of-range",
+                    file,
+                    grader_line(grader, "max"),
+                    format!("`min` ({min}) is above `max` ({max}): the grader can never pass"),
+                    if grader.get("min").is_none() {
+                        "min defaults to 1: add min: 0".to_string()
+                    } else {
+                        "make min at most max".to_string()
+                    },
+                );
+            }
+        }
+        GraderKind::ToolOrder => {
+            for key in ["before", "after"] {
+                let Some(e) = grader.get(key) else { continue };
+                match suite::parse_tool_ref(&e.value) {
+                    Some(r) => {
+                        if let Some(pattern) = &r.input_match {
+                            check_js_regex(
+                                &format!("{key}.input_match"),
+                                pattern,
+                                "",
+                                file,
+                                e.line.or(grader.line),
+                                out,
+                            );
+                        }
+                    }
+                    None => out.error(
+                        "invalid-value",
+                        file,
+                        e.line.or(grader.line),
+                        format!(
+                            "`{key}` must be a tool name or {{tool, input_match}}, not {}",
+                            show(&e.value)
+                        ),
+                        format!(
+                            "write {key}: Read, or {key}: {{tool: Write, input_match: 'report'}}"
+                        ),
+                    ),
+                }
+            }
+        }
+        GraderKind::FileExists => {
+            if let Some(e) = grader.get("path") {
+                expect_string("path", e, out);
+            }
+            if let Some(e) = grader.get("exists")
+                && !matches!(e.value, Value::Bool(_))
+            {
+                out.error(
+                    "wrong-type",
+                    file,
+                    e.line,
+                    format!("`exists` must be true or false, not {}", show(&e.value)),
+                    "write exists: true or exists: false (unquoted)",
+                );
+            }
+        }
+        GraderKind::Llm => {
+            if let Some(e) = grader.get("criteria") {
+                expect_string("criteria", e, out);
+            }
+            if let Some(e) = grader.get("focus") {
+                check_target("focus", e, file, out);
+            }
+        }
+        GraderKind::Baseline => {
+            if let Some(e) = grader.get("criteria") {
+                expect_string("criteria", e, out);
+            }
+            if let Some(e) = grader.get("baseline_file")
+                && expect_string("baseline_file", e, out)
+            {
+                check_path(
+                    case,
+                    "baseline_file",
+                    e.as_str().unwrap_or(""),
+                    file,
+                    e.line.or(grader.line),
+                    out,
+                );
+            }
+        }
+    }
+}
+
+fn show(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("`{s}`"),
+        Value::Number(n) => format!("`{n}`"),
+        Value::Bool(b) => format!("`{b}`"),
+        other => kind_name(other).to_string(),
+    }
+}
+
+fn check_target(key: &str, e: &Entry, file: &Utf8Path, out: &mut Out) {
+    if suite::parse_target(&e.value).is_none() {
+        out.error(
+            "invalid-value",
+            file,
+            e.line,
+            format!("`{key}` must be last_message, trace, files, mock_calls or {{source: file, path: P}}, not {}", show(&e.value)),
+            format!("write {key}: last_message (default)"),
+        );
+    }
+}
+
+/// Check a JavaScript `flags` string: only `dgimsuvy`, each once.
+pub fn check_flags(flags: &str) -> std::result::Result<(), (String, String)> {
+    let mut seen = HashSet::new();
+    for c in flags.chars() {
+        if !"dgimsuvy".contains(c) {
+            return Err((
+                format!("flags `{flags}` holds `{c}`, which is not a JavaScript regex flag"),
+                "use only d g i m s u v y (i: ignore case, m: ^/$ per line, s: . matches newlines)"
+                    .into(),
+            ));
+        }
+        if !seen.insert(c) {
+            return Err((
+                format!("flags `{flags}` repeats `{c}` (JavaScript refuses duplicate flags)"),
+                format!("write `{c}` once"),
+            ));
+        }
+    }
+    if seen.contains(&'u') && seen.contains(&'v') {
+        return Err((
+            format!("flags `{flags}` has both `u` and `v` (JavaScript refuses them together)"),
+            "keep only one of u and v".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The letters of the first inline modifier group (`(?i)`, `(?im:`, `(?-i:`), if any.
+pub fn inline_flags(pattern: &str) -> Option<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
+                let rest: String = chars[i + 2..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
+                    .collect();
+                if !rest.is_empty()
+                    && matches!(chars.get(i + 2 + rest.chars().count()), Some(')' | ':'))
+                {
+                    return Some(rest);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Compile `pattern` with `flags` as JavaScript would (`new RegExp(pattern, flags)`).
+pub fn js_regex(pattern: &str, flags: &str) -> std::result::Result<regress::Regex, String> {
+    let engine_flags: String = flags.chars().filter(|c| "imsuv".contains(*c)).collect();
+    regress::Regex::with_flags(pattern, engine_flags.as_str()).map_err(|e| e.to_string())
+}
+
+fn check_js_regex(
+    key: &str,
+    pattern: &str,
+    flags: &str,
+    file: &Utf8Path,
+    line: Option<usize>,
+    out: &mut Out,
+) {
+    if let Some(letters) = inline_flags(pattern) {
+        let fix = if key.ends_with("input_match") {
+            "input_match takes no flags: drop the group and spell the cases out (e.g. [Cc]ommit)"
+                .to_string()
+        } else {
+            let wanted: String = letters.chars().filter(|c| "imsu".contains(*c)).collect();
+            let wanted = if wanted.is_empty() {
+                "i".to_string()
+            } else {
+                wanted
+            };
+            format!("remove `(?{letters})` and use flags: {wanted}")
+        };
+        out.error(
+            "regex-inline-flags",
+            file,
+            line,
+            format!("`{key}` uses the inline group `(?{letters}…`, which JavaScript does not accept: the grader throws on every run"),
+            fix,
+        );
+        return;
+    }
+    if let Err(e) = js_regex(pattern, flags) {
+        out.error(
+            "regex-invalid",
+            file,
+            line,
+            format!(
+                "`{key}` is not a valid JavaScript regex ({e}): the grader throws on every run"
+            ),
+            "fix the pattern in JavaScript syntax (escape literal ( ) [ ] { } with \\)",
+        );
+    }
+}
+
+/// Which trigger case.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    Fires,
+    Quiet,
+}
+
+fn skill_graders(case: &Case) -> impl Iterator<Item = &Grader> {
+    case.graders
+        .iter()
+        .filter(|g| g.kind() == Some(GraderKind::ToolUsed) && g.str("tool") == Some("Skill"))
+}
+
+fn count_of(g: &Grader, key: &str) -> Option<u64> {
+    g.get(key).and_then(|e| suite::as_count(&e.value))
+}
+
+/// The suggested `input_match` pinning `item`.
+pub fn pin_pattern(item: &str) -> String {
+    format!(r#"'"skill"\s*:\s*"(?:[\w-]+:)?{item}"'"#)
+}
+
+fn check_trigger_pair(suite: &Suite, names: &[String], out: &mut Out) {
+    if suite.cases.is_empty() {
+        return;
+    }
+    let item = suite.item.as_str();
+    let mut cache: HashMap<String, Option<(&'static str, String)>> = HashMap::new();
+    for trigger in [Trigger::Fires, Trigger::Quiet] {
+        let case_name = if trigger == Trigger::Fires {
+            "fires"
+        } else {
+            "quiet"
+        };
+        let Some(case) = suite.cases.iter().find(|c| c.name == case_name) else {
+            let what = if trigger == Trigger::Fires {
+                "a prompt where the item should fire, with a tool_used grader on Skill pinned by input_match"
+            } else {
+                "a prompt where it should not fire, with a tool_used grader on Skill (min: 0, max: 0, arm: both)"
+            };
+            out.error(
+                if trigger == Trigger::Fires {
+                    "no-fires-case"
+                } else {
+                    "no-quiet-case"
+                },
+                &suite.dir,
+                None,
+                format!("the suite has no `{case_name}` case (every suite needs the trigger pair)"),
+                format!("add evals/{item}/{case_name}/: {what}"),
+            );
+            continue;
+        };
+        if case.broken {
+            continue;
+        }
+        let graders: Vec<&Grader> = skill_graders(case).collect();
+        let shaped: Vec<&Grader> = graders
+            .iter()
+            .copied()
+            .filter(|g| match trigger {
+                Trigger::Fires => g
+                    .get("min")
+                    .map_or(Some(1), |e| suite::as_count(&e.value))
+                    .is_some_and(|m| m >= 1),
+                Trigger::Quiet => {
+                    count_of(g, "min") == Some(0)
+                        && count_of(g, "max") == Some(0)
+                        && g.arm() == Some("both")
+                }
+            })
+            .collect();
+        if shaped.is_empty() {
+            let (code, message, fix) = match (trigger, graders.first()) {
+                (Trigger::Fires, None) => (
+                    "fires-no-trigger",
+                    "the `fires` case has no tool_used grader on Skill, so nothing checks that the item fires".to_string(),
+                    format!("add graders/fires.md: type: tool_used, tool: Skill, input_match: {}", pin_pattern(item)),
+                ),
+                (Trigger::Fires, Some(_)) => (
+                    "fires-no-trigger",
+                    "the `fires` case's Skill grader has min 0, so it passes even when the item never fires".to_string(),
+                    "remove `min: 0` (the default is 1)".to_string(),
+                ),
+                (Trigger::Quiet, None) => (
+                    "quiet-no-trigger",
+                    "the `quiet` case has no tool_used grader on Skill, so nothing checks that the item stays quiet".to_string(),
+                    format!(
+                        "add graders/quiet.md: type: tool_used, tool: Skill, input_match: {}, min: 0, max: 0, arm: both",
+                        pin_pattern(item)
+                    ),
+                ),
+                (Trigger::Quiet, Some(g)) => {
+                    let mut missing = Vec::new();
+                    if count_of(g, "min") != Some(0) {
+                        missing.push("min: 0");
+                    }
+                    if count_of(g, "max") != Some(0) {
+                        missing.push("max: 0");
+                    }
+                    if g.arm() != Some("both") {
+                        missing.push("arm: both");
+                    }
+                    (
+                        "quiet-no-trigger",
+                        format!("the `quiet` case's Skill grader `{}` does not assert the item never fires", g.name),
+                        format!("set {}", missing.join(", ")),
+                    )
+                }
+            };
+            let (file, line) = match graders.first() {
+                Some(g) => (g.file.clone(), g.line),
+                None => (case.main_file(), None),
+            };
+            out.error(code, &file, line, message, fix);
+            continue;
+        }
+        for g in shaped {
+            let Some(e) = g.get("input_match") else {
+                out.error(
+                    "trigger-unpinned",
+                    &g.file,
+                    g.line,
+                    format!("the `{case_name}` Skill grader `{}` has no input_match, so any skill counts", g.name),
+                    format!("add input_match: {}", pin_pattern(item)),
+                );
+                continue;
+            };
+            let Some(pattern) = e.as_str() else { continue };
+            let verdict = cache
+                .entry(pattern.to_owned())
+                .or_insert_with(|| pin_verdict(pattern, item, names));
+            if let Some((code, message)) = verdict {
+                out.error(
+                    code,
+                    &g.file,
+                    e.line.or(g.line),
+                    format!("the `{case_name}` grader `{}`: {message}", g.name),
+                    format!("pin it to the item: input_match: {}", pin_pattern(item)),
+                );
+            }
+        }
+    }
+}
+
+/// The JSON-encoded Skill inputs for `name` the platform matches input_match against.
+fn encoded(name: &str) -> [String; 2] {
+    [
+        format!(r#"{{"skill":"{name}"}}"#),
+        format!(r#"{{"skill":"bob-eval-{name}:{name}"}}"#),
+    ]
+}
+
+/// Whether `pattern` pins `item`: `None` when it does, else the code and why not.
+/// Invalid patterns are reported by the grader checks and pass here.
+fn pin_verdict(pattern: &str, item: &str, names: &[String]) -> Option<(&'static str, String)> {
+    if inline_flags(pattern).is_some() {
+        return None;
+    }
+    let re = js_regex(pattern, "").ok()?;
+    for input in encoded(item) {
+        if re.find(&input).is_none() {
+            return Some((
+                "trigger-misses-item",
+                format!("input_match does not match {input}, so it never sees the item fire"),
+            ));
+        }
+    }
+    let synthetic = [
+        format!("{item}-x"),
+        format!("x{item}"),
+        format!("not-{item}"),
+    ];
+    for other in names
+        .iter()
+        .filter(|n| n.as_str() != item)
+        .chain(synthetic.iter())
+    {
+        for input in encoded(other) {
+            if re.find(&input).is_some() {
+                return Some((
+                    "trigger-too-broad",
+                    format!("input_match also matches {input}, another item"),
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_suggests_typos() {
+        let keys: Vec<&str> = TOP_KEYS
+            .iter()
+            .chain(EXECUTION_KEYS.iter())
+            .copied()
+            .collect();
+        assert_eq!(closest("max_turn", &keys), Some("max_turns"));
+        assert_eq!(closest("allowed-tools", &keys), Some("allowed_tools"));
+        assert_eq!(closest("Timeout_Seconds", &keys), Some("timeout_seconds"));
+        assert_eq!(closest("zzzz", &keys), None);
+    }
+
+    #[test]
+    fn flags_are_checked() {
+        assert!(check_flags("").is_ok());
+        assert!(check_flags("gim").is_ok());
+        assert!(check_flags("x").is_err());
+        assert!(check_flags("ii").is_err());
+        assert!(check_flags("uv").is_err());
+    }
+
+    #[test]
+    fn inline_flags_found_outside_classes_and_escapes() {
+        assert_eq!(inline_flags("(?i)fix"), Some("i".into()));
+        assert_eq!(inline_flags("a(?im:b)"), Some("im".into()));
+        assert_eq!(inline_flags("(?-i:b)"), Some("-i".into()));
+        assert_eq!(inline_flags(r"\(?i\)"), None);
+        assert_eq!(inline_flags("[(?i)]"), None);
+        assert_eq!(inline_flags("(?:x)(?=y)(?!z)(?<n>w)(?<=v)"), None);
+    }
+
+    #[test]
+    fn js_regex_follows_javascript() {
+        assert!(js_regex(r#""skill"\s*:\s*"(?:[\w-]+:)?commit""#, "").is_ok());
+        assert!(js_regex(r"^\W{0,3}(feat|fix)(\([a-z0-9._/-]+\))?!?: \S.{0,70}$", "m").is_ok());
+        assert!(js_regex("(unclosed", "").is_err());
+        assert!(js_regex("a**", "").is_err());
+        assert!(js_regex(r"(?<name>x)\k<name>", "").is_ok());
+    }
+
+    #[test]
+    fn escaping_paths() {
+        assert!(escapes("../x"));
+        assert!(escapes("/etc/passwd"));
+        assert!(escapes("a/../../x"));
+        assert!(escapes("~/x"));
+        assert!(!escapes("a/../b"));
+        assert!(!escapes("./setup.sh"));
+        assert!(!escapes("data/history.jsonl"));
+    }
+
+    #[test]
+    fn pin_verdicts() {
+        let names = vec![
+            "commit".to_string(),
+            "commit-msg".to_string(),
+            "review".to_string(),
+        ];
+        let good = r#""skill"\s*:\s*"(?:[\w-]+:)?commit""#;
+        assert_eq!(pin_verdict(good, "commit", &names), None);
+        assert_eq!(
+            pin_verdict("commit", "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+        assert_eq!(
+            pin_verdict(r#""skill":"commit""#, "commit", &names).map(|v| v.0),
+            Some("trigger-misses-item")
+        );
+        assert_eq!(
+            pin_verdict(r#"(commit|review)"#, "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+    }
+
+    #[test]
+    fn schema_versions() {
+        let run = |v: Value| {
+            let mut d = Vec::new();
+            check_schema_version(
+                &Entry {
+                    value: v,
+                    file: "c.yaml".into(),
+                    line: Some(1),
+                },
+                &mut Out(&mut d),
+            );
+            d.into_iter().map(|d| d.message).collect::<Vec<_>>()
+        };
+        assert!(run(Value::String("1.1".into())).is_empty());
+        assert!(run(Value::String("1".into())).is_empty());
+        assert_eq!(run(Value::String("2.0".into())).len(), 1);
+        assert_eq!(run(Value::String("10.0".into())).len(), 1);
+        assert_eq!(run(Value::String("v1".into())).len(), 1);
+        assert_eq!(run(serde_norway::from_str("1.1").unwrap()).len(), 1);
+    }
 }

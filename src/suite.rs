@@ -1,16 +1,1444 @@
 //! Suite loading: read `evals/<item>/` exactly as the platform reads it.
-//! (Issue #2 fills this in.)
+//!
+//! A suite is a folder of case folders (groups may nest). A folder directly
+//! holding `prompt.md` or `case.yaml` is a case and is not descended into;
+//! `results`, `mocks`, `node_modules`, `.claude` and `.git` are skipped. A case
+//! merges `case.yaml` with `prompt.md` (its frontmatter overrides, its body is
+//! the prompt) and appends `graders/*.md` after the graders of `case.yaml`.
+//!
+//! The loader never stops at the first problem and never panics: every key
+//! keeps its file and line, and what cannot be read becomes a [`Diagnostic`] in
+//! [`Suite::problems`], so `bob-eval check` can report everything at once.
 
-use crate::error::Result;
+use crate::check::{Diagnostic, Severity};
+use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
+use serde_norway::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// Folder names the platform's case walk never enters.
+pub const SKIPPED_DIRS: [&str; 5] = ["results", "mocks", "node_modules", ".claude", ".git"];
+
+/// The `schema_version` the platform writes for a case with no `case.yaml`.
+pub const SCHEMA_VERSION: &str = "1.1";
+
+/// Keys of `prompt.md` frontmatter that land at the top level of the case.
+pub const TOP_KEYS: [&str; 7] = [
+    "schema_version",
+    "name",
+    "description",
+    "tags",
+    "plugins",
+    "runs",
+    "expected_outcome",
+];
+
+/// Keys of `prompt.md` frontmatter that land under `execution`.
+pub const EXECUTION_KEYS: [&str; 9] = [
+    "model",
+    "max_turns",
+    "timeout_seconds",
+    "allowed_tools",
+    "disallowed_tools",
+    "artifact_publish",
+    "growthbook_overrides",
+    "append_system_prompt",
+    "env",
+];
+
+/// Top-level keys of `case.yaml` (unknown ones are silently dropped by the platform).
+pub const CASE_YAML_KEYS: [&str; 10] = [
+    "schema_version",
+    "name",
+    "description",
+    "tags",
+    "plugins",
+    "runs",
+    "expected_outcome",
+    "execution",
+    "context",
+    "graders",
+];
+
+/// Keys of `case.yaml` `execution:` (the prompt.md execution keys plus `prompt`).
+pub const CASE_EXECUTION_KEYS: [&str; 10] = [
+    "prompt",
+    "model",
+    "max_turns",
+    "timeout_seconds",
+    "allowed_tools",
+    "disallowed_tools",
+    "artifact_publish",
+    "growthbook_overrides",
+    "append_system_prompt",
+    "env",
+];
+
+/// Keys of `case.yaml` `context:`.
+pub const CONTEXT_KEYS: [&str; 3] = ["scaffold_script", "history_file", "add_dirs"];
+
+/// Deepest folder nesting the case walk enters (guards against symlink loops).
+const MAX_DEPTH: usize = 16;
 
 /// `evals/<item>/` under `source`.
 pub fn dir(source: &Utf8Path, item: &str) -> Utf8PathBuf {
     source.join("evals").join(item)
 }
 
-/// The names of every suite under `source/evals/`, sorted.
+/// The names of every suite under `source/evals/`, sorted (files are ignored).
 pub fn list(source: &Utf8Path) -> Result<Vec<String>> {
-    let _ = source;
-    todo!("issue #2")
+    let evals = source.join("evals");
+    let entries = match std::fs::read_dir(&evals) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(evals, "reading", e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&evals, "reading", e))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_str()) {
+            continue;
+        }
+        if evals.join(&name).is_dir() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// One key's value with where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The YAML value (a prompt or criteria body is a string).
+    pub value: Value,
+    /// The file it came from.
+    pub file: Utf8PathBuf,
+    /// Its 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+impl Entry {
+    /// The value as a string, if it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        self.value.as_str()
+    }
+}
+
+/// Where a case is defined (the platform's `source` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseSource {
+    /// `prompt.md` (and `graders/*.md`) only.
+    Prose,
+    /// `case.yaml` only.
+    CaseYaml,
+    /// Both.
+    Mixed,
+}
+
+/// Which part of a case file a key was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// `prompt.md` frontmatter (strict: an unknown key fails the case).
+    PromptFrontmatter,
+    /// Top level of `case.yaml` (unknown keys are silently dropped).
+    CaseTop,
+    /// `case.yaml` `execution:` (unknown keys are silently dropped).
+    CaseExecution,
+    /// `case.yaml` `context:` (unknown keys are silently dropped).
+    CaseContext,
+}
+
+/// A key that is not part of its section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownKey {
+    /// The key as written.
+    pub key: String,
+    /// The section it sits in.
+    pub section: Section,
+    /// The file.
+    pub file: Utf8PathBuf,
+    /// Its 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+/// The six grader types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraderKind {
+    /// A JavaScript regex over a target.
+    Regex,
+    /// A tool was called (between `min` and `max` times).
+    ToolUsed,
+    /// One tool call came before another.
+    ToolOrder,
+    /// A file glob exists (or not) after the run.
+    FileExists,
+    /// An LLM judge with criteria (2 of 3 votes).
+    Llm,
+    /// An LLM judge comparing against a recorded baseline.
+    Baseline,
+}
+
+impl GraderKind {
+    /// Every grader type, in the platform's order.
+    pub const ALL: [GraderKind; 6] = [
+        GraderKind::Regex,
+        GraderKind::ToolOrder,
+        GraderKind::ToolUsed,
+        GraderKind::FileExists,
+        GraderKind::Llm,
+        GraderKind::Baseline,
+    ];
+
+    /// The name used in `type:`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GraderKind::Regex => "regex",
+            GraderKind::ToolUsed => "tool_used",
+            GraderKind::ToolOrder => "tool_order",
+            GraderKind::FileExists => "file_exists",
+            GraderKind::Llm => "llm",
+            GraderKind::Baseline => "baseline",
+        }
+    }
+
+    /// Parse a `type:` value.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// The keys this type accepts (besides `type`, `name`, `weight`, `arm`).
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            GraderKind::Regex => &["pattern", "flags", "match", "target"],
+            GraderKind::ToolUsed => &["tool", "input_match", "min", "max"],
+            GraderKind::ToolOrder => &["before", "after"],
+            GraderKind::FileExists => &["path", "exists"],
+            GraderKind::Llm => &["criteria", "focus"],
+            GraderKind::Baseline => &["baseline_file", "criteria"],
+        }
+    }
+
+    /// The keys this type requires.
+    pub fn required(self) -> &'static [&'static str] {
+        match self {
+            GraderKind::Regex => &["pattern"],
+            GraderKind::ToolUsed => &["tool"],
+            GraderKind::ToolOrder => &["before", "after"],
+            GraderKind::FileExists => &["path"],
+            GraderKind::Llm => &["criteria"],
+            GraderKind::Baseline => &["baseline_file", "criteria"],
+        }
+    }
+
+    /// The key a grader file's body fills when the frontmatter does not set it.
+    pub fn body_key(self) -> Option<&'static str> {
+        match self {
+            GraderKind::Llm | GraderKind::Baseline => Some("criteria"),
+            GraderKind::Regex => Some("pattern"),
+            _ => None,
+        }
+    }
+}
+
+/// Keys every grader accepts.
+pub const COMMON_GRADER_KEYS: [&str; 4] = ["type", "name", "weight", "arm"];
+
+/// One grader, from a `graders/*.md` file or a `case.yaml` `graders:` item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grader {
+    /// Its name: the file name without `.md`, or `name:`.
+    pub name: String,
+    /// The file it is defined in.
+    pub file: Utf8PathBuf,
+    /// The line where it starts (1 for a grader file).
+    pub line: Option<usize>,
+    /// Every key as written (including unknown ones), with the body filled in.
+    pub fields: BTreeMap<String, Entry>,
+}
+
+/// What a regex grader looks at, or an llm grader focuses on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The final assistant message (the default).
+    LastMessage,
+    /// The whole trace.
+    Trace,
+    /// The list of files written.
+    Files,
+    /// Calls made to mocked tools.
+    MockCalls,
+    /// One file's content.
+    File(String),
+}
+
+/// How a regex grader's pattern must match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchMode {
+    /// At least once (the default).
+    Contains,
+    /// Never.
+    NotContains,
+    /// Exactly N times.
+    Count(u64),
+}
+
+/// A tool reference in a `tool_order` grader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRef {
+    /// The tool name.
+    pub tool: String,
+    /// A regex over the JSON-encoded input, if any.
+    pub input_match: Option<String>,
+}
+
+/// A grader's typed configuration, with the platform's defaults applied.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GraderSpec {
+    /// `type: regex`.
+    Regex {
+        /// The JavaScript pattern.
+        pattern: String,
+        /// JavaScript flags (default empty).
+        flags: String,
+        /// `contains` (default), `not_contains`, `count:N`.
+        mode: MatchMode,
+        /// What it reads (default the last message).
+        target: Target,
+    },
+    /// `type: tool_used`.
+    ToolUsed {
+        /// The tool.
+        tool: String,
+        /// Regex over the JSON-encoded input.
+        input_match: Option<String>,
+        /// Fewest calls (default 1).
+        min: u64,
+        /// Most calls.
+        max: Option<u64>,
+    },
+    /// `type: tool_order`.
+    ToolOrder {
+        /// The call that must come first.
+        before: ToolRef,
+        /// The call that must come after.
+        after: ToolRef,
+    },
+    /// `type: file_exists`.
+    FileExists {
+        /// The glob.
+        path: String,
+        /// Whether it must exist (default true).
+        exists: bool,
+    },
+    /// `type: llm`.
+    Llm {
+        /// The pass criteria (the file body).
+        criteria: String,
+        /// What the judge reads (default the last message).
+        focus: Target,
+    },
+    /// `type: baseline`.
+    Baseline {
+        /// The `.jsonl` in the case folder.
+        baseline_file: String,
+        /// The criteria (the file body).
+        criteria: String,
+    },
+}
+
+impl Grader {
+    /// A key's entry.
+    pub fn get(&self, key: &str) -> Option<&Entry> {
+        self.fields.get(key)
+    }
+
+    /// A key's string value.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Entry::as_str)
+    }
+
+    /// The declared type, if it is one of the six.
+    pub fn kind(&self) -> Option<GraderKind> {
+        self.str("type").and_then(GraderKind::parse)
+    }
+
+    /// `weight` (default 1).
+    pub fn weight(&self) -> f64 {
+        self.get("weight")
+            .and_then(|e| e.value.as_f64())
+            .unwrap_or(1.0)
+    }
+
+    /// `arm` (`with-only` or `both`), when set.
+    pub fn arm(&self) -> Option<&str> {
+        self.str("arm")
+    }
+
+    /// The typed configuration with defaults, or `None` when a required key is
+    /// missing or mistyped (`bob-eval check` says which).
+    pub fn spec(&self) -> Option<GraderSpec> {
+        let s = |k: &str| self.str(k).map(str::to_owned);
+        Some(match self.kind()? {
+            GraderKind::Regex => GraderSpec::Regex {
+                pattern: s("pattern")?,
+                flags: match self.get("flags") {
+                    Some(e) => e.as_str()?.to_owned(),
+                    None => String::new(),
+                },
+                mode: match self.get("match") {
+                    Some(e) => parse_match(e.as_str()?)?,
+                    None => MatchMode::Contains,
+                },
+                target: match self.get("target") {
+                    Some(e) => parse_target(&e.value)?,
+                    None => Target::LastMessage,
+                },
+            },
+            GraderKind::ToolUsed => GraderSpec::ToolUsed {
+                tool: s("tool")?,
+                input_match: match self.get("input_match") {
+                    Some(e) => Some(e.as_str()?.to_owned()),
+                    None => None,
+                },
+                min: match self.get("min") {
+                    Some(e) => as_count(&e.value)?,
+                    None => 1,
+                },
+                max: match self.get("max") {
+                    Some(e) => Some(as_count(&e.value)?),
+                    None => None,
+                },
+            },
+            GraderKind::ToolOrder => GraderSpec::ToolOrder {
+                before: parse_tool_ref(&self.get("before")?.value)?,
+                after: parse_tool_ref(&self.get("after")?.value)?,
+            },
+            GraderKind::FileExists => GraderSpec::FileExists {
+                path: s("path")?,
+                exists: match self.get("exists") {
+                    Some(e) => e.value.as_bool()?,
+                    None => true,
+                },
+            },
+            GraderKind::Llm => GraderSpec::Llm {
+                criteria: s("criteria")?,
+                focus: match self.get("focus") {
+                    Some(e) => parse_target(&e.value)?,
+                    None => Target::LastMessage,
+                },
+            },
+            GraderKind::Baseline => GraderSpec::Baseline {
+                baseline_file: s("baseline_file")?,
+                criteria: s("criteria")?,
+            },
+        })
+    }
+}
+
+/// `contains`, `not_contains` or `count:N`.
+pub fn parse_match(text: &str) -> Option<MatchMode> {
+    match text {
+        "contains" => Some(MatchMode::Contains),
+        "not_contains" => Some(MatchMode::NotContains),
+        _ => {
+            let digits = text.strip_prefix("count:")?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse().ok().map(MatchMode::Count)
+        }
+    }
+}
+
+/// A `target`/`focus` value: a name, or `{source: file, path: P}`.
+pub fn parse_target(value: &Value) -> Option<Target> {
+    match value {
+        Value::String(s) => match s.as_str() {
+            "last_message" => Some(Target::LastMessage),
+            "trace" => Some(Target::Trace),
+            "files" => Some(Target::Files),
+            "mock_calls" => Some(Target::MockCalls),
+            _ => None,
+        },
+        Value::Mapping(map) => {
+            if map.len() != 2 || map.get("source").and_then(Value::as_str) != Some("file") {
+                return None;
+            }
+            map.get("path")
+                .and_then(Value::as_str)
+                .map(|p| Target::File(p.to_owned()))
+        }
+        _ => None,
+    }
+}
+
+/// A `before`/`after` value: a tool name, or `{tool, input_match}`.
+pub fn parse_tool_ref(value: &Value) -> Option<ToolRef> {
+    match value {
+        Value::String(tool) => Some(ToolRef {
+            tool: tool.clone(),
+            input_match: None,
+        }),
+        Value::Mapping(map) => {
+            if map
+                .keys()
+                .any(|k| !matches!(k.as_str(), Some("tool" | "input_match")))
+            {
+                return None;
+            }
+            let tool = map.get("tool")?.as_str()?.to_owned();
+            let input_match = match map.get("input_match") {
+                Some(v) => Some(v.as_str()?.to_owned()),
+                None => None,
+            };
+            Some(ToolRef { tool, input_match })
+        }
+        _ => None,
+    }
+}
+
+/// A non-negative integer (a YAML float with no fraction counts, as in JavaScript).
+pub fn as_count(value: &Value) -> Option<u64> {
+    if let Some(n) = value.as_u64() {
+        return Some(n);
+    }
+    let f = value.as_f64()?;
+    (f >= 0.0 && f.fract() == 0.0 && f <= u64::MAX as f64).then_some(f as u64)
+}
+
+/// One case folder, merged as the platform merges it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// The case name: `name:` when set, else the folder name.
+    pub name: String,
+    /// The case folder.
+    pub dir: Utf8PathBuf,
+    /// Where the case is defined.
+    pub source: CaseSource,
+    /// `prompt.md`, when present.
+    pub prompt_file: Option<Utf8PathBuf>,
+    /// `case.yaml`, when present.
+    pub case_file: Option<Utf8PathBuf>,
+    /// Top-level keys (`schema_version`, `name`, `runs`, `tags`, …), merged.
+    pub top: BTreeMap<String, Entry>,
+    /// `execution` keys (including `prompt`), merged.
+    pub execution: BTreeMap<String, Entry>,
+    /// `context` keys.
+    pub context: BTreeMap<String, Entry>,
+    /// Graders: `case.yaml`'s first, then `graders/*.md` in name order.
+    pub graders: Vec<Grader>,
+    /// `graders/*.md` files with no frontmatter (the platform silently ignores them).
+    pub ignored_graders: Vec<Utf8PathBuf>,
+    /// Keys that are not part of their section.
+    pub unknown_keys: Vec<UnknownKey>,
+    /// True when a file of the case could not be read or parsed (its
+    /// diagnostics are in [`Suite::problems`]); checks that would only repeat
+    /// the consequence are skipped.
+    pub broken: bool,
+}
+
+impl Case {
+    /// The prompt (the `prompt.md` body, else `execution.prompt`).
+    pub fn prompt(&self) -> Option<&Entry> {
+        self.execution.get("prompt")
+    }
+
+    /// The prompt text, empty when missing.
+    pub fn prompt_text(&self) -> &str {
+        self.prompt().and_then(Entry::as_str).unwrap_or("")
+    }
+
+    /// The file a case-level diagnostic should name: `prompt.md`, else `case.yaml`, else the folder.
+    pub fn main_file(&self) -> Utf8PathBuf {
+        self.prompt_file
+            .clone()
+            .or_else(|| self.case_file.clone())
+            .unwrap_or_else(|| self.dir.clone())
+    }
+
+    fn int(&self, map: &BTreeMap<String, Entry>, key: &str, default: u64) -> u64 {
+        map.get(key)
+            .and_then(|e| as_count(&e.value))
+            .unwrap_or(default)
+    }
+
+    /// `runs` (default 3).
+    pub fn runs(&self) -> u64 {
+        self.int(&self.top, "runs", 3)
+    }
+
+    /// `max_turns` (default 10).
+    pub fn max_turns(&self) -> u64 {
+        self.int(&self.execution, "max_turns", 10)
+    }
+
+    /// `timeout_seconds` (default 300).
+    pub fn timeout_seconds(&self) -> u64 {
+        self.int(&self.execution, "timeout_seconds", 300)
+    }
+
+    /// `allowed_tools` (default none), the string entries only.
+    pub fn allowed_tools(&self) -> Vec<String> {
+        string_list(self.execution.get("allowed_tools"))
+    }
+
+    /// `tags` (default none), the string entries only.
+    pub fn tags(&self) -> Vec<String> {
+        string_list(self.top.get("tags"))
+    }
+}
+
+fn string_list(entry: Option<&Entry>) -> Vec<String> {
+    match entry.map(|e| &e.value) {
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A loaded suite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suite {
+    /// The item it tests.
+    pub item: String,
+    /// `evals/<item>/`.
+    pub dir: Utf8PathBuf,
+    /// Its cases, in folder order.
+    pub cases: Vec<Case>,
+    /// What could not be read or parsed (never fatal to the load).
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Load `evals/<item>/` under `source`. Errors only when the suite folder is
+/// missing (`Error::NoSuite`) or the name is invalid; every problem inside the
+/// suite is collected in [`Suite::problems`].
+pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
+    crate::item::validate_name(item)?;
+    let dir = dir(source, item);
+    if !dir.is_dir() {
+        return Err(Error::NoSuite {
+            item: item.into(),
+            dir,
+        });
+    }
+    Ok(load_dir(&dir, item))
+}
+
+/// Load a suite folder (no name or existence checks).
+pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
+    let mut problems = Vec::new();
+    let mut case_dirs = Vec::new();
+    walk(dir, 0, &mut case_dirs, &mut problems);
+    let cases = case_dirs
+        .iter()
+        .filter_map(|d| load_case(d, &mut problems))
+        .collect();
+    Suite {
+        item: item.into(),
+        dir: dir.to_owned(),
+        cases,
+        problems,
+    }
+}
+
+fn problem(
+    code: &'static str,
+    file: &Utf8Path,
+    line: Option<usize>,
+    message: String,
+    fix: &str,
+) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        code,
+        file: file.to_owned(),
+        line,
+        message,
+        fix: fix.to_owned(),
+    }
+}
+
+fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<Utf8PathBuf>, problems: &mut Vec<Diagnostic>) {
+    if dir.join("prompt.md").is_file() || dir.join("case.yaml").is_file() {
+        out.push(dir.to_owned());
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            problems.push(problem(
+                "unreadable",
+                dir,
+                None,
+                format!("cannot read the folder: {e}"),
+                "make it readable or remove it",
+            ));
+            return;
+        }
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !SKIPPED_DIRS.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    for name in names {
+        let sub = dir.join(&name);
+        if !sub.is_dir() {
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            problems.push(problem(
+                "too-deep",
+                &sub,
+                None,
+                format!("case folders nest deeper than {MAX_DEPTH} levels"),
+                "flatten the groups (or remove a symlink loop)",
+            ));
+            continue;
+        }
+        walk(&sub, depth + 1, out, problems);
+    }
+}
+
+/// Read a file; `None` when it does not exist (a problem is recorded for other errors).
+fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            Err(_) => {
+                problems.push(problem(
+                    "unreadable",
+                    path,
+                    None,
+                    "not UTF-8 text".into(),
+                    "save the file as UTF-8",
+                ));
+                None
+            }
+        },
+        Err(e) => {
+            problems.push(problem(
+                "unreadable",
+                path,
+                None,
+                format!("cannot read: {e}"),
+                "make it readable or remove it",
+            ));
+            None
+        }
+    }
+}
+
+/// A markdown file split into frontmatter and body, the platform's way
+/// (`/^---\s*\n([\s\S]*?)---\s*\n?/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Markdown<'a> {
+    /// The frontmatter text, when the file has one.
+    pub frontmatter: Option<&'a str>,
+    /// The 1-based file line where the frontmatter text starts.
+    pub frontmatter_line: usize,
+    /// The body.
+    pub body: &'a str,
+    /// The 1-based file line where the body starts.
+    pub body_line: usize,
+}
+
+/// The opening `---` with no closing one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unterminated;
+
+/// Split a markdown file into frontmatter and body.
+pub fn split_markdown(text: &str) -> std::result::Result<Markdown<'_>, Unterminated> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let line_at = |offset: usize| text[..offset].matches('\n').count() + 1;
+    let plain = Markdown {
+        frontmatter: None,
+        frontmatter_line: 1,
+        body: text,
+        body_line: 1,
+    };
+    let Some(rest) = text.strip_prefix("---") else {
+        return Ok(plain);
+    };
+    let ws_len = rest.len() - rest.trim_start().len();
+    let Some(nl) = rest[..ws_len].rfind('\n') else {
+        return Ok(plain);
+    };
+    let start = 3 + nl + 1;
+    let Some(close) = text[start..].find("---") else {
+        return Err(Unterminated);
+    };
+    let fm_end = start + close;
+    let after = &text[fm_end + 3..];
+    let body_start = fm_end + 3 + (after.len() - after.trim_start().len());
+    Ok(Markdown {
+        frontmatter: Some(&text[start..fm_end]),
+        frontmatter_line: line_at(start),
+        body: &text[body_start..],
+        body_line: line_at(body_start),
+    })
+}
+
+/// The 1-based line of every block-style key path in a YAML text (`execution.max_turns`,
+/// `graders.0.type`), offset so that the text's first line is `first_line`.
+/// A line scan, not a parser: flow style and odd layouts just get no line.
+pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
+    #[derive(Clone)]
+    struct Frame {
+        indent: usize,
+        seg: String,
+        item: bool,
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut counters: HashMap<String, usize> = HashMap::new();
+    let mut out = HashMap::new();
+    let path = |stack: &[Frame]| {
+        stack
+            .iter()
+            .map(|f| f.seg.as_str())
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = first_line + i;
+        let trimmed = raw.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('\t') {
+            continue;
+        }
+        let mut indent = raw.len() - trimmed.len();
+        let mut content = trimmed;
+        loop {
+            if content == "-" || content.starts_with("- ") {
+                while stack
+                    .last()
+                    .is_some_and(|f| f.indent > indent || (f.indent == indent && f.item))
+                {
+                    stack.pop();
+                }
+                let parent = path(&stack);
+                let counter = counters.entry(parent.clone()).or_insert(0);
+                let idx = *counter;
+                *counter += 1;
+                let seg = idx.to_string();
+                let full = if parent.is_empty() {
+                    seg.clone()
+                } else {
+                    format!("{parent}.{seg}")
+                };
+                out.entry(full).or_insert(line_no);
+                stack.push(Frame {
+                    indent,
+                    seg,
+                    item: true,
+                });
+                let after = content[1..].trim_start_matches(' ');
+                indent += content.len() - after.len();
+                content = after;
+                if content.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            if let Some(key) = yaml_key(content) {
+                while stack.last().is_some_and(|f| f.indent >= indent) {
+                    stack.pop();
+                }
+                // Counters for sequences under a re-opened key start over.
+                let mut full = path(&stack);
+                if !full.is_empty() {
+                    full.push('.');
+                }
+                full.push_str(&key);
+                counters.remove(&full);
+                out.entry(full).or_insert(line_no);
+                stack.push(Frame {
+                    indent,
+                    seg: key,
+                    item: false,
+                });
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// The key of a `key: value` / `key:` line, unquoted.
+fn yaml_key(content: &str) -> Option<String> {
+    let (key, _) = if let Some(rest) = content.strip_prefix('"') {
+        let end = rest.find('"')?;
+        let after = &rest[end + 1..];
+        (after.starts_with(':')).then_some(())?;
+        return Some(rest[..end].to_owned());
+    } else if let Some(rest) = content.strip_prefix('\'') {
+        let end = rest.find('\'')?;
+        let after = &rest[end + 1..];
+        (after.starts_with(':')).then_some(())?;
+        return Some(rest[..end].to_owned());
+    } else {
+        let colon = content
+            .find(": ")
+            .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
+        (&content[..colon], ())
+    };
+    let key = key.trim_end();
+    if key.is_empty() || key.starts_with(['{', '[', '|', '>', '&', '*', '!']) {
+        return None;
+    }
+    Some(key.to_owned())
+}
+
+/// Parse YAML text into a value; on error, a diagnostic with the file line.
+pub fn parse_yaml(
+    text: &str,
+    file: &Utf8Path,
+    first_line: usize,
+) -> std::result::Result<Value, Diagnostic> {
+    serde_norway::from_str::<Value>(text).map_err(|e| {
+        let line = e.location().map(|l| l.line() + first_line - 1);
+        let message = e.to_string();
+        let message = message.lines().next().unwrap_or("invalid YAML").to_owned();
+        problem(
+            "invalid-yaml",
+            file,
+            line,
+            format!("invalid YAML: {message}"),
+            "fix the YAML syntax (quote values holding `: ` or starting with a special character)",
+        )
+    })
+}
+
+/// A YAML mapping key as a string (non-string keys are written as YAML).
+pub fn key_string(key: &Value) -> String {
+    match key {
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Null => "null".into(),
+        _ => "?".into(),
+    }
+}
+
+/// Frontmatter of a markdown file, parsed.
+struct Frontmatter {
+    /// Keys with values and lines, in file order.
+    keys: Vec<(String, Entry)>,
+    /// The body.
+    body: String,
+    /// The body's first line.
+    body_line: usize,
+    /// Whether there was a frontmatter block at all.
+    had: bool,
+}
+
+fn read_markdown(
+    path: &Utf8Path,
+    text: &str,
+    problems: &mut Vec<Diagnostic>,
+) -> Option<Frontmatter> {
+    let md = match split_markdown(text) {
+        Ok(md) => md,
+        Err(Unterminated) => {
+            problems.push(problem(
+                "unterminated-frontmatter",
+                path,
+                Some(1),
+                "the frontmatter opens with `---` but never closes".into(),
+                "add a closing `---` line after the frontmatter",
+            ));
+            return None;
+        }
+    };
+    let Some(fm) = md.frontmatter else {
+        return Some(Frontmatter {
+            keys: Vec::new(),
+            body: md.body.to_owned(),
+            body_line: md.body_line,
+            had: false,
+        });
+    };
+    let value = match parse_yaml(fm, path, md.frontmatter_line) {
+        Ok(v) => v,
+        Err(d) => {
+            problems.push(d);
+            return None;
+        }
+    };
+    let keys = match value {
+        Value::Null => Vec::new(),
+        Value::Mapping(map) => {
+            let lines = key_lines(fm, md.frontmatter_line);
+            map.into_iter()
+                .map(|(k, v)| {
+                    let key = key_string(&k);
+                    let line = lines.get(&key).copied();
+                    (
+                        key,
+                        Entry {
+                            value: v,
+                            file: path.to_owned(),
+                            line,
+                        },
+                    )
+                })
+                .collect()
+        }
+        _ => {
+            problems.push(problem(
+                "not-a-mapping",
+                path,
+                Some(md.frontmatter_line),
+                "the frontmatter is not a YAML mapping of `key: value` lines".into(),
+                "write the frontmatter as `key: value` lines",
+            ));
+            return None;
+        }
+    };
+    Some(Frontmatter {
+        keys,
+        body: md.body.to_owned(),
+        body_line: md.body_line,
+        had: true,
+    })
+}
+
+/// The mapping items of a YAML value with their lines under `prefix`.
+fn entries_of(
+    map: &serde_norway::Mapping,
+    file: &Utf8Path,
+    lines: &HashMap<String, usize>,
+    prefix: &str,
+) -> Vec<(String, Entry)> {
+    map.iter()
+        .map(|(k, v)| {
+            let key = key_string(k);
+            let line = lines.get(&format!("{prefix}{key}")).copied();
+            (
+                key,
+                Entry {
+                    value: v.clone(),
+                    file: file.to_owned(),
+                    line,
+                },
+            )
+        })
+        .collect()
+}
+
+fn load_case(dir: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<Case> {
+    let before = problems.len();
+    let folder = dir.file_name().unwrap_or("case").to_owned();
+    let yaml_path = dir.join("case.yaml");
+    let prompt_path = dir.join("prompt.md");
+    let case_file = yaml_path.is_file().then(|| yaml_path.clone());
+    let prompt_file = prompt_path.is_file().then(|| prompt_path.clone());
+
+    let mut top = BTreeMap::new();
+    let mut execution = BTreeMap::new();
+    let mut context = BTreeMap::new();
+    let mut graders = Vec::new();
+    let mut unknown_keys = Vec::new();
+    let mut ignored_graders = Vec::new();
+
+    // case.yaml first: prompt.md overrides it.
+    if let Some(path) = &case_file
+        && let Some(text) = read(path, problems)
+    {
+        match parse_yaml(&text, path, 1) {
+            Err(d) => problems.push(d),
+            Ok(Value::Null) => {}
+            Ok(Value::Mapping(map)) => {
+                let lines = key_lines(&text, 1);
+                for (key, entry) in entries_of(&map, path, &lines, "") {
+                    match key.as_str() {
+                        "execution" | "context" => {
+                            let (target, known, section): (_, &[&str], _) = if key == "execution" {
+                                (&mut execution, &CASE_EXECUTION_KEYS, Section::CaseExecution)
+                            } else {
+                                (&mut context, &CONTEXT_KEYS, Section::CaseContext)
+                            };
+                            match &entry.value {
+                                Value::Mapping(inner) => {
+                                    for (k, e) in entries_of(inner, path, &lines, &format!("{key}.")) {
+                                        if !known.contains(&k.as_str()) {
+                                            unknown_keys.push(UnknownKey {
+                                                key: k.clone(),
+                                                section,
+                                                file: path.clone(),
+                                                line: e.line,
+                                            });
+                                        }
+                                        target.insert(k, e);
+                                    }
+                                }
+                                Value::Null => {}
+                                _ => problems.push(problem(
+                                    "wrong-type",
+                                    path,
+                                    entry.line,
+                                    format!("`{key}` must be a mapping of keys"),
+                                    "write it as indented `key: value` lines",
+                                )),
+                            }
+                        }
+                        "graders" => match &entry.value {
+                            Value::Sequence(items) => {
+                                for (i, item) in items.iter().enumerate() {
+                                    let at = format!("graders.{i}");
+                                    let line = lines.get(&at).copied();
+                                    let Value::Mapping(gmap) = item else {
+                                        problems.push(problem(
+                                            "wrong-type",
+                                            path,
+                                            line,
+                                            format!("grader #{} is not a mapping", i + 1),
+                                            "write each grader as `- name: …` with `type:` and its keys",
+                                        ));
+                                        continue;
+                                    };
+                                    let fields: BTreeMap<String, Entry> =
+                                        entries_of(gmap, path, &lines, &format!("{at}.")).into_iter().collect();
+                                    let name = fields
+                                        .get("name")
+                                        .and_then(Entry::as_str)
+                                        .map(str::to_owned)
+                                        .unwrap_or_else(|| format!("grader #{}", i + 1));
+                                    graders.push(Grader { name, file: path.clone(), line, fields });
+                                }
+                            }
+                            Value::Null => {}
+                            _ => problems.push(problem(
+                                "wrong-type",
+                                path,
+                                entry.line,
+                                "`graders` must be a list".into(),
+                                "write each grader as a `- name: …` item",
+                            )),
+                        },
+                        _ => {
+                            if !CASE_YAML_KEYS.contains(&key.as_str()) {
+                                unknown_keys.push(UnknownKey {
+                                    key: key.clone(),
+                                    section: Section::CaseTop,
+                                    file: path.clone(),
+                                    line: entry.line,
+                                });
+                            }
+                            top.insert(key, entry);
+                        }
+                    }
+                }
+            }
+            Ok(_) => problems.push(problem(
+                "not-a-mapping",
+                path,
+                Some(1),
+                "case.yaml is not a YAML mapping".into(),
+                "write case.yaml as `key: value` lines (schema_version, name, execution, graders, …)",
+            )),
+        }
+    }
+
+    if let Some(path) = &prompt_file
+        && let Some(text) = read(path, problems)
+        && let Some(fm) = read_markdown(path, &text, problems)
+    {
+        for (key, entry) in fm.keys {
+            if TOP_KEYS.contains(&key.as_str()) {
+                top.insert(key, entry);
+            } else if EXECUTION_KEYS.contains(&key.as_str()) {
+                if key == "disallowed_tools"
+                    && let Some(old) = execution.get("disallowed_tools")
+                    && let (Value::Sequence(a), Value::Sequence(b)) = (&old.value, &entry.value)
+                {
+                    let mut merged = a.clone();
+                    merged.extend(b.iter().cloned());
+                    execution.insert(
+                        key,
+                        Entry {
+                            value: Value::Sequence(merged),
+                            ..entry
+                        },
+                    );
+                    continue;
+                }
+                execution.insert(key, entry);
+            } else {
+                unknown_keys.push(UnknownKey {
+                    key,
+                    section: Section::PromptFrontmatter,
+                    file: path.clone(),
+                    line: entry.line,
+                });
+            }
+        }
+        let body = fm.body.trim();
+        if !body.is_empty() {
+            let skipped = fm.body.len() - fm.body.trim_start().len();
+            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
+            execution.insert(
+                "prompt".into(),
+                Entry {
+                    value: Value::String(body.to_owned()),
+                    file: path.clone(),
+                    line: Some(line),
+                },
+            );
+        }
+    }
+
+    load_grader_files(dir, &mut graders, &mut ignored_graders, problems);
+
+    let source = match (&case_file, &prompt_file) {
+        (Some(_), Some(_)) => CaseSource::Mixed,
+        (Some(_), None) => CaseSource::CaseYaml,
+        _ => CaseSource::Prose,
+    };
+    let name = top
+        .get("name")
+        .and_then(Entry::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .unwrap_or(folder);
+    Some(Case {
+        name,
+        dir: dir.to_owned(),
+        source,
+        prompt_file,
+        case_file,
+        top,
+        execution,
+        context,
+        graders,
+        ignored_graders,
+        unknown_keys,
+        broken: problems.len() > before,
+    })
+}
+
+fn load_grader_files(
+    dir: &Utf8Path,
+    graders: &mut Vec<Grader>,
+    ignored: &mut Vec<Utf8PathBuf>,
+    problems: &mut Vec<Diagnostic>,
+) {
+    let gdir = dir.join("graders");
+    let entries = match std::fs::read_dir(&gdir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            problems.push(problem(
+                "unreadable",
+                &gdir,
+                None,
+                format!("cannot read graders/: {e}"),
+                "make graders/ a readable folder of .md files",
+            ));
+            return;
+        }
+    };
+    let mut files: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md"))
+        .filter(|n| !gdir.join(n).is_dir())
+        .collect();
+    files.sort();
+    for file in files {
+        let path = gdir.join(&file);
+        let Some(text) = read(&path, problems) else {
+            continue;
+        };
+        let Some(fm) = read_markdown(&path, &text, problems) else {
+            continue;
+        };
+        if !fm.had {
+            ignored.push(path);
+            continue;
+        }
+        let mut fields: BTreeMap<String, Entry> = fm.keys.into_iter().collect();
+        let body = fm.body.trim();
+        if let Some(key) = fields
+            .get("type")
+            .and_then(Entry::as_str)
+            .and_then(GraderKind::parse)
+            .and_then(GraderKind::body_key)
+            && !fields.contains_key(key)
+            && !body.is_empty()
+        {
+            let skipped = fm.body.len() - fm.body.trim_start().len();
+            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
+            fields.insert(
+                key.into(),
+                Entry {
+                    value: Value::String(body.to_owned()),
+                    file: path.clone(),
+                    line: Some(line),
+                },
+            );
+        }
+        let stem = file.trim_end_matches(".md").to_owned();
+        let name = fields
+            .get("name")
+            .and_then(Entry::as_str)
+            .map(str::to_owned)
+            .unwrap_or(stem);
+        graders.push(Grader {
+            name,
+            file: path,
+            line: Some(1),
+            fields,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_frontmatter_and_body() {
+        let md = split_markdown("---\nmax_turns: 6\n---\n\nHello\n").unwrap();
+        assert_eq!(md.frontmatter, Some("max_turns: 6\n"));
+        assert_eq!(md.frontmatter_line, 2);
+        assert_eq!(md.body, "Hello\n");
+        assert_eq!(md.body_line, 5);
+    }
+
+    #[test]
+    fn no_frontmatter_and_unterminated() {
+        let md = split_markdown("Just a prompt").unwrap();
+        assert_eq!(md.frontmatter, None);
+        assert_eq!(md.body, "Just a prompt");
+        assert_eq!(split_markdown("---\ntype: llm\nno end"), Err(Unterminated));
+        assert_eq!(split_markdown("---x\n").unwrap().frontmatter, None);
+    }
+
+    #[test]
+    fn key_lines_follow_nesting_and_lists() {
+        let text = "schema_version: \"1.1\"\nname: x\nexecution:\n  max_turns: 4\n  env:\n    EVAL_A: b\ngraders:\n  - name: one\n    type: regex\n  - name: two\n    type: llm\ncontext:\n  add_dirs:\n  - a\n";
+        let lines = key_lines(text, 1);
+        assert_eq!(lines["name"], 2);
+        assert_eq!(lines["execution.max_turns"], 4);
+        assert_eq!(lines["execution.env.EVAL_A"], 6);
+        assert_eq!(lines["graders.0"], 8);
+        assert_eq!(lines["graders.0.type"], 9);
+        assert_eq!(lines["graders.1.name"], 10);
+        assert_eq!(lines["context.add_dirs.0"], 14);
+    }
+
+    #[test]
+    fn key_lines_offset_and_quoted_keys() {
+        let lines = key_lines("'max_turns': 3\n\"a b\": 1\n", 2);
+        assert_eq!(lines["max_turns"], 2);
+        assert_eq!(lines["a b"], 3);
+    }
+
+    #[test]
+    fn grader_specs_take_defaults() {
+        let g = |yaml: &str| {
+            let Value::Mapping(map) = serde_norway::from_str::<Value>(yaml).unwrap() else {
+                panic!()
+            };
+            let fields = map
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        key_string(&k),
+                        Entry {
+                            value: v,
+                            file: "g.md".into(),
+                            line: None,
+                        },
+                    )
+                })
+                .collect();
+            Grader {
+                name: "g".into(),
+                file: "g.md".into(),
+                line: None,
+                fields,
+            }
+            .spec()
+        };
+        assert_eq!(
+            g("type: regex\npattern: x"),
+            Some(GraderSpec::Regex {
+                pattern: "x".into(),
+                flags: String::new(),
+                mode: MatchMode::Contains,
+                target: Target::LastMessage
+            })
+        );
+        assert_eq!(
+            g("type: tool_used\ntool: Skill"),
+            Some(GraderSpec::ToolUsed {
+                tool: "Skill".into(),
+                input_match: None,
+                min: 1,
+                max: None
+            })
+        );
+        assert_eq!(
+            g("type: tool_order\nbefore: Glob\nafter: {tool: Write, input_match: x}"),
+            Some(GraderSpec::ToolOrder {
+                before: ToolRef {
+                    tool: "Glob".into(),
+                    input_match: None
+                },
+                after: ToolRef {
+                    tool: "Write".into(),
+                    input_match: Some("x".into())
+                }
+            })
+        );
+        assert_eq!(
+            g("type: file_exists\npath: out/*.md"),
+            Some(GraderSpec::FileExists {
+                path: "out/*.md".into(),
+                exists: true
+            })
+        );
+        assert_eq!(
+            g("type: llm\ncriteria: c\nfocus: {source: file, path: a.md}"),
+            Some(GraderSpec::Llm {
+                criteria: "c".into(),
+                focus: Target::File("a.md".into())
+            })
+        );
+        assert_eq!(
+            g("type: baseline\nbaseline_file: b.jsonl\ncriteria: c"),
+            Some(GraderSpec::Baseline {
+                baseline_file: "b.jsonl".into(),
+                criteria: "c".into()
+            })
+        );
+        assert_eq!(
+            g("type: regex\npattern: x\nmatch: count:2").map(|s| matches!(
+                s,
+                GraderSpec::Regex {
+                    mode: MatchMode::Count(2),
+                    ..
+                }
+            )),
+            Some(true)
+        );
+        assert_eq!(g("type: regex"), None);
+        assert_eq!(g("type: nope"), None);
+    }
+
+    #[test]
+    fn parse_match_modes() {
+        assert_eq!(parse_match("count:3"), Some(MatchMode::Count(3)));
+        assert_eq!(parse_match("count:"), None);
+        assert_eq!(parse_match("count:-1"), None);
+        assert_eq!(parse_match("contain"), None);
+    }
 }

@@ -1,0 +1,108 @@
+//! Human output of `bob-eval check`: one line per finding, then a summary.
+
+use crate::check::CheckReport;
+use std::fmt::Write;
+
+/// Render a check report: `file:line: severity: message — fix: fix` lines
+/// (paths relative to the source), then one summary line.
+pub fn render(report: &CheckReport) -> String {
+    let mut out = String::new();
+    for d in &report.diagnostics {
+        let at = match d.line {
+            Some(line) => format!("{}:{line}", d.file),
+            None => d.file.to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{at}: {}: {} — fix: {}",
+            d.severity.as_str(),
+            d.message,
+            d.fix
+        );
+    }
+    let suites = plural(report.suites.len(), "suite", "suites");
+    let cases = plural(report.case_count(), "case", "cases");
+    if report.diagnostics.is_empty() {
+        let _ = writeln!(out, "ok: checked {suites} ({cases}), no problems");
+    } else {
+        let errors = plural(report.errors, "error", "errors");
+        let warnings = plural(report.warnings, "warning", "warnings");
+        let verdict = if report.has_errors() { "failed" } else { "ok" };
+        let _ = writeln!(
+            out,
+            "{verdict}: checked {suites} ({cases}): {errors}, {warnings}"
+        );
+    }
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Diagnostic, Severity, SuiteSummary};
+
+    fn report(diagnostics: Vec<Diagnostic>) -> CheckReport {
+        let errors = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        CheckReport {
+            schema: "bob-eval-check/1",
+            suites: vec![
+                SuiteSummary {
+                    item: "commit".into(),
+                    dir: "evals/commit".into(),
+                    cases: vec!["fires".into(), "quiet".into()],
+                },
+                SuiteSummary {
+                    item: "tdd-flow".into(),
+                    dir: "evals/tdd-flow".into(),
+                    cases: vec!["fires".into()],
+                },
+            ],
+            errors,
+            warnings: diagnostics.len() - errors,
+            diagnostics,
+        }
+    }
+
+    #[test]
+    fn renders_findings_and_summary() {
+        let text = render(&report(vec![
+            Diagnostic {
+                severity: Severity::Error,
+                code: "unknown-key",
+                file: "evals/commit/fires/prompt.md".into(),
+                line: Some(3),
+                message: "unknown key `max_turn` in prompt.md frontmatter (the platform refuses the case)".into(),
+                fix: "did you mean `max_turns`?".into(),
+            },
+            Diagnostic {
+                severity: Severity::Error,
+                code: "no-quiet-case",
+                file: "evals/tdd-flow".into(),
+                line: None,
+                message: "the suite has no `quiet` case (every suite needs the trigger pair)".into(),
+                fix: "add evals/tdd-flow/quiet/".into(),
+            },
+            Diagnostic {
+                severity: Severity::Warning,
+                code: "gated-tool",
+                file: "evals/tdd-flow/fires/prompt.md".into(),
+                line: Some(4),
+                message: "`Bash` in allowed_tools is a gated tool".into(),
+                fix: "run with `--allow-tools Bash`".into(),
+            },
+        ]));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn renders_clean_report() {
+        insta::assert_snapshot!(render(&report(Vec::new())));
+    }
+}
