@@ -208,23 +208,20 @@ fn result_value(r: &EvalResult) -> serde_json::Value {
     serde_json::to_value(&*r.doc).unwrap_or(serde_json::Value::Null)
 }
 
-/// The decision as JSON: accepted, item, model, run, scores, reasons, conditions, best.
+/// The decision as JSON: the gate's own serialization plus its reasons.
 fn decision_value(d: &GateDecision) -> serde_json::Value {
-    let x = &d.decision;
-    serde_json::json!({
-        "accepted": x.accepted,
-        "item": x.item,
-        "model": x.model,
-        "run": x.run,
-        "with": x.with,
-        "without": x.without,
-        "trigger_rate": x.trigger_rate,
-        "best": x.best,
-        "reasons": x.reasons(),
-        "conditions": x.conditions.iter().map(|c| serde_json::json!({
-            "name": c.name, "status": c.status.to_string(), "text": c.text,
-        })).collect::<Vec<_>>(),
-    })
+    let mut value = serde_json::to_value(&*d.decision).unwrap_or(serde_json::Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("reasons".into(), d.decision.reasons().into());
+    }
+    value
+}
+
+fn status_str(status: crate::gate::Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Any script value as JSON (results and decisions as their documents).
@@ -312,10 +309,15 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
         }
         Ok(std::env::var(name).map_or(Dynamic::UNIT, Into::into))
     });
-    engine.register_fn("to_json", |v: Dynamic| -> RResult<String> {
-        let value = to_value(&v).map_err(misuse)?;
+    fn json(v: &Dynamic) -> RResult<String> {
+        let value = to_value(v).map_err(misuse)?;
         serde_json::to_string_pretty(&value).map_err(|e| misuse(format!("to_json: {e}")))
-    });
+    }
+    // Maps and arrays too: the standard package's own `to_json(map)` would
+    // otherwise win for them and cannot see inside opaque values.
+    engine.register_fn("to_json", |v: Dynamic| json(&v));
+    engine.register_fn("to_json", |v: Map| json(&v.into()));
+    engine.register_fn("to_json", |v: Array| json(&v.into()));
     engine.register_fn("output", |text: &str| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}");
@@ -408,7 +410,7 @@ fn register_types(engine: &mut Engine) {
             .map(|c| {
                 let mut m = Map::new();
                 m.insert("name".into(), c.name.to_string().into());
-                m.insert("status".into(), c.status.to_string().into());
+                m.insert("status".into(), status_str(c.status).into());
                 m.insert("text".into(), c.text.clone().into());
                 Dynamic::from_map(m)
             })
@@ -489,7 +491,7 @@ mod library {
                         };
                         let mut row = Map::new();
                         row.insert("item".into(), item.clone().into());
-                        match evaluate(host, item, args, platform::Progress::quiet()) {
+                        match evaluate(host, item, args, platform::Progress::Quiet) {
                             Ok(result) => {
                                 eprintln!("{item}: {}", result.doc.verdict.as_str());
                                 row.insert("ok".into(), true.into());
@@ -557,7 +559,14 @@ mod library {
             max_cost_usd: run.max_cost_usd,
             started: run.output.started,
         };
-        let doc = crate::reduce::reduce_file(&run.output.document, &context)?;
+        let doc =
+            crate::reduce::reduce_file(&run.output.document, &context).map_err(|e| match e {
+                Error::InvalidInput { at, message } => Error::PlatformFailed {
+                    message: format!("its result is not usable: {at}: {message}"),
+                    details: vec![],
+                },
+                other => other,
+            })?;
         if run.keep {
             let kept = guard.keep();
             eprintln!("kept {kept}");
@@ -658,14 +667,19 @@ mod library {
         let h = host.clone();
         engine.register_fn(
             "record",
-            move |result: EvalResult, decision: GateDecision, pr: &str, pages: Array| -> RResult<()> {
+            move |result: EvalResult, decision: GateDecision, pr: &str, pages: Array| -> RResult<GateDecision> {
                 if !decision.is_for(&result) {
-                    return Err(misuse("record: this decision was not made by `gate` for this result; gate the result first"));
+                    return Err(misuse(
+                        "record: this decision was not made by `gate` for this result; gate the result first",
+                    ));
                 }
                 let pages = strings(&pages, "pages")?;
-                crate::record::record(&h.ctx.source, &result.doc, &decision.decision, Some(pr), &pages)
-                    .map(|_| ())
-                    .map_err(|e| raise(&h, e))
+                let recorded = crate::record::record(&h.ctx.source, &result.doc, &decision.decision, pr, &pages)
+                    .map_err(|e| raise(&h, e))?;
+                if recorded.revised {
+                    eprintln!("bob-eval: the best changed while recording; the decision was made again against it");
+                }
+                Ok(GateDecision { decision: Arc::new(recorded.decision), result: result.doc.clone() })
             },
         );
         let h = host.clone();
