@@ -127,7 +127,7 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
                 err = *inner;
             }
             EvalAltResult::ErrorInModule(name, inner, _) => {
-                if let Some(path) = module_display(&name) {
+                if let Some(path) = module_display(host, &name) {
                     source = path;
                 }
                 context.push(format!("in module `{name}`"));
@@ -166,12 +166,12 @@ pub fn script_error(path: &str, pos: Position, message: &str) -> Error {
 }
 
 /// The display path of a module name the resolver served, if it is one.
-fn module_display(name: &str) -> Option<String> {
-    EMBEDDED
-        .iter()
-        .find(|(n, ..)| *n == name)
-        .map(|(_, p, _)| p.to_string())
-        .or_else(|| valid_module_name(name).then(|| format!("{name}.rhai")))
+fn module_display(host: &Host, name: &str) -> Option<String> {
+    if let Some((_, path, _)) = EMBEDDED.iter().find(|(n, ..)| *n == name) {
+        return Some(path.to_string());
+    }
+    let folder = host.script_dir.as_ref()?;
+    valid_module_name(name).then(|| folder.join(format!("{name}.rhai")).to_string())
 }
 
 /// A module name the resolver accepts: `lib` or `lib/part`, lower-case letters,
