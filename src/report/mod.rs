@@ -4,3 +4,4 @@
 pub mod check;
 pub mod gate;
 pub mod run;
+pub mod script;

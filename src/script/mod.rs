@@ -1,0 +1,191 @@
+//! The Rhai script host. A Rust core exposes primitives to sandboxed Rhai
+//! scripts; `pipelines/exam.rhai`, `proposer.rhai` and `sweep.rhai` (embedded in
+//! the binary) compose them, so examining an item and validating a proposed edit
+//! differ only by script while the gate rule stays compiled in Rust.
+//!
+//! - [`engine`](engine::engine) builds the one sandboxed engine (CLI, tests, benches);
+//! - [`primitives`] are the registered functions scripts may call;
+//! - [`types`] are the opaque values that carry authority (results, decisions).
+
+pub mod engine;
+pub mod primitives;
+pub mod types;
+
+use crate::Context;
+use crate::cli::{ExamArgs, PlatformArgs, ProposeArgs, ScriptArgs, SweepArgs};
+use crate::error::{Error, Result, exit};
+use camino::{Utf8Path, Utf8PathBuf};
+use rhai::Dynamic;
+use std::sync::{Arc, Mutex};
+
+pub use engine::engine;
+
+/// The command-line options a pipeline reads with `options()`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The item, for commands that take one.
+    pub item: Option<String>,
+    /// Everything that runs the platform.
+    pub platform: PlatformArgs,
+    /// `--pr`.
+    pub pr: Option<String>,
+    /// `--pages`.
+    pub pages: Vec<String>,
+    /// `--json`.
+    pub json: bool,
+    /// `sweep --jobs`: suites at once (the platform's own `-j` is in `platform`).
+    pub suite_jobs: Option<u32>,
+    /// Why the arguments could not be read as options (`options()` then fails).
+    pub problem: Option<String>,
+}
+
+/// What the primitives of one script run share: where they work, the options
+/// and arguments of the command line, and the library errors primitives raised.
+#[derive(Debug)]
+pub struct Host {
+    /// Source tree and home.
+    pub ctx: Context,
+    /// Parsed command-line options (`options()`).
+    pub options: Options,
+    /// Raw arguments after the script (`args()`, for `bob-eval script`).
+    pub args: Vec<String>,
+    /// The operator script's folder, from which its imports are served.
+    pub script_dir: Option<Utf8PathBuf>,
+    failures: Mutex<Vec<Option<Error>>>,
+}
+
+impl Host {
+    /// A host for one script run.
+    pub fn new(
+        ctx: Context,
+        options: Options,
+        args: Vec<String>,
+        script_dir: Option<Utf8PathBuf>,
+    ) -> Self {
+        Host {
+            ctx,
+            options,
+            args,
+            script_dir,
+            failures: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Keep a library error a primitive raised; the id travels inside the Rhai error.
+    pub(crate) fn stash_failure(&self, err: Error) -> usize {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        failures.push(Some(err));
+        failures.len() - 1
+    }
+
+    /// Take back the library error with this id (once).
+    pub(crate) fn take_failure(&self, id: usize) -> Option<Error> {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        failures.get_mut(id).and_then(Option::take)
+    }
+}
+
+/// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.
+///
+/// `path` names the script in messages. The script's value, when an integer
+/// 0..=255, is the exit code; `()` or any other value is 0.
+pub fn run_pipeline(host: Host, path: &str, text: &str) -> Result<u8> {
+    let host = Arc::new(host);
+    let engine = engine(host.clone());
+    let ast = engine::compile(&engine, path, text)?;
+    let value = engine::run(&engine, &host, &ast)?;
+    exit_code_of(path, &value)
+}
+
+fn exit_code_of(path: &str, value: &Dynamic) -> Result<u8> {
+    match value.as_int() {
+        Ok(code) => u8::try_from(code).map_err(|_| Error::Script {
+            at: crate::error::Location::file(path),
+            message: format!("the script returned {code}: an exit code must be 0..=255"),
+        }),
+        Err(_) => Ok(exit::OK),
+    }
+}
+
+fn embedded(name: &str) -> (&'static str, &'static str) {
+    let (_, path, text) = engine::EMBEDDED
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .expect("embedded pipeline");
+    (path, text)
+}
+
+/// `bob-eval exam` (pipelines/exam.rhai).
+pub fn exam_command(ctx: &Context, args: &ExamArgs) -> Result<u8> {
+    let options = Options {
+        item: Some(args.item.clone()),
+        platform: args.platform.clone(),
+        json: args.json,
+        ..Options::default()
+    };
+    let (path, text) = embedded("exam");
+    run_pipeline(
+        Host::new(ctx.clone(), options, Vec::new(), None),
+        path,
+        text,
+    )
+}
+
+/// `bob-eval propose` (pipelines/proposer.rhai).
+pub fn propose_command(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
+    let options = Options {
+        item: Some(args.item.clone()),
+        platform: args.platform.clone(),
+        pr: Some(args.pr.clone()),
+        pages: args.pages.clone(),
+        json: args.json,
+        ..Options::default()
+    };
+    let (path, text) = embedded("proposer");
+    run_pipeline(
+        Host::new(ctx.clone(), options, Vec::new(), None),
+        path,
+        text,
+    )
+}
+
+/// `bob-eval sweep` (pipelines/sweep.rhai).
+pub fn sweep_command(ctx: &Context, args: &SweepArgs) -> Result<u8> {
+    let options = Options {
+        platform: PlatformArgs {
+            claude: args.claude.clone(),
+            ..PlatformArgs::default()
+        },
+        json: args.json,
+        suite_jobs: Some(args.jobs),
+        ..Options::default()
+    };
+    let (path, text) = embedded("sweep");
+    run_pipeline(
+        Host::new(ctx.clone(), options, Vec::new(), None),
+        path,
+        text,
+    )
+}
+
+/// `bob-eval script FILE [ARGS…]` (an operator pipeline; imports from its folder).
+pub fn script_command(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| Error::io(&args.file, "reading the pipeline", e))?;
+    let dir = args
+        .file
+        .parent()
+        .filter(|p| !p.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    let options = primitives::parse_script_options(&args.args).unwrap_or_else(|problem| Options {
+        problem: Some(problem),
+        ..Options::default()
+    });
+    let host = Host::new(
+        ctx.clone(),
+        options,
+        args.args.clone(),
+        Some(dir.to_owned()),
+    );
+    run_pipeline(host, args.file.as_str(), &text)
+}

@@ -1,0 +1,725 @@
+//! The primitives: the Rust functions a pipeline may call. They are the only way
+//! a script reaches files, processes or the network. Library errors they raise
+//! travel through the script as an opaque `Error` value and, when they stop it,
+//! become the command's error (and exit code) unchanged.
+
+use super::types::{EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64};
+use super::{Host, Options};
+use crate::cli::PlatformArgs;
+use crate::error::Error;
+use camino::Utf8PathBuf;
+use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// Every primitive name; a script defining a function with one of these names is refused.
+pub const NAMES: &[&str] = &[
+    "assemble_plugin",
+    "run_platform",
+    "reduce",
+    "gate",
+    "record",
+    "check_record_args",
+    "evaluate",
+    "evaluate_all",
+    "options",
+    "option",
+    "args",
+    "list_suites",
+    "load_suite",
+    "check",
+    "load_result",
+    "load_baseline",
+    "write_result",
+    "env",
+    "to_json",
+    "output",
+    "table",
+    "fixed",
+];
+
+type RResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// A library error raised by a primitive, as scripts see it (`Error`): `message`
+/// and `exit_code`; the error itself stays in the host.
+#[derive(Debug, Clone)]
+pub struct Raised {
+    /// Index of the stashed error in the host.
+    pub id: usize,
+    /// Its message.
+    pub message: String,
+    /// Its exit code.
+    pub exit_code: u8,
+}
+
+fn raise(host: &Host, err: Error) -> Box<EvalAltResult> {
+    let message = err.to_string();
+    let exit_code = err.exit_code();
+    let id = host.stash_failure(err);
+    EvalAltResult::ErrorRuntime(
+        Dynamic::from(Raised {
+            id,
+            message,
+            exit_code,
+        }),
+        Position::NONE,
+    )
+    .into()
+}
+
+/// A script mistake (wrong key, wrong value): reported at the calling line, exit 2.
+fn misuse(message: impl Into<String>) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorRuntime(message.into().into(), Position::NONE).into()
+}
+
+/// Parse `bob-eval script FILE ARGS…` arguments as `[ITEM] [platform flags] [--pr] [--pages] [--json]`.
+pub fn parse_script_options(args: &[String]) -> Result<Options, String> {
+    use clap::Parser;
+    #[derive(Debug, Parser)]
+    #[command(name = "script", no_binary_name = true)]
+    struct ScriptOptions {
+        item: Option<String>,
+        #[command(flatten)]
+        platform: PlatformArgs,
+        #[arg(long)]
+        pr: Option<String>,
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        pages: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    }
+    let parsed = ScriptOptions::try_parse_from(args).map_err(|e| e.to_string())?;
+    Ok(Options {
+        item: parsed.item,
+        platform: parsed.platform,
+        pr: parsed.pr,
+        pages: parsed.pages,
+        json: parsed.json,
+        suite_jobs: None,
+        problem: None,
+    })
+}
+
+fn opt_str(s: &Option<String>) -> Dynamic {
+    s.as_ref().map_or(Dynamic::UNIT, |s| s.clone().into())
+}
+
+fn opt_int(n: Option<u32>) -> Dynamic {
+    n.map_or(Dynamic::UNIT, |n| Dynamic::from_int(i64::from(n)))
+}
+
+/// The options as the map `options()` returns.
+pub fn options_map(o: &Options) -> Map {
+    let p = &o.platform;
+    let mut m = Map::new();
+    m.insert("item".into(), opt_str(&o.item));
+    m.insert("model".into(), opt_str(&p.model));
+    m.insert("runs".into(), opt_int(p.runs));
+    m.insert("max_cost_usd".into(), opt_str(&p.max_cost_usd));
+    m.insert("judge_model".into(), opt_str(&p.judge_model));
+    m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
+    m.insert(
+        "claude".into(),
+        p.claude
+            .as_ref()
+            .map_or(Dynamic::UNIT, |c| c.to_string().into()),
+    );
+    m.insert("keep".into(), p.keep.into());
+    m.insert(
+        "platform_result".into(),
+        p.platform_result
+            .as_ref()
+            .map_or(Dynamic::UNIT, |c| c.to_string().into()),
+    );
+    m.insert("pr".into(), opt_str(&o.pr));
+    m.insert(
+        "pages".into(),
+        o.pages
+            .iter()
+            .map(|p| Dynamic::from(p.clone()))
+            .collect::<Array>()
+            .into(),
+    );
+    m.insert("json".into(), o.json.into());
+    m
+}
+
+/// Keys of an options map that are not platform options (ignored by `evaluate`).
+const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json"];
+
+/// Read platform options from a script map; unknown keys and wrong types are mistakes.
+pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
+    let mut args = PlatformArgs::default();
+    let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
+        if v.is_unit() {
+            Ok(None)
+        } else if let Some(s) = v.clone().try_cast::<ImmutableString>() {
+            Ok(Some(s.to_string()))
+        } else if let Ok(f) = v.as_float() {
+            Ok(Some(f.to_string()))
+        } else if let Ok(i) = v.as_int() {
+            Ok(Some(i.to_string()))
+        } else {
+            Err(format!(
+                "option `{key}` must be a string or number, not {}",
+                v.type_name()
+            ))
+        }
+    };
+    let count = |key: &str, v: &Dynamic, max: i64| -> Result<Option<u32>, String> {
+        if v.is_unit() {
+            return Ok(None);
+        }
+        let n = v
+            .as_int()
+            .map_err(|t| format!("option `{key}` must be an integer, not {t}"))?;
+        if !(1..=max).contains(&n) {
+            return Err(format!("option `{key}` must be 1..={max}, not {n}"));
+        }
+        Ok(Some(n as u32))
+    };
+    for (key, v) in map {
+        match key.as_str() {
+            "model" => args.model = text(key, v)?,
+            "runs" => args.runs = count(key, v, 50)?,
+            "max_cost_usd" => args.max_cost_usd = text(key, v)?,
+            "judge_model" => args.judge_model = text(key, v)?,
+            "jobs" => args.jobs = count(key, v, 8)?,
+            "claude" => args.claude = text(key, v)?.map(Utf8PathBuf::from),
+            "platform_result" => args.platform_result = text(key, v)?.map(Utf8PathBuf::from),
+            "keep" => {
+                args.keep = v
+                    .as_bool()
+                    .map_err(|t| format!("option `keep` must be true or false, not {t}"))?
+            }
+            k if NOT_PLATFORM.contains(&k) => {}
+            other => {
+                return Err(format!(
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, claude, keep, platform_result"
+                ));
+            }
+        }
+    }
+    Ok(args)
+}
+
+/// The result document as a script map (for `to_json`).
+fn result_value(r: &EvalResult) -> serde_json::Value {
+    serde_json::to_value(&*r.doc).unwrap_or(serde_json::Value::Null)
+}
+
+/// The decision as JSON: the gate's own serialization plus its reasons.
+fn decision_value(d: &GateDecision) -> serde_json::Value {
+    let mut value = serde_json::to_value(&*d.decision).unwrap_or(serde_json::Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("reasons".into(), d.decision.reasons().into());
+    }
+    value
+}
+
+fn status_str(status: crate::gate::Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Any script value as JSON (results and decisions as their documents).
+pub fn to_value(v: &Dynamic) -> Result<serde_json::Value, String> {
+    if let Some(r) = v.clone().try_cast::<EvalResult>() {
+        return Ok(result_value(&r));
+    }
+    if let Some(d) = v.clone().try_cast::<GateDecision>() {
+        return Ok(decision_value(&d));
+    }
+    if let Some(e) = v.clone().try_cast::<Raised>() {
+        return Ok(serde_json::json!({"error": e.message, "exit_code": e.exit_code}));
+    }
+    if v.is_map() {
+        let map = v.clone().cast::<Map>();
+        let mut out = serde_json::Map::new();
+        for (k, v) in &map {
+            out.insert(k.to_string(), to_value(v)?);
+        }
+        return Ok(out.into());
+    }
+    if v.is_array() {
+        let arr = v.clone().cast::<Array>();
+        return arr
+            .iter()
+            .map(to_value)
+            .collect::<Result<Vec<_>, _>>()
+            .map(serde_json::Value::Array);
+    }
+    if v.is_unit() {
+        return Ok(serde_json::Value::Null);
+    }
+    if let Ok(f) = v.as_float() {
+        return Ok(serde_json::Number::from_f64(f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number));
+    }
+    rhai::serde::from_dynamic::<serde_json::Value>(v).map_err(|e| format!("to_json: {e}"))
+}
+
+fn to_dynamic<T: serde::Serialize>(x: &T) -> RResult<Dynamic> {
+    rhai::serde::to_dynamic(x)
+}
+
+fn strings(arr: &Array, what: &str) -> RResult<Vec<String>> {
+    arr.iter()
+        .map(|v| {
+            v.clone()
+                .try_cast::<ImmutableString>()
+                .map(|s| s.to_string())
+                .ok_or_else(|| misuse(format!("{what} must be strings")))
+        })
+        .collect()
+}
+
+/// Register the opaque types and every primitive on `engine`, bound to `host`.
+pub fn register(engine: &mut Engine, host: Arc<Host>) {
+    register_types(engine);
+
+    let h = host.clone();
+    engine.register_fn("options", move || -> RResult<Map> {
+        match &h.options.problem {
+            Some(problem) => Err(raise(
+                &h,
+                Error::Usage(format!("pipeline arguments: {problem}")),
+            )),
+            None => Ok(options_map(&h.options)),
+        }
+    });
+    let h = host.clone();
+    engine.register_fn("option", move |name: &str| -> Dynamic {
+        options_map(&h.options)
+            .get(name)
+            .cloned()
+            .unwrap_or(Dynamic::UNIT)
+    });
+    let h = host.clone();
+    engine.register_fn("args", move || -> Array {
+        h.args.iter().map(|a| Dynamic::from(a.clone())).collect()
+    });
+    engine.register_fn("env", |name: &str| -> RResult<Dynamic> {
+        if name != "EVALS" && !name.starts_with("EVALS_") {
+            return Err(misuse(format!(
+                "env({name:?}): scripts may read only EVALS and EVALS_* variables"
+            )));
+        }
+        Ok(std::env::var(name).map_or(Dynamic::UNIT, Into::into))
+    });
+    fn json(v: &Dynamic) -> RResult<String> {
+        let value = to_value(v).map_err(misuse)?;
+        serde_json::to_string_pretty(&value).map_err(|e| misuse(format!("to_json: {e}")))
+    }
+    // Maps and arrays too: the standard package's own `to_json(map)` would
+    // otherwise win for them and cannot see inside opaque values.
+    engine.register_fn("to_json", |v: Dynamic| json(&v));
+    engine.register_fn("to_json", |v: Map| json(&v.into()));
+    engine.register_fn("to_json", |v: Array| json(&v.into()));
+    engine.register_fn("output", |text: &str| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{text}");
+    });
+    engine.register_fn("table", |headers: Array, rows: Array| -> RResult<String> {
+        let headers = strings(&headers, "table headers")?;
+        let rows = rows
+            .iter()
+            .map(|r| {
+                let r = r
+                    .clone()
+                    .try_cast::<Array>()
+                    .ok_or_else(|| misuse("table rows must be arrays"))?;
+                Ok(r.iter()
+                    .map(|c| {
+                        if c.is_unit() {
+                            "—".to_string()
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect())
+            })
+            .collect::<RResult<Vec<Vec<String>>>>()?;
+        Ok(crate::report::script::table(&headers, &rows))
+    });
+    engine.register_fn("fixed", |x: f64, decimals: i64| -> String {
+        format!("{x:.*}", decimals.clamp(0, 12) as usize)
+    });
+    engine.register_fn("fixed", |x: i64, decimals: i64| -> String {
+        format!("{:.*}", decimals.clamp(0, 12) as usize, x as f64)
+    });
+    engine.register_fn("fixed", |_: (), _: i64| -> String { "—".into() });
+
+    library::register(engine, host);
+}
+
+fn register_types(engine: &mut Engine) {
+    engine.register_type_with_name::<EvalResult>("EvalResult");
+    engine.register_get("item", |r: &mut EvalResult| r.doc.item.clone());
+    engine.register_get("run", |r: &mut EvalResult| r.doc.run.clone());
+    engine.register_get("date", |r: &mut EvalResult| r.doc.date.clone());
+    engine.register_get("model", |r: &mut EvalResult| r.doc.model.clone());
+    engine.register_get("with_score", |r: &mut EvalResult| r.doc.with);
+    engine.register_get("without_score", |r: &mut EvalResult| r.doc.without);
+    engine.register_get("delta", |r: &mut EvalResult| r.doc.delta);
+    engine.register_get("verdict", |r: &mut EvalResult| {
+        r.doc.verdict.as_str().to_string()
+    });
+    engine.register_get("trigger_rate", |r: &mut EvalResult| {
+        opt_f64(r.doc.trigger_rate)
+    });
+    engine.register_get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
+    engine.register_get("max_cost_usd", |r: &mut EvalResult| r.doc.max_cost_usd);
+    engine.register_get("partial", |r: &mut EvalResult| r.doc.partial);
+    engine.register_get("partial_reason", |r: &mut EvalResult| {
+        r.doc
+            .partial_reason
+            .clone()
+            .map_or(Dynamic::UNIT, Into::into)
+    });
+    engine.register_get("cases", |r: &mut EvalResult| cases(&r.doc));
+    engine.register_fn("to_string", |r: &mut EvalResult| {
+        format!(
+            "EvalResult({} {} on {}: with {} without {})",
+            r.doc.item,
+            r.doc.verdict.as_str(),
+            r.doc.model,
+            r.doc.with,
+            r.doc.without
+        )
+    });
+    engine.register_fn("to_debug", |r: &mut EvalResult| {
+        format!("EvalResult({})", r.doc.run)
+    });
+
+    engine.register_type_with_name::<GateDecision>("GateDecision");
+    engine.register_get("accepted", |d: &mut GateDecision| d.decision.accepted);
+    engine.register_get("reasons", |d: &mut GateDecision| -> Array {
+        d.decision
+            .reasons()
+            .into_iter()
+            .map(Dynamic::from)
+            .collect()
+    });
+    engine.register_get("conditions", |d: &mut GateDecision| -> Array {
+        d.decision
+            .conditions
+            .iter()
+            .map(|c| {
+                let mut m = Map::new();
+                m.insert("name".into(), c.name.to_string().into());
+                m.insert("status".into(), status_str(c.status).into());
+                m.insert("text".into(), c.text.clone().into());
+                Dynamic::from_map(m)
+            })
+            .collect()
+    });
+    engine.register_get("best", |d: &mut GateDecision| -> Dynamic {
+        d.decision
+            .best
+            .as_ref()
+            .and_then(|b| rhai::serde::to_dynamic(b).ok())
+            .unwrap_or(Dynamic::UNIT)
+    });
+    engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
+    engine.register_get("model", |d: &mut GateDecision| d.decision.model.clone());
+    engine.register_fn("to_string", |d: &mut GateDecision| {
+        format!(
+            "GateDecision({} {})",
+            d.decision.item,
+            if d.decision.accepted {
+                "accepted"
+            } else {
+                "rejected"
+            }
+        )
+    });
+    engine.register_fn("to_debug", |d: &mut GateDecision| {
+        format!("GateDecision({})", d.decision.item)
+    });
+
+    engine.register_type_with_name::<PluginHandle>("Plugin");
+    engine.register_get("name", |p: &mut PluginHandle| {
+        p.plugin.lock().map(|p| p.name.clone()).unwrap_or_default()
+    });
+    engine.register_type_with_name::<PlatformRun>("PlatformOutput");
+    engine.register_get("exit_code", |p: &mut PlatformRun| {
+        i64::from(p.output.exit_code)
+    });
+
+    engine.register_type_with_name::<Raised>("Error");
+    engine.register_get("message", |e: &mut Raised| e.message.clone());
+    engine.register_get("exit_code", |e: &mut Raised| i64::from(e.exit_code));
+    engine.register_fn("to_string", |e: &mut Raised| e.message.clone());
+    engine.register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
+}
+
+/// The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
+mod library {
+    use super::*;
+    use crate::config::{Settings, resolve_ceiling, resolve_model};
+    use crate::platform::{self, RunOptions};
+
+    /// `evaluate` for one item: plugin, platform and reduce in one (`crate::run::evaluate`).
+    fn evaluate(
+        host: &Host,
+        item: &str,
+        args: &PlatformArgs,
+        progress: platform::Progress,
+    ) -> crate::Result<EvalResult> {
+        crate::run::evaluate(&host.ctx, item, args, progress).map(EvalResult::new)
+    }
+
+    /// Run `items` on `jobs` threads; one map per item, in the order given.
+    fn evaluate_all(
+        host: &Arc<Host>,
+        items: Vec<String>,
+        args: &PlatformArgs,
+        jobs: usize,
+    ) -> Array {
+        let next = Mutex::new(items.iter().enumerate());
+        let slots: Mutex<Vec<Option<Map>>> = Mutex::new(vec![None; items.len()]);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.clamp(1, items.len().max(1)) {
+                scope.spawn(|| {
+                    loop {
+                        let Some((i, item)) = next.lock().unwrap_or_else(|p| p.into_inner()).next()
+                        else {
+                            break;
+                        };
+                        let mut row = Map::new();
+                        row.insert("item".into(), item.clone().into());
+                        match evaluate(host, item, args, platform::Progress::Quiet) {
+                            Ok(result) => {
+                                eprintln!("{item}: {}", result.doc.verdict.as_str());
+                                row.insert("ok".into(), true.into());
+                                row.insert("exit_code".into(), Dynamic::from_int(0));
+                                row.insert("result".into(), Dynamic::from(result));
+                            }
+                            Err(err) => {
+                                eprintln!("{item}: could not run: {err}");
+                                row.insert("ok".into(), false.into());
+                                row.insert(
+                                    "exit_code".into(),
+                                    Dynamic::from_int(i64::from(err.exit_code())),
+                                );
+                                row.insert("error".into(), err.to_string().into());
+                            }
+                        }
+                        slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(row);
+                    }
+                });
+            }
+        });
+        slots
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .into_iter()
+            .flatten()
+            .map(Dynamic::from_map)
+            .collect()
+    }
+
+    fn run_platform(
+        host: &Host,
+        plugin: &PluginHandle,
+        args: &PlatformArgs,
+    ) -> crate::Result<PlatformRun> {
+        let settings = Settings::load(&host.ctx.home)?;
+        let model = resolve_model(args.model.as_deref(), &settings);
+        let max_cost_usd = resolve_ceiling(args.max_cost_usd.as_deref(), &settings)?;
+        let found = platform::locate(args.claude.as_deref())?;
+        let options = RunOptions {
+            model: model.clone(),
+            runs: args.runs,
+            max_cost_usd,
+            judge_model: args.judge_model.clone(),
+            jobs: args.jobs,
+        };
+        let output = {
+            let guard = plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());
+            platform::run(&found, &guard, &options, platform::progress_for_stderr())?
+        };
+        Ok(PlatformRun {
+            output: Arc::new(output),
+            plugin: plugin.clone(),
+            model,
+            max_cost_usd,
+            keep: args.keep,
+        })
+    }
+
+    fn reduce(run: &PlatformRun) -> crate::Result<EvalResult> {
+        let mut guard = run.plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());
+        let context = crate::reduce::ReduceContext {
+            item: guard.item.name.clone(),
+            model: run.model.clone(),
+            max_cost_usd: run.max_cost_usd,
+            started: run.output.started,
+        };
+        let doc =
+            crate::reduce::reduce_file(&run.output.document, &context).map_err(|e| match e {
+                Error::InvalidInput { at, message } => Error::PlatformFailed {
+                    message: format!("its result is not usable: {at}: {message}"),
+                    details: vec![],
+                },
+                other => other,
+            })?;
+        if run.keep {
+            let kept = guard.keep();
+            eprintln!("kept {kept}");
+        }
+        Ok(EvalResult::new(doc))
+    }
+
+    fn load_result(path: &str) -> crate::Result<EvalResult> {
+        let path = Utf8PathBuf::from(path);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, "reading", e))?;
+        let item = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("item").and_then(|i| i.as_str()).map(str::to_owned))
+            .ok_or_else(|| Error::invalid(&path, "not a skill-eval/1 document (no \"item\"); write one with `bob-eval run --out`"))?;
+        crate::gate::load_result(&path, &item).map(EvalResult::new)
+    }
+
+    fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
+        let suite = crate::suite::load(&host.ctx.source, item)?;
+        let mut m = Map::new();
+        m.insert("item".into(), suite.item.clone().into());
+        m.insert("dir".into(), suite.dir.to_string().into());
+        let names: Array = suite
+            .cases
+            .iter()
+            .map(|c| Dynamic::from(c.name.clone()))
+            .collect();
+        m.insert("cases".into(), names.into());
+        Ok(m)
+    }
+
+    pub fn register(engine: &mut Engine, host: Arc<Host>) {
+        let h = host.clone();
+        engine.register_fn(
+            "assemble_plugin",
+            move |item: &str| -> RResult<PluginHandle> {
+                let found = crate::item::find(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
+                let plugin =
+                    crate::plugin::assemble(&h.ctx.source, &found).map_err(|e| raise(&h, e))?;
+                Ok(PluginHandle {
+                    plugin: Arc::new(Mutex::new(plugin)),
+                })
+            },
+        );
+        let h = host.clone();
+        engine.register_fn(
+            "run_platform",
+            move |plugin: PluginHandle, opts: Map| -> RResult<PlatformRun> {
+                let args = platform_args(&opts).map_err(misuse)?;
+                run_platform(&h, &plugin, &args).map_err(|e| raise(&h, e))
+            },
+        );
+        let h = host.clone();
+        engine.register_fn("reduce", move |run: PlatformRun| -> RResult<EvalResult> {
+            reduce(&run).map_err(|e| raise(&h, e))
+        });
+        let h = host.clone();
+        engine.register_fn(
+            "evaluate",
+            move |item: &str, opts: Map| -> RResult<EvalResult> {
+                let args = platform_args(&opts).map_err(misuse)?;
+                evaluate(&h, item, &args, platform::progress_for_stderr()).map_err(|e| raise(&h, e))
+            },
+        );
+        let h = host.clone();
+        engine.register_fn(
+            "evaluate_all",
+            move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
+                let items = strings(&items, "evaluate_all items")?;
+                let args = platform_args(&opts).map_err(misuse)?;
+                if !(1..=64).contains(&jobs) {
+                    return Err(misuse(format!(
+                        "evaluate_all: jobs must be 1..=64, not {jobs}"
+                    )));
+                }
+                Ok(evaluate_all(&h, items, &args, jobs as usize))
+            },
+        );
+        let h = host.clone();
+        engine.register_fn("gate", move |result: EvalResult| -> RResult<GateDecision> {
+            let baseline = crate::gate::load_baseline(&h.ctx.source, &result.doc.item)
+                .map_err(|e| raise(&h, e))?;
+            let decision = crate::gate::decide(&result.doc, &baseline);
+            Ok(GateDecision {
+                decision: Arc::new(decision),
+                result: result.doc.clone(),
+            })
+        });
+        let h = host.clone();
+        engine.register_fn(
+            "check_record_args",
+            move |pr: &str, pages: Array| -> RResult<()> {
+                let pages = strings(&pages, "pages")?;
+                crate::record::check_record_args(&h.ctx.source, Some(pr), &pages)
+                    .map_err(|e| raise(&h, e))
+            },
+        );
+        let h = host.clone();
+        engine.register_fn(
+            "record",
+            move |result: EvalResult, decision: GateDecision, pr: &str, pages: Array| -> RResult<GateDecision> {
+                if !decision.is_for(&result) {
+                    return Err(misuse(
+                        "record: this decision was not made by `gate` for this result; gate the result first",
+                    ));
+                }
+                let pages = strings(&pages, "pages")?;
+                let recorded = crate::record::record(&h.ctx.source, &result.doc, &decision.decision, pr, &pages)
+                    .map_err(|e| raise(&h, e))?;
+                if recorded.revised {
+                    eprintln!("bob-eval: the best changed while recording; the decision was made again against it");
+                }
+                Ok(GateDecision { decision: Arc::new(recorded.decision), result: result.doc.clone() })
+            },
+        );
+        let h = host.clone();
+        engine.register_fn("list_suites", move || -> RResult<Array> {
+            let names = crate::suite::list(&h.ctx.source).map_err(|e| raise(&h, e))?;
+            Ok(names.into_iter().map(Dynamic::from).collect())
+        });
+        let h = host.clone();
+        engine.register_fn("load_suite", move |item: &str| -> RResult<Map> {
+            suite_summary(&h, item).map_err(|e| raise(&h, e))
+        });
+        let h = host.clone();
+        engine.register_fn("check", move |item: &str| -> RResult<Map> {
+            let report = crate::check::check_suites(&h.ctx.source, &[item.to_string()])
+                .map_err(|e| raise(&h, e))?;
+            let mut m = Map::new();
+            m.insert("ok".into(), (!report.has_errors()).into());
+            m.insert("report".into(), to_dynamic(&report)?);
+            Ok(m)
+        });
+        let h = host.clone();
+        engine.register_fn("load_result", move |path: &str| -> RResult<EvalResult> {
+            load_result(path).map_err(|e| raise(&h, e))
+        });
+        let h = host.clone();
+        engine.register_fn("load_baseline", move |item: &str| -> RResult<Dynamic> {
+            let baseline =
+                crate::gate::load_baseline(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
+            to_dynamic(&baseline)
+        });
+        let h = host;
+        engine.register_fn(
+            "write_result",
+            move |result: EvalResult, path: &str| -> RResult<()> {
+                let mut bytes = serde_json::to_vec_pretty(&*result.doc)
+                    .map_err(|e| misuse(format!("write_result: {e}")))?;
+                bytes.push(b'\n');
+                crate::run::write_atomically(camino::Utf8Path::new(path), &bytes)
+                    .map_err(|e| raise(&h, e))
+            },
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! The opaque values that carry authority in a script: a reduced result and a
+//! gate decision (plus the plugin and platform output between them). Scripts get
+//! read-only getters; there is no constructor, no setter and no indexer, so a
+//! script cannot make one up or change one.
+
+use crate::document::{CaseEval, SkillEval};
+use crate::gate::Decision;
+use crate::platform::PlatformOutput;
+use crate::plugin::Plugin;
+use rhai::{Array, Dynamic, Map};
+use std::sync::{Arc, Mutex};
+
+/// A reduced, schema-valid `skill-eval/1` result (`EvalResult` in scripts).
+#[derive(Debug, Clone)]
+pub struct EvalResult {
+    /// The document; shared so a decision can prove which result it was made for.
+    pub doc: Arc<SkillEval>,
+}
+
+impl EvalResult {
+    /// Wrap a document.
+    pub fn new(doc: SkillEval) -> Self {
+        EvalResult { doc: Arc::new(doc) }
+    }
+}
+
+/// A gate decision made by `gate` for one particular result (`GateDecision` in scripts).
+#[derive(Debug, Clone)]
+pub struct GateDecision {
+    /// The decision.
+    pub decision: Arc<Decision>,
+    /// The very result it was made for (compared by pointer in `record`).
+    pub result: Arc<SkillEval>,
+}
+
+impl GateDecision {
+    /// Whether this decision was made by `gate` for exactly `result`.
+    pub fn is_for(&self, result: &EvalResult) -> bool {
+        Arc::ptr_eq(&self.result, &result.doc)
+    }
+}
+
+/// An assembled plugin, removed when the last script value holding it is dropped.
+#[derive(Debug, Clone)]
+pub struct PluginHandle {
+    /// The plugin (locked for `keep`).
+    pub plugin: Arc<Mutex<Plugin>>,
+}
+
+/// What one platform run left behind, with what `reduce` needs to reduce it.
+#[derive(Debug, Clone)]
+pub struct PlatformRun {
+    /// The platform's output.
+    pub output: Arc<PlatformOutput>,
+    /// The plugin it ran (kept alive: the document lives in its folder).
+    pub plugin: PluginHandle,
+    /// The model that ran.
+    pub model: String,
+    /// The ceiling it was held to.
+    pub max_cost_usd: f64,
+    /// Keep the plugin folder after reducing.
+    pub keep: bool,
+}
+
+/// `()` for a missing number, else the float.
+pub fn opt_f64(x: Option<f64>) -> Dynamic {
+    x.map_or(Dynamic::UNIT, Dynamic::from_float)
+}
+
+/// A case as a map (a copy: changing it changes nothing). `with` is a reserved
+/// word in Rhai, so the scores are `with_score` and `without_score`.
+pub fn case_map(case: &CaseEval) -> Map {
+    let mut m = Map::new();
+    m.insert("name".into(), case.name.clone().into());
+    m.insert("with_score".into(), Dynamic::from_float(case.with));
+    m.insert("without_score".into(), opt_f64(case.without));
+    m.insert("delta".into(), opt_f64(case.delta));
+    m.insert(
+        "verdict".into(),
+        case.verdict.map_or(Dynamic::UNIT, |v| v.as_str().into()),
+    );
+    m.insert("trigger_rate".into(), opt_f64(case.trigger_rate));
+    m.insert("cost_usd".into(), Dynamic::from_float(case.cost_usd));
+    m.insert("runs".into(), Dynamic::from_int(i64::from(case.runs)));
+    m
+}
+
+/// The cases of a result as an array of maps.
+pub fn cases(doc: &SkillEval) -> Array {
+    doc.cases.iter().map(|c| case_map(c).into()).collect()
+}

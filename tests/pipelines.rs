@@ -1,0 +1,405 @@
+//! The free test: `run`, `gate`, `exam`, `propose` and `sweep` end to end with
+//! only `claude` stubbed. The stub is a shell script that answers `--version`
+//! and copies a real platform document (renamed for the plugin it was given)
+//! into `--output-dir`; it logs its arguments so tests can see what ran.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/pipelines/aggregate-result.json"
+);
+const REAL_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source");
+
+/// A temp world: a source tree with suites for `items`, a home, and a stub `claude`.
+struct World {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    source: PathBuf,
+    stub: PathBuf,
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl World {
+    fn new(items: &[&str]) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let source = root.join("source");
+        let real = Path::new(REAL_SOURCE);
+        for item in items {
+            let skill = source.join("skills").join(item);
+            std::fs::create_dir_all(&skill).unwrap();
+            let text = std::fs::read_to_string(real.join("skills/commit/SKILL.md")).unwrap();
+            std::fs::write(
+                skill.join("SKILL.md"),
+                text.replace("name: commit", &format!("name: {item}")),
+            )
+            .unwrap();
+            copy_tree(&real.join("evals/commit"), &source.join("evals").join(item));
+            let baseline = format!(
+                "{{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{item}\", \"best\": {{}}}}\n"
+            );
+            std::fs::write(
+                source.join("evals").join(item).join("baseline.json"),
+                baseline,
+            )
+            .unwrap();
+        }
+        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
+        std::fs::write(
+            source.join("wiki/patterns/commit-skipped-hook.md"),
+            "# Commit skipped hook\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        let stub = root.join("claude");
+        let script = format!(
+            r#"#!/bin/sh
+if [ "$1" = "--version" ]; then echo "2.1.328 (Claude Code)"; exit 0; fi
+echo "$@" >> "{root}/calls.log"
+plugin="$3"; out=""; prev=""
+for a in "$@"; do if [ "$prev" = "--output-dir" ]; then out="$a"; fi; prev="$a"; done
+name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$plugin/.claude-plugin/plugin.json" | head -n 1)
+if [ -n "$STUB_SLEEP" ]; then sleep "$STUB_SLEEP"; fi
+if [ -e "{root}/fail-$name" ]; then echo "✗ fires: failed to load case: bad frontmatter" >&2; exit 1; fi
+echo "Ablation: 2 arms × 2 cases (8 runs)" >&2
+mkdir -p "$out"
+sed "s/bob-eval-commit/$name/g" "{fixture}" > "$out/aggregate-result.json"
+exit 0
+"#,
+            root = root.display(),
+            fixture = FIXTURE,
+        );
+        std::fs::write(&stub, script).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        World {
+            _dir: dir,
+            root,
+            source,
+            stub,
+        }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+        cmd.current_dir(&self.root)
+            .env("BOB_EVAL_CLAUDE", &self.stub)
+            .env("BOB_SOURCE", &self.source)
+            .env("BOB_HOME", self.root.join("home"))
+            .env_remove("ANTHROPIC_MODEL")
+            .env_remove("EVALS")
+            .env_remove("EVALS_MODEL")
+            .env_remove("EVALS_MAX_COST_USD");
+        cmd
+    }
+
+    fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.root.join("calls.log"))
+            .map(|t| t.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    fn baseline(&self, item: &str) -> Value {
+        let text =
+            std::fs::read_to_string(self.source.join("evals").join(item).join("baseline.json"))
+                .unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn wiki_rows(&self) -> Vec<String> {
+        std::fs::read_to_string(self.source.join("wiki/skill-impact.md"))
+            .map(|t| {
+                t.lines()
+                    .filter(|l| l.starts_with("| 2"))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn run_gate_and_exam_end_to_end_with_only_claude_stubbed() {
+    let w = World::new(&["commit"]);
+    let result = w.root.join("commit.json");
+    let out = w
+        .cmd()
+        .args(["run", "commit", "--runs", "1", "--out"])
+        .arg(&result)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(doc["verdict"], "improved");
+
+    let out = w
+        .cmd()
+        .arg("gate")
+        .arg("commit")
+        .arg(&result)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
+    let out = w
+        .cmd()
+        .args(["exam", "commit", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("exam_improved", stdout(&out));
+    assert_eq!(
+        w.calls().len(),
+        2,
+        "run and exam each ran the platform once"
+    );
+    assert!(w.calls()[1].contains("--runs 1"), "{:?}", w.calls());
+    assert!(w.wiki_rows().is_empty(), "exam never records");
+    assert_eq!(
+        w.baseline("commit")["best"],
+        serde_json::json!({}),
+        "exam never records"
+    );
+}
+
+#[test]
+fn exam_json_holds_the_document_and_the_meaning() {
+    let w = World::new(&["commit"]);
+    let out = w.cmd().args(["exam", "commit", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["result"]["schema"], "skill-eval/1");
+    assert_eq!(v["result"]["item"], "commit");
+    assert!(
+        v["meaning"].as_str().unwrap().starts_with("keeps helping"),
+        "{v}"
+    );
+    assert_eq!(v["notes"], serde_json::json!([]));
+}
+
+#[test]
+fn exam_without_the_platform_exits_3() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .args(["exam", "commit"])
+        .env("BOB_EVAL_CLAUDE", w.root.join("nope"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("platform"), "{}", stderr(&out));
+    let out = w.cmd().args(["exam", "nothing-here"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(w.calls().is_empty());
+}
+
+#[test]
+fn propose_accepts_then_rejects_an_equal_score_and_records_both() {
+    let w = World::new(&["commit"]);
+    let propose = |w: &World| {
+        w.cmd()
+            .args([
+                "propose",
+                "commit",
+                "--model",
+                "haiku",
+                "--pr",
+                "#4300",
+                "--pages",
+                "commit-skipped-hook",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = propose(&w);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).starts_with("commit: accepted"),
+        "{}",
+        stdout(&out)
+    );
+    let best = &w.baseline("commit")["best"]["haiku"];
+    assert_eq!(best["score"], 1.0, "{best}");
+    assert_eq!(best["trigger_rate"], 1.0, "{best}");
+    let rows = w.wiki_rows();
+    assert_eq!(rows.len(), 1);
+    assert!(
+        rows[0].contains("| commit | #4300 |") && rows[0].ends_with("| accepted |"),
+        "{rows:?}"
+    );
+
+    let out = propose(&w);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).starts_with("commit: rejected"),
+        "{}",
+        stdout(&out)
+    );
+    let rows = w.wiki_rows();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[1].ends_with("| rejected |"), "{rows:?}");
+    assert_eq!(
+        w.baseline("commit")["best"]["haiku"],
+        *best,
+        "a reject leaves the baseline"
+    );
+}
+
+#[test]
+fn propose_refuses_bad_pages_before_spending_anything() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .args(["propose", "commit", "--pr", "#1", "--pages", "no-such-page"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no-such-page"), "{}", stderr(&out));
+    assert!(w.calls().is_empty(), "the platform ran: {:?}", w.calls());
+    assert!(w.wiki_rows().is_empty());
+}
+
+#[test]
+fn propose_json_prints_the_decision() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .args([
+            "propose",
+            "commit",
+            "--pr",
+            "#7",
+            "--pages",
+            "commit-skipped-hook",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["decision"]["accepted"], true, "{v}");
+    assert!(v["decision"]["reasons"].is_array(), "{v}");
+    assert_eq!(v["result"]["item"], "commit");
+}
+
+#[test]
+fn sweep_skips_without_evals() {
+    let w = World::new(&["commit"]);
+    for value in [None, Some("0"), Some("")] {
+        let mut cmd = w.cmd();
+        cmd.arg("sweep");
+        if let Some(v) = value {
+            cmd.env("EVALS", v);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            stdout(&out),
+            "skipped: set EVALS=1 to run every suite (costs money)\n"
+        );
+    }
+    assert!(w.calls().is_empty());
+}
+
+#[test]
+fn sweep_runs_every_suite_once_with_the_evals_settings() {
+    let w = World::new(&["alpha", "beta", "commit"]);
+    let out = w
+        .cmd()
+        .args(["sweep", "--jobs", "2"])
+        .env("EVALS", "1")
+        .env("EVALS_MODEL", "haiku")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("sweep_three", stdout(&out));
+    let calls = w.calls();
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    for call in &calls {
+        assert!(
+            call.contains("--max-cost-usd 0.5 ") && call.contains("--model haiku --runs 1"),
+            "{call}"
+        );
+    }
+    let out = w
+        .cmd()
+        .args(["sweep", "--json"])
+        .env("EVALS", "1")
+        .env("EVALS_MAX_COST_USD", "0.2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 3);
+    assert_eq!(rows[0]["item"], "alpha");
+    assert_eq!(rows[0]["result"]["max_cost_usd"], 0.2);
+    assert!(
+        w.calls()[3].contains("--max-cost-usd 0.2 "),
+        "{:?}",
+        w.calls()
+    );
+    assert!(!w.calls()[3].contains("--model"), "{:?}", w.calls());
+}
+
+#[test]
+fn sweep_fails_only_when_a_suite_could_not_run_and_reports_the_others() {
+    let w = World::new(&["alpha", "beta", "commit"]);
+    std::fs::write(w.root.join("fail-bob-eval-beta"), "").unwrap();
+    let out = w
+        .cmd()
+        .args(["sweep", "--jobs", "3"])
+        .env("EVALS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("alpha") && text.contains("commit"), "{text}");
+    let beta = text.lines().find(|l| l.starts_with("beta ")).unwrap();
+    assert!(beta.contains("could not run"), "{text}");
+    assert!(text.contains("beta: could not run (exit 3)"), "{text}");
+    assert_eq!(text.matches("improved").count(), 2, "{text}");
+}

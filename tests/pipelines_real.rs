@@ -1,0 +1,111 @@
+//! `exam` and `propose` once each on the real platform tier: the real
+//! `claude plugin eval` (see `make claude`), fully offline against the fake
+//! Messages API in tests/support. The fake fires the skill on the with arm and
+//! answers well only then, so the item measurably helps.
+
+mod support;
+
+use assert_cmd::Command;
+use std::path::Path;
+use support::fake_api::{FakeApi, Script};
+
+const SKILL: &str = "bob-eval-commit:commit";
+const FIRES_MARKER: &str = "Write the commit message";
+const GOOD: &str = "fix(hooks): skip the pre-commit hook when only docs change\n\nSkip the hook because docs-only commits do not need lint or tests.";
+const BAD: &str = "Skip pre-commit hook for docs-only changes.";
+const JUDGE_MARKER: &str = "Skip the hook because";
+
+fn fake() -> FakeApi {
+    FakeApi::start(
+        Script::new()
+            .fire_skill(SKILL, FIRES_MARKER, GOOD)
+            .otherwise(BAD)
+            .judge_passes_if_contains(JUDGE_MARKER),
+    )
+}
+
+fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+    cmd.env_clear()
+        .envs(support::platform_env(api, dir))
+        .env("BOB_EVAL_CLAUDE", support::claude_bin())
+        .current_dir(dir)
+        .arg("--source")
+        .arg(source)
+        .arg("--home")
+        .arg(dir.join("bob-home"));
+    cmd
+}
+
+#[test]
+fn exam_on_the_real_platform() {
+    let claude = support::claude_bin();
+    assert!(claude.exists());
+    let dir = tempfile::tempdir().unwrap();
+    let source = support::source_copy(dir.path());
+    let api = fake();
+    let out = bob_eval(&api, dir.path(), &source)
+        .args(["exam", "commit", "--runs", "1", "--max-cost-usd", "1"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.starts_with("commit: improved"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("meaning: keeps helping"), "{stdout}");
+    assert!(
+        !source.join("wiki/skill-impact.md").exists(),
+        "exam recorded something"
+    );
+}
+
+#[test]
+fn propose_on_the_real_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = support::source_copy(dir.path());
+    std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
+    std::fs::write(
+        source.join("wiki/patterns/commit-skipped-hook.md"),
+        "# Commit skipped hook\n",
+    )
+    .unwrap();
+    let api = fake();
+    let out = bob_eval(&api, dir.path(), &source)
+        .args([
+            "propose",
+            "commit",
+            "--runs",
+            "1",
+            "--max-cost-usd",
+            "1",
+            "--model",
+            "haiku",
+        ])
+        .args(["--pr", "#4300", "--pages", "commit-skipped-hook"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.starts_with("commit: accepted"), "{stdout}");
+    let baseline: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(source.join("evals/commit/baseline.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        baseline["best"]["haiku"]["score"].as_f64().unwrap() > 0.0,
+        "{baseline}"
+    );
+    let wiki = std::fs::read_to_string(source.join("wiki/skill-impact.md")).unwrap();
+    assert!(
+        wiki.contains(
+            "| commit | #4300 | [commit-skipped-hook](patterns/commit-skipped-hook.md) |"
+        ),
+        "{wiki}"
+    );
+    assert!(wiki.trim_end().ends_with("| accepted |"), "{wiki}");
+}
