@@ -2,10 +2,15 @@
 # every suite on the real platform only when EVALS=1.
 CARGO ?= cargo
 
-.PHONY: test claude evals check-wiki lint bench
+.PHONY: test claude demo evals check-wiki lint bench
 
 test: claude
 	$(CARGO) test --locked
+
+demo:
+	$(CARGO) build --locked --release --quiet
+	target/release/bob-eval check
+	target/release/bob-eval exam commit --platform-result tests/data/platform/run2_table_no_json.json
 
 claude:
 	scripts/install-claude.sh
