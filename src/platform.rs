@@ -204,6 +204,8 @@ fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
 struct Signals {
     caught: Arc<AtomicUsize>,
     idle: Arc<AtomicBool>,
+    /// Platform runs in progress (a sweep runs several at once).
+    active: Mutex<usize>,
 }
 
 fn signals() -> Result<&'static Signals> {
@@ -217,7 +219,7 @@ fn signals() -> Result<&'static Signals> {
             signal_hook::flag::register_usize(sig, Arc::clone(&caught), sig as usize)
                 .map_err(|e| e.to_string())?;
         }
-        Ok(Signals { caught, idle })
+        Ok(Signals { caught, idle, active: Mutex::new(0) })
     })
     .as_ref()
     .map_err(|e| Error::PlatformFailed {
@@ -226,12 +228,33 @@ fn signals() -> Result<&'static Signals> {
     })
 }
 
-/// Marks a run in progress until dropped.
+impl Signals {
+    /// Mark one more run in progress. The first run clears an old signal; a
+    /// run starting while others are being interrupted is refused.
+    fn begin(&'static self) -> Result<Busy> {
+        let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        if *active == 0 {
+            self.caught.store(0, Ordering::SeqCst);
+        } else if self.caught.load(Ordering::SeqCst) != 0 {
+            return Err(Error::Interrupted);
+        }
+        *active += 1;
+        self.idle.store(false, Ordering::SeqCst);
+        Ok(Busy(self))
+    }
+}
+
+/// Marks a run in progress until dropped; the process is idle (a signal exits
+/// at once) only when no run is left.
 struct Busy(&'static Signals);
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.idle.store(true, Ordering::SeqCst);
+        let mut active = self.0.active.lock().unwrap_or_else(|p| p.into_inner());
+        *active = active.saturating_sub(1);
+        if *active == 0 {
+            self.0.idle.store(true, Ordering::SeqCst);
+        }
     }
 }
 
@@ -265,9 +288,7 @@ pub fn run(
         std::fs::File::create(&stderr_log).map_err(|e| Error::io(&stderr_log, "creating", e))?;
 
     let sig = signals()?;
-    sig.caught.store(0, Ordering::SeqCst);
-    sig.idle.store(false, Ordering::SeqCst);
-    let _busy = Busy(sig);
+    let _busy = sig.begin()?;
 
     let started = Utc::now();
     let mut child = Command::new(&platform.path)
