@@ -219,7 +219,11 @@ fn signals() -> Result<&'static Signals> {
             signal_hook::flag::register_usize(sig, Arc::clone(&caught), sig as usize)
                 .map_err(|e| e.to_string())?;
         }
-        Ok(Signals { caught, idle, active: Mutex::new(0) })
+        Ok(Signals {
+            caught,
+            idle,
+            active: Mutex::new(0),
+        })
     })
     .as_ref()
     .map_err(|e| Error::PlatformFailed {

@@ -75,6 +75,11 @@ plugin="$3"; out=""; prev=""
 for a in "$@"; do if [ "$prev" = "--output-dir" ]; then out="$a"; fi; prev="$a"; done
 name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$plugin/.claude-plugin/plugin.json" | head -n 1)
 if [ -n "$STUB_SLEEP" ]; then sleep "$STUB_SLEEP"; fi
+if [ -n "$STUB_WAIT" ]; then
+  trap 'touch "{root}/signalled-$name"; exit 130' INT TERM
+  touch "{root}/started-$name"
+  while :; do sleep 0.05; done
+fi
 if [ -e "{root}/fail-$name" ]; then echo "✗ fires: failed to load case: bad frontmatter" >&2; exit 1; fi
 echo "Ablation: 2 arms × 2 cases (8 runs)" >&2
 mkdir -p "$out"
@@ -402,4 +407,45 @@ fn sweep_fails_only_when_a_suite_could_not_run_and_reports_the_others() {
     assert!(beta.contains("could not run"), "{text}");
     assert!(text.contains("beta: could not run (exit 3)"), "{text}");
     assert_eq!(text.matches("improved").count(), 2, "{text}");
+}
+
+#[test]
+fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
+    let w = World::new(&["alpha", "beta"]);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob-eval"))
+        .current_dir(&w.root)
+        .env("BOB_EVAL_CLAUDE", &w.stub)
+        .env("BOB_SOURCE", &w.source)
+        .env("BOB_HOME", w.root.join("home"))
+        .env("EVALS", "1")
+        .env("STUB_WAIT", "1")
+        .env_remove("ANTHROPIC_MODEL")
+        .args(["sweep", "--jobs", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = |item: &str| w.root.join(format!("started-bob-eval-{item}")).exists();
+    // Bounded wait for both platforms to be running.
+    for _ in 0..600 {
+        if started("alpha") && started("beta") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if !(started("alpha") && started("beta")) {
+        let _ = child.kill();
+        panic!("the stub platforms never both started");
+    }
+    // SAFETY: signalling our own child by PID.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    for item in ["alpha", "beta"] {
+        assert!(
+            w.root.join(format!("signalled-bob-eval-{item}")).exists(),
+            "the platform for {item} got the signal: {}",
+            stderr(&out)
+        );
+    }
 }

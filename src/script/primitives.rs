@@ -478,13 +478,17 @@ mod library {
         items: Vec<String>,
         args: &PlatformArgs,
         jobs: usize,
-    ) -> Array {
+    ) -> crate::Result<Array> {
         let next = Mutex::new(items.iter().enumerate());
+        let interrupted = std::sync::atomic::AtomicBool::new(false);
         let slots: Mutex<Vec<Option<Map>>> = Mutex::new(vec![None; items.len()]);
         std::thread::scope(|scope| {
             for _ in 0..jobs.clamp(1, items.len().max(1)) {
                 scope.spawn(|| {
                     loop {
+                        if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+                            break;
+                        }
                         let Some((i, item)) = next.lock().unwrap_or_else(|p| p.into_inner()).next()
                         else {
                             break;
@@ -499,6 +503,9 @@ mod library {
                                 row.insert("result".into(), Dynamic::from(result));
                             }
                             Err(err) => {
+                                if matches!(err, Error::Interrupted) {
+                                    interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
+                                }
                                 eprintln!("{item}: could not run: {err}");
                                 row.insert("ok".into(), false.into());
                                 row.insert(
@@ -513,13 +520,17 @@ mod library {
                 });
             }
         });
-        slots
+        // An interrupt stops the whole sweep, not just the suites it hit.
+        if interrupted.into_inner() {
+            return Err(Error::Interrupted);
+        }
+        Ok(slots
             .into_inner()
             .unwrap_or_else(|p| p.into_inner())
             .into_iter()
             .flatten()
             .map(Dynamic::from_map)
-            .collect()
+            .collect())
     }
 
     fn run_platform(
@@ -642,7 +653,7 @@ mod library {
                         "evaluate_all: jobs must be 1..=64, not {jobs}"
                     )));
                 }
-                Ok(evaluate_all(&h, items, &args, jobs as usize))
+                evaluate_all(&h, items, &args, jobs as usize).map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
