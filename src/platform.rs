@@ -174,11 +174,38 @@ fn is_executable(path: &Utf8Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`).
+/// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`):
+/// three dot-separated runs of digits, not glued to other digits or word characters.
 pub fn parse_version(text: &str) -> Option<String> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"\b(\d+)\.(\d+)\.(\d+)\b").expect("valid regex"));
-    re.find(text).map(|m| m.as_str().to_string())
+    let bytes = text.as_bytes();
+    let word = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    let digits = |mut i: usize| {
+        let start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > start).then_some(i)
+    };
+    let mut start = 0;
+    while start < bytes.len() {
+        if bytes[start].is_ascii_digit() && (start == 0 || !word(start - 1)) {
+            let end = digits(start)
+                .filter(|&i| bytes.get(i) == Some(&b'.'))
+                .and_then(|i| digits(i + 1))
+                .filter(|&i| bytes.get(i) == Some(&b'.'))
+                .and_then(|i| digits(i + 1))
+                .filter(|&i| !word(i));
+            if let Some(end) = end {
+                return Some(text[start..end].to_string());
+            }
+        }
+        start += 1;
+    }
+    None
 }
 
 fn version_tuple(v: &str) -> (u64, u64, u64) {
@@ -677,6 +704,13 @@ mod tests {
             Some("2.1.328")
         );
         assert_eq!(parse_version("garbage"), None);
+        assert_eq!(
+            parse_version("v 10.20.30-beta").as_deref(),
+            Some("10.20.30")
+        );
+        assert_eq!(parse_version("1.2 and 3.4.5").as_deref(), Some("3.4.5"));
+        assert_eq!(parse_version("x1.2.3 1.2.3.4 a").as_deref(), Some("1.2.3"));
+        assert_eq!(parse_version("x1.2.3 a1.2.3b"), None);
         assert!(version_tuple("2.1.272") <= version_tuple("2.1.328"));
         assert!(version_tuple("2.1.99") < version_tuple("2.1.272"));
         assert!(version_tuple("10.0.0") > version_tuple("2.1.272"));

@@ -118,11 +118,11 @@ pub fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io(path, "syncing", e))?;
+    // The rename is what makes the write atomic: a reader sees the old file or
+    // the whole new one. (The folder is not fsynced: that would only make the
+    // new name survive a power cut, at the cost of a journal commit.)
     tmp.persist(path)
         .map_err(|e| Error::io(path, "renaming into place", e.error))?;
-    if let Ok(dir) = std::fs::File::open(parent) {
-        let _ = dir.sync_all();
-    }
     Ok(())
 }
 
