@@ -2,7 +2,7 @@
 # every suite on the real platform only when EVALS=1.
 CARGO ?= cargo
 
-.PHONY: test claude demo evals check-wiki lint bench
+.PHONY: test claude demo evals check-wiki lint bench fuzz-build
 
 test: claude
 	$(CARGO) test --locked
@@ -26,4 +26,8 @@ check-wiki:
 	$(CARGO) run --locked --quiet -- check-wiki
 
 bench:
-	$(CARGO) bench --locked
+	scripts/bench.sh
+
+# The fuzz targets build on stable; run them with nightly cargo-fuzz (fuzz/Cargo.toml).
+fuzz-build:
+	$(CARGO) build --locked --manifest-path fuzz/Cargo.toml

@@ -103,4 +103,9 @@ fn main() {
         times[ITERATIONS - 1].as_secs_f64() * 1e3,
         median.as_secs_f64() * 1e6 / SUITES as f64
     );
+    let secs = median.as_secs_f64();
+    println!(
+        "RESULT check of {SUITES} suites x 4 cases: {secs:.3} s (target <= 0.5 s) {}",
+        if secs <= 0.5 { "PASS" } else { "MISS" }
+    );
 }

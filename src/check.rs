@@ -124,6 +124,68 @@ pub fn command(ctx: &Context, args: &CheckArgs) -> Result<u8> {
     })
 }
 
+/// Load and check one suite: its summary (none for an invalid name) and its findings.
+fn check_one(
+    source: &Utf8Path,
+    item: &str,
+    others: &ItemNames,
+) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    if crate::item::validate_name(item).is_err() {
+        // A folder under evals/ that cannot be an item name.
+        diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            code: "invalid-suite-name",
+            file: suite::dir(source, item),
+            line: None,
+            message: format!("`{item}` is not a valid item name, so the suite can never run"),
+            fix: "rename the folder to the item's name (lower-case letters, digits and '-')".into(),
+        });
+        return (None, diagnostics);
+    }
+    let suite = suite::load_dir(&suite::dir(source, item), item);
+    check_suite(source, &suite, others, &mut diagnostics);
+    let summary = SuiteSummary {
+        item: item.to_owned(),
+        dir: relative(source, &suite.dir),
+        cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
+    };
+    (Some(summary), diagnostics)
+}
+
+/// `f` over `items` on up to `available_parallelism` threads, results in order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Check the suites of `items` under `source` (every suite when `items` is empty).
 pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> {
     let all = suite::list(source)?;
@@ -147,29 +209,14 @@ pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> 
     known.extend(items.iter().cloned());
     let others = ItemNames::new(&known.into_iter().collect::<Vec<_>>());
 
+    // Suites are independent: load and check them on every core, then put the
+    // results back in the order of `items`.
+    let checked = parallel_map(&items, |item| check_one(source, item, &others));
     let mut suites = Vec::new();
     let mut diagnostics = Vec::new();
-    for item in &items {
-        if crate::item::validate_name(item).is_err() {
-            // A folder under evals/ that cannot be an item name.
-            diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                code: "invalid-suite-name",
-                file: suite::dir(source, item),
-                line: None,
-                message: format!("`{item}` is not a valid item name, so the suite can never run"),
-                fix: "rename the folder to the item's name (lower-case letters, digits and '-')"
-                    .into(),
-            });
-            continue;
-        }
-        let suite = suite::load_dir(&suite::dir(source, item), item);
-        check_suite(source, &suite, &others, &mut diagnostics);
-        suites.push(SuiteSummary {
-            item: item.clone(),
-            dir: relative(source, &suite.dir),
-            cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
-        });
+    for (summary, found) in checked {
+        suites.extend(summary);
+        diagnostics.extend(found);
     }
     for d in &mut diagnostics {
         d.file = relative(source, &d.file);

@@ -119,6 +119,23 @@ pub struct PlatformArgs {
     /// Reduce this existing platform result (aggregate-result.json) instead of running the platform
     #[arg(long, value_name = "FILE")]
     pub platform_result: Option<Utf8PathBuf>,
+    /// Stop the platform after this many seconds: SIGTERM to it and everything it
+    /// started, SIGKILL 5 s later; the run then fails with exit 3 and writes nothing
+    /// [default: no limit]
+    #[arg(long, value_name = "SECONDS", env = "BOB_EVAL_PLATFORM_TIMEOUT", value_parser = parse_timeout, allow_negative_numbers = true)]
+    pub platform_timeout: Option<std::time::Duration>,
+}
+
+/// `--platform-timeout`: a finite number of seconds above 0.
+fn parse_timeout(text: &str) -> std::result::Result<std::time::Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !secs.is_finite() || secs <= 0.0 || secs > 1e9 {
+        return Err(format!("`{text}`: give a number of seconds above 0"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// `run`.

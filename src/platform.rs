@@ -11,6 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
 use regex::Regex;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
@@ -44,6 +45,8 @@ pub struct RunOptions {
     pub judge_model: Option<String>,
     /// `-j`.
     pub jobs: Option<u32>,
+    /// `--platform-timeout`: stop the platform once it has run this long.
+    pub timeout: Option<Duration>,
 }
 
 /// What a finished platform run left behind.
@@ -82,35 +85,61 @@ pub fn progress_for_stderr() -> Progress {
 
 /// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
 pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
+    start_locate(flag)?.finish()
+}
+
+/// A `claude --version` started by [`start_locate`], not yet waited for.
+#[derive(Debug)]
+pub struct VersionProbe {
+    path: Utf8PathBuf,
+    child: std::process::Child,
+}
+
+/// Find `claude` and start `claude --version` without waiting for it, so that
+/// other set-up work (the plugin) overlaps the platform's start-up.
+pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
     let path = find_binary(flag)?;
-    let output = Command::new(&path)
+    let child = Command::new(&path)
         .arg("--version")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    let Some(version) = parse_version(&text) else {
-        return Err(Error::PlatformFailed {
-            message: format!(
-                "`{path} --version` did not print a version (exit {}): is it Claude Code? {INSTALL}",
-                describe(output.status)
-            ),
-            details: last_lines(
-                &format!("{text}{}", String::from_utf8_lossy(&output.stderr)),
-                5,
-            ),
-        });
-    };
-    if version_tuple(&version) < version_tuple(MIN_VERSION) {
-        return Err(Error::PlatformTooOld {
-            path,
-            found: version,
-            needed: MIN_VERSION,
-        });
+    Ok(VersionProbe { path, child })
+}
+
+impl VersionProbe {
+    /// Wait for `claude --version` and check what it printed.
+    pub fn finish(self) -> Result<Platform> {
+        let path = self.path;
+        let output = self.child.wait_with_output().map_err(|e| {
+            Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
+        })?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let Some(version) = parse_version(&text) else {
+            return Err(Error::PlatformFailed {
+                message: format!(
+                    "`{path} --version` did not print a version (exit {}): is it Claude Code? {INSTALL}",
+                    describe(output.status)
+                ),
+                details: last_lines(
+                    &format!("{text}{}", String::from_utf8_lossy(&output.stderr)),
+                    5,
+                ),
+            });
+        };
+        if version_tuple(&version) < version_tuple(MIN_VERSION) {
+            return Err(Error::PlatformTooOld {
+                path,
+                found: version,
+                needed: MIN_VERSION,
+            });
+        }
+        Ok(Platform { path, version })
     }
-    Ok(Platform { path, version })
 }
 
 fn find_binary(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
@@ -147,11 +176,38 @@ fn is_executable(path: &Utf8Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`).
+/// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`):
+/// three dot-separated runs of digits, not glued to other digits or word characters.
 pub fn parse_version(text: &str) -> Option<String> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"\b(\d+)\.(\d+)\.(\d+)\b").expect("valid regex"));
-    re.find(text).map(|m| m.as_str().to_string())
+    let bytes = text.as_bytes();
+    let word = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    let digits = |mut i: usize| {
+        let start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > start).then_some(i)
+    };
+    let mut start = 0;
+    while start < bytes.len() {
+        if bytes[start].is_ascii_digit() && (start == 0 || !word(start - 1)) {
+            let end = digits(start)
+                .filter(|&i| bytes.get(i) == Some(&b'.'))
+                .and_then(|i| digits(i + 1))
+                .filter(|&i| bytes.get(i) == Some(&b'.'))
+                .and_then(|i| digits(i + 1))
+                .filter(|&i| !word(i));
+            if let Some(end) = end {
+                return Some(text[start..end].to_string());
+            }
+        }
+        start += 1;
+    }
+    None
 }
 
 fn version_tuple(v: &str) -> (u64, u64, u64) {
@@ -274,13 +330,19 @@ const TAIL: usize = 12;
 /// How long the platform may take to finish up after a forwarded signal.
 const KILL_AFTER: Duration = Duration::from_secs(20);
 
+/// How long a platform past `--platform-timeout` has after SIGTERM before SIGKILL.
+pub const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
+/// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
+/// after [`TIMEOUT_GRACE`], and the run fails with [`Error::PlatformFailed`] (exit 3).
 pub fn run(
     platform: &Platform,
     plugin: &Plugin,
     opts: &RunOptions,
     progress: Progress,
 ) -> Result<PlatformOutput> {
+    let timeout = opts.timeout;
     let work = plugin.dir.join(".bob-eval");
     std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, "creating", e))?;
     let stderr_log = work.join("platform-stderr.log");
@@ -295,8 +357,12 @@ pub fn run(
     let _busy = sig.begin()?;
 
     let started = Utc::now();
+    let clock = std::time::Instant::now();
+    // Its own process group, so that a forwarded signal or a timeout reaches
+    // everything the platform started, not only its first process.
     let mut child = Command::new(&platform.path)
         .args(arguments(&plugin.dir, opts))
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::from(stdout_file))
         .stderr(Stdio::piped())
@@ -346,7 +412,10 @@ pub fn run(
         let _ = status_tx.send(child.wait());
     });
     let mut forwarded: Option<std::time::Instant> = None;
+    let mut timed_out: Option<std::time::Instant> = None;
     let mut killed = false;
+    // SAFETY: kill(2) on the process group of our own child, which has not been reaped yet.
+    let signal_group = |sig: libc::c_int| unsafe { libc::kill(-pid, sig) };
     let status = loop {
         match status_rx.recv_timeout(Duration::from_millis(50)) {
             Ok(status) => {
@@ -355,15 +424,24 @@ pub fn run(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let caught = sig.caught.load(Ordering::SeqCst);
+                let stopping = forwarded.or(timed_out);
                 if caught != 0 && forwarded.is_none() {
-                    // SAFETY: kill(2) on the PID of our own child, which has not been reaped yet.
-                    unsafe { libc::kill(pid, caught as libc::c_int) };
+                    signal_group(caught as libc::c_int);
                     forwarded = Some(std::time::Instant::now());
-                } else if forwarded.is_some_and(|at| !killed && at.elapsed() > KILL_AFTER) {
-                    // The platform had its chance to finish up; do not hang on it.
-                    // SAFETY: as above.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                    killed = true;
+                } else if stopping.is_none() && timeout.is_some_and(|t| clock.elapsed() > t) {
+                    signal_group(libc::SIGTERM);
+                    timed_out = Some(std::time::Instant::now());
+                } else if let Some(at) = stopping {
+                    let grace = if forwarded.is_some() {
+                        KILL_AFTER
+                    } else {
+                        TIMEOUT_GRACE
+                    };
+                    if !killed && at.elapsed() > grace {
+                        // The platform had its chance to finish up; do not hang on it.
+                        signal_group(libc::SIGKILL);
+                        killed = true;
+                    }
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -374,6 +452,10 @@ pub fn run(
             }
         }
     };
+    if timed_out.is_some() {
+        // Whatever the platform left in its group must not outlive the run.
+        signal_group(libc::SIGKILL);
+    }
     // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
     if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
         let _ = reader.join();
@@ -382,6 +464,15 @@ pub fn run(
 
     if forwarded.is_some() || sig.caught.load(Ordering::SeqCst) != 0 {
         return Err(Error::Interrupted);
+    }
+    if let (Some(_), Some(limit)) = (timed_out, timeout) {
+        return Err(Error::PlatformFailed {
+            message: format!(
+                "the platform did not finish within {} s (--platform-timeout); it was stopped and nothing was written",
+                limit.as_secs_f64()
+            ),
+            details: error_lines(&summary),
+        });
     }
     let out = PlatformOutput {
         document: document.clone(),
@@ -630,6 +721,13 @@ mod tests {
             Some("2.1.328")
         );
         assert_eq!(parse_version("garbage"), None);
+        assert_eq!(
+            parse_version("v 10.20.30-beta").as_deref(),
+            Some("10.20.30")
+        );
+        assert_eq!(parse_version("1.2 and 3.4.5").as_deref(), Some("3.4.5"));
+        assert_eq!(parse_version("x1.2.3 1.2.3.4 a").as_deref(), Some("1.2.3"));
+        assert_eq!(parse_version("x1.2.3 a1.2.3b"), None);
         assert!(version_tuple("2.1.272") <= version_tuple("2.1.328"));
         assert!(version_tuple("2.1.99") < version_tuple("2.1.272"));
         assert!(version_tuple("10.0.0") > version_tuple("2.1.272"));
@@ -643,6 +741,7 @@ mod tests {
             max_cost_usd: 2.0,
             judge_model: None,
             jobs: None,
+            timeout: None,
         };
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
         assert_eq!(
@@ -655,6 +754,7 @@ mod tests {
             max_cost_usd: 0.25,
             judge_model: Some("sonnet".into()),
             jobs: Some(4),
+            timeout: Some(Duration::from_secs(60)),
         };
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
         assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4"), "{args}");

@@ -117,9 +117,14 @@ fn set_mode(path: &Utf8Path, mode: u32) -> Result<()> {
         .map_err(|e| Error::io(path, "setting permissions", e))
 }
 
+/// Create `path` (and missing parents) private to the user, without a chmod per folder.
 fn make_dir(path: &Utf8Path) -> Result<()> {
-    fs::create_dir_all(path).map_err(|e| Error::io(path, "creating", e))?;
-    set_mode(path, 0o700)
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| Error::io(path, "creating", e))
 }
 
 /// Copy `from` into `to`; at the top level leave out `baseline.json` and `results/`.
@@ -143,8 +148,13 @@ fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
             copy_suite(src, &dst, false)?;
         } else if meta.is_file() {
             fs::copy(src, &dst).map_err(|e| Error::io(src, "copying", e))?;
-            // Nobody else may write into the plugin, whatever the source's modes.
-            set_mode(&dst, (meta.permissions().mode() & 0o755) | 0o600)?;
+            // Nobody else may write into the plugin, whatever the source's modes
+            // (the copy has the source's mode: change it only when that is needed).
+            let mode = meta.permissions().mode() & 0o7777;
+            let private = (mode & 0o755) | 0o600;
+            if mode != private {
+                set_mode(&dst, private)?;
+            }
         }
     }
     Ok(())

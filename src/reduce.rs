@@ -190,6 +190,29 @@ pub fn reduce_file(path: &Utf8Path, ctx: &ReduceContext) -> Result<SkillEval> {
     reduce_named(&doc, ctx, path)
 }
 
+/// Every run score must be a fraction (the platform's scores are weighted
+/// pass shares): anything else would make every mean meaningless.
+fn check_scores(doc: &PlatformDoc, path: &Utf8Path) -> Result<()> {
+    for case in &doc.cases {
+        for (arm, runs) in [("with", &case.arms.with), ("without", &case.arms.without)] {
+            for (i, run) in runs.iter().enumerate() {
+                if !(0.0..=1.0).contains(&run.score) {
+                    return Err(Error::invalid(
+                        path,
+                        format!(
+                            "case `{}`, run {} of the {arm} arm: score {} is outside 0..1; is this a `claude plugin eval` result?",
+                            case.name,
+                            i + 1,
+                            run.score
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reduce a parsed platform document to a validated `skill-eval/1` document.
 pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
     let label = format!("<skill-eval/1 for {}>", ctx.item);
@@ -199,6 +222,7 @@ pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
 /// [`reduce`], naming `path` as the input in errors.
 pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
     check_loaded(doc, &ctx.item)?;
+    check_scores(doc, path)?;
 
     let mut run_errors = false;
     let mut cases = Vec::with_capacity(doc.cases.len());

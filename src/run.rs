@@ -56,8 +56,12 @@ pub fn evaluate(
         });
     }
 
-    let claude = platform::locate(args.claude.as_deref())?;
-    let mut assembled = plugin::assemble(&ctx.source, &found)?;
+    // `claude --version` runs while the plugin is assembled and the validator compiled.
+    let probe = platform::start_locate(args.claude.as_deref())?;
+    crate::schema::prepare_in_background();
+    let assembled = plugin::assemble(&ctx.source, &found);
+    let claude = probe.finish()?;
+    let mut assembled = assembled?;
     if args.keep {
         let dir = assembled.keep();
         eprintln!("bob-eval: keeping the plugin folder {dir}");
@@ -68,6 +72,7 @@ pub fn evaluate(
         max_cost_usd,
         judge_model: args.judge_model.clone(),
         jobs: args.jobs,
+        timeout: args.platform_timeout,
     };
     let out = platform::run(&claude, &assembled, &opts, progress)?;
     let rctx = ReduceContext {
@@ -93,27 +98,32 @@ pub fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
         Some(p) if !p.as_str().is_empty() => p,
         _ => Utf8Path::new("."),
     };
+    // A new file gets 0644 less the umask; a replaced one keeps its exact mode.
+    let existing = std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777);
+    let mode = existing.unwrap_or(0o644);
     let mut tmp = tempfile::Builder::new()
         .prefix(".bob-eval-")
         .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(mode))
         .tempfile_in(parent)
         .map_err(|e| Error::io(parent, "creating a temp file in", e))?;
     tmp.write_all(bytes)
         .map_err(|e| Error::io(tmp.path().display().to_string(), "writing", e))?;
-    let mode = std::fs::metadata(path)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o644);
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::io(path, "setting permissions", e))?;
+    if existing.is_some() {
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(|e| Error::io(path, "setting permissions", e))?;
+    }
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io(path, "syncing", e))?;
+    // The rename is what makes the write atomic: a reader sees the old file or
+    // the whole new one. (The folder is not fsynced: that would only make the
+    // new name survive a power cut, at the cost of a journal commit.)
     tmp.persist(path)
         .map_err(|e| Error::io(path, "renaming into place", e.error))?;
-    if let Ok(dir) = std::fs::File::open(parent) {
-        let _ = dir.sync_all();
-    }
     Ok(())
 }
 

@@ -26,6 +26,14 @@ fn baseline() -> &'static Validator {
     V.get_or_init(|| compile(BASELINE_SCHEMA))
 }
 
+/// Compile the `skill-eval/1` validator on a background thread, so that a
+/// caller about to wait (for the platform) does not pay for it afterwards.
+pub fn prepare_in_background() {
+    let _ = std::thread::Builder::new().name("schema".into()).spawn(|| {
+        skill_eval();
+    });
+}
+
 /// Every violation of `validator` by `doc`, as `"/json/pointer: message"` lines.
 fn violations(validator: &Validator, doc: &Value) -> Vec<String> {
     validator

@@ -637,7 +637,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
     walk(dir, 0, &mut case_dirs, &mut problems);
     let cases = case_dirs
         .iter()
-        .filter_map(|d| load_case(d, &mut problems))
+        .filter_map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
         .collect();
     Suite {
         item: item.into(),
@@ -664,11 +664,27 @@ fn problem(
     }
 }
 
-fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<Utf8PathBuf>, problems: &mut Vec<Diagnostic>) {
-    if dir.join("prompt.md").is_file() || dir.join("case.yaml").is_file() {
-        out.push(dir.to_owned());
-        return;
+/// A case folder found by [`walk`], with which of its two files it holds.
+struct CaseDir {
+    dir: Utf8PathBuf,
+    prompt: bool,
+    yaml: bool,
+}
+
+/// The kind of a directory entry, following a symlink only when it is one
+/// (the entry's own type costs no `stat`).
+fn entry_kind(entry: &std::fs::DirEntry) -> (bool, bool) {
+    match entry.file_type() {
+        Ok(t) if t.is_symlink() => std::fs::metadata(entry.path())
+            .map(|m| (m.is_file(), m.is_dir()))
+            .unwrap_or((false, false)),
+        Ok(t) => (t.is_file(), t.is_dir()),
+        Err(_) => (false, false),
     }
+}
+
+/// Find the case folders under `dir`: one listing per folder, no `stat` per file.
+fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<CaseDir>, problems: &mut Vec<Diagnostic>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -682,17 +698,44 @@ fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<Utf8PathBuf>, problems: &mut
             return;
         }
     };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| !SKIPPED_DIRS.contains(&n.as_str()))
-        .collect();
-    names.sort();
-    for name in names {
-        let sub = dir.join(&name);
-        if !sub.is_dir() {
+    let (mut prompt, mut yaml) = (false, false);
+    let mut subdirs: Vec<String> = Vec::new();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let Ok(name) = entry.file_name().into_string() else {
             continue;
+        };
+        match name.as_str() {
+            "prompt.md" | "case.yaml" => {
+                let (is_file, is_dir) = entry_kind(&entry);
+                if is_file {
+                    if name == "prompt.md" {
+                        prompt = true;
+                    } else {
+                        yaml = true;
+                    }
+                } else if is_dir {
+                    subdirs.push(name);
+                }
+            }
+            n if SKIPPED_DIRS.contains(&n) => {}
+            _ => {
+                if entry_kind(&entry).1 {
+                    subdirs.push(name);
+                }
+            }
         }
+    }
+    if prompt || yaml {
+        out.push(CaseDir {
+            dir: dir.to_owned(),
+            prompt,
+            yaml,
+        });
+        return;
+    }
+    subdirs.sort();
+    for name in subdirs {
+        let sub = dir.join(&name);
         if depth >= MAX_DEPTH {
             problems.push(problem(
                 "too-deep",
@@ -1032,13 +1075,16 @@ fn entries_of(
         .collect()
 }
 
-fn load_case(dir: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<Case> {
+fn load_case(
+    dir: &Utf8Path,
+    has_yaml: bool,
+    has_prompt: bool,
+    problems: &mut Vec<Diagnostic>,
+) -> Option<Case> {
     let before = problems.len();
     let folder = dir.file_name().unwrap_or("case").to_owned();
-    let yaml_path = dir.join("case.yaml");
-    let prompt_path = dir.join("prompt.md");
-    let case_file = yaml_path.is_file().then(|| yaml_path.clone());
-    let prompt_file = prompt_path.is_file().then(|| prompt_path.clone());
+    let case_file = has_yaml.then(|| dir.join("case.yaml"));
+    let prompt_file = has_prompt.then(|| dir.join("prompt.md"));
 
     let mut top = BTreeMap::new();
     let mut execution = BTreeMap::new();
@@ -1246,9 +1292,9 @@ fn load_grader_files(
     };
     let mut files: Vec<String> = entries
         .filter_map(|e| e.ok())
+        .filter(|e| !entry_kind(e).1)
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| n.ends_with(".md"))
-        .filter(|n| !gdir.join(n).is_dir())
         .collect();
     files.sort();
     for file in files {

@@ -449,3 +449,20 @@ fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
         );
     }
 }
+
+#[test]
+fn exam_passes_platform_timeout_to_the_platform_run() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .env("STUB_WAIT", "1")
+        .args(["exam", "commit", "--platform-timeout", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("did not finish within"), "{}", stderr(&out));
+    assert!(
+        w.root.join("signalled-bob-eval-commit").exists(),
+        "the platform got SIGTERM"
+    );
+}

@@ -249,6 +249,32 @@ proptest! {
     }
 
     #[test]
+    fn out_of_range_scores_are_refused_or_kept_in_range(raw_doc in arb_doc(), score in prop_oneof![-2.0f64..3.0, Just(f64::MAX), Just(-0.0)], at in 0usize..2) {
+        let mut raw_doc = raw_doc;
+        let arm = if at == 0 { "with" } else { "without" };
+        if raw_doc["cases"][0]["arms"][arm].as_array().is_some_and(|a| !a.is_empty()) {
+            raw_doc["cases"][0]["arms"][arm][0]["score"] = json!(score);
+        }
+        let bytes = serde_json::to_vec(&raw_doc).unwrap();
+        let in01 = |x: f64| (0.0..=1.0).contains(&x);
+        let path = Utf8Path::new("range.json");
+        match parse_doc(&bytes, path).and_then(|d| bob_eval::reduce::reduce_named(&d, &ctx("commit"), path)) {
+            Ok(out) => {
+                prop_assert!(in01(out.with) && in01(out.without), "{} {}", out.with, out.without);
+                for c in &out.cases {
+                    prop_assert!(in01(c.with) && c.without.is_none_or(in01));
+                }
+            }
+            // Refused, naming the file and the number out of range.
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(e.contains("range.json"), "{}", e);
+                prop_assert!(e.contains("is outside 0..1"), "{}", e);
+            }
+        }
+    }
+
+    #[test]
     fn arbitrary_json_never_panics(value in arb_json()) {
         let bytes = serde_json::to_vec(&value).unwrap();
         if let Ok(doc) = parse_doc(&bytes, Utf8Path::new("any.json")) {

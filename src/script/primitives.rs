@@ -131,6 +131,11 @@ pub fn options_map(o: &Options) -> Map {
             .as_ref()
             .map_or(Dynamic::UNIT, |c| c.to_string().into()),
     );
+    m.insert(
+        "platform_timeout".into(),
+        p.platform_timeout
+            .map_or(Dynamic::UNIT, |t| Dynamic::from_float(t.as_secs_f64())),
+    );
     m.insert("pr".into(), opt_str(&o.pr));
     m.insert(
         "pages".into(),
@@ -187,6 +192,26 @@ pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
             "jobs" => args.jobs = count(key, v, 8)?,
             "claude" => args.claude = text(key, v)?.map(Utf8PathBuf::from),
             "platform_result" => args.platform_result = text(key, v)?.map(Utf8PathBuf::from),
+            "platform_timeout" => {
+                args.platform_timeout = if v.is_unit() {
+                    None
+                } else {
+                    let secs = v
+                        .as_float()
+                        .or_else(|_| v.as_int().map(|i| i as f64))
+                        .map_err(|t| {
+                            format!(
+                                "option `platform_timeout` must be a number of seconds, not {t}"
+                            )
+                        })?;
+                    if !(secs.is_finite() && secs > 0.0 && secs <= 1e9) {
+                        return Err(format!(
+                            "option `platform_timeout` must be a number of seconds above 0, not {secs}"
+                        ));
+                    }
+                    Some(std::time::Duration::from_secs_f64(secs))
+                }
+            }
             "keep" => {
                 args.keep = v
                     .as_bool()
@@ -195,7 +220,7 @@ pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, claude, keep, platform_result"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, claude, keep, platform_result, platform_timeout"
                 ));
             }
         }
@@ -548,6 +573,7 @@ mod library {
             max_cost_usd,
             judge_model: args.judge_model.clone(),
             jobs: args.jobs,
+            timeout: args.platform_timeout,
         };
         let output = {
             let guard = plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());

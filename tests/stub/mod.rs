@@ -32,11 +32,18 @@ if [ -f "$3/.claude-plugin/plugin.json" ] && [ ! -L "$3/.claude-plugin/plugin.js
 if [ -L "$3/skills/commit" ]; then readlink "$3/skills/commit" > "$D/item-link"; fi
 if [ -f "$D/fixture" ]; then mkdir -p "$out"; cp "$D/fixture" "$out/aggregate-result.json"; fi
 if [ -f "$D/stderr" ]; then cat "$D/stderr" >&2; fi
+if [ -f "$D/stdout" ]; then cat "$D/stdout"; fi
 echo "CASE WITH W/OUT (platform table on stdout)"
 if [ -f "$D/mode" ]; then
   case "$(cat "$D/mode")" in
     segv) kill -SEGV $$ ;;
+    abort) kill -ABRT $$ ;;
     kill) kill -KILL $$ ;;
+    stubborn)
+      trap '' INT TERM
+      echo started > "$D/started"
+      sleep 30
+      ;;
     wait)
       trap 'echo signalled > "$D/signalled"; kill $pid 2>/dev/null; exit 130' INT TERM
       sleep 30 &
@@ -95,13 +102,26 @@ impl Stub {
         self
     }
 
+    /// Raw bytes to print on stdout.
+    pub fn stdout_bytes(&self, bytes: &[u8]) -> &Self {
+        std::fs::write(self.dir.path().join("stdout"), bytes).unwrap();
+        self
+    }
+
+    /// Raw bytes to print on stderr.
+    pub fn stderr_bytes(&self, bytes: &[u8]) -> &Self {
+        std::fs::write(self.dir.path().join("stderr"), bytes).unwrap();
+        self
+    }
+
     /// The exit code.
     pub fn code(&self, code: i32) -> &Self {
         self.set("code", &format!("{code}\n"));
         self
     }
 
-    /// `segv`, `kill` or `wait` (for a signal).
+    /// `segv`, `abort`, `kill`, `wait` (for a signal, then exit 130) or
+    /// `stubborn` (ignore SIGINT/SIGTERM and sleep 30 s).
     pub fn mode(&self, mode: &str) -> &Self {
         self.set("mode", mode);
         self
