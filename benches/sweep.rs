@@ -84,4 +84,9 @@ sed "s/bob-eval-commit/$name/g" "{FIXTURE}" > "$out/aggregate-result.json"
         elapsed.as_secs_f64(),
         (SUITES as f64 / 8.0).ceil()
     );
+    let secs = elapsed.as_secs_f64();
+    println!(
+        "RESULT sweep of {SUITES} suites at --jobs {JOBS}, 1 s stub: {secs:.2} s (target <= 2.3 s) {}",
+        if secs <= 2.3 { "PASS" } else { "MISS" }
+    );
 }

@@ -4,8 +4,7 @@
 # Needs jq and node on PATH for the two comparisons that use them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benches=(check run reduce)
-if [ -f benches/sweep.rs ]; then benches+=(sweep); fi
+benches=(check run reduce sweep engine)
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 cargo bench --locked --no-run "${benches[@]/#/--bench=}" >/dev/null 2>&1 || cargo bench --locked --no-run
 log=$(mktemp)

@@ -5,11 +5,13 @@
 //! `baseline.json`, the wiki — byte for byte as it was.
 
 mod stub;
+mod support;
 
 use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
 use stub::{Stub, data};
+use support::copy_tree;
 
 /// A writable copy of the fixture source tree with a wiki pattern page, a
 /// working folder and an empty home.
@@ -18,19 +20,6 @@ struct Tree {
     source: PathBuf,
     work: PathBuf,
     home: PathBuf,
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dst = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &dst);
-        } else {
-            fs::copy(entry.path(), &dst).unwrap();
-        }
-    }
 }
 
 impl Tree {

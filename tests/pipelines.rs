@@ -3,9 +3,12 @@
 //! and copies a real platform document (renamed for the plugin it was given)
 //! into `--output-dir`; it logs its arguments so tests can see what ran.
 
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use support::copy_tree;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -19,19 +22,6 @@ struct World {
     root: PathBuf,
     source: PathBuf,
     stub: PathBuf,
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 impl World {
@@ -460,7 +450,11 @@ fn exam_passes_platform_timeout_to_the_platform_run() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("did not finish within"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not finish within"),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         w.root.join("signalled-bob-eval-commit").exists(),
         "the platform got SIGTERM"

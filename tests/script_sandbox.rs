@@ -4,8 +4,11 @@
 //! and checks that the script fails (exit 2, at the script's line) and that
 //! nothing was recorded.
 
+mod support;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
+use support::copy_tree;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -17,19 +20,6 @@ struct Sandbox {
     _dir: tempfile::TempDir,
     root: PathBuf,
     source: PathBuf,
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 impl Sandbox {
