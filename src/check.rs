@@ -124,6 +124,20 @@ pub fn command(ctx: &Context, args: &CheckArgs) -> Result<u8> {
     })
 }
 
+/// Check `item`'s suite before the platform is paid to run it: errors refuse the
+/// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller to show.
+pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
+    let report = check_suites(source, &[item.to_string()])?;
+    if report.has_errors() {
+        return Err(Error::SuiteInvalid {
+            item: item.into(),
+            errors: report.errors,
+            report: crate::report::check::render(&report).trim_end().to_string(),
+        });
+    }
+    Ok(report.diagnostics)
+}
+
 /// Load and check one suite: its summary (none for an invalid name) and its findings.
 fn check_one(
     source: &Utf8Path,
@@ -911,6 +925,24 @@ fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {
     let file = grader.file.as_path();
     let types = GraderKind::ALL.map(GraderKind::as_str);
     let Some(type_entry) = grader.get("type") else {
+        // A mistyped `type` (`typ:`, `tpye:`) says so, at its line.
+        if let Some((key, entry)) = grader
+            .fields
+            .iter()
+            .find(|(key, _)| closest(key, &["type"]).is_some())
+        {
+            out.error(
+                "unknown-key",
+                file,
+                entry.line.or(grader.line),
+                format!(
+                    "unknown key `{key}` in grader `{}`, which has no `type` (the platform refuses the case)",
+                    grader.name
+                ),
+                "did you mean `type`?",
+            );
+            return;
+        }
         out.error(
             "missing-type",
             file,

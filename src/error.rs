@@ -103,6 +103,19 @@ pub enum Error {
         dir: Utf8PathBuf,
     },
 
+    /// A suite with problems `bob-eval check` finds: refused before anything is spent.
+    #[error(
+        "evals/{item} has {errors} problem(s) that would waste the run; fix them first (`bob-eval check {item}`):\n{report}"
+    )]
+    SuiteInvalid {
+        /// The item.
+        item: String,
+        /// How many error-severity findings.
+        errors: usize,
+        /// The check report's lines.
+        report: String,
+    },
+
     /// An input file that is not what it must be (bad JSON, fails its schema, …).
     #[error("{at}: {message}")]
     InvalidInput {
@@ -189,6 +202,7 @@ impl Error {
             | Error::ItemNotFound { .. }
             | Error::ItemAmbiguous { .. }
             | Error::NoSuite { .. }
+            | Error::SuiteInvalid { .. }
             | Error::InvalidInput { .. }
             | Error::Io { .. }
             | Error::Script { .. } => exit::USAGE,

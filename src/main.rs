@@ -8,9 +8,9 @@ fn main() -> ExitCode {
     match bob_eval::cli::dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            let code = err.exit_code();
-            eprintln!("bob-eval: error: {:#}", anyhow::Error::from(err));
-            ExitCode::from(code)
+            // The library's errors already carry their cause and what to do.
+            eprintln!("bob-eval: error: {err}");
+            ExitCode::from(err.exit_code())
         }
     }
 }

@@ -54,6 +54,10 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
             dir: suite,
         });
     }
+    // Nothing is assembled, so nothing is spent, for a suite `check` refuses.
+    for warning in crate::check::preflight(source, &item.name)? {
+        eprintln!("bob-eval: {}", crate::report::check::line(&warning));
+    }
     let temp = tempfile::Builder::new()
         .prefix(&format!("bob-eval-{}-", item.name))
         .tempdir()
@@ -179,7 +183,11 @@ mod tests {
             "skills/commit/SKILL.md",
             "---\nname: commit\ndescription: d\n---\nbody\n",
         );
-        write(&root, "evals/commit/baseline.json", "{}");
+        write(
+            &root,
+            "evals/commit/baseline.json",
+            r#"{"schema": "skill-eval-baseline/1", "item": "commit", "best": {}}"#,
+        );
         write(
             &root,
             "evals/commit/results/2026/aggregate-result.json",
@@ -189,9 +197,14 @@ mod tests {
         write(
             &root,
             "evals/commit/fires/graders/fires.md",
-            "---\ntype: tool_used\ntool: Skill\n---\n",
+            "---\ntype: tool_used\ntool: Skill\ninput_match: '\"skill\"\\s*:\\s*\"(?:[\\w-]+:)?commit\"'\n---\n",
         );
         write(&root, "evals/commit/quiet/prompt.md", "hi\n");
+        write(
+            &root,
+            "evals/commit/quiet/graders/quiet.md",
+            "---\ntype: tool_used\ntool: Skill\ninput_match: '\"skill\"\\s*:\\s*\"(?:[\\w-]+:)?commit\"'\nmin: 0\nmax: 0\narm: both\n---\n",
+        );
         write(
             &root,
             "evals/commit/quiet/results/keep.txt",

@@ -239,6 +239,24 @@ fn missing_type() {
 }
 
 #[test]
+fn mistyped_type_key() {
+    let d = trips(
+        "unknown-key",
+        "error",
+        &[(
+            GRADER,
+            Some("---\ntyp: llm\nweight: 2\n---\n\nSays demo.\n"),
+        )],
+        &[(
+            GRADER,
+            Some("---\ntype: llm\nweight: 2\n---\n\nSays demo.\n"),
+        )],
+    );
+    assert_eq!(d["fix"], "did you mean `type`?");
+    assert_eq!(d["line"], 2);
+}
+
+#[test]
 fn unknown_grader_type() {
     let d = trips(
         "unknown-grader-type",

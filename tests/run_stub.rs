@@ -3,6 +3,7 @@
 //! needs the real platform.
 
 mod stub;
+mod support;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -624,4 +625,51 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
     assert!(text(&out.stderr).contains("interrupted"));
     assert!(out.stdout.is_empty());
     assert!(!env.out().exists());
+}
+
+#[test]
+fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
+    let env = Env::new();
+    let tree = tempfile::tempdir().unwrap();
+    support::copy_tree(&data("source"), tree.path());
+    let subject = tree.path().join("evals/commit/fires/graders/subject.md");
+    let original = std::fs::read_to_string(&subject).unwrap();
+    std::fs::write(&subject, original.replacen("type:", "typ:", 1)).unwrap();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
+    let mut cmd = env.run(&stub, &["commit"]);
+    cmd.arg("--source").arg(tree.path());
+    let stderr = fails(&env, cmd, 2);
+    assert!(
+        stderr.contains("evals/commit/fires/graders/subject.md:2: error: unknown key `typ`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("bob-eval check commit"), "{stderr}");
+    assert!(
+        stub.argv().is_none(),
+        "the platform ran on a suite check refuses"
+    );
+
+    // A warning does not stop the run; it is shown on stderr.
+    std::fs::write(&subject, &original).unwrap();
+    let prompt = tree.path().join("evals/commit/fires/prompt.md");
+    let p = std::fs::read_to_string(&prompt).unwrap();
+    std::fs::write(
+        &prompt,
+        p.replacen(
+            "max_turns: 6",
+            "max_turns: 6\nallowed_tools: [Skill, Bash]",
+            1,
+        ),
+    )
+    .unwrap();
+    let mut cmd = env.run(&stub, &["commit"]);
+    cmd.arg("--source").arg(tree.path());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("warning: `Bash` in allowed_tools"),
+        "{}",
+        text(&out.stderr)
+    );
 }
