@@ -2,7 +2,9 @@
 //! per suite. Target: about 2 s (16 suites / 8 at once × 1 s, plus overhead).
 //! Prints the wall time; `cargo bench --bench sweep`.
 
-use std::path::Path;
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::process::Command;
 use std::time::Instant;
 
@@ -10,37 +12,15 @@ const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/pipelines/aggregate-result.json"
 );
-const REAL_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source");
 const SUITES: usize = 16;
 const JOBS: &str = "8";
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let source = root.join("source");
     for i in 0..SUITES {
-        let item = format!("suite-{i:02}");
-        copy_tree(
-            &Path::new(REAL_SOURCE).join("skills/commit"),
-            &source.join("skills").join(&item),
-        );
-        copy_tree(
-            &Path::new(REAL_SOURCE).join("evals/commit"),
-            &source.join("evals").join(&item),
-        );
+        support::add_item(&source, &format!("suite-{i:02}"));
     }
     let stub = root.join("claude");
     let script = format!(

@@ -7,14 +7,12 @@ mod support;
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use support::copy_tree;
+use std::path::PathBuf;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/pipelines/aggregate-result.json"
 );
-const REAL_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source");
 
 /// A temp world: a source tree with suites for `items`, a home, and a stub `claude`.
 struct World {
@@ -29,25 +27,8 @@ impl World {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let source = root.join("source");
-        let real = Path::new(REAL_SOURCE);
         for item in items {
-            let skill = source.join("skills").join(item);
-            std::fs::create_dir_all(&skill).unwrap();
-            let text = std::fs::read_to_string(real.join("skills/commit/SKILL.md")).unwrap();
-            std::fs::write(
-                skill.join("SKILL.md"),
-                text.replace("name: commit", &format!("name: {item}")),
-            )
-            .unwrap();
-            copy_tree(&real.join("evals/commit"), &source.join("evals").join(item));
-            let baseline = format!(
-                "{{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{item}\", \"best\": {{}}}}\n"
-            );
-            std::fs::write(
-                source.join("evals").join(item).join("baseline.json"),
-                baseline,
-            )
-            .unwrap();
+            support::add_item(&source, item);
         }
         std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
         std::fs::write(
