@@ -2,7 +2,7 @@
 # every suite on the real platform only when EVALS=1.
 CARGO ?= cargo
 
-.PHONY: test claude demo evals check-wiki lint bench fuzz-build
+.PHONY: test claude demo evals check-wiki lint bench fuzz
 
 test: claude
 	$(CARGO) test --locked
@@ -28,6 +28,6 @@ check-wiki:
 bench:
 	scripts/bench.sh
 
-# The fuzz targets build on stable; run them with nightly cargo-fuzz (fuzz/Cargo.toml).
-fuzz-build:
-	$(CARGO) build --locked --manifest-path fuzz/Cargo.toml
+# Coverage-guided fuzzing on stable, FUZZ_SECONDS per target (default 10).
+fuzz:
+	scripts/fuzz.sh

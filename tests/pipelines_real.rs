@@ -1,4 +1,4 @@
-//! `exam` and `propose` once each on the real platform tier: the real
+//! `exam`, `propose` and `sweep` once each on the real platform tier: the real
 //! `claude plugin eval` (see `make claude`), fully offline against the fake
 //! Messages API in tests/support. The fake fires the skill on the with arm and
 //! answers well only then, so the item measurably helps.
@@ -108,4 +108,53 @@ fn propose_on_the_real_platform() {
         "{wiki}"
     );
     assert!(wiki.trim_end().ends_with("| accepted |"), "{wiki}");
+}
+
+#[test]
+fn sweep_on_the_real_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = support::source_copy(dir.path());
+    let api = fake();
+    let out = bob_eval(&api, dir.path(), &source)
+        .env("EVALS", "1")
+        .env("EVALS_MODEL", "claude-sonnet-5-5")
+        .env("EVALS_MAX_COST_USD", "0.5")
+        .args(["sweep", "--json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    let r = &rows[0]["result"];
+    // Derived from the script: the skill fires on the with arm only, where the
+    // answer meets both graders; the without arm's answer meets neither; the
+    // quiet case passes on both arms. One run per case and arm (EVALS runs 1).
+    assert_eq!(r["item"], "commit");
+    assert_eq!(r["model"], "claude-sonnet-5-5");
+    assert_eq!(r["max_cost_usd"], 0.5);
+    assert_eq!((r["with"].as_f64(), r["without"].as_f64()), (Some(1.0), Some(0.5)));
+    assert_eq!(r["verdict"], "improved");
+    assert_eq!(r["trigger_rate"], 1.0);
+    for case in r["cases"].as_array().unwrap() {
+        assert_eq!(case["runs"], 2, "{case}");
+    }
+    let agent_models: Vec<_> = api
+        .requests_of(support::fake_api::Kind::Agent)
+        .into_iter()
+        .filter_map(|r| r.model)
+        .collect();
+    assert!(!agent_models.is_empty());
+    assert!(
+        agent_models.iter().all(|m| m == "claude-sonnet-5-5"),
+        "{agent_models:?}"
+    );
+    assert!(
+        !source.join("wiki/skill-impact.md").exists(),
+        "sweep recorded something"
+    );
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the three parsers (frontmatter/YAML loader, the
+# platform-document reducer, the wiki row parser) on the stable toolchain:
+# cargo-fuzz's own instrumentation flags (SanitizerCoverage through -Cpasses and
+# -Cllvm-args, both stable) without a sanitizer, which Rust's safety makes
+# optional. Each target runs FUZZ_SECONDS (default 10) from its corpus folder;
+# a panic is a crash and fails the script, leaving the input in fuzz/artifacts/.
+# With nightly, `cargo +nightly fuzz run <target>` works too (fuzz/Cargo.toml).
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+seconds="${FUZZ_SECONDS:-10}"
+target="$(rustc -vV | sed -n 's/^host: //p')"
+export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+# --target keeps the flags off build scripts and proc-macros, as cargo-fuzz does.
+cargo build --locked --release --quiet --target "$target"
+mkdir -p artifacts
+for t in frontmatter reduce wiki_row; do
+  mkdir -p "corpus/$t"
+  echo "fuzz $t for ${seconds}s"
+  set +e
+  "target/$target/release/$t" "corpus/$t" -max_total_time="$seconds" \
+    -artifact_prefix="artifacts/$t-" >"artifacts/$t.log" 2>&1
+  status=$?
+  set -e
+  grep -E 'DONE|panicked|SUMMARY' "artifacts/$t.log" || true
+  if [ "$status" -ne 0 ]; then
+    tail -n 30 "artifacts/$t.log" >&2
+    echo "fuzz target $t failed (exit $status); the input is in fuzz/artifacts/" >&2
+    exit 1
+  fi
+done
