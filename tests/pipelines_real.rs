@@ -137,7 +137,10 @@ fn sweep_on_the_real_platform() {
     assert_eq!(r["item"], "commit");
     assert_eq!(r["model"], "claude-sonnet-5-5");
     assert_eq!(r["max_cost_usd"], 0.5);
-    assert_eq!((r["with"].as_f64(), r["without"].as_f64()), (Some(1.0), Some(0.5)));
+    assert_eq!(
+        (r["with"].as_f64(), r["without"].as_f64()),
+        (Some(1.0), Some(0.5))
+    );
     assert_eq!(r["verdict"], "improved");
     assert_eq!(r["trigger_rate"], 1.0);
     for case in r["cases"].as_array().unwrap() {

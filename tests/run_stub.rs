@@ -673,3 +673,52 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn progress_bar_on_a_terminal() {
+    // `script` (util-linux) gives bob-eval a terminal on stderr.
+    let env = Env::new();
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run2_table_no_json.json"))
+        .stderr(
+            "Plugin under test: \"bob-eval-commit\" version \"0.0.0\" at \"x\"\n\
+             Ablation: 2 arms × 2 cases (4 runs)\n\
+             \x20 fires run 1/1 [with]: score 1.00  $0.03\n\
+             \x20 fires run 1/1 [without]: score 0.00  $0.03\n\
+             \x20 quiet run 1/1 [with]: score 1.00  $0.01\n\
+             \x20 quiet run 1/1 [without]: score 1.00  $0.01\n",
+        )
+        .slow();
+    let bob = assert_cmd::cargo::cargo_bin("bob-eval");
+    let command = format!(
+        "{} --source {} --home {} run commit --claude {} --max-cost-usd 0.5 --out {}",
+        bob.display(),
+        data("source").display(),
+        env.home.path().display(),
+        stub.bin.display(),
+        env.out().display()
+    );
+    let transcript = env.work.path().join("typescript");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command])
+        .arg(&transcript)
+        .current_dir(env.work.path())
+        .env_remove("ANTHROPIC_MODEL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script(1) from util-linux");
+    let screen = std::fs::read_to_string(&transcript).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{screen}");
+    // The bar: runs done of the total, dollars of the ceiling, the current case.
+    assert!(
+        screen.contains("2/4 runs  $0.06 of $0.50  fires"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("4/4 runs  $0.08 of $0.50  quiet"),
+        "{screen}"
+    );
+    // Not the one-line-per-run form a pipe gets.
+    assert!(!screen.contains("run 1/4: fires 1/1 [with]"), "{screen}");
+    assert!(env.out().exists());
+}

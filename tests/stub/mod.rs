@@ -31,7 +31,13 @@ done
 if [ -f "$3/.claude-plugin/plugin.json" ] && [ ! -L "$3/.claude-plugin/plugin.json" ]; then echo real > "$D/manifest"; fi
 if [ -L "$3/skills/commit" ]; then readlink "$3/skills/commit" > "$D/item-link"; fi
 if [ -f "$D/fixture" ]; then mkdir -p "$out"; cp "$D/fixture" "$out/aggregate-result.json"; fi
-if [ -f "$D/stderr" ]; then cat "$D/stderr" >&2; fi
+if [ -f "$D/stderr" ]; then
+  if [ -f "$D/slow" ]; then
+    while IFS= read -r l; do printf '%s\n' "$l" >&2; sleep 0.15; done < "$D/stderr"
+  else
+    cat "$D/stderr" >&2
+  fi
+fi
 if [ -f "$D/stdout" ]; then cat "$D/stdout"; fi
 echo "CASE WITH W/OUT (platform table on stdout)"
 if [ -f "$D/mode" ]; then
@@ -99,6 +105,12 @@ impl Stub {
     /// What to print on stderr.
     pub fn stderr(&self, text: &str) -> &Self {
         self.set("stderr", text);
+        self
+    }
+
+    /// Print the stderr lines one at a time, 0.15 s apart, as a real run would.
+    pub fn slow(&self) -> &Self {
+        self.set("slow", "");
         self
     }
 
