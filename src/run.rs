@@ -25,9 +25,11 @@ pub fn evaluate(
 ) -> Result<SkillEval> {
     item::validate_name(item)?;
     if let Some(file) = &args.platform_result {
-        let settings = Settings::load(&ctx.home)?;
-        let model = config::resolve_model(args.model.as_deref(), &settings);
-        let max_cost_usd = config::resolve_ceiling(args.max_cost_usd.as_deref(), &settings)?;
+        let RunOptions {
+            model,
+            max_cost_usd,
+            ..
+        } = run_options(ctx, args)?;
         let doc = reduce::read_doc(file)?;
         let started = doc.started().ok_or_else(|| {
             Error::invalid(
@@ -45,9 +47,7 @@ pub fn evaluate(
     }
 
     let found = item::find(&ctx.source, item)?;
-    let settings = Settings::load(&ctx.home)?;
-    let model = config::resolve_model(args.model.as_deref(), &settings);
-    let max_cost_usd = config::resolve_ceiling(args.max_cost_usd.as_deref(), &settings)?;
+    let opts = run_options(ctx, args)?;
     let suite = ctx.source.join("evals").join(item);
     if !suite.is_dir() {
         return Err(Error::NoSuite {
@@ -66,19 +66,11 @@ pub fn evaluate(
         let dir = assembled.keep();
         eprintln!("bob-eval: keeping the plugin folder {dir}");
     }
-    let opts = RunOptions {
-        model: model.clone(),
-        runs: args.runs,
-        max_cost_usd,
-        judge_model: args.judge_model.clone(),
-        jobs: args.jobs,
-        timeout: args.platform_timeout,
-    };
     let out = platform::run(&claude, &assembled, &opts, progress)?;
     let rctx = ReduceContext {
         item: item.into(),
-        model,
-        max_cost_usd,
+        model: opts.model,
+        max_cost_usd: opts.max_cost_usd,
         started: out.started,
     };
     reduce::reduce_file(&out.document, &rctx).map_err(|e| match e {
@@ -88,6 +80,21 @@ pub fn evaluate(
             details: vec![],
         },
         other => other,
+    })
+}
+
+/// What a platform run is held to: `args` with the model and the ceiling
+/// resolved against the environment and home `settings.json` (contracts.md).
+/// A bad ceiling or broken settings fail here, before anything runs.
+pub fn run_options(ctx: &Context, args: &PlatformArgs) -> Result<RunOptions> {
+    let settings = Settings::load(&ctx.home)?;
+    Ok(RunOptions {
+        model: config::resolve_model(args.model.as_deref(), &settings),
+        runs: args.runs,
+        max_cost_usd: config::resolve_ceiling(args.max_cost_usd.as_deref(), &settings)?,
+        judge_model: args.judge_model.clone(),
+        jobs: args.jobs,
+        timeout: args.platform_timeout,
     })
 }
 

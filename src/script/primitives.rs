@@ -484,8 +484,7 @@ fn register_types(engine: &mut Engine) {
 /// The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 mod library {
     use super::*;
-    use crate::config::{Settings, resolve_ceiling, resolve_model};
-    use crate::platform::{self, RunOptions};
+    use crate::platform;
 
     /// `evaluate` for one item: plugin, platform and reduce in one (`crate::run::evaluate`).
     fn evaluate(
@@ -563,18 +562,8 @@ mod library {
         plugin: &PluginHandle,
         args: &PlatformArgs,
     ) -> crate::Result<PlatformRun> {
-        let settings = Settings::load(&host.ctx.home)?;
-        let model = resolve_model(args.model.as_deref(), &settings);
-        let max_cost_usd = resolve_ceiling(args.max_cost_usd.as_deref(), &settings)?;
+        let options = crate::run::run_options(&host.ctx, args)?;
         let found = platform::locate(args.claude.as_deref())?;
-        let options = RunOptions {
-            model: model.clone(),
-            runs: args.runs,
-            max_cost_usd,
-            judge_model: args.judge_model.clone(),
-            jobs: args.jobs,
-            timeout: args.platform_timeout,
-        };
         let output = {
             let guard = plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());
             platform::run(&found, &guard, &options, platform::progress_for_stderr())?
@@ -582,8 +571,8 @@ mod library {
         Ok(PlatformRun {
             output: Arc::new(output),
             plugin: plugin.clone(),
-            model,
-            max_cost_usd,
+            model: options.model,
+            max_cost_usd: options.max_cost_usd,
             keep: args.keep,
         })
     }
