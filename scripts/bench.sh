@@ -11,7 +11,9 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for b in "${benches[@]}"; do
   echo "== $b"
-  cargo bench --locked --quiet --bench "$b" 2>/dev/null | tee -a "$log"
+  # Only the benches' own lines (the engine bench runs exam.rhai, which prints).
+  cargo bench --locked --quiet --bench "$b" 2>/dev/null \
+    | grep -E '^(check_suites|run|reduce|sweep|engine|RESULT)' | tee -a "$log"
 done
 echo
 echo "== summary (load now $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -125,9 +125,10 @@ pub fn command(ctx: &Context, args: &CheckArgs) -> Result<u8> {
 }
 
 /// Check `item`'s suite before the platform is paid to run it: errors refuse the
-/// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller to show.
+/// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller
+/// to show. `baseline.json` is left to `gate`: the run neither reads nor copies it.
 pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
-    let report = check_suites(source, &[item.to_string()])?;
+    let report = check_suites_for(source, &[item.to_string()], false)?;
     if report.has_errors() {
         return Err(Error::SuiteInvalid {
             item: item.into(),
@@ -138,11 +139,13 @@ pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
     Ok(report.diagnostics)
 }
 
-/// Load and check one suite: its summary (none for an invalid name) and its findings.
+/// Load and check one suite: its summary (none for an invalid name) and its
+/// findings; `baseline.json` too when `baseline` is set.
 fn check_one(
     source: &Utf8Path,
     item: &str,
     others: &ItemNames,
+    baseline: bool,
 ) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     if crate::item::validate_name(item).is_err() {
@@ -159,6 +162,9 @@ fn check_one(
     }
     let suite = suite::load_dir(&suite::dir(source, item), item);
     check_suite(source, &suite, others, &mut diagnostics);
+    if baseline {
+        check_baseline(&suite, &mut Out(&mut diagnostics));
+    }
     let summary = SuiteSummary {
         item: item.to_owned(),
         dir: relative(source, &suite.dir),
@@ -200,8 +206,13 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Check the suites of `items` under `source` (every suite when `items` is empty).
+/// Check the suites of `items` under `source` (every suite when `items` is
+/// empty), their `baseline.json` included.
 pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> {
+    check_suites_for(source, items, true)
+}
+
+fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Result<CheckReport> {
     let all = suite::list(source)?;
     let items: Vec<String> = if items.is_empty() {
         all.clone()
@@ -225,7 +236,7 @@ pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> 
 
     // Suites are independent: load and check them on every core, then put the
     // results back in the order of `items`.
-    let checked = parallel_map(&items, |item| check_one(source, item, &others));
+    let checked = parallel_map(&items, |item| check_one(source, item, &others, baseline));
     let mut suites = Vec::new();
     let mut diagnostics = Vec::new();
     for (summary, found) in checked {
@@ -300,7 +311,8 @@ impl Out<'_> {
     }
 }
 
-/// Check one loaded suite; `names` holds every suite name in the source (for the trigger pin).
+/// Check one loaded suite (all but its `baseline.json`); `names` holds every
+/// suite name in the source (for the trigger pin).
 pub fn check_suite(
     source: &Utf8Path,
     suite: &Suite,
@@ -319,7 +331,6 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
-    check_baseline(suite, &mut out);
     match crate::item::find(source, item) {
         Ok(_) => {}
         Err(Error::ItemAmbiguous { found, .. }) => out.warn(
