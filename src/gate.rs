@@ -245,8 +245,11 @@ pub fn baseline_path(source: &Utf8Path, item: &str) -> Utf8PathBuf {
 
 /// Read and validate `evals/<item>/baseline.json`. Missing means no best for any
 /// model ([`Baseline::empty`]); corrupt, invalid or for another item →
-/// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON).
+/// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON). The
+/// item must be a valid name, so a script's `load_baseline("../x")` reads nothing
+/// outside `evals/`.
 pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
+    crate::item::validate_name(item)?;
     let path = baseline_path(source, item);
     if !path
         .try_exists()
@@ -574,6 +577,21 @@ mod tests {
         );
         assert_eq!(d.best.as_ref().map(|b| b.score), Some(0.8));
         assert_eq!((d.item.as_str(), d.model.as_str()), ("commit", M));
+    }
+
+    #[test]
+    fn load_baseline_takes_a_name_not_a_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Utf8Path::from_path(dir.path()).unwrap().join("source");
+        std::fs::create_dir_all(source.join("evals")).unwrap();
+        for item in ["../outside", "a/b", ""] {
+            let err = load_baseline(&source, item).unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidItemName { .. }),
+                "{item}: {err:?}"
+            );
+        }
+        assert!(load_baseline(&source, "commit").unwrap().best.is_empty());
     }
 
     #[test]

@@ -218,6 +218,22 @@ fn no_file_process_or_environment_access() {
     refused(&sb, "let h = env(\"HOME\");", 2, "EVALS");
 }
 
+/// `load_baseline` takes an item name, not a path: `../` cannot reach (or probe
+/// for) a `baseline.json` outside `evals/`.
+#[test]
+fn load_baseline_cannot_leave_the_evals_folder() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.root.join("elsewhere")).unwrap();
+    std::fs::write(sb.root.join("elsewhere/baseline.json"), "{ not json").unwrap();
+    for item in ["../../elsewhere", "../../nowhere"] {
+        let out = sb.run(&format!("let b = load_baseline({item:?});\n0"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{item}: {err}");
+        assert!(err.contains("invalid item name"), "{item}: {err}");
+        assert!(!err.contains("elsewhere/baseline.json"), "{item}: {err}");
+    }
+}
+
 #[test]
 fn eval_is_disabled() {
     let sb = Sandbox::new();
