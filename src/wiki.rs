@@ -245,13 +245,17 @@ fn is_head_or_separator(line: &str) -> bool {
 /// Check every row of `wiki/skill-impact.md` under `source`: well-formed and citing
 /// only pages that exist. A missing file has no rows and no problems.
 pub fn check_wiki(source: &Utf8Path) -> Result<Vec<WikiProblem>> {
+    Ok(check_text(source, &read_impact(source)?))
+}
+
+/// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
+fn read_impact(source: &Utf8Path) -> Result<String> {
     let path = impact_path(source);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(e) => return Err(Error::io(path, "reading", e)),
-    };
-    Ok(check_text(source, &text))
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(Error::io(path, "reading", e)),
+    }
 }
 
 fn check_text(source: &Utf8Path, text: &str) -> Vec<WikiProblem> {
@@ -287,12 +291,9 @@ struct Report<'a> {
 
 /// `bob-eval check-wiki`: exit 0 when every row is good, 1 naming each bad row.
 pub fn command(ctx: &Context, args: &CheckWikiArgs) -> Result<u8> {
-    let path = impact_path(&ctx.source);
-    let problems = check_wiki(&ctx.source)?;
-    let rows = match std::fs::read_to_string(&path) {
-        Ok(text) => row_lines(&text).count(),
-        Err(_) => 0,
-    };
+    let text = read_impact(&ctx.source)?;
+    let problems = check_text(&ctx.source, &text);
+    let rows = row_lines(&text).count();
     if args.json {
         let report = Report {
             file: Utf8Path::new("wiki/skill-impact.md"),
