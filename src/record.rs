@@ -273,18 +273,18 @@ impl Temp {
     fn write(target: &Utf8Path, contents: &[u8]) -> Result<Temp> {
         let dir = target.parent().unwrap_or(Utf8Path::new("."));
         let path = dir.join(format!("{}{}.tmp", temp_prefix(target), std::process::id()));
-        let mut temp = Temp {
-            path,
-            target: target.to_owned(),
-            committed: true,
-        };
         let mut file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
-            .open(&temp.path)
+            .open(&path)
             .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
-        temp.committed = false;
+        // From here on the file exists: dropping `temp` on an error removes it.
+        let temp = Temp {
+            path,
+            target: target.to_owned(),
+            committed: false,
+        };
         file.write_all(contents)
             .and_then(|()| file.sync_all())
             .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
