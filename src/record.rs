@@ -151,7 +151,11 @@ pub fn record(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(&wiki_path, "reading", e)),
     };
-    let mut new_wiki = old_wiki.clone().unwrap_or_else(|| wiki::HEADER.to_string());
+    // A missing or blank file gets the header first, so the row lands in a table.
+    let mut new_wiki = old_wiki
+        .clone()
+        .filter(|text| !text.trim().is_empty())
+        .unwrap_or_else(|| wiki::HEADER.to_string());
     if !new_wiki.is_empty() && !new_wiki.ends_with('\n') {
         new_wiki.push('\n');
     }
@@ -369,6 +373,18 @@ mod tests {
         ));
         assert!(m.contains("wiki/patterns/nope.md does not exist"), "{m}");
         check_record_args(&s, Some("#1"), &pages()).unwrap();
+    }
+
+    #[test]
+    fn a_blank_wiki_file_gets_the_header_before_the_row() {
+        let (_d, s) = source();
+        fs::write(s.join("wiki/skill-impact.md"), "\n").unwrap();
+        let r = result(0.8, "eval-commit-20261202T000001Z");
+        let decision = gate::decide(&r, &Baseline::empty("commit"));
+        record(&s, &r, &decision, "#1", &pages()).unwrap();
+        let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
+        assert!(text.starts_with(wiki::HEADER), "{text}");
+        assert_eq!(wiki::row_lines(&text).count(), 1);
     }
 
     #[test]
