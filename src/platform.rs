@@ -89,10 +89,13 @@ pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
 }
 
 /// A `claude --version` started by [`start_locate`], not yet waited for.
+/// Dropped without [`VersionProbe::finish`] (an error in between), it kills and
+/// reaps the probe, so no zombie outlives it.
 #[derive(Debug)]
 pub struct VersionProbe {
     path: Utf8PathBuf,
-    child: std::process::Child,
+    /// `None` once [`VersionProbe::finish`] took it.
+    child: Option<std::process::Child>,
 }
 
 /// Find `claude` and start `claude --version` without waiting for it, so that
@@ -108,14 +111,18 @@ pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
         .map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
-    Ok(VersionProbe { path, child })
+    Ok(VersionProbe {
+        path,
+        child: Some(child),
+    })
 }
 
 impl VersionProbe {
     /// Wait for `claude --version` and check what it printed.
-    pub fn finish(self) -> Result<Platform> {
-        let path = self.path;
-        let output = self.child.wait_with_output().map_err(|e| {
+    pub fn finish(mut self) -> Result<Platform> {
+        let path = std::mem::take(&mut self.path);
+        let child = self.child.take().expect("a probe is finished once");
+        let output = child.wait_with_output().map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
         let text = String::from_utf8_lossy(&output.stdout);
@@ -139,6 +146,15 @@ impl VersionProbe {
             });
         }
         Ok(Platform { path, version })
+    }
+}
+
+impl Drop for VersionProbe {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -731,6 +747,17 @@ mod tests {
         assert!(version_tuple("2.1.272") <= version_tuple("2.1.328"));
         assert!(version_tuple("2.1.99") < version_tuple("2.1.272"));
         assert!(version_tuple("10.0.0") > version_tuple("2.1.272"));
+    }
+
+    #[test]
+    fn a_dropped_probe_leaves_no_zombie() {
+        let probe = start_locate(Some(Utf8Path::new("/bin/sleep"))).unwrap();
+        let pid = probe.child.as_ref().unwrap().id() as libc::pid_t;
+        drop(probe);
+        let mut status = 0;
+        // SAFETY: waitpid on a child of this process, without blocking.
+        let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        assert_eq!(reaped, -1, "the probe {pid} was not reaped when dropped");
     }
 
     #[test]
