@@ -334,6 +334,72 @@ impl Drop for Busy {
     }
 }
 
+/// The platform child, leader of its own process group. The child is reaped
+/// only by [`Group::reap`], after the last signal to the group: until then its
+/// pid, and so the group id, cannot be reused. Dropped unreaped (an early
+/// error), it kills the group and reaps the child, so nothing outlives the run.
+struct Group {
+    child: std::process::Child,
+    pid: libc::pid_t,
+    reaped: bool,
+}
+
+impl Group {
+    fn new(child: std::process::Child) -> Self {
+        let pid = child.id() as libc::pid_t;
+        Group {
+            child,
+            pid,
+            reaped: false,
+        }
+    }
+
+    /// Send `sig` to every process in the group.
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill(2) on the process group of our own child, which is not reaped yet.
+        unsafe { libc::kill(-self.pid, sig) };
+    }
+
+    /// Reap the child (it has exited: [`wait_exited`] said so).
+    fn reap(mut self) -> std::io::Result<ExitStatus> {
+        self.reaped = true;
+        self.child.wait()
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.signal(libc::SIGKILL);
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Block until child `pid` has exited, without reaping it (`WNOWAIT`).
+fn wait_exited(pid: libc::pid_t) -> std::io::Result<()> {
+    loop {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid(2) on our own child; WNOWAIT leaves it for `Group::reap`.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
 /// What the stderr reader collected.
 #[derive(Debug, Default)]
 struct StderrSummary {
@@ -389,8 +455,8 @@ pub fn run(
                 platform.path
             ))
         })?;
-    let pid = child.id() as libc::pid_t;
     let stderr = child.stderr.take().expect("stderr is piped");
+    let group = Group::new(child);
 
     let summary = Arc::new(Mutex::new(StderrSummary::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -423,20 +489,20 @@ pub fn run(
         })
     };
 
-    let (status_tx, status_rx) = mpsc::channel();
+    let (exited_tx, exited_rx) = mpsc::channel();
+    let pid = group.pid;
     std::thread::spawn(move || {
-        let _ = status_tx.send(child.wait());
+        let _ = exited_tx.send(wait_exited(pid));
     });
     let mut forwarded: Option<std::time::Instant> = None;
     let mut timed_out: Option<std::time::Instant> = None;
     let mut killed = false;
-    // SAFETY: kill(2) on the process group of our own child, which has not been reaped yet.
-    let signal_group = |sig: libc::c_int| unsafe { libc::kill(-pid, sig) };
-    let status = loop {
-        match status_rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(status) => {
-                break status
-                    .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+    let signal_group = |sig: libc::c_int| group.signal(sig);
+    loop {
+        match exited_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(exited) => {
+                exited.map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+                break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let caught = sig.caught.load(Ordering::SeqCst);
@@ -467,11 +533,14 @@ pub fn run(
                 });
             }
         }
-    };
+    }
     if timed_out.is_some() {
         // Whatever the platform left in its group must not outlive the run.
         signal_group(libc::SIGKILL);
     }
+    let status = group
+        .reap()
+        .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
     // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
     if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
         let _ = reader.join();
