@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
-pub const MIN_VERSION: &str = "2.1.272";
+const MIN_VERSION: &str = "2.1.272";
 
 /// How to install the platform, for messages.
 const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` (2.1.272 or later), or pass --claude PATH / set BOB_EVAL_CLAUDE";
@@ -194,7 +194,7 @@ fn is_executable(path: &Utf8Path) -> bool {
 
 /// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`):
 /// three dot-separated runs of digits, not glued to other digits or word characters.
-pub fn parse_version(text: &str) -> Option<String> {
+fn parse_version(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let word = |i: usize| {
         bytes
@@ -236,7 +236,7 @@ fn version_tuple(v: &str) -> (u64, u64, u64) {
 }
 
 /// The arguments after `<claude>` (contracts.md, "run").
-pub fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
+fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "plugin".into(),
         "eval".into(),
@@ -413,11 +413,11 @@ const TAIL: usize = 12;
 const KILL_AFTER: Duration = Duration::from_secs(20);
 
 /// How long a platform past `--platform-timeout` has after SIGTERM before SIGKILL.
-pub const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
 /// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
-/// after [`TIMEOUT_GRACE`], and the run fails with [`Error::PlatformFailed`] (exit 3).
+/// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
 pub fn run(
     platform: &Platform,
     plugin: &Plugin,
@@ -652,7 +652,7 @@ fn last_lines(text: &str, n: usize) -> Vec<String> {
 
 /// A parsed progress line.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ProgressLine {
+enum ProgressLine {
     /// `Ablation: 2 arms × 2 cases (8 runs)`.
     Total(u64),
     /// `  fires run 1/2 [with]: score 1.00  $0.03`.
@@ -673,7 +673,7 @@ pub enum ProgressLine {
 }
 
 /// Parse one platform stderr line; `None` for anything else.
-pub fn parse_progress(line: &str) -> Option<ProgressLine> {
+fn parse_progress(line: &str) -> Option<ProgressLine> {
     static TOTAL: OnceLock<Regex> = OnceLock::new();
     static RUN: OnceLock<Regex> = OnceLock::new();
     let total = TOTAL.get_or_init(|| {
