@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
-pub const MIN_VERSION: &str = "2.1.272";
+const MIN_VERSION: &str = "2.1.272";
 
 /// How to install the platform, for messages.
 const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` (2.1.272 or later), or pass --claude PATH / set BOB_EVAL_CLAUDE";
@@ -89,10 +89,13 @@ pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
 }
 
 /// A `claude --version` started by [`start_locate`], not yet waited for.
+/// Dropped without [`VersionProbe::finish`] (an error in between), it kills and
+/// reaps the probe, so no zombie outlives it.
 #[derive(Debug)]
 pub struct VersionProbe {
     path: Utf8PathBuf,
-    child: std::process::Child,
+    /// `None` once [`VersionProbe::finish`] took it.
+    child: Option<std::process::Child>,
 }
 
 /// Find `claude` and start `claude --version` without waiting for it, so that
@@ -108,14 +111,18 @@ pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
         .map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
-    Ok(VersionProbe { path, child })
+    Ok(VersionProbe {
+        path,
+        child: Some(child),
+    })
 }
 
 impl VersionProbe {
     /// Wait for `claude --version` and check what it printed.
-    pub fn finish(self) -> Result<Platform> {
-        let path = self.path;
-        let output = self.child.wait_with_output().map_err(|e| {
+    pub fn finish(mut self) -> Result<Platform> {
+        let path = std::mem::take(&mut self.path);
+        let child = self.child.take().expect("a probe is finished once");
+        let output = child.wait_with_output().map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
         let text = String::from_utf8_lossy(&output.stdout);
@@ -139,6 +146,15 @@ impl VersionProbe {
             });
         }
         Ok(Platform { path, version })
+    }
+}
+
+impl Drop for VersionProbe {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -178,7 +194,7 @@ fn is_executable(path: &Utf8Path) -> bool {
 
 /// The first `X.Y.Z` in `claude --version` output (`2.1.328 (Claude Code)`):
 /// three dot-separated runs of digits, not glued to other digits or word characters.
-pub fn parse_version(text: &str) -> Option<String> {
+fn parse_version(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let word = |i: usize| {
         bytes
@@ -220,7 +236,7 @@ fn version_tuple(v: &str) -> (u64, u64, u64) {
 }
 
 /// The arguments after `<claude>` (contracts.md, "run").
-pub fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
+fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "plugin".into(),
         "eval".into(),
@@ -318,6 +334,72 @@ impl Drop for Busy {
     }
 }
 
+/// The platform child, leader of its own process group. The child is reaped
+/// only by [`Group::reap`], after the last signal to the group: until then its
+/// pid, and so the group id, cannot be reused. Dropped unreaped (an early
+/// error), it kills the group and reaps the child, so nothing outlives the run.
+struct Group {
+    child: std::process::Child,
+    pid: libc::pid_t,
+    reaped: bool,
+}
+
+impl Group {
+    fn new(child: std::process::Child) -> Self {
+        let pid = child.id() as libc::pid_t;
+        Group {
+            child,
+            pid,
+            reaped: false,
+        }
+    }
+
+    /// Send `sig` to every process in the group.
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill(2) on the process group of our own child, which is not reaped yet.
+        unsafe { libc::kill(-self.pid, sig) };
+    }
+
+    /// Reap the child (it has exited: [`wait_exited`] said so).
+    fn reap(mut self) -> std::io::Result<ExitStatus> {
+        self.reaped = true;
+        self.child.wait()
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.signal(libc::SIGKILL);
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Block until child `pid` has exited, without reaping it (`WNOWAIT`).
+fn wait_exited(pid: libc::pid_t) -> std::io::Result<()> {
+    loop {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid(2) on our own child; WNOWAIT leaves it for `Group::reap`.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
 /// What the stderr reader collected.
 #[derive(Debug, Default)]
 struct StderrSummary {
@@ -331,11 +413,11 @@ const TAIL: usize = 12;
 const KILL_AFTER: Duration = Duration::from_secs(20);
 
 /// How long a platform past `--platform-timeout` has after SIGTERM before SIGKILL.
-pub const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
 /// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
-/// after [`TIMEOUT_GRACE`], and the run fails with [`Error::PlatformFailed`] (exit 3).
+/// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
 pub fn run(
     platform: &Platform,
     plugin: &Plugin,
@@ -373,8 +455,8 @@ pub fn run(
                 platform.path
             ))
         })?;
-    let pid = child.id() as libc::pid_t;
     let stderr = child.stderr.take().expect("stderr is piped");
+    let group = Group::new(child);
 
     let summary = Arc::new(Mutex::new(StderrSummary::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -407,20 +489,20 @@ pub fn run(
         })
     };
 
-    let (status_tx, status_rx) = mpsc::channel();
+    let (exited_tx, exited_rx) = mpsc::channel();
+    let pid = group.pid;
     std::thread::spawn(move || {
-        let _ = status_tx.send(child.wait());
+        let _ = exited_tx.send(wait_exited(pid));
     });
     let mut forwarded: Option<std::time::Instant> = None;
     let mut timed_out: Option<std::time::Instant> = None;
     let mut killed = false;
-    // SAFETY: kill(2) on the process group of our own child, which has not been reaped yet.
-    let signal_group = |sig: libc::c_int| unsafe { libc::kill(-pid, sig) };
-    let status = loop {
-        match status_rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(status) => {
-                break status
-                    .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+    let signal_group = |sig: libc::c_int| group.signal(sig);
+    loop {
+        match exited_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(exited) => {
+                exited.map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+                break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let caught = sig.caught.load(Ordering::SeqCst);
@@ -451,11 +533,14 @@ pub fn run(
                 });
             }
         }
-    };
+    }
     if timed_out.is_some() {
         // Whatever the platform left in its group must not outlive the run.
         signal_group(libc::SIGKILL);
     }
+    let status = group
+        .reap()
+        .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
     // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
     if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
         let _ = reader.join();
@@ -567,7 +652,7 @@ fn last_lines(text: &str, n: usize) -> Vec<String> {
 
 /// A parsed progress line.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ProgressLine {
+enum ProgressLine {
     /// `Ablation: 2 arms × 2 cases (8 runs)`.
     Total(u64),
     /// `  fires run 1/2 [with]: score 1.00  $0.03`.
@@ -588,7 +673,7 @@ pub enum ProgressLine {
 }
 
 /// Parse one platform stderr line; `None` for anything else.
-pub fn parse_progress(line: &str) -> Option<ProgressLine> {
+fn parse_progress(line: &str) -> Option<ProgressLine> {
     static TOTAL: OnceLock<Regex> = OnceLock::new();
     static RUN: OnceLock<Regex> = OnceLock::new();
     let total = TOTAL.get_or_init(|| {
@@ -731,6 +816,17 @@ mod tests {
         assert!(version_tuple("2.1.272") <= version_tuple("2.1.328"));
         assert!(version_tuple("2.1.99") < version_tuple("2.1.272"));
         assert!(version_tuple("10.0.0") > version_tuple("2.1.272"));
+    }
+
+    #[test]
+    fn a_dropped_probe_leaves_no_zombie() {
+        let probe = start_locate(Some(Utf8Path::new("/bin/sleep"))).unwrap();
+        let pid = probe.child.as_ref().unwrap().id() as libc::pid_t;
+        drop(probe);
+        let mut status = 0;
+        // SAFETY: waitpid on a child of this process, without blocking.
+        let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        assert_eq!(reaped, -1, "the probe {pid} was not reaped when dropped");
     }
 
     #[test]

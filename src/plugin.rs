@@ -33,11 +33,6 @@ impl Plugin {
         }
         self.dir.clone()
     }
-
-    /// Whether the folder will persist after drop.
-    pub fn is_kept(&self) -> bool {
-        self.temp.is_none()
-    }
 }
 
 /// The plugin name for an item: `bob-eval-<item>`.
@@ -262,7 +257,6 @@ mod tests {
         let it = item::find(&root, "commit").unwrap();
         let mut plugin = assemble(&root, &it).unwrap();
         let dir = plugin.keep();
-        assert!(plugin.is_kept());
         drop(plugin);
         assert!(dir.join(".claude-plugin/plugin.json").is_file());
         fs::remove_dir_all(dir).unwrap();
