@@ -213,6 +213,18 @@ fn check_scores(doc: &PlatformDoc, path: &Utf8Path) -> Result<()> {
     Ok(())
 }
 
+/// Reduce the document the platform just wrote: unlike a file the user gave
+/// (`--platform-result`, exit 2), an unreadable one is a platform failure (exit 3).
+pub fn reduce_platform_file(path: &Utf8Path, ctx: &ReduceContext) -> Result<SkillEval> {
+    reduce_file(path, ctx).map_err(|e| match e {
+        Error::InvalidInput { at, message } => Error::PlatformFailed {
+            message: format!("its result is not usable: {at}: {message}"),
+            details: vec![],
+        },
+        other => other,
+    })
+}
+
 /// Reduce a parsed platform document to a validated `skill-eval/1` document.
 pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
     let label = format!("<skill-eval/1 for {}>", ctx.item);

@@ -73,14 +73,7 @@ pub fn evaluate(
         max_cost_usd: opts.max_cost_usd,
         started: out.started,
     };
-    reduce::reduce_file(&out.document, &rctx).map_err(|e| match e {
-        // The platform wrote it: an unreadable result is a platform failure, not bad user input.
-        Error::InvalidInput { at, message } => Error::PlatformFailed {
-            message: format!("its result is not usable: {at}: {message}"),
-            details: vec![],
-        },
-        other => other,
-    })
+    reduce::reduce_platform_file(&out.document, &rctx)
 }
 
 /// What a platform run is held to: `args` with the model and the ceiling

@@ -585,14 +585,7 @@ mod library {
             max_cost_usd: run.max_cost_usd,
             started: run.output.started,
         };
-        let doc =
-            crate::reduce::reduce_file(&run.output.document, &context).map_err(|e| match e {
-                Error::InvalidInput { at, message } => Error::PlatformFailed {
-                    message: format!("its result is not usable: {at}: {message}"),
-                    details: vec![],
-                },
-                other => other,
-            })?;
+        let doc = crate::reduce::reduce_platform_file(&run.output.document, &context)?;
         if run.keep {
             let kept = guard.keep();
             eprintln!("kept {kept}");
