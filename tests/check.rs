@@ -833,6 +833,26 @@ fn bad_baseline() {
     );
 }
 
+/// A baseline.json that cannot be read (here a folder) is refused by `gate`,
+/// so `check` must say so rather than pass it by.
+#[test]
+fn unreadable_baseline() {
+    let d = trips(
+        "baseline-invalid",
+        "error",
+        &[
+            ("evals/demo/baseline.json", None),
+            ("evals/demo/baseline.json/x", Some("{}")),
+        ],
+        &[],
+    );
+    assert_eq!(d["file"], "evals/demo/baseline.json");
+    assert!(
+        d["message"].as_str().unwrap().starts_with("cannot read"),
+        "{d}"
+    );
+}
+
 #[test]
 fn yaml_and_frontmatter_errors_name_the_line() {
     let src = Src::good();
