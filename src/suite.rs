@@ -750,7 +750,7 @@ fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<CaseDir>, problems: &mut Vec
     }
 }
 
-/// Read a file; `None` when it does not exist (a problem is recorded for other errors).
+/// Read a UTF-8 file; `None` (with a problem recorded) when it cannot be read or is not UTF-8.
 fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -981,6 +981,22 @@ struct Frontmatter {
     had: bool,
 }
 
+impl Frontmatter {
+    /// The trimmed body at its first non-blank line, unless it is blank.
+    fn body_entry(&self, path: &Utf8Path) -> Option<Entry> {
+        let body = self.body.trim();
+        if body.is_empty() {
+            return None;
+        }
+        let skipped = self.body.len() - self.body.trim_start().len();
+        Some(Entry {
+            value: Value::String(body.to_owned()),
+            file: path.to_owned(),
+            line: Some(self.body_line + self.body[..skipped].matches('\n').count()),
+        })
+    }
+}
+
 fn read_markdown(
     path: &Utf8Path,
     text: &str,
@@ -1196,6 +1212,7 @@ fn load_case(
         && let Some(text) = read(path, problems)
         && let Some(fm) = read_markdown(path, &text, problems)
     {
+        let prompt = fm.body_entry(path);
         for (key, entry) in fm.keys {
             if TOP_KEYS.contains(&key.as_str()) {
                 top.insert(key, entry);
@@ -1225,18 +1242,8 @@ fn load_case(
                 });
             }
         }
-        let body = fm.body.trim();
-        if !body.is_empty() {
-            let skipped = fm.body.len() - fm.body.trim_start().len();
-            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
-            execution.insert(
-                "prompt".into(),
-                Entry {
-                    value: Value::String(body.to_owned()),
-                    file: path.clone(),
-                    line: Some(line),
-                },
-            );
+        if let Some(prompt) = prompt {
+            execution.insert("prompt".into(), prompt);
         }
     }
 
@@ -1309,26 +1316,17 @@ fn load_grader_files(
             ignored.push(path);
             continue;
         }
+        let body = fm.body_entry(&path);
         let mut fields: BTreeMap<String, Entry> = fm.keys.into_iter().collect();
-        let body = fm.body.trim();
         if let Some(key) = fields
             .get("type")
             .and_then(Entry::as_str)
             .and_then(GraderKind::parse)
             .and_then(GraderKind::body_key)
             && !fields.contains_key(key)
-            && !body.is_empty()
+            && let Some(body) = body
         {
-            let skipped = fm.body.len() - fm.body.trim_start().len();
-            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
-            fields.insert(
-                key.into(),
-                Entry {
-                    value: Value::String(body.to_owned()),
-                    file: path.clone(),
-                    line: Some(line),
-                },
-            );
+            fields.insert(key.into(), body);
         }
         let stem = file.trim_end_matches(".md").to_owned();
         let name = fields
