@@ -478,10 +478,6 @@ fn check_unknown_keys(case: &Case, out: &mut Out) {
     }
 }
 
-fn line_of(entry: &Entry) -> Option<usize> {
-    entry.line
-}
-
 fn kind_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "empty",
@@ -909,7 +905,7 @@ fn check_path(
 }
 
 fn grader_line(grader: &Grader, key: &str) -> Option<usize> {
-    grader.get(key).and_then(line_of).or(grader.line)
+    grader.get(key).and_then(|e| e.line).or(grader.line)
 }
 
 fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {

@@ -19,9 +19,6 @@ use std::collections::{BTreeMap, HashMap};
 /// Folder names the platform's case walk never enters.
 pub const SKIPPED_DIRS: [&str; 5] = ["results", "mocks", "node_modules", ".claude", ".git"];
 
-/// The `schema_version` the platform writes for a case with no `case.yaml`.
-pub const SCHEMA_VERSION: &str = "1.1";
-
 /// Keys of `prompt.md` frontmatter that land at the top level of the case.
 pub const TOP_KEYS: [&str; 7] = [
     "schema_version",
@@ -637,7 +634,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
     walk(dir, 0, &mut case_dirs, &mut problems);
     let cases = case_dirs
         .iter()
-        .filter_map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
+        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
         .collect();
     Suite {
         item: item.into(),
@@ -1096,7 +1093,7 @@ fn load_case(
     has_yaml: bool,
     has_prompt: bool,
     problems: &mut Vec<Diagnostic>,
-) -> Option<Case> {
+) -> Case {
     let before = problems.len();
     let folder = dir.file_name().unwrap_or("case").to_owned();
     let case_file = has_yaml.then(|| dir.join("case.yaml"));
@@ -1260,7 +1257,7 @@ fn load_case(
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .unwrap_or(folder);
-    Some(Case {
+    Case {
         name,
         dir: dir.to_owned(),
         source,
@@ -1273,7 +1270,7 @@ fn load_case(
         ignored_graders,
         unknown_keys,
         broken: problems.len() > before,
-    })
+    }
 }
 
 fn load_grader_files(
