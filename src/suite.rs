@@ -912,23 +912,18 @@ pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
 
 /// The key of a `key: value` / `key:` line, unquoted.
 fn yaml_key(content: &str) -> Option<String> {
-    let (key, _) = if let Some(rest) = content.strip_prefix('"') {
-        let end = rest.find('"')?;
-        let after = &rest[end + 1..];
-        (after.starts_with(':')).then_some(())?;
-        return Some(rest[..end].to_owned());
-    } else if let Some(rest) = content.strip_prefix('\'') {
-        let end = rest.find('\'')?;
-        let after = &rest[end + 1..];
-        (after.starts_with(':')).then_some(())?;
-        return Some(rest[..end].to_owned());
-    } else {
-        let colon = content
-            .find(": ")
-            .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
-        (&content[..colon], ())
-    };
-    let key = key.trim_end();
+    for quote in ['"', '\''] {
+        if let Some(rest) = content.strip_prefix(quote) {
+            let end = rest.find(quote)?;
+            return rest[end + 1..]
+                .starts_with(':')
+                .then(|| rest[..end].to_owned());
+        }
+    }
+    let colon = content
+        .find(": ")
+        .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
+    let key = content[..colon].trim_end();
     if key.is_empty() || key.starts_with(['{', '[', '|', '>', '&', '*', '!']) {
         return None;
     }
