@@ -163,7 +163,7 @@ fn check_one(
     let suite = suite::load_dir(&suite::dir(source, item), item);
     check_suite(source, &suite, others, &mut diagnostics);
     if baseline {
-        check_baseline(&suite, &mut Out(&mut diagnostics));
+        check_baseline(source, &suite, &mut Out(&mut diagnostics));
     }
     let summary = SuiteSummary {
         item: item.to_owned(),
@@ -364,47 +364,27 @@ pub fn check_suite(
     check_trigger_pair(suite, names, &mut out);
 }
 
-fn check_baseline(suite: &Suite, out: &mut Out) {
-    let path = suite.dir.join("baseline.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+/// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
+/// not JSON, not the schema, another item's) is an error here.
+fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
+    let Err(e) = crate::gate::load_baseline(source, &suite.item) else {
         return;
     };
-    let fix = format!(
-        "write {{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{}\", \"best\": {{}}}} (or let `gate --record` write it)",
-        suite.item
+    let (line, message) = match e {
+        Error::InvalidInput { at, message } => (at.line, message.replace("\n  ", "; ")),
+        Error::Io { source, .. } => (None, format!("cannot read: {source}")),
+        other => (None, other.to_string()),
+    };
+    out.error(
+        "baseline-invalid",
+        &crate::gate::baseline_path(source, &suite.item),
+        line,
+        message,
+        format!(
+            "write {{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{}\", \"best\": {{}}}} (or let `gate --record` write it)",
+            suite.item
+        ),
     );
-    let doc: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(doc) => doc,
-        Err(e) => {
-            out.error(
-                "baseline-invalid",
-                &path,
-                Some(e.line()),
-                format!("not valid JSON: {e}"),
-                fix,
-            );
-            return;
-        }
-    };
-    if let Err(e) = crate::schema::validate_baseline(&doc, &path) {
-        let message = match e {
-            Error::InvalidInput { message, .. } => message.replace("\n  ", "; "),
-            other => other.to_string(),
-        };
-        out.error("baseline-invalid", &path, None, message, fix);
-        return;
-    }
-    if let Some(found) = doc.get("item").and_then(|v| v.as_str())
-        && found != suite.item
-    {
-        out.error(
-            "baseline-invalid",
-            &path,
-            None,
-            format!("baseline.json is for `{found}`, not `{}`", suite.item),
-            format!("set \"item\": \"{}\"", suite.item),
-        );
-    }
 }
 
 /// The closest known key to `key`, when it is close enough to be a typo.
@@ -496,10 +476,6 @@ fn check_unknown_keys(case: &Case, out: &mut Out) {
             }
         }
     }
-}
-
-fn line_of(entry: &Entry) -> Option<usize> {
-    entry.line
 }
 
 fn kind_name(value: &Value) -> &'static str {
@@ -929,7 +905,7 @@ fn check_path(
 }
 
 fn grader_line(grader: &Grader, key: &str) -> Option<usize> {
-    grader.get(key).and_then(line_of).or(grader.line)
+    grader.get(key).and_then(|e| e.line).or(grader.line)
 }
 
 fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {

@@ -19,9 +19,6 @@ use std::collections::{BTreeMap, HashMap};
 /// Folder names the platform's case walk never enters.
 pub const SKIPPED_DIRS: [&str; 5] = ["results", "mocks", "node_modules", ".claude", ".git"];
 
-/// The `schema_version` the platform writes for a case with no `case.yaml`.
-pub const SCHEMA_VERSION: &str = "1.1";
-
 /// Keys of `prompt.md` frontmatter that land at the top level of the case.
 pub const TOP_KEYS: [&str; 7] = [
     "schema_version",
@@ -637,7 +634,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
     walk(dir, 0, &mut case_dirs, &mut problems);
     let cases = case_dirs
         .iter()
-        .filter_map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
+        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
         .collect();
     Suite {
         item: item.into(),
@@ -750,7 +747,7 @@ fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<CaseDir>, problems: &mut Vec
     }
 }
 
-/// Read a file; `None` when it does not exist (a problem is recorded for other errors).
+/// Read a UTF-8 file; `None` (with a problem recorded) when it cannot be read or is not UTF-8.
 fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -915,23 +912,18 @@ pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
 
 /// The key of a `key: value` / `key:` line, unquoted.
 fn yaml_key(content: &str) -> Option<String> {
-    let (key, _) = if let Some(rest) = content.strip_prefix('"') {
-        let end = rest.find('"')?;
-        let after = &rest[end + 1..];
-        (after.starts_with(':')).then_some(())?;
-        return Some(rest[..end].to_owned());
-    } else if let Some(rest) = content.strip_prefix('\'') {
-        let end = rest.find('\'')?;
-        let after = &rest[end + 1..];
-        (after.starts_with(':')).then_some(())?;
-        return Some(rest[..end].to_owned());
-    } else {
-        let colon = content
-            .find(": ")
-            .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
-        (&content[..colon], ())
-    };
-    let key = key.trim_end();
+    for quote in ['"', '\''] {
+        if let Some(rest) = content.strip_prefix(quote) {
+            let end = rest.find(quote)?;
+            return rest[end + 1..]
+                .starts_with(':')
+                .then(|| rest[..end].to_owned());
+        }
+    }
+    let colon = content
+        .find(": ")
+        .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
+    let key = content[..colon].trim_end();
     if key.is_empty() || key.starts_with(['{', '[', '|', '>', '&', '*', '!']) {
         return None;
     }
@@ -979,6 +971,22 @@ struct Frontmatter {
     body_line: usize,
     /// Whether there was a frontmatter block at all.
     had: bool,
+}
+
+impl Frontmatter {
+    /// The trimmed body at its first non-blank line, unless it is blank.
+    fn body_entry(&self, path: &Utf8Path) -> Option<Entry> {
+        let body = self.body.trim();
+        if body.is_empty() {
+            return None;
+        }
+        let skipped = self.body.len() - self.body.trim_start().len();
+        Some(Entry {
+            value: Value::String(body.to_owned()),
+            file: path.to_owned(),
+            line: Some(self.body_line + self.body[..skipped].matches('\n').count()),
+        })
+    }
 }
 
 fn read_markdown(
@@ -1080,7 +1088,7 @@ fn load_case(
     has_yaml: bool,
     has_prompt: bool,
     problems: &mut Vec<Diagnostic>,
-) -> Option<Case> {
+) -> Case {
     let before = problems.len();
     let folder = dir.file_name().unwrap_or("case").to_owned();
     let case_file = has_yaml.then(|| dir.join("case.yaml"));
@@ -1196,6 +1204,7 @@ fn load_case(
         && let Some(text) = read(path, problems)
         && let Some(fm) = read_markdown(path, &text, problems)
     {
+        let prompt = fm.body_entry(path);
         for (key, entry) in fm.keys {
             if TOP_KEYS.contains(&key.as_str()) {
                 top.insert(key, entry);
@@ -1225,18 +1234,8 @@ fn load_case(
                 });
             }
         }
-        let body = fm.body.trim();
-        if !body.is_empty() {
-            let skipped = fm.body.len() - fm.body.trim_start().len();
-            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
-            execution.insert(
-                "prompt".into(),
-                Entry {
-                    value: Value::String(body.to_owned()),
-                    file: path.clone(),
-                    line: Some(line),
-                },
-            );
+        if let Some(prompt) = prompt {
+            execution.insert("prompt".into(), prompt);
         }
     }
 
@@ -1253,7 +1252,7 @@ fn load_case(
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .unwrap_or(folder);
-    Some(Case {
+    Case {
         name,
         dir: dir.to_owned(),
         source,
@@ -1266,7 +1265,7 @@ fn load_case(
         ignored_graders,
         unknown_keys,
         broken: problems.len() > before,
-    })
+    }
 }
 
 fn load_grader_files(
@@ -1309,26 +1308,17 @@ fn load_grader_files(
             ignored.push(path);
             continue;
         }
+        let body = fm.body_entry(&path);
         let mut fields: BTreeMap<String, Entry> = fm.keys.into_iter().collect();
-        let body = fm.body.trim();
         if let Some(key) = fields
             .get("type")
             .and_then(Entry::as_str)
             .and_then(GraderKind::parse)
             .and_then(GraderKind::body_key)
             && !fields.contains_key(key)
-            && !body.is_empty()
+            && let Some(body) = body
         {
-            let skipped = fm.body.len() - fm.body.trim_start().len();
-            let line = fm.body_line + fm.body[..skipped].matches('\n').count();
-            fields.insert(
-                key.into(),
-                Entry {
-                    value: Value::String(body.to_owned()),
-                    file: path.clone(),
-                    line: Some(line),
-                },
-            );
+            fields.insert(key.into(), body);
         }
         let stem = file.trim_end_matches(".md").to_owned();
         let name = fields

@@ -3,7 +3,7 @@
 //! property test that the loader never panics.
 
 use assert_cmd::Command;
-use bob_eval::check::{self, Severity};
+use bob_eval::check;
 use bob_eval::suite;
 use camino::{Utf8Path, Utf8PathBuf};
 use proptest::prelude::*;
@@ -833,6 +833,26 @@ fn bad_baseline() {
     );
 }
 
+/// A baseline.json that cannot be read (here a folder) is refused by `gate`,
+/// so `check` must say so rather than pass it by.
+#[test]
+fn unreadable_baseline() {
+    let d = trips(
+        "baseline-invalid",
+        "error",
+        &[
+            ("evals/demo/baseline.json", None),
+            ("evals/demo/baseline.json/x", Some("{}")),
+        ],
+        &[],
+    );
+    assert_eq!(d["file"], "evals/demo/baseline.json");
+    assert!(
+        d["message"].as_str().unwrap().starts_with("cannot read"),
+        "{d}"
+    );
+}
+
 #[test]
 fn yaml_and_frontmatter_errors_name_the_line() {
     let src = Src::good();
@@ -1105,7 +1125,10 @@ fn load_arbitrary(prompt_md: &str, grader_md: &str, case_yaml: &str) {
             .iter()
             .all(|d| !d.message.is_empty() && !d.fix.is_empty())
     );
-    assert!(diagnostics.iter().any(|d| d.severity == Severity::Error) || !suite.cases.is_empty());
+    // The folder holds prompt.md and case.yaml, so it is a case however broken
+    // they are; it is marked broken exactly when a file could not be read or parsed.
+    assert_eq!(suite.cases.len(), 1);
+    assert_eq!(suite.cases[0].broken, !suite.problems.is_empty());
 }
 
 fn yamlish() -> impl Strategy<Value = String> {
