@@ -121,7 +121,24 @@ impl VersionProbe {
     /// Wait for `claude --version` and check what it printed.
     pub fn finish(mut self) -> Result<Platform> {
         let path = std::mem::take(&mut self.path);
-        let child = self.child.take().expect("a probe is finished once");
+        let mut child = self.child.take().expect("a probe is finished once");
+        let waited = wait_at_most(&mut child, VERSION_TIMEOUT);
+        if !matches!(waited, Ok(true)) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(match waited {
+                Err(e) => {
+                    Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
+                }
+                _ => Error::PlatformFailed {
+                    message: format!(
+                        "`{path} --version` did not answer within {} s: is it Claude Code? {INSTALL}",
+                        VERSION_TIMEOUT.as_secs()
+                    ),
+                    details: vec![],
+                },
+            });
+        }
         let output = child.wait_with_output().map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
@@ -146,6 +163,27 @@ impl VersionProbe {
             });
         }
         Ok(Platform { path, version })
+    }
+}
+
+/// How long `claude --version` may take before bob-eval gives up on it.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Wait until `child` exits (`Ok(true)`) or `limit` passes (`Ok(false)`), without
+/// reaping it: its output stays readable. Polls at 1 ms, backing off to 50 ms.
+fn wait_at_most(child: &mut std::process::Child, limit: Duration) -> std::io::Result<bool> {
+    let deadline = std::time::Instant::now() + limit;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if child.try_wait()?.is_some() {
+            return Ok(true);
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(50));
     }
 }
 
@@ -827,6 +865,21 @@ mod tests {
         // SAFETY: waitpid on a child of this process, without blocking.
         let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         assert_eq!(reaped, -1, "the probe {pid} was not reaped when dropped");
+    }
+
+    #[test]
+    fn waiting_for_a_probe_is_bounded() {
+        let mut slow = Command::new("/bin/sleep").arg("5").spawn().unwrap();
+        let waited = wait_at_most(&mut slow, Duration::from_millis(50)).unwrap();
+        let _ = slow.kill();
+        let _ = slow.wait();
+        assert!(!waited, "a 5 s child counted as done within 50 ms");
+        let mut quick = Command::new("/bin/true").spawn().unwrap();
+        assert!(wait_at_most(&mut quick, Duration::from_secs(10)).unwrap());
+        assert!(
+            quick.wait().unwrap().success(),
+            "still reapable after the wait"
+        );
     }
 
     #[test]
