@@ -146,6 +146,33 @@ pub fn round4(x: f64) -> f64 {
 }
 
 #[cfg(test)]
+impl SkillEval {
+    /// A complete, non-partial result for unit tests: `commit` on
+    /// `claude-sonnet-5-5`, delta and verdict derived from `with` and `without`.
+    /// Tests change the rest with struct update syntax.
+    pub(crate) fn sample(with: f64, without: f64) -> Self {
+        let delta = round4(with - without);
+        SkillEval {
+            schema: SKILL_EVAL.into(),
+            item: "commit".into(),
+            run: "eval-commit-20261202T094337Z".into(),
+            date: "2026-12-02".into(),
+            model: "claude-sonnet-5-5".into(),
+            with,
+            without,
+            delta,
+            verdict: Verdict::of(delta),
+            trigger_rate: Some(1.0),
+            cost_usd: 0.41,
+            max_cost_usd: 2.0,
+            partial: false,
+            partial_reason: None,
+            cases: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

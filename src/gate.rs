@@ -322,25 +322,13 @@ pub fn command(ctx: &Context, args: &GateArgs) -> Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{SKILL_EVAL, Verdict};
 
     fn result(with: f64, without: f64, trigger: Option<f64>, partial: Option<&str>) -> SkillEval {
         SkillEval {
-            schema: SKILL_EVAL.into(),
-            item: "commit".into(),
-            run: "eval-commit-20261202T094337Z".into(),
-            date: "2026-12-02".into(),
-            model: "claude-sonnet-5-5".into(),
-            with,
-            without,
-            delta: round4(with - without),
-            verdict: Verdict::of(round4(with - without)),
             trigger_rate: trigger,
-            cost_usd: 0.41,
-            max_cost_usd: 2.0,
             partial: partial.is_some(),
             partial_reason: partial.map(str::to_string),
-            cases: vec![],
+            ..SkillEval::sample(with, without)
         }
     }
 

@@ -320,7 +320,7 @@ impl Drop for Temp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Baseline, SKILL_EVAL, Verdict, round4};
+    use crate::document::Baseline;
 
     fn source() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -333,21 +333,10 @@ mod tests {
 
     fn result(with: f64, run: &str) -> SkillEval {
         SkillEval {
-            schema: SKILL_EVAL.into(),
-            item: "commit".into(),
             run: run.into(),
-            date: "2026-12-02".into(),
             model: "m".into(),
-            with,
-            without: 0.5,
-            delta: round4(with - 0.5),
-            verdict: Verdict::of(round4(with - 0.5)),
-            trigger_rate: Some(1.0),
             cost_usd: 0.1,
-            max_cost_usd: 2.0,
-            partial: false,
-            partial_reason: None,
-            cases: vec![],
+            ..SkillEval::sample(with, 0.5)
         }
     }
 

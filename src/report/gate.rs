@@ -78,26 +78,15 @@ pub fn render_recorded(r: &Recorded) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Baseline, BestEntry, SKILL_EVAL, SkillEval, Verdict};
+    use crate::document::{Baseline, BestEntry, SkillEval};
     use crate::gate::decide;
 
     fn result(with: f64, trigger: Option<f64>, partial: Option<&str>) -> SkillEval {
         SkillEval {
-            schema: SKILL_EVAL.into(),
-            item: "commit".into(),
-            run: "eval-commit-20261202T094337Z".into(),
-            date: "2026-12-02".into(),
-            model: "claude-sonnet-5-5".into(),
-            with,
-            without: 0.6667,
-            delta: with - 0.6667,
-            verdict: Verdict::of(with - 0.6667),
             trigger_rate: trigger,
-            cost_usd: 0.41,
-            max_cost_usd: 2.0,
             partial: partial.is_some(),
             partial_reason: partial.map(str::to_string),
-            cases: vec![],
+            ..SkillEval::sample(with, 0.6667)
         }
     }
 

@@ -79,18 +79,8 @@ mod tests {
 
     fn doc(partial: bool) -> SkillEval {
         SkillEval {
-            schema: "skill-eval/1".into(),
-            item: "commit".into(),
-            run: "eval-commit-20261202T094337Z".into(),
-            date: "2026-12-02".into(),
-            model: "claude-sonnet-5-5".into(),
-            with: 0.8333,
-            without: 0.6667,
-            delta: 0.1666,
-            verdict: Verdict::Improved,
             trigger_rate: Some(0.75),
             cost_usd: 0.4123,
-            max_cost_usd: 2.0,
             partial,
             partial_reason: partial.then(|| "cost_ceiling".into()),
             cases: vec![
@@ -119,6 +109,7 @@ mod tests {
                     runs: if partial { 3 } else { 6 },
                 },
             ],
+            ..SkillEval::sample(0.8333, 0.6667)
         }
     }
 
