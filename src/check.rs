@@ -490,6 +490,49 @@ fn kind_name(value: &Value) -> &'static str {
     }
 }
 
+/// What the value of a case key must be (platform.md, "Case and grader files").
+#[derive(Clone, Copy)]
+enum Expect {
+    /// A string.
+    Text,
+    /// A list of strings.
+    TextList,
+    /// A whole number within the range.
+    Count(u64, u64),
+}
+
+impl Expect {
+    fn check(self, key: &str, entry: &Entry, out: &mut Out) {
+        match self {
+            Expect::Text => {
+                expect_string(key, entry, out);
+            }
+            Expect::TextList => expect_string_list(key, entry, out),
+            Expect::Count(min, max) => expect_int_range(key, entry, min, max, out),
+        }
+    }
+}
+
+/// Typed top-level case keys.
+const TOP_VALUES: [(&str, Expect); 5] = [
+    ("description", Expect::Text),
+    ("expected_outcome", Expect::Text),
+    ("tags", Expect::TextList),
+    ("plugins", Expect::TextList),
+    ("runs", Expect::Count(1, 50)),
+];
+
+/// Typed `execution` keys (from case.yaml or prompt.md frontmatter).
+const EXECUTION_VALUES: [(&str, Expect); 7] = [
+    ("prompt", Expect::Text),
+    ("model", Expect::Text),
+    ("append_system_prompt", Expect::Text),
+    ("allowed_tools", Expect::TextList),
+    ("disallowed_tools", Expect::TextList),
+    ("max_turns", Expect::Count(1, 200)),
+    ("timeout_seconds", Expect::Count(1, 3600)),
+];
+
 fn expect_string(key: &str, entry: &Entry, out: &mut Out) -> bool {
     if entry.value.is_string() {
         return true;
@@ -585,36 +628,15 @@ fn check_case(case: &Case, out: &mut Out) {
         }
     }
 
-    for key in ["description", "expected_outcome"] {
+    for (key, want) in TOP_VALUES {
         if let Some(e) = case.top.get(key) {
-            expect_string(key, e, out);
+            want.check(key, e, out);
         }
     }
-    for key in ["tags", "plugins"] {
-        if let Some(e) = case.top.get(key) {
-            expect_string_list(key, e, out);
-        }
-    }
-    if let Some(e) = case.top.get("runs") {
-        expect_int_range("runs", e, 1, 50, out);
-    }
-
-    // execution
-    for key in ["prompt", "model", "append_system_prompt"] {
+    for (key, want) in EXECUTION_VALUES {
         if let Some(e) = case.execution.get(key) {
-            expect_string(key, e, out);
+            want.check(key, e, out);
         }
-    }
-    for key in ["allowed_tools", "disallowed_tools"] {
-        if let Some(e) = case.execution.get(key) {
-            expect_string_list(key, e, out);
-        }
-    }
-    if let Some(e) = case.execution.get("max_turns") {
-        expect_int_range("max_turns", e, 1, 200, out);
-    }
-    if let Some(e) = case.execution.get("timeout_seconds") {
-        expect_int_range("timeout_seconds", e, 1, 3600, out);
     }
     if let Some(e) = case.execution.get("artifact_publish")
         && !matches!(e.value, Value::Bool(_))
