@@ -64,15 +64,7 @@ fn run1_reads_as_the_platform_says() {
 
 #[test]
 fn captures_of_other_plugins_or_single_arm_are_refused() {
-    for name in [
-        "run7_no_manifest.json",
-        "run8_no_manifest_default_ablation.json",
-        "run9_skill_dir_no_manifest.json",
-        "all-grader-types.json",
-        "with-without-prose.json",
-        "auth-failed-partial.json",
-        "cost-ceiling-partial.json",
-    ] {
+    for name in stub::NOT_COMMIT_CAPTURES {
         let err = reduce_file(&capture(name), &ctx("commit")).unwrap_err();
         assert!(matches!(err, Error::PluginNotLoaded(_)), "{name}: {err}");
         assert_eq!(err.exit_code(), 3);

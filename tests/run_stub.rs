@@ -530,15 +530,7 @@ fn platform_result_reduces_captures_without_running() {
 
 #[test]
 fn platform_result_of_other_plugins_is_refused() {
-    for capture in [
-        "run7_no_manifest.json",
-        "run8_no_manifest_default_ablation.json",
-        "run9_skill_dir_no_manifest.json",
-        "all-grader-types.json",
-        "with-without-prose.json",
-        "auth-failed-partial.json",
-        "cost-ceiling-partial.json",
-    ] {
+    for capture in stub::NOT_COMMIT_CAPTURES {
         let env = Env::new();
         let mut cmd = env.cmd(&["commit", "--platform-result"]);
         cmd.arg(data(&format!("platform/{capture}")));

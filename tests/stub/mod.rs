@@ -156,6 +156,18 @@ impl Stub {
     }
 }
 
+/// Captures in tests/data/platform/ that are not a with/without eval of
+/// `bob-eval-commit` (another plugin, no manifest, a single arm): `commit` must refuse them.
+pub const NOT_COMMIT_CAPTURES: [&str; 7] = [
+    "run7_no_manifest.json",
+    "run8_no_manifest_default_ablation.json",
+    "run9_skill_dir_no_manifest.json",
+    "all-grader-types.json",
+    "with-without-prose.json",
+    "auth-failed-partial.json",
+    "cost-ceiling-partial.json",
+];
+
 /// The project's test data folder.
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
