@@ -37,6 +37,14 @@ fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
     cmd
 }
 
+/// A finished command's stdout and stderr, as text.
+fn texts(out: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn exam_on_the_real_platform() {
     let claude = support::claude_bin();
@@ -48,10 +56,7 @@ fn exam_on_the_real_platform() {
         .args(["exam", "commit", "--runs", "1", "--max-cost-usd", "1"])
         .output()
         .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.starts_with("commit: improved"), "{stdout}\n{stderr}");
     assert!(stdout.contains("meaning: keeps helping"), "{stdout}");
@@ -86,10 +91,7 @@ fn propose_on_the_real_platform() {
         .args(["--pr", "#4300", "--pages", "commit-skipped-hook"])
         .output()
         .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.starts_with("commit: accepted"), "{stdout}");
     let baseline: serde_json::Value = serde_json::from_str(
@@ -122,10 +124,7 @@ fn sweep_on_the_real_platform() {
         .args(["sweep", "--json"])
         .output()
         .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let rows = rows.as_array().unwrap();
