@@ -1,11 +1,12 @@
 //! What the Rhai host adds over `run`: engine start, compiling and running
 //! `pipelines/exam.rhai` on top of the same evaluation, versus the evaluation
-//! alone (`run::evaluate` with a recorded platform document, so no platform
+//! alone (`eval::evaluate` with a recorded platform document, so no platform
 //! runs and the difference is the host). Also the same as whole processes
 //! (`bob-eval exam` vs `bob-eval run`). `cargo bench --bench engine`.
 
-use bob_eval::Context;
-use bob_eval::cli::PlatformArgs;
+use bob_eval::config::Context;
+use bob_eval::eval::EvalOptions;
+use bob_eval::event::Silent;
 use bob_eval::script::{Host, Options, engine};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -29,17 +30,15 @@ fn main() {
         source: SOURCE.into(),
         home: home.path().to_str().unwrap().into(),
     };
-    let args = PlatformArgs {
+    let args = EvalOptions {
         platform_result: Some(FIXTURE.into()),
-        ..PlatformArgs::default()
+        ..EvalOptions::default()
     };
 
     let mut run_alone = Duration::ZERO;
     for _ in 0..ROUNDS {
         let t = Instant::now();
-        let doc =
-            bob_eval::run::evaluate(&ctx, "commit", &args, bob_eval::platform::Progress::Quiet)
-                .unwrap();
+        let doc = bob_eval::eval::evaluate(&ctx, "commit", &args, Arc::new(Silent)).unwrap();
         run_alone += t.elapsed();
         let _ = std::hint::black_box(doc);
     }
@@ -51,12 +50,18 @@ fn main() {
     for _ in 0..ROUNDS {
         let options = Options {
             item: Some("commit".into()),
-            platform: args.clone(),
+            eval: args.clone(),
             json: false,
             ..Options::default()
         };
         let t = Instant::now();
-        let host = Arc::new(Host::new(ctx.clone(), options, Vec::new(), None));
+        let host = Arc::new(Host::new(
+            ctx.clone(),
+            options,
+            Vec::new(),
+            None,
+            Arc::new(Silent),
+        ));
         let engine = engine(host.clone());
         let ast = bob_eval::script::engine::compile(&engine, path, text).unwrap();
         let value = bob_eval::script::engine::run(&engine, &host, &ast).unwrap();
@@ -66,7 +71,7 @@ fn main() {
     let (alone, with_host) = (mean(run_alone, ROUNDS), mean(exam, ROUNDS));
     eprintln!();
     println!(
-        "engine (in process, {ROUNDS} rounds): run::evaluate {alone:.3} ms; engine + compile + exam.rhai {with_host:.3} ms; added {:.3} ms",
+        "engine (in process, {ROUNDS} rounds): eval::evaluate {alone:.3} ms; engine + compile + exam.rhai {with_host:.3} ms; added {:.3} ms",
         with_host - alone
     );
 

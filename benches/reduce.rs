@@ -2,7 +2,7 @@
 //! `from_slice`) vs a `BufReader` + `from_reader` parse vs `jq -c .`, with the
 //! peak memory of each. Run with `cargo bench --bench reduce`.
 
-use bob_eval::reduce::{PlatformDoc, ReduceContext, reduce, reduce_file};
+use bob_eval::reduce::{Origin, PlatformDoc, ReduceContext, reduce, reduce_file};
 use camino::Utf8PathBuf;
 use serde_json::{Value, json};
 use std::io::BufReader;
@@ -16,7 +16,7 @@ fn ctx() -> ReduceContext {
         item: "commit".into(),
         model: "default".into(),
         max_cost_usd: 2.0,
-        started: chrono::Utc::now(),
+        started: Some(chrono::Utc::now()),
     }
 }
 
@@ -115,7 +115,7 @@ fn main() {
     if let [_, mode, file] = args.as_slice() {
         match mode.as_str() {
             "--child-slice" => {
-                reduce_file(&Utf8PathBuf::from(file.as_str()), &ctx()).unwrap();
+                reduce_file(&Utf8PathBuf::from(file.as_str()), Origin::File, &ctx()).unwrap();
                 println!("{}", vm_hwm_kb());
                 return;
             }
@@ -137,7 +137,10 @@ fn main() {
         size as f64 / 1048576.0
     );
 
-    let (slice_best, slice_med) = best_and_median(|| drop(reduce_file(&utf8, &ctx()).unwrap()), 7);
+    let (slice_best, slice_med) = best_and_median(
+        || drop(reduce_file(&utf8, Origin::File, &ctx()).unwrap()),
+        7,
+    );
     let (reader_best, reader_med) = best_and_median(|| reduce_reader(&path), 3);
     println!(
         "reduce: reduce_file (read + from_slice)  best {slice_best:8.1} ms  median {slice_med:8.1} ms"

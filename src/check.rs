@@ -6,9 +6,9 @@
 //! [`Diagnostic`] with a file, a line where known, a one-line message and a
 //! one-line fix.
 
-use crate::Context;
-use crate::cli::CheckArgs;
-use crate::error::{Error, Result, exit};
+use crate::config::{suite_dir, validate_item_name};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::{Error, Result};
 use crate::suite::{
     self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, COMMON_GRADER_KEYS, CONTEXT_KEYS, Case,
     EXECUTION_KEYS, Entry, Grader, GraderKind, Section, Suite, TOP_KEYS,
@@ -18,43 +18,6 @@ use serde::Serialize;
 use serde_norway::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::LazyLock;
-
-/// How bad a finding is: errors fail `check` (exit 1), warnings do not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The platform would refuse or mis-score the suite.
-    Error,
-    /// Works, but needs attention (an operator grant, a missing item, …).
-    Warning,
-}
-
-impl Severity {
-    /// `error` or `warning`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Diagnostic {
-    /// Error or warning.
-    pub severity: Severity,
-    /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and tests.
-    pub code: &'static str,
-    /// The file (relative to the source in a [`CheckReport`]).
-    pub file: Utf8PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// What is wrong, one line.
-    pub message: String,
-    /// What to do, one line.
-    pub fix: String,
-}
 
 /// One checked suite.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -107,23 +70,6 @@ static ENV_KEY: LazyLock<regex::Regex> =
 static TODO_LINE: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new(r"(?m)^\s*TODO: describe\b").expect("fixed regex"));
 
-/// `bob-eval check [ITEM…] [--json]`: exit 1 when any error was found.
-pub fn command(ctx: &Context, args: &CheckArgs) -> Result<u8> {
-    let report = check_suites(&ctx.source, &args.items)?;
-    if args.json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| Error::Usage(e.to_string()))?;
-        println!("{text}");
-    } else {
-        print!("{}", crate::report::check::render(&report));
-    }
-    Ok(if report.has_errors() {
-        exit::FAILED
-    } else {
-        exit::OK
-    })
-}
-
 /// Check `item`'s suite before the platform is paid to run it: errors refuse the
 /// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller
 /// to show. `baseline.json` is left to `gate`: the run neither reads nor copies it.
@@ -133,7 +79,7 @@ pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
         return Err(Error::SuiteInvalid {
             item: item.into(),
             errors: report.errors,
-            report: crate::report::check::render(&report).trim_end().to_string(),
+            diagnostics: report.diagnostics,
         });
     }
     Ok(report.diagnostics)
@@ -148,19 +94,19 @@ fn check_one(
     baseline: bool,
 ) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    if crate::item::validate_name(item).is_err() {
+    if validate_item_name(item).is_err() {
         // A folder under evals/ that cannot be an item name.
         diagnostics.push(Diagnostic {
             severity: Severity::Error,
             code: "invalid-suite-name",
-            file: suite::dir(source, item),
+            file: suite_dir(source, item),
             line: None,
             message: format!("`{item}` is not a valid item name, so the suite can never run"),
             fix: "rename the folder to the item's name (lower-case letters, digits and '-')".into(),
         });
         return (None, diagnostics);
     }
-    let suite = suite::load_dir(&suite::dir(source, item), item);
+    let suite = suite::load_dir(&suite_dir(source, item), item);
     check_suite(source, &suite, others, &mut diagnostics);
     if baseline {
         check_baseline(source, &suite, &mut Out(&mut diagnostics));
@@ -171,39 +117,6 @@ fn check_one(
         cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
     };
     (Some(summary), diagnostics)
-}
-
-/// `f` over `items` on up to `available_parallelism` threads, results in order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Check the suites of `items` under `source` (every suite when `items` is
@@ -218,14 +131,8 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
         all.clone()
     } else {
         for item in items {
-            crate::item::validate_name(item)?;
-            let dir = suite::dir(source, item);
-            if !dir.is_dir() {
-                return Err(Error::NoSuite {
-                    item: item.clone(),
-                    dir,
-                });
-            }
+            validate_item_name(item)?;
+            crate::config::existing_suite(source, item)?;
         }
         let unique: BTreeSet<&String> = items.iter().collect();
         unique.into_iter().cloned().collect()
@@ -236,7 +143,9 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
 
     // Suites are independent: load and check them on every core, then put the
     // results back in the order of `items`.
-    let checked = parallel_map(&items, |item| check_one(source, item, &others, baseline));
+    let checked = crate::parallel::map(&items, crate::parallel::cores(), |item| {
+        check_one(source, item, &others, baseline)
+    });
     let mut suites = Vec::new();
     let mut diagnostics = Vec::new();
     for (summary, found) in checked {
@@ -367,7 +276,7 @@ pub fn check_suite(
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
 /// not JSON, not the schema, another item's) is an error here.
 fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
-    let Err(e) = crate::gate::load_baseline(source, &suite.item) else {
+    let Err(e) = crate::document::load_baseline(source, &suite.item) else {
         return;
     };
     let (line, message) = match e {
@@ -377,7 +286,7 @@ fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
     };
     out.error(
         "baseline-invalid",
-        &crate::gate::baseline_path(source, &suite.item),
+        &crate::config::baseline_path(source, &suite.item),
         line,
         message,
         format!(

@@ -1,9 +1,82 @@
-//! Where things are and what a run is held to: the source tree, the operator's
-//! home settings, the model and the cost ceiling (contracts.md, "Words", "run").
+//! Where things are and what a run is held to: the source tree and its layout
+//! (`evals/<item>/`, `baseline.json`, the wiki), item names, the operator's home
+//! settings, the model and the cost ceiling.
 
 use crate::error::{Error, Location, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
+
+/// Where a command works: the source tree and the operator's home.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The tree holding `evals/`, the items and `wiki/`.
+    pub source: Utf8PathBuf,
+    /// The operator's settings folder.
+    pub home: Utf8PathBuf,
+}
+
+impl Context {
+    /// Resolve the source and home from flags, environment and defaults.
+    pub fn new(source: Option<&Utf8Path>, home: Option<&Utf8Path>) -> Result<Self> {
+        Ok(Context {
+            source: source_dir(source)?,
+            home: home_dir(home),
+        })
+    }
+}
+
+/// Check a name against `^[a-z0-9][a-z0-9-]{0,63}$`.
+pub fn validate_item_name(name: &str) -> Result<()> {
+    let bytes = name.as_bytes();
+    let ok = !bytes.is_empty()
+        && bytes.len() <= 64
+        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidItemName { name: name.into() })
+    }
+}
+
+/// `evals/<item>/` under `source`.
+pub fn suite_dir(source: &Utf8Path, item: &str) -> Utf8PathBuf {
+    source.join("evals").join(item)
+}
+
+/// `evals/<item>/` when it is a folder, else [`Error::NoSuite`]: the one check
+/// that a suite exists.
+pub fn existing_suite(source: &Utf8Path, item: &str) -> Result<Utf8PathBuf> {
+    let dir = suite_dir(source, item);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(Error::NoSuite {
+            item: item.into(),
+            dir,
+        })
+    }
+}
+
+/// `evals/<item>/baseline.json` under `source`.
+pub fn baseline_path(source: &Utf8Path, item: &str) -> Utf8PathBuf {
+    suite_dir(source, item).join("baseline.json")
+}
+
+/// `wiki/skill-impact.md` under `source`.
+pub fn impact_path(source: &Utf8Path) -> Utf8PathBuf {
+    source.join("wiki").join("skill-impact.md")
+}
+
+/// `wiki/patterns/<page>.md` under `source`.
+pub fn page_path(source: &Utf8Path, page: &str) -> Utf8PathBuf {
+    source
+        .join("wiki")
+        .join("patterns")
+        .join(format!("{page}.md"))
+}
 
 /// The ceiling when neither `--max-cost-usd` nor home settings give one.
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
@@ -188,5 +261,16 @@ mod tests {
     fn missing_settings_is_default() {
         let s = Settings::load(Utf8Path::new("/nonexistent/bob-home")).unwrap();
         assert_eq!(resolve_ceiling(None, &s).unwrap(), DEFAULT_MAX_COST_USD);
+    }
+
+    #[test]
+    fn names() {
+        for good in ["commit", "tdd-flow", "a", "0x", &"a".repeat(64)] {
+            validate_item_name(good).unwrap();
+        }
+        for bad in ["", "-x", "Commit", "a/b", "..", "a_b", &"a".repeat(65), "é"] {
+            let err = validate_item_name(bad).unwrap_err();
+            assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{bad}");
+        }
     }
 }

@@ -2,7 +2,10 @@
 //! `skill-eval-baseline/1` (the best per model). Serde types; their schemas are
 //! in `schemas/` and checked by [`crate::schema`].
 
+use crate::error::{Error, Location, Result};
+use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Schema tag of a result document.
@@ -145,6 +148,83 @@ pub fn round4(x: f64) -> f64 {
     if r == 0.0 { 0.0 } else { r }
 }
 
+/// A score, rate or dollar amount as written in messages and the wiki: rounded to
+/// 4 decimals, with at least 2 (`0.83`, `1.00`, `0.8333`).
+pub fn fmt_score(x: f64) -> String {
+    let s = format!("{:.4}", round4(x));
+    let trimmed = s.trim_end_matches('0');
+    let decimals = trimmed.split_once('.').map_or(0, |(_, d)| d.len());
+    if decimals >= 2 {
+        trimmed.to_string()
+    } else {
+        format!("{:.2}", round4(x))
+    }
+}
+
+/// Read a JSON file; a syntax error names the file and line.
+fn read_json(path: &Utf8Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "reading", e))?;
+    serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
+        at: Location::at(path, e.line()),
+        message: format!("not valid JSON: {e}"),
+    })
+}
+
+/// Read and validate a `skill-eval/1` result for `item`: unreadable, not JSON, not
+/// valid against the schema or for another item → [`Error::InvalidInput`] (exit 2)
+/// naming the file.
+pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
+    let doc = read_json(path)?;
+    crate::schema::validate_skill_eval(&doc, path)?;
+    let result: SkillEval = serde_json::from_value(doc)
+        .map_err(|e| Error::invalid(path, format!("not a skill-eval/1 document: {e}")))?;
+    if result.item != item {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "this result is for item {:?}, not {item:?}: gate it with `bob-eval gate {} {path}`",
+                result.item, result.item
+            ),
+        ));
+    }
+    Ok(result)
+}
+
+/// Read and validate `evals/<item>/baseline.json`. Missing means no best for any
+/// model ([`Baseline::empty`]); corrupt, invalid or for another item →
+/// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON). The
+/// item must be a valid name, so a script's `load_baseline("../x")` reads nothing
+/// outside `evals/`.
+pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
+    crate::config::validate_item_name(item)?;
+    let path = crate::config::baseline_path(source, item);
+    if !path
+        .try_exists()
+        .map_err(|e| Error::io(&path, "reading", e))?
+    {
+        return Ok(Baseline::empty(item));
+    }
+    read_baseline_file(&path, item)
+}
+
+/// Read and validate an existing baseline file.
+pub(crate) fn read_baseline_file(path: &Utf8Path, item: &str) -> Result<Baseline> {
+    let doc = read_json(path)?;
+    crate::schema::validate_baseline(&doc, path)?;
+    let baseline: Baseline = serde_json::from_value(doc)
+        .map_err(|e| Error::invalid(path, format!("not a skill-eval-baseline/1 document: {e}")))?;
+    if baseline.item != item {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "this baseline is for item {:?}, not {item:?}: fix its \"item\" or move it to evals/{}/",
+                baseline.item, baseline.item
+            ),
+        ));
+    }
+    Ok(baseline)
+}
+
 #[cfg(test)]
 impl SkillEval {
     /// A complete, non-partial result for unit tests: `commit` on
@@ -188,5 +268,30 @@ mod tests {
         assert_eq!(round4(2.0 / 3.0), 0.6667);
         assert_eq!(round4(0.83335), 0.8334);
         assert!(round4(-0.00001).is_sign_positive());
+    }
+
+    #[test]
+    fn load_baseline_takes_a_name_not_a_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Utf8Path::from_path(dir.path()).unwrap().join("source");
+        std::fs::create_dir_all(source.join("evals")).unwrap();
+        for item in ["../outside", "a/b", ""] {
+            let err = load_baseline(&source, item).unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidItemName { .. }),
+                "{item}: {err:?}"
+            );
+        }
+        assert!(load_baseline(&source, "commit").unwrap().best.is_empty());
+    }
+
+    #[test]
+    fn fmt_score_keeps_two_to_four_decimals() {
+        assert_eq!(fmt_score(0.83), "0.83");
+        assert_eq!(fmt_score(1.0), "1.00");
+        assert_eq!(fmt_score(0.0), "0.00");
+        assert_eq!(fmt_score(0.5), "0.50");
+        assert_eq!(fmt_score(2.0 / 3.0), "0.6667");
+        assert_eq!(fmt_score(0.125), "0.125");
     }
 }

@@ -4,6 +4,7 @@
 //! what is wrong, and what to do. [`Error::exit_code`] is the only place an
 //! error becomes a process exit code.
 
+use crate::diagnostic::Diagnostic;
 use camino::Utf8PathBuf;
 use std::fmt;
 
@@ -105,15 +106,16 @@ pub enum Error {
 
     /// A suite with problems `bob-eval check` finds: refused before anything is spent.
     #[error(
-        "evals/{item} has {errors} problem(s) that would waste the run; fix them first (`bob-eval check {item}`):\n{report}"
+        "evals/{item} has {errors} problem(s) that would waste the run; fix them first (`bob-eval check {item}`):\n{}",
+        findings(.diagnostics)
     )]
     SuiteInvalid {
         /// The item.
         item: String,
         /// How many error-severity findings.
         errors: usize,
-        /// The check report's lines.
-        report: String,
+        /// Every finding, errors and warnings, paths relative to the source.
+        diagnostics: Vec<Diagnostic>,
     },
 
     /// An input file that is not what it must be (bad JSON, fails its schema, …).
@@ -179,12 +181,24 @@ pub enum Error {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted")]
     Interrupted,
+
+    /// Stdout's reader went away (`bob-eval check | head -1`); the binary ends quietly.
+    #[error("the output pipe was closed")]
+    BrokenPipe,
 }
 
 fn list(paths: &[Utf8PathBuf]) -> String {
     paths
         .iter()
         .map(|p| format!("  {p}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn findings(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(Diagnostic::to_string)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -211,6 +225,7 @@ impl Error {
             | Error::PlatformFailed { .. }
             | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
             Error::Interrupted => exit::INTERRUPTED,
+            Error::BrokenPipe => exit::OK,
         }
     }
 

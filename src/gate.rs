@@ -1,17 +1,11 @@
 //! The gate: the fixed rule that accepts or rejects a result against the best
 //! recorded for its model (contracts.md, "gate"; skill-evals.md, "bob eval gate").
 //!
-//! [`decide`] is the rule as a pure function; [`load_result`] and
-//! [`load_baseline`] read and validate its two inputs; [`command`] is
-//! `bob-eval gate`, which may hand the decision to [`crate::record`].
+//! [`decide`] is the rule as a pure function over the two documents
+//! ([`crate::document::load_result`], [`crate::document::load_baseline`] read them).
 
-use crate::Context;
-use crate::cli::GateArgs;
-use crate::document::{Baseline, BestEntry, SkillEval, round4};
-use crate::error::{Error, Location, Result, exit};
-use camino::{Utf8Path, Utf8PathBuf};
+use crate::document::{Baseline, BestEntry, SkillEval, fmt_score, round4};
 use serde::Serialize;
-use serde_json::Value;
 
 /// The outcome of one condition of the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,19 +61,6 @@ impl Decision {
             .filter(|c| c.status == Status::Fail)
             .map(|c| c.text.clone())
             .collect()
-    }
-}
-
-/// A score, rate or dollar amount as written in messages and the wiki: rounded to
-/// 4 decimals, with at least 2 (`0.83`, `1.00`, `0.8333`).
-pub fn fmt_score(x: f64) -> String {
-    let s = format!("{:.4}", round4(x));
-    let trimmed = s.trim_end_matches('0');
-    let decimals = trimmed.split_once('.').map_or(0, |(_, d)| d.len());
-    if decimals >= 2 {
-        trimmed.to_string()
-    } else {
-        format!("{:.2}", round4(x))
     }
 }
 
@@ -207,116 +188,6 @@ fn skip(text: String) -> Condition {
         status: Status::Skipped,
         text,
     }
-}
-
-/// Read a JSON file; a syntax error names the file and line.
-fn read_json(path: &Utf8Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "reading", e))?;
-    serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
-        at: Location::at(path, e.line()),
-        message: format!("not valid JSON: {e}"),
-    })
-}
-
-/// Read and validate a `skill-eval/1` result for `item`: unreadable, not JSON, not
-/// valid against the schema or for another item → [`Error::InvalidInput`] (exit 2)
-/// naming the file.
-pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
-    let doc = read_json(path)?;
-    crate::schema::validate_skill_eval(&doc, path)?;
-    let result: SkillEval = serde_json::from_value(doc)
-        .map_err(|e| Error::invalid(path, format!("not a skill-eval/1 document: {e}")))?;
-    if result.item != item {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "this result is for item {:?}, not {item:?}: gate it with `bob-eval gate {} {path}`",
-                result.item, result.item
-            ),
-        ));
-    }
-    Ok(result)
-}
-
-/// `evals/<item>/baseline.json` under `source`.
-pub fn baseline_path(source: &Utf8Path, item: &str) -> Utf8PathBuf {
-    crate::suite::dir(source, item).join("baseline.json")
-}
-
-/// Read and validate `evals/<item>/baseline.json`. Missing means no best for any
-/// model ([`Baseline::empty`]); corrupt, invalid or for another item →
-/// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON). The
-/// item must be a valid name, so a script's `load_baseline("../x")` reads nothing
-/// outside `evals/`.
-pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
-    crate::item::validate_name(item)?;
-    let path = baseline_path(source, item);
-    if !path
-        .try_exists()
-        .map_err(|e| Error::io(&path, "reading", e))?
-    {
-        return Ok(Baseline::empty(item));
-    }
-    read_baseline_file(&path, item)
-}
-
-/// Read and validate an existing baseline file.
-pub(crate) fn read_baseline_file(path: &Utf8Path, item: &str) -> Result<Baseline> {
-    let doc = read_json(path)?;
-    crate::schema::validate_baseline(&doc, path)?;
-    let baseline: Baseline = serde_json::from_value(doc)
-        .map_err(|e| Error::invalid(path, format!("not a skill-eval-baseline/1 document: {e}")))?;
-    if baseline.item != item {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "this baseline is for item {:?}, not {item:?}: fix its \"item\" or move it to evals/{}/",
-                baseline.item, baseline.item
-            ),
-        ));
-    }
-    Ok(baseline)
-}
-
-/// `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--json]`: exit 0
-/// accepted, 1 rejected, 2 usage or invalid input (nothing written).
-pub fn command(ctx: &Context, args: &GateArgs) -> Result<u8> {
-    crate::item::validate_name(&args.item)?;
-    let rec = &args.record;
-    if rec.record {
-        crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;
-    } else if rec.pr.is_some() || !rec.pages.is_empty() {
-        return Err(Error::Usage(
-            "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
-        ));
-    }
-    let result = load_result(&args.result, &args.item)?;
-    let baseline = load_baseline(&ctx.source, &args.item)?;
-    let mut decision = decide(&result, &baseline);
-    let mut recorded = None;
-    if rec.record {
-        let pr = rec.pr.as_deref().unwrap_or_default();
-        let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
-        decision = done.decision.clone();
-        recorded = Some(done);
-    }
-    if args.json {
-        let text = serde_json::to_string_pretty(&decision).expect("a decision serializes");
-        println!("{text}");
-        if let Some(done) = &recorded {
-            eprintln!("{}", crate::report::gate::render_recorded(done));
-        }
-    } else {
-        print!("{}", crate::report::gate::render(&decision));
-        if let Some(done) = &recorded {
-            println!("{}", crate::report::gate::render_recorded(done));
-        }
-    }
-    Ok(if decision.accepted {
-        exit::OK
-    } else {
-        exit::FAILED
-    })
 }
 
 #[cfg(test)]
@@ -565,30 +436,5 @@ mod tests {
         );
         assert_eq!(d.best.as_ref().map(|b| b.score), Some(0.8));
         assert_eq!((d.item.as_str(), d.model.as_str()), ("commit", M));
-    }
-
-    #[test]
-    fn load_baseline_takes_a_name_not_a_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let source = Utf8Path::from_path(dir.path()).unwrap().join("source");
-        std::fs::create_dir_all(source.join("evals")).unwrap();
-        for item in ["../outside", "a/b", ""] {
-            let err = load_baseline(&source, item).unwrap_err();
-            assert!(
-                matches!(err, Error::InvalidItemName { .. }),
-                "{item}: {err:?}"
-            );
-        }
-        assert!(load_baseline(&source, "commit").unwrap().best.is_empty());
-    }
-
-    #[test]
-    fn fmt_score_keeps_two_to_four_decimals() {
-        assert_eq!(fmt_score(0.83), "0.83");
-        assert_eq!(fmt_score(1.0), "1.00");
-        assert_eq!(fmt_score(0.0), "0.00");
-        assert_eq!(fmt_score(0.5), "0.50");
-        assert_eq!(fmt_score(2.0 / 3.0), "0.6667");
-        assert_eq!(fmt_score(0.125), "0.125");
     }
 }

@@ -1,25 +1,36 @@
 //! bob-eval: prove that a change to a Claude Code skill really helps.
 //!
-//! The modules follow the data flow of one eval:
-//! [`suite`] (load `evals/<item>/`) → [`check`] (static checks) → [`item`] (find
-//! the item) → [`plugin`] (assemble a throwaway plugin) → [`platform`] (run
-//! `claude plugin eval`) → [`reduce`] (to `skill-eval/1`) → [`gate`] (the fixed
-//! rule) → [`record`] (`baseline.json` and [`wiki`]). [`script`] hosts the Rhai
-//! pipelines that compose them; [`report`] renders human output.
+//! The modules are layered; each imports only the layers below it (the order
+//! is stated once, in [`LAYERS`], and a test holds the code to it):
+//!
+//! - foundations: [`diagnostic`], [`error`], [`event`], [`parallel`],
+//!   [`schema`], [`fsio`], [`config`], [`document`];
+//! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
+//!   [`reduce`], [`gate`], [`wiki`], [`record`];
+//! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
+//! - [`script`]: the Rhai host and its primitives;
+//! - [`report`]: human output;
+//! - [`commands`]: clap, one file per subcommand.
+//!
+//! See `docs/architecture.md`.
 
 pub mod check;
-pub mod cli;
+pub mod commands;
 pub mod config;
+pub mod diagnostic;
 pub mod document;
 pub mod error;
+pub mod eval;
+pub mod event;
+pub mod fsio;
 pub mod gate;
 pub mod item;
+pub mod parallel;
 pub mod platform;
 pub mod plugin;
 pub mod record;
 pub mod reduce;
 pub mod report;
-pub mod run;
 pub mod schema;
 pub mod script;
 pub mod suite;
@@ -27,23 +38,30 @@ pub mod wiki;
 
 pub use error::{Error, Result};
 
-use camino::{Utf8Path, Utf8PathBuf};
-
-/// Where a command works: the source tree and the operator's home.
-#[derive(Debug, Clone)]
-pub struct Context {
-    /// The tree holding `evals/`, the items and `wiki/`.
-    pub source: Utf8PathBuf,
-    /// The operator's settings folder.
-    pub home: Utf8PathBuf,
-}
-
-impl Context {
-    /// Resolve the source and home from flags, environment and defaults.
-    pub fn new(source: Option<&Utf8Path>, home: Option<&Utf8Path>) -> Result<Self> {
-        Ok(Context {
-            source: config::source_dir(source)?,
-            home: config::home_dir(home),
-        })
-    }
-}
+/// The modules bottom up, by layer: a module may import the modules of the
+/// layers below its own and those before it in its own layer, nothing later.
+pub const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "foundations",
+        &[
+            "diagnostic",
+            "error",
+            "event",
+            "parallel",
+            "schema",
+            "fsio",
+            "config",
+            "document",
+        ],
+    ),
+    (
+        "domain",
+        &[
+            "suite", "item", "check", "plugin", "platform", "reduce", "gate", "wiki", "record",
+        ],
+    ),
+    ("eval", &["eval"]),
+    ("script", &["script"]),
+    ("report", &["report"]),
+    ("commands", &["commands"]),
+];

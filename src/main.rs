@@ -4,9 +4,11 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = bob_eval::cli::Cli::parse();
-    match bob_eval::cli::dispatch(cli) {
+    let cli = bob_eval::commands::Cli::parse();
+    match bob_eval::commands::dispatch(cli) {
         Ok(code) => ExitCode::from(code),
+        // The reader went away (`| head`): nothing more to say to anyone.
+        Err(bob_eval::Error::BrokenPipe) => ExitCode::SUCCESS,
         Err(err) => {
             // The library's errors already carry their cause and what to do.
             eprintln!("bob-eval: error: {err}");

@@ -6,6 +6,7 @@
 //! [`Error::Interrupted`].
 
 use crate::error::{Error, Result};
+use crate::event::{Event, Observer};
 use crate::plugin::Plugin;
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
@@ -60,27 +61,6 @@ pub struct PlatformOutput {
     pub started: DateTime<Utc>,
     /// `<plugin>/.bob-eval/platform-stderr.log`.
     pub stderr_log: Utf8PathBuf,
-}
-
-/// How to show the platform's progress.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
-    /// A progress bar on stderr (a terminal).
-    Bar,
-    /// One short line per finished run on stderr (not a terminal).
-    Lines,
-    /// Nothing.
-    Quiet,
-}
-
-/// [`Progress::Bar`] when stderr is a terminal, else [`Progress::Lines`].
-pub fn progress_for_stderr() -> Progress {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        Progress::Bar
-    } else {
-        Progress::Lines
-    }
 }
 
 /// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
@@ -447,6 +427,42 @@ struct StderrSummary {
 
 const TAIL: usize = 12;
 
+/// The longest platform stderr line kept; the rest of a longer line is dropped
+/// (a platform printing without newlines cannot grow bob-eval's memory).
+const MAX_LINE: usize = 64 * 1024;
+
+/// Read one line (through `\n`) into `buf`, keeping at most `max` bytes of it.
+/// Returns the bytes consumed (0 at the end of the stream).
+fn read_line_bounded(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<usize> {
+    buf.clear();
+    let mut consumed = 0;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(consumed);
+        }
+        let (used, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let room = max.saturating_sub(buf.len());
+        buf.extend_from_slice(&available[..used.min(room)]);
+        input.consume(used);
+        consumed += used;
+        if done {
+            return Ok(consumed);
+        }
+    }
+}
+
 /// How long the platform may take to finish up after a forwarded signal.
 const KILL_AFTER: Duration = Duration::from_secs(20);
 
@@ -460,7 +476,7 @@ pub fn run(
     platform: &Platform,
     plugin: &Plugin,
     opts: &RunOptions,
-    progress: Progress,
+    observer: Arc<dyn Observer>,
 ) -> Result<PlatformOutput> {
     let timeout = opts.timeout;
     let work = plugin.dir.join(".bob-eval");
@@ -500,14 +516,23 @@ pub fn run(
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let reader = {
         let summary = Arc::clone(&summary);
-        let mut view = ProgressView::new(progress, opts.max_cost_usd);
+        let item = plugin.item.name.clone();
+        observer.event(&Event::PlatformStarted {
+            item: item.clone(),
+            ceiling: opts.max_cost_usd,
+        });
         std::thread::spawn(move || {
             let mut input = BufReader::new(stderr);
             let mut buf = Vec::new();
-            while input.read_until(b'\n', &mut buf).is_ok_and(|n| n > 0) {
+            while read_line_bounded(&mut input, &mut buf, MAX_LINE).is_ok_and(|n| n > 0) {
                 let _ = log.write_all(&buf);
+                if buf.last() != Some(&b'\n') {
+                    let _ = log.write_all(b"\n");
+                }
                 let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                view.line(&line);
+                if let Some(event) = parse_progress(&item, &line) {
+                    observer.event(&event);
+                }
                 let mut s = summary.lock().unwrap_or_else(|p| p.into_inner());
                 if line.trim_start().starts_with('✗') && s.cross_lines.len() < 50 {
                     s.cross_lines.push(line.trim().to_string());
@@ -522,7 +547,7 @@ pub fn run(
                 buf.clear();
             }
             let _ = log.flush();
-            view.finish();
+            observer.event(&Event::PlatformFinished { item });
             let _ = done_tx.send(());
         })
     };
@@ -688,30 +713,9 @@ fn last_lines(text: &str, n: usize) -> Vec<String> {
     lines[lines.len().saturating_sub(n)..].to_vec()
 }
 
-/// A parsed progress line.
-#[derive(Debug, Clone, PartialEq)]
-enum ProgressLine {
-    /// `Ablation: 2 arms × 2 cases (8 runs)`.
-    Total(u64),
-    /// `  fires run 1/2 [with]: score 1.00  $0.03`.
-    Run {
-        /// Case name.
-        case: String,
-        /// `1/2`.
-        which: String,
-        /// `with` or `without`.
-        arm: String,
-        /// The run's score.
-        score: f64,
-        /// The run's cost.
-        cost: f64,
-    },
-    /// `⚠ cost ceiling $0.01 hit; …`.
-    Ceiling(String),
-}
-
-/// Parse one platform stderr line; `None` for anything else.
-fn parse_progress(line: &str) -> Option<ProgressLine> {
+/// Parse one platform stderr line of `item`'s run into a progress event;
+/// `None` for anything else.
+fn parse_progress(item: &str, line: &str) -> Option<Event> {
     static TOTAL: OnceLock<Regex> = OnceLock::new();
     static RUN: OnceLock<Regex> = OnceLock::new();
     let total = TOTAL.get_or_init(|| {
@@ -722,10 +726,14 @@ fn parse_progress(line: &str) -> Option<ProgressLine> {
             .expect("valid regex")
     });
     if let Some(c) = total.captures(line) {
-        return c[1].parse().ok().map(ProgressLine::Total);
+        return c[1].parse().ok().map(|total| Event::RunsPlanned {
+            item: item.into(),
+            total,
+        });
     }
     if let Some(c) = run.captures(line) {
-        return Some(ProgressLine::Run {
+        return Some(Event::RunDone {
+            item: item.into(),
             case: c[1].to_string(),
             which: c[2].to_string(),
             arm: c[3].to_string(),
@@ -736,101 +744,10 @@ fn parse_progress(line: &str) -> Option<ProgressLine> {
     let trimmed = line.trim_start();
     trimmed
         .starts_with("⚠ cost ceiling")
-        .then(|| ProgressLine::Ceiling(trimmed.to_string()))
-}
-
-/// The progress display, fed line by line.
-struct ProgressView {
-    mode: Progress,
-    ceiling: f64,
-    total: Option<u64>,
-    done: u64,
-    spent: f64,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl ProgressView {
-    fn new(mode: Progress, ceiling: f64) -> Self {
-        let bar = (mode == Progress::Bar).then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr(),
-            );
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            bar.set_message("starting the platform");
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
-        ProgressView {
-            mode,
-            ceiling,
-            total: None,
-            done: 0,
-            spent: 0.0,
-            bar,
-        }
-    }
-
-    fn line(&mut self, line: &str) {
-        let Some(parsed) = parse_progress(line) else {
-            return;
-        };
-        match parsed {
-            ProgressLine::Total(total) => {
-                self.total = Some(total);
-                if let Some(bar) = &self.bar {
-                    bar.set_length(total);
-                    bar.set_position(self.done);
-                    if let Ok(style) = indicatif::ProgressStyle::with_template(
-                        "{bar:30} {pos}/{len} runs  {msg}  {elapsed}",
-                    ) {
-                        bar.set_style(style);
-                    }
-                }
-            }
-            ProgressLine::Run {
-                case,
-                which,
-                arm,
-                score,
-                cost,
-            } => {
-                self.done += 1;
-                self.spent += cost;
-                let of = self.total.map(|t| format!("/{t}")).unwrap_or_default();
-                match self.mode {
-                    Progress::Bar => {
-                        if let Some(bar) = &self.bar {
-                            bar.set_position(self.done);
-                            bar.set_message(format!(
-                                "${:.2} of ${:.2}  {case}",
-                                self.spent, self.ceiling
-                            ));
-                        }
-                    }
-                    Progress::Lines => eprintln!(
-                        "bob-eval: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
-                        self.done, self.spent, self.ceiling
-                    ),
-                    Progress::Quiet => {}
-                }
-            }
-            ProgressLine::Ceiling(text) => match (&self.bar, self.mode) {
-                (Some(bar), _) => bar.println(format!("bob-eval: {text}")),
-                (None, Progress::Lines) => eprintln!("bob-eval: {text}"),
-                _ => {}
-            },
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
-    }
+        .then(|| Event::CeilingHit {
+            item: item.into(),
+            text: trimmed.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -912,12 +829,16 @@ mod tests {
     #[test]
     fn progress_lines() {
         assert_eq!(
-            parse_progress("Ablation: 2 arms × 2 cases (8 runs)"),
-            Some(ProgressLine::Total(8))
+            parse_progress("x", "Ablation: 2 arms × 2 cases (8 runs)"),
+            Some(Event::RunsPlanned {
+                item: "x".into(),
+                total: 8
+            })
         );
         assert_eq!(
-            parse_progress("  fires run 1/2 [with]: score 1.00  $0.03"),
-            Some(ProgressLine::Run {
+            parse_progress("x", "  fires run 1/2 [with]: score 1.00  $0.03"),
+            Some(Event::RunDone {
+                item: "x".into(),
                 case: "fires".into(),
                 which: "1/2".into(),
                 arm: "with".into(),
@@ -926,8 +847,8 @@ mod tests {
             })
         );
         assert!(matches!(
-            parse_progress("⚠ cost ceiling $0.01 hit; skipping remaining cases"),
-            Some(ProgressLine::Ceiling(_))
+            parse_progress("x", "⚠ cost ceiling $0.01 hit; skipping remaining cases"),
+            Some(Event::CeilingHit { .. })
         ));
         for other in [
             "    ✓ fires [with-only, not scored]: Skill called 1x",
@@ -935,21 +856,19 @@ mod tests {
             "",
             "  fires run x [with]",
         ] {
-            assert_eq!(parse_progress(other), None, "{other}");
+            assert_eq!(parse_progress("x", other), None, "{other}");
         }
     }
 
     #[test]
-    fn progress_view_never_fails_on_garbage() {
-        let mut view = ProgressView::new(Progress::Quiet, 1.0);
-        for line in [
-            "\u{0}\u{1}",
-            "Ablation: 2 arms × 2 cases (99999999999999999999999 runs)",
-            "  a run 1/1 [with]: score 1.2.3  $x",
-        ] {
-            view.line(line);
-        }
-        view.finish();
-        assert_eq!(view.done, 0);
+    fn long_lines_are_cut_and_the_rest_consumed() {
+        let text = format!("{}\nnext\n", "a".repeat(100));
+        let mut input = std::io::Cursor::new(text.into_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(read_line_bounded(&mut input, &mut buf, 10).unwrap(), 101);
+        assert_eq!(buf, b"aaaaaaaaaa");
+        assert_eq!(read_line_bounded(&mut input, &mut buf, 10).unwrap(), 5);
+        assert_eq!(buf, b"next\n");
+        assert_eq!(read_line_bounded(&mut input, &mut buf, 10).unwrap(), 0);
     }
 }

@@ -35,24 +35,9 @@ impl Plugin {
     }
 }
 
-/// The plugin name for an item: `bob-eval-<item>`.
-pub fn plugin_name(item: &str) -> String {
-    format!("bob-eval-{item}")
-}
-
 /// Assemble the plugin for `item` from `source`: manifest, item symlink, suite copy.
 pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
-    let suite = source.join("evals").join(&item.name);
-    if !suite.is_dir() {
-        return Err(Error::NoSuite {
-            item: item.name.clone(),
-            dir: suite,
-        });
-    }
-    // Nothing is assembled, so nothing is spent, for a suite `check` refuses.
-    for warning in crate::check::preflight(source, &item.name)? {
-        eprintln!("bob-eval: {}", crate::report::check::line(&warning));
-    }
+    let suite = crate::config::existing_suite(source, &item.name)?;
     let temp = tempfile::Builder::new()
         .prefix(&format!("bob-eval-{}-", item.name))
         .tempdir()
@@ -69,7 +54,7 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
     let dir = utf8(&real)?;
     // The platform refuses a plugin folder that others may write to.
     set_mode(&dir, 0o700)?;
-    let name = plugin_name(&item.name);
+    let name = crate::item::plugin_name(&item.name);
 
     let manifest_dir = dir.join(".claude-plugin");
     make_dir(&manifest_dir)?;

@@ -11,9 +11,9 @@
 //! actually applied ([`Recorded::decision`], [`Recorded::revised`]).
 //!
 //! # Atomicity
-//! Each file is replaced whole: the new text goes to a temp file in the same
-//! folder (`.<name>.<pid>.tmp`), is fsynced, renamed over the file, and the folder
-//! is fsynced. A killed recorder thus leaves either the old or the new file, never
+//! Each file is replaced whole by [`crate::fsio::Staged`]: the new text goes to a
+//! temp file in the same folder (`.<name>.<pid>.<thread>.tmp`), is fsynced, renamed
+//! over the file (a symlink's target, so the link stays), and the folder is fsynced. A killed recorder thus leaves either the old or the new file, never
 //! a torn one; the wiki "append" is a rewrite of the whole file for that reason.
 //! Temp files a killed recorder left behind are removed by the next recorder,
 //! under the lock.
@@ -27,13 +27,14 @@
 //! the two renames leaves a row whose best is not raised yet: the log may show
 //! an outcome the baseline lacks, but a raised best never lacks its row.
 
-use crate::document::{BestEntry, SkillEval};
+use crate::config::{baseline_path, existing_suite, impact_path, page_path};
+use crate::document::{BestEntry, SkillEval, load_baseline};
 use crate::error::{Error, Result};
+use crate::fsio::{Staged, lock, remove_stale_temps};
 use crate::gate::{self, Decision};
 use crate::wiki::{self, Outcome, Row};
 use camino::{Utf8Path, Utf8PathBuf};
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs;
 
 /// What [`record`] did.
 #[derive(Debug, Clone)]
@@ -76,7 +77,7 @@ pub fn check_record_args(source: &Utf8Path, pr: Option<&str>, pages: &[String]) 
     let mut missing = vec![];
     for page in pages {
         wiki::check_page_name(page).map_err(|e| Error::Usage(format!("--pages: {e}")))?;
-        let path = wiki::page_path(source, page);
+        let path = page_path(source, page);
         if !path.is_file() {
             missing.push(format!("  {page}: {path} does not exist"));
         }
@@ -109,21 +110,15 @@ pub fn record(
             decision.run, decision.item, decision.model, result.run, result.item, result.model
         )));
     }
-    let suite = crate::suite::dir(source, &result.item);
-    if !suite.is_dir() {
-        return Err(Error::NoSuite {
-            item: result.item.clone(),
-            dir: suite,
-        });
-    }
-    let baseline_path = gate::baseline_path(source, &result.item);
-    let wiki_path = wiki::impact_path(source);
+    existing_suite(source, &result.item)?;
+    let baseline_path = baseline_path(source, &result.item);
+    let wiki_path = impact_path(source);
 
     let _lock = lock(&lock_path(source))?;
     remove_stale_temps(&baseline_path);
     remove_stale_temps(&wiki_path);
 
-    let mut baseline = gate::load_baseline(source, &result.item)?;
+    let mut baseline = load_baseline(source, &result.item)?;
     let applied = gate::decide(result, &baseline);
 
     let mut unique: Vec<String> = vec![];
@@ -181,9 +176,9 @@ pub fn record(
     };
 
     // Write everything that can fail for lack of space or permission first.
-    let wiki_temp = Temp::write(&wiki_path, new_wiki.as_bytes())?;
+    let wiki_temp = Staged::write(&wiki_path, new_wiki.as_bytes())?;
     let baseline_temp = new_baseline
-        .map(|text| Temp::write(&baseline_path, text.as_bytes()))
+        .map(|text| Staged::write(&baseline_path, text.as_bytes()))
         .transpose()?;
 
     wiki_temp.commit()?;
@@ -209,110 +204,12 @@ pub fn record(
 fn restore(wiki_path: &Utf8Path, old: Option<&str>) {
     match old {
         Some(text) => {
-            if let Ok(temp) = Temp::write(wiki_path, text.as_bytes()) {
+            if let Ok(temp) = Staged::write(wiki_path, text.as_bytes()) {
                 let _ = temp.commit();
             }
         }
         None => {
             let _ = fs::remove_file(wiki_path);
-        }
-    }
-}
-
-/// Take the exclusive record lock, creating the lock file when needed. The lock
-/// is released when the returned file is dropped (or the process dies).
-fn lock(path: &Utf8Path) -> Result<File> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) => File::open(path).map_err(|_| {
-            Error::io(
-                path,
-                "creating the lock that serializes recorders (is the wiki folder writable?)",
-                e,
-            )
-        })?,
-    };
-    file.lock().map_err(|e| Error::io(path, "locking", e))?;
-    Ok(file)
-}
-
-/// The prefix of temp files for `target`: `.<name>.`.
-fn temp_prefix(target: &Utf8Path) -> String {
-    format!(".{}.", target.file_name().unwrap_or("file"))
-}
-
-/// Remove temp files for `target` left by killed recorders. Only called under the
-/// lock, when no other recorder can be writing one.
-fn remove_stale_temps(target: &Utf8Path) {
-    let (Some(dir), prefix) = (target.parent(), temp_prefix(target)) else {
-        return;
-    };
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with(&prefix) && name.ends_with(".tmp") {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// A fully written, fsynced temp file beside its target; removed on drop unless committed.
-struct Temp {
-    path: Utf8PathBuf,
-    target: Utf8PathBuf,
-    committed: bool,
-}
-
-impl Temp {
-    /// Write `contents` to a new temp file beside `target` and fsync it. Errors name `target`.
-    fn write(target: &Utf8Path, contents: &[u8]) -> Result<Temp> {
-        let dir = target.parent().unwrap_or(Utf8Path::new("."));
-        let path = dir.join(format!("{}{}.tmp", temp_prefix(target), std::process::id()));
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
-        // From here on the file exists: dropping `temp` on an error removes it.
-        let temp = Temp {
-            path,
-            target: target.to_owned(),
-            committed: false,
-        };
-        file.write_all(contents)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(target, "writing (a temp file in its folder)", e))?;
-        Ok(temp)
-    }
-
-    /// Rename the temp file over the target and fsync the folder.
-    fn commit(mut self) -> Result<()> {
-        fs::rename(&self.path, &self.target)
-            .map_err(|e| Error::io(&self.target, "replacing", e))?;
-        self.committed = true;
-        if let Some(dir) = self.target.parent() {
-            File::open(dir)
-                .and_then(|d| d.sync_all())
-                .map_err(|e| Error::io(dir, "syncing the folder", e))?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_file(&self.path);
         }
     }
 }
@@ -383,7 +280,7 @@ mod tests {
         let stale = gate::decide(&first, &Baseline::empty("commit"));
         let done = record(&s, &first, &stale, "#1", &pages()).unwrap();
         assert!(done.raised && !done.revised);
-        let b = gate::load_baseline(&s, "commit").unwrap();
+        let b = load_baseline(&s, "commit").unwrap();
         assert_eq!(b.best["m"].score, 0.8);
 
         // Decided against the empty baseline (accept), but the best is now 0.8.
@@ -392,10 +289,7 @@ mod tests {
         assert!(stale.accepted);
         let done = record(&s, &lower, &stale, "#2", &pages()).unwrap();
         assert!(!done.raised && done.revised && !done.decision.accepted);
-        assert_eq!(
-            gate::load_baseline(&s, "commit").unwrap().best["m"].score,
-            0.8
-        );
+        assert_eq!(load_baseline(&s, "commit").unwrap().best["m"].score, 0.8);
 
         let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
         assert!(text.starts_with(wiki::HEADER));
@@ -435,8 +329,7 @@ mod tests {
     /// A temp file that cannot be created (here: a folder in its place) stands for a
     /// read-only folder or a full disk, which root cannot simulate with permissions.
     fn block_temp(target: &Utf8Path) {
-        let name = format!("{}{}.tmp", temp_prefix(target), std::process::id());
-        fs::create_dir_all(target.parent().unwrap().join(name)).unwrap();
+        fs::create_dir_all(crate::fsio::temp_path(target)).unwrap();
     }
 
     #[test]
@@ -451,7 +344,7 @@ mod tests {
         );
         block_temp(&s.join("evals/commit/baseline.json"));
         let better = result(0.95, "eval-commit-20261202T000002Z");
-        let d = gate::decide(&better, &gate::load_baseline(&s, "commit").unwrap());
+        let d = gate::decide(&better, &load_baseline(&s, "commit").unwrap());
         let err = record(&s, &better, &d, "#2", &pages())
             .unwrap_err()
             .to_string();

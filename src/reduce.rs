@@ -7,7 +7,7 @@
 
 use crate::document::{CaseEval, SKILL_EVAL, SkillEval, Verdict, round4};
 use crate::error::{Error, Location, Result};
-use crate::plugin::plugin_name;
+use crate::item::plugin_name;
 use camino::Utf8Path;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -152,8 +152,22 @@ pub struct ReduceContext {
     pub model: String,
     /// The ceiling the run was held to.
     pub max_cost_usd: f64,
-    /// When the run started (gives `run` and `date`).
-    pub started: DateTime<Utc>,
+    /// When the run started (gives `run` and `date`); `None`: the document's own `startedAt`.
+    pub started: Option<DateTime<Utc>>,
+}
+
+/// Where a platform document came from, which decides whose fault a bad one is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The platform just wrote it and exited with this code: an unusable
+    /// document is the platform's failure (exit 3), and exit 2 means partial
+    /// whatever the document says.
+    Platform {
+        /// The platform's exit code.
+        exit_code: i32,
+    },
+    /// A file the user gave (`--platform-result`): an unusable one is invalid input (exit 2).
+    File,
 }
 
 /// Read and parse a platform document; bad JSON or `schemaVersion` != 1 is invalid input.
@@ -184,10 +198,29 @@ pub fn parse_doc(bytes: &[u8], path: &Utf8Path) -> Result<PlatformDoc> {
     }
 }
 
-/// Reduce the platform document at `path`; errors name the file.
-pub fn reduce_file(path: &Utf8Path, ctx: &ReduceContext) -> Result<SkillEval> {
-    let doc = read_doc(path)?;
-    reduce_named(&doc, ctx, path)
+/// Reduce the platform document at `path`, the one entry for a document on
+/// disk: errors name the file, and `origin` says whose fault an unusable one is.
+pub fn reduce_file(path: &Utf8Path, origin: Origin, ctx: &ReduceContext) -> Result<SkillEval> {
+    let reduced = read_doc(path).and_then(|doc| {
+        let mut doc = doc;
+        if origin == (Origin::Platform { exit_code: 2 }) && !doc.partial {
+            // The platform said partial by its exit code; the document must not say otherwise.
+            doc.partial = true;
+            if doc.partial_reason.as_deref().is_none_or(str::is_empty) {
+                doc.partial_reason = Some("platform_exit_2".into());
+            }
+        }
+        reduce_named(&doc, ctx, path)
+    });
+    match (origin, reduced) {
+        (Origin::Platform { .. }, Err(Error::InvalidInput { at, message })) => {
+            Err(Error::PlatformFailed {
+                message: format!("its result is not usable: {at}: {message}"),
+                details: vec![],
+            })
+        }
+        (_, other) => other,
+    }
 }
 
 /// Every run score must be a fraction (the platform's scores are weighted
@@ -213,18 +246,6 @@ fn check_scores(doc: &PlatformDoc, path: &Utf8Path) -> Result<()> {
     Ok(())
 }
 
-/// Reduce the document the platform just wrote: unlike a file the user gave
-/// (`--platform-result`, exit 2), an unreadable one is a platform failure (exit 3).
-pub fn reduce_platform_file(path: &Utf8Path, ctx: &ReduceContext) -> Result<SkillEval> {
-    reduce_file(path, ctx).map_err(|e| match e {
-        Error::InvalidInput { at, message } => Error::PlatformFailed {
-            message: format!("its result is not usable: {at}: {message}"),
-            details: vec![],
-        },
-        other => other,
-    })
-}
-
 /// Reduce a parsed platform document to a validated `skill-eval/1` document.
 pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
     let label = format!("<skill-eval/1 for {}>", ctx.item);
@@ -233,6 +254,15 @@ pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
 
 /// [`reduce`], naming `path` as the input in errors.
 pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
+    let started = match ctx.started {
+        Some(started) => started,
+        None => doc.started().ok_or_else(|| {
+            Error::invalid(
+                path,
+                "no valid `startedAt` (RFC 3339): cannot date the run; is this a platform result?",
+            )
+        })?,
+    };
     check_loaded(doc, &ctx.item)?;
     check_scores(doc, path)?;
 
@@ -296,8 +326,8 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     let out = SkillEval {
         schema: SKILL_EVAL.into(),
         item: ctx.item.clone(),
-        run: format!("eval-{}-{}", ctx.item, ctx.started.format("%Y%m%dT%H%M%SZ")),
-        date: ctx.started.format("%Y-%m-%d").to_string(),
+        run: format!("eval-{}-{}", ctx.item, started.format("%Y%m%dT%H%M%SZ")),
+        date: started.format("%Y-%m-%d").to_string(),
         model: ctx.model.clone(),
         with,
         without,
@@ -434,9 +464,11 @@ mod tests {
             item: "commit".into(),
             model: "default".into(),
             max_cost_usd: 2.0,
-            started: DateTime::parse_from_rfc3339("2026-12-02T09:43:37.5Z")
-                .unwrap()
-                .with_timezone(&Utc),
+            started: Some(
+                DateTime::parse_from_rfc3339("2026-12-02T09:43:37.5Z")
+                    .unwrap()
+                    .with_timezone(&Utc),
+            ),
         }
     }
 

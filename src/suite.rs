@@ -10,7 +10,7 @@
 //! keeps its file and line, and what cannot be read becomes a [`Diagnostic`] in
 //! [`Suite::problems`], so `bob-eval check` can report everything at once.
 
-use crate::check::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_norway::Value;
@@ -76,11 +76,6 @@ pub const CONTEXT_KEYS: [&str; 3] = ["scaffold_script", "history_file", "add_dir
 
 /// Deepest folder nesting the case walk enters (guards against symlink loops).
 const MAX_DEPTH: usize = 16;
-
-/// `evals/<item>/` under `source`.
-pub fn dir(source: &Utf8Path, item: &str) -> Utf8PathBuf {
-    source.join("evals").join(item)
-}
 
 /// The names of every suite under `source/evals/`, sorted (files are ignored).
 pub fn list(source: &Utf8Path) -> Result<Vec<String>> {
@@ -616,14 +611,8 @@ pub struct Suite {
 /// missing (`Error::NoSuite`) or the name is invalid; every problem inside the
 /// suite is collected in [`Suite::problems`].
 pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
-    crate::item::validate_name(item)?;
-    let dir = dir(source, item);
-    if !dir.is_dir() {
-        return Err(Error::NoSuite {
-            item: item.into(),
-            dir,
-        });
-    }
+    crate::config::validate_item_name(item)?;
+    let dir = crate::config::existing_suite(source, item)?;
     Ok(load_dir(&dir, item))
 }
 

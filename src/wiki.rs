@@ -5,10 +5,9 @@
 //! `| 2026-12-02 | commit | #4300 | [commit-skipped-hook](patterns/commit-skipped-hook.md) | 0.83 | 0.91 | accepted |`
 //! (Date · Skill · PR · Pages cited · Score before · Score after · Outcome).
 
-use crate::Context;
-use crate::cli::CheckWikiArgs;
-use crate::error::{Error, Result, exit};
-use crate::gate::fmt_score;
+use crate::config::{impact_path, page_path};
+use crate::document::fmt_score;
+use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
@@ -27,19 +26,6 @@ const HEAD_ROW: &str = "| Date | Skill | PR | Pages cited | Score before | Score
 
 /// "No score": the Score before of a row recorded when no best existed.
 pub const NO_SCORE: &str = "—";
-
-/// `wiki/skill-impact.md` under `source`.
-pub fn impact_path(source: &Utf8Path) -> Utf8PathBuf {
-    source.join("wiki").join("skill-impact.md")
-}
-
-/// `wiki/patterns/<page>.md` under `source`.
-pub fn page_path(source: &Utf8Path, page: &str) -> Utf8PathBuf {
-    source
-        .join("wiki")
-        .join("patterns")
-        .join(format!("{page}.md"))
-}
 
 /// Whether the gate accepted or rejected the recorded result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -106,7 +92,7 @@ pub fn check_pr(pr: &str) -> std::result::Result<(), String> {
 
 /// Check a page name: like an item name, `^[a-z0-9][a-z0-9-]{0,63}$`.
 pub fn check_page_name(page: &str) -> std::result::Result<(), String> {
-    crate::item::validate_name(page).map_err(|_| {
+    crate::config::validate_item_name(page).map_err(|_| {
         format!("invalid page name {page:?}: use the file name of wiki/patterns/<page>.md without .md (lower-case letters, digits, '-')")
     })
 }
@@ -156,7 +142,8 @@ pub fn parse_row(line: &str) -> std::result::Result<Row, String> {
         return Err(format!("Date {date:?} is not a YYYY-MM-DD day"));
     }
     let item = cells[1];
-    crate::item::validate_name(item).map_err(|_| format!("Skill {item:?} is not an item name"))?;
+    crate::config::validate_item_name(item)
+        .map_err(|_| format!("Skill {item:?} is not an item name"))?;
     let pr = cells[2];
     check_pr(pr)?;
     let pages = parse_pages(cells[3])?;
@@ -242,10 +229,31 @@ fn is_head_or_separator(line: &str) -> bool {
     l == HEAD_ROW || (l.starts_with('|') && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')))
 }
 
+/// What `check-wiki` found (its `--json` output).
+#[derive(Debug, Clone, Serialize)]
+pub struct WikiReport {
+    /// `wiki/skill-impact.md`, relative to the source.
+    pub file: Utf8PathBuf,
+    /// Rows read (head and separator lines excluded).
+    pub rows: usize,
+    /// Every bad row.
+    pub problems: Vec<WikiProblem>,
+}
+
 /// Check every row of `wiki/skill-impact.md` under `source`: well-formed and citing
 /// only pages that exist. A missing file has no rows and no problems.
+pub fn check(source: &Utf8Path) -> Result<WikiReport> {
+    let text = read_impact(source)?;
+    Ok(WikiReport {
+        file: Utf8PathBuf::from("wiki/skill-impact.md"),
+        rows: row_lines(&text).count(),
+        problems: check_text(source, &text),
+    })
+}
+
+/// The problems [`check`] finds.
 pub fn check_wiki(source: &Utf8Path) -> Result<Vec<WikiProblem>> {
-    Ok(check_text(source, &read_impact(source)?))
+    Ok(check(source)?.problems)
 }
 
 /// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
@@ -280,48 +288,6 @@ fn check_text(source: &Utf8Path, text: &str) -> Vec<WikiProblem> {
         }
     }
     problems
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    file: &'a Utf8Path,
-    rows: usize,
-    problems: &'a [WikiProblem],
-}
-
-/// `bob-eval check-wiki`: exit 0 when every row is good, 1 naming each bad row.
-pub fn command(ctx: &Context, args: &CheckWikiArgs) -> Result<u8> {
-    let text = read_impact(&ctx.source)?;
-    let problems = check_text(&ctx.source, &text);
-    let rows = row_lines(&text).count();
-    if args.json {
-        let report = Report {
-            file: Utf8Path::new("wiki/skill-impact.md"),
-            rows,
-            problems: &problems,
-        };
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("a report serializes")
-        );
-    } else if problems.is_empty() {
-        println!("wiki/skill-impact.md: {rows} row(s), all well-formed, every cited page exists");
-    } else {
-        for p in &problems {
-            println!(
-                "wiki/skill-impact.md:{}: {}\n    {}",
-                p.line,
-                p.message,
-                p.text.trim()
-            );
-        }
-        println!("{} problem(s) in {rows} row(s)", problems.len());
-    }
-    Ok(if problems.is_empty() {
-        exit::OK
-    } else {
-        exit::FAILED
-    })
 }
 
 #[cfg(test)]

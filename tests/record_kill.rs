@@ -182,7 +182,10 @@ fn killed_recorders_leave_whole_files() {
     assert!(temps.is_empty(), "{temps:?}");
     assert!(wiki::check_wiki(&root).unwrap().is_empty());
     assert_eq!(
-        bob_eval::gate::load_baseline(&root, "commit").unwrap().best["claude-sonnet-5-5"].score,
+        bob_eval::document::load_baseline(&root, "commit")
+            .unwrap()
+            .best["claude-sonnet-5-5"]
+            .score,
         0.99
     );
 }

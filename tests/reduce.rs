@@ -4,7 +4,7 @@
 mod stub;
 
 use bob_eval::Error;
-use bob_eval::reduce::{ReduceContext, parse_doc, reduce, reduce_file};
+use bob_eval::reduce::{Origin, ReduceContext, parse_doc, reduce, reduce_file};
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
 use proptest::prelude::*;
@@ -16,9 +16,11 @@ fn ctx(item: &str) -> ReduceContext {
         item: item.into(),
         model: "claude-sonnet-5-5".into(),
         max_cost_usd: 2.0,
-        started: DateTime::parse_from_rfc3339("2026-12-02T09:43:37Z")
-            .unwrap()
-            .with_timezone(&Utc),
+        started: Some(
+            DateTime::parse_from_rfc3339("2026-12-02T09:43:37Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        ),
     }
 }
 
@@ -38,7 +40,8 @@ fn captures_of_the_commit_plugin_reduce_to_independent_numbers() {
         "run5_partial_cost.json",
     ] {
         let path = capture(name);
-        let doc = reduce_file(&path, &ctx("commit")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let doc = reduce_file(&path, Origin::File, &ctx("commit"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let value = serde_json::to_value(&doc).unwrap();
         expect::assert_matches(&value, &expect::expected(&raw(&path)));
         assert_eq!(doc.run, "eval-commit-20261202T094337Z");
@@ -49,7 +52,7 @@ fn captures_of_the_commit_plugin_reduce_to_independent_numbers() {
 #[test]
 fn run1_reads_as_the_platform_says() {
     // Independent of any formula: what the capture's runs plainly show.
-    let doc = reduce_file(&capture("run1_main.json"), &ctx("commit")).unwrap();
+    let doc = reduce_file(&capture("run1_main.json"), Origin::File, &ctx("commit")).unwrap();
     let fires = &doc.cases[0];
     assert_eq!((fires.with, fires.without, fires.runs), (1.0, Some(0.0), 4));
     assert_eq!(fires.trigger_rate, Some(1.0));
@@ -65,7 +68,7 @@ fn run1_reads_as_the_platform_says() {
 #[test]
 fn captures_of_other_plugins_or_single_arm_are_refused() {
     for name in stub::NOT_COMMIT_CAPTURES {
-        let err = reduce_file(&capture(name), &ctx("commit")).unwrap_err();
+        let err = reduce_file(&capture(name), Origin::File, &ctx("commit")).unwrap_err();
         assert!(matches!(err, Error::PluginNotLoaded(_)), "{name}: {err}");
         assert_eq!(err.exit_code(), 3);
     }

@@ -12,7 +12,7 @@ fuzz_target!(|bytes: &[u8]| {
         item: "commit".into(),
         model: "default".into(),
         max_cost_usd: 2.0,
-        started: chrono::DateTime::UNIX_EPOCH,
+        started: Some(chrono::DateTime::UNIX_EPOCH),
     };
     let out = match parse_doc(bytes, path).and_then(|doc| reduce_named(&doc, &ctx, path)) {
         Ok(out) => out,

@@ -1,6 +1,6 @@
 //! Human output of `bob-eval check`: one line per finding, then a summary.
 
-use crate::check::{CheckReport, Diagnostic};
+use crate::check::CheckReport;
 use std::fmt::Write;
 
 /// Render a check report: `file:line: severity: message — fix: fix` lines
@@ -8,7 +8,7 @@ use std::fmt::Write;
 pub fn render(report: &CheckReport) -> String {
     let mut out = String::new();
     for d in &report.diagnostics {
-        let _ = writeln!(out, "{}", line(d));
+        let _ = writeln!(out, "{d}");
     }
     let suites = plural(report.suites.len(), "suite", "suites");
     let cases = plural(report.case_count(), "case", "cases");
@@ -26,20 +26,6 @@ pub fn render(report: &CheckReport) -> String {
     out
 }
 
-/// One finding as a line: `file:line: severity: message — fix: fix`.
-pub fn line(d: &Diagnostic) -> String {
-    let at = match d.line {
-        Some(line) => format!("{}:{line}", d.file),
-        None => d.file.to_string(),
-    };
-    format!(
-        "{at}: {}: {} — fix: {}",
-        d.severity.as_str(),
-        d.message,
-        d.fix
-    )
-}
-
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -47,7 +33,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Severity, SuiteSummary};
+    use crate::check::SuiteSummary;
+    use crate::diagnostic::{Diagnostic, Severity};
 
     fn report(diagnostics: Vec<Diagnostic>) -> CheckReport {
         let errors = diagnostics

@@ -1,6 +1,7 @@
 //! Human output of `bob-eval gate`: a short verdict block on stdout.
 
-use crate::gate::{Decision, Status, fmt_score};
+use crate::document::fmt_score;
+use crate::gate::{Decision, Status};
 use crate::record::Recorded;
 use std::fmt::Write;
 

@@ -1,7 +1,8 @@
 //! Human output: one file per command's report, plain text for stderr/stdout,
-//! snapshot-tested.
+//! snapshot-tested, and the progress display.
 
 pub mod check;
 pub mod gate;
+pub mod progress;
 pub mod run;
-pub mod script;
+pub mod wiki;

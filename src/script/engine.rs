@@ -266,7 +266,7 @@ impl ModuleResolver for PipelineResolver {
 mod tests {
     use super::super::{Options, run_pipeline};
     use super::*;
-    use crate::Context;
+    use crate::config::Context;
     use crate::error::exit;
 
     fn host(dir: Option<&Utf8Path>) -> Host {
@@ -279,6 +279,7 @@ mod tests {
             Options::default(),
             Vec::new(),
             dir.map(Utf8Path::to_owned),
+            std::sync::Arc::new(crate::event::Silent),
         )
     }
 

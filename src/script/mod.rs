@@ -9,12 +9,14 @@
 
 pub mod engine;
 pub mod primitives;
+pub mod table;
 pub mod types;
 
-use crate::Context;
-use crate::cli::{ExamArgs, PlatformArgs, ProposeArgs, ScriptArgs, SweepArgs};
+use crate::config::Context;
 use crate::error::{Error, Result, exit};
-use camino::{Utf8Path, Utf8PathBuf};
+use crate::eval::EvalOptions;
+use crate::event::Observer;
+use camino::Utf8PathBuf;
 use rhai::Dynamic;
 use std::sync::{Arc, Mutex};
 
@@ -25,8 +27,9 @@ pub use engine::engine;
 pub struct Options {
     /// The item, for commands that take one.
     pub item: Option<String>,
-    /// Everything that runs the platform.
-    pub platform: PlatformArgs,
+    /// Everything that runs the platform (its `claude` is the operator's, and
+    /// every script's options inherit it).
+    pub eval: EvalOptions,
     /// `--pr`.
     pub pr: Option<String>,
     /// `--pages`.
@@ -41,7 +44,6 @@ pub struct Options {
 
 /// What the primitives of one script run share: where they work, the options
 /// and arguments of the command line, and the library errors primitives raised.
-#[derive(Debug)]
 pub struct Host {
     /// Source tree and home.
     pub ctx: Context,
@@ -51,7 +53,20 @@ pub struct Host {
     pub args: Vec<String>,
     /// The operator script's folder, from which its imports are served.
     pub script_dir: Option<Utf8PathBuf>,
+    /// Where progress and warnings of the primitives go.
+    pub observer: Arc<dyn Observer>,
     failures: Mutex<Vec<Option<Error>>>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("ctx", &self.ctx)
+            .field("options", &self.options)
+            .field("args", &self.args)
+            .field("script_dir", &self.script_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Host {
@@ -61,12 +76,14 @@ impl Host {
         options: Options,
         args: Vec<String>,
         script_dir: Option<Utf8PathBuf>,
+        observer: Arc<dyn Observer>,
     ) -> Self {
         Host {
             ctx,
             options,
             args,
             script_dir,
+            observer,
             failures: Mutex::new(Vec::new()),
         }
     }
@@ -97,6 +114,14 @@ pub fn run_pipeline(host: Host, path: &str, text: &str) -> Result<u8> {
     exit_code_of(path, &value)
 }
 
+/// The text of an embedded pipeline (`exam`, `proposer`, `sweep`): its display path and source.
+pub fn embedded(name: &str) -> Option<(&'static str, &'static str)> {
+    engine::EMBEDDED
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|(_, path, text)| (*path, *text))
+}
+
 fn exit_code_of(path: &str, value: &Dynamic) -> Result<u8> {
     match value.as_int() {
         Ok(code) => u8::try_from(code).map_err(|_| Error::Script {
@@ -105,87 +130,4 @@ fn exit_code_of(path: &str, value: &Dynamic) -> Result<u8> {
         }),
         Err(_) => Ok(exit::OK),
     }
-}
-
-fn embedded(name: &str) -> (&'static str, &'static str) {
-    let (_, path, text) = engine::EMBEDDED
-        .iter()
-        .find(|(n, ..)| *n == name)
-        .expect("embedded pipeline");
-    (path, text)
-}
-
-/// `bob-eval exam` (pipelines/exam.rhai).
-pub fn exam_command(ctx: &Context, args: &ExamArgs) -> Result<u8> {
-    let options = Options {
-        item: Some(args.item.clone()),
-        platform: args.platform.clone(),
-        json: args.json,
-        ..Options::default()
-    };
-    let (path, text) = embedded("exam");
-    run_pipeline(
-        Host::new(ctx.clone(), options, Vec::new(), None),
-        path,
-        text,
-    )
-}
-
-/// `bob-eval propose` (pipelines/proposer.rhai).
-pub fn propose_command(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
-    let options = Options {
-        item: Some(args.item.clone()),
-        platform: args.platform.clone(),
-        pr: Some(args.pr.clone()),
-        pages: args.pages.clone(),
-        json: args.json,
-        ..Options::default()
-    };
-    let (path, text) = embedded("proposer");
-    run_pipeline(
-        Host::new(ctx.clone(), options, Vec::new(), None),
-        path,
-        text,
-    )
-}
-
-/// `bob-eval sweep` (pipelines/sweep.rhai).
-pub fn sweep_command(ctx: &Context, args: &SweepArgs) -> Result<u8> {
-    let options = Options {
-        platform: PlatformArgs {
-            claude: args.claude.clone(),
-            ..PlatformArgs::default()
-        },
-        json: args.json,
-        suite_jobs: Some(args.jobs),
-        ..Options::default()
-    };
-    let (path, text) = embedded("sweep");
-    run_pipeline(
-        Host::new(ctx.clone(), options, Vec::new(), None),
-        path,
-        text,
-    )
-}
-
-/// `bob-eval script FILE [ARGS…]` (an operator pipeline; imports from its folder).
-pub fn script_command(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| Error::io(&args.file, "reading the pipeline", e))?;
-    let dir = args
-        .file
-        .parent()
-        .filter(|p| !p.as_str().is_empty())
-        .unwrap_or(Utf8Path::new("."));
-    let options = primitives::parse_script_options(&args.args).unwrap_or_else(|problem| Options {
-        problem: Some(problem),
-        ..Options::default()
-    });
-    let host = Host::new(
-        ctx.clone(),
-        options,
-        args.args.clone(),
-        Some(dir.to_owned()),
-    );
-    run_pipeline(host, args.file.as_str(), &text)
 }

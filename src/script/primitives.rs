@@ -5,8 +5,8 @@
 
 use super::types::{EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64};
 use super::{Host, Options};
-use crate::cli::PlatformArgs;
 use crate::error::Error;
+use crate::eval::{self, EvalOptions};
 use camino::Utf8PathBuf;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position};
 use std::io::Write;
@@ -72,34 +72,6 @@ fn misuse(message: impl Into<String>) -> Box<EvalAltResult> {
     EvalAltResult::ErrorRuntime(message.into().into(), Position::NONE).into()
 }
 
-/// Parse `bob-eval script FILE ARGS…` arguments as `[ITEM] [platform flags] [--pr] [--pages] [--json]`.
-pub fn parse_script_options(args: &[String]) -> Result<Options, String> {
-    use clap::Parser;
-    #[derive(Debug, Parser)]
-    #[command(name = "script", no_binary_name = true)]
-    struct ScriptOptions {
-        item: Option<String>,
-        #[command(flatten)]
-        platform: PlatformArgs,
-        #[arg(long)]
-        pr: Option<String>,
-        #[arg(long, value_delimiter = ',', num_args = 1..)]
-        pages: Vec<String>,
-        #[arg(long)]
-        json: bool,
-    }
-    let parsed = ScriptOptions::try_parse_from(args).map_err(|e| e.to_string())?;
-    Ok(Options {
-        item: parsed.item,
-        platform: parsed.platform,
-        pr: parsed.pr,
-        pages: parsed.pages,
-        json: parsed.json,
-        suite_jobs: None,
-        problem: None,
-    })
-}
-
 fn opt_str(s: &Option<String>) -> Dynamic {
     s.as_ref().map_or(Dynamic::UNIT, |s| s.clone().into())
 }
@@ -110,7 +82,7 @@ fn opt_int(n: Option<u32>) -> Dynamic {
 
 /// The options as the map `options()` returns.
 pub fn options_map(o: &Options) -> Map {
-    let p = &o.platform;
+    let p = &o.eval;
     let mut m = Map::new();
     m.insert("item".into(), opt_str(&o.item));
     m.insert("model".into(), opt_str(&p.model));
@@ -118,12 +90,6 @@ pub fn options_map(o: &Options) -> Map {
     m.insert("max_cost_usd".into(), opt_str(&p.max_cost_usd));
     m.insert("judge_model".into(), opt_str(&p.judge_model));
     m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
-    m.insert(
-        "claude".into(),
-        p.claude
-            .as_ref()
-            .map_or(Dynamic::UNIT, |c| c.to_string().into()),
-    );
     m.insert("keep".into(), p.keep.into());
     m.insert(
         "platform_result".into(),
@@ -152,9 +118,15 @@ pub fn options_map(o: &Options) -> Map {
 /// Keys of an options map that are not platform options (ignored by `evaluate`).
 const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json"];
 
-/// Read platform options from a script map; unknown keys and wrong types are mistakes.
-pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
-    let mut args = PlatformArgs::default();
+/// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
+/// command line ([`eval::runs_from`], …). Unknown keys and wrong types are
+/// mistakes. The platform binary is the operator's: `base.claude` is kept and
+/// a script may not name one.
+pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String> {
+    let mut opts = EvalOptions {
+        claude: base.claude.clone(),
+        ..EvalOptions::default()
+    };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
         if v.is_unit() {
             Ok(None)
@@ -171,29 +143,27 @@ pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
             ))
         }
     };
-    let count = |key: &str, v: &Dynamic, max: i64| -> Result<Option<u32>, String> {
+    let count = |key: &str, v: &Dynamic, check: fn(i64) -> Result<u32, String>| {
         if v.is_unit() {
             return Ok(None);
         }
         let n = v
             .as_int()
             .map_err(|t| format!("option `{key}` must be an integer, not {t}"))?;
-        if !(1..=max).contains(&n) {
-            return Err(format!("option `{key}` must be 1..={max}, not {n}"));
-        }
-        Ok(Some(n as u32))
+        check(n)
+            .map(Some)
+            .map_err(|e| format!("option `{key}`: {e}"))
     };
     for (key, v) in map {
         match key.as_str() {
-            "model" => args.model = text(key, v)?,
-            "runs" => args.runs = count(key, v, 50)?,
-            "max_cost_usd" => args.max_cost_usd = text(key, v)?,
-            "judge_model" => args.judge_model = text(key, v)?,
-            "jobs" => args.jobs = count(key, v, 8)?,
-            "claude" => args.claude = text(key, v)?.map(Utf8PathBuf::from),
-            "platform_result" => args.platform_result = text(key, v)?.map(Utf8PathBuf::from),
+            "model" => opts.model = text(key, v)?,
+            "runs" => opts.runs = count(key, v, eval::runs_from)?,
+            "max_cost_usd" => opts.max_cost_usd = text(key, v)?,
+            "judge_model" => opts.judge_model = text(key, v)?,
+            "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,
+            "platform_result" => opts.platform_result = text(key, v)?.map(Utf8PathBuf::from),
             "platform_timeout" => {
-                args.platform_timeout = if v.is_unit() {
+                opts.platform_timeout = if v.is_unit() {
                     None
                 } else {
                     let secs = v
@@ -204,28 +174,31 @@ pub fn platform_args(map: &Map) -> Result<PlatformArgs, String> {
                                 "option `platform_timeout` must be a number of seconds, not {t}"
                             )
                         })?;
-                    if !(secs.is_finite() && secs > 0.0 && secs <= 1e9) {
-                        return Err(format!(
-                            "option `platform_timeout` must be a number of seconds above 0, not {secs}"
-                        ));
-                    }
-                    Some(std::time::Duration::from_secs_f64(secs))
+                    Some(
+                        eval::timeout_from(secs)
+                            .map_err(|e| format!("option `platform_timeout`: {e}"))?,
+                    )
                 }
             }
             "keep" => {
-                args.keep = v
+                opts.keep = v
                     .as_bool()
                     .map_err(|t| format!("option `keep` must be true or false, not {t}"))?
+            }
+            "claude" => {
+                return Err(
+                    "option `claude`: the platform binary is the operator's choice (--claude or BOB_EVAL_CLAUDE), not a script's".into(),
+                );
             }
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, claude, keep, platform_result, platform_timeout"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, platform_result, platform_timeout"
                 ));
             }
         }
     }
-    Ok(args)
+    Ok(opts)
 }
 
 /// The result document as a script map (for `to_json`).
@@ -367,7 +340,7 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
                     .collect())
             })
             .collect::<RResult<Vec<Vec<String>>>>()?;
-        Ok(crate::report::script::table(&headers, &rows))
+        Ok(super::table::render(&headers, &rows))
     });
     engine.register_fn("fixed", |x: f64, decimals: i64| -> String {
         format!("{x:.*}", decimals.clamp(0, 12) as usize)
@@ -467,11 +440,15 @@ fn register_types(engine: &mut Engine) {
 
     engine.register_type_with_name::<PluginHandle>("Plugin");
     engine.register_get("name", |p: &mut PluginHandle| {
-        p.plugin.lock().map(|p| p.name.clone()).unwrap_or_default()
+        crate::item::plugin_name(&p.item)
     });
+    engine.register_get("item", |p: &mut PluginHandle| p.item.clone());
     engine.register_type_with_name::<PlatformRun>("PlatformOutput");
-    engine.register_get("exit_code", |p: &mut PlatformRun| {
-        i64::from(p.output.exit_code)
+    engine.register_get("exit_code", |p: &mut PlatformRun| -> Dynamic {
+        p.run
+            .output
+            .as_ref()
+            .map_or(Dynamic::UNIT, |o| Dynamic::from_int(i64::from(o.exit_code)))
     });
 
     engine.register_type_with_name::<Raised>("Error");
@@ -484,113 +461,47 @@ fn register_types(engine: &mut Engine) {
 /// The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 mod library {
     use super::*;
-    use crate::platform;
 
-    /// `evaluate` for one item: plugin, platform and reduce in one (`crate::run::evaluate`).
-    fn evaluate(
-        host: &Host,
-        item: &str,
-        args: &PlatformArgs,
-        progress: platform::Progress,
-    ) -> crate::Result<EvalResult> {
-        crate::run::evaluate(&host.ctx, item, args, progress).map(EvalResult::new)
-    }
-
-    /// Run `items` on `jobs` threads; one map per item, in the order given.
-    fn evaluate_all(
-        host: &Arc<Host>,
-        items: Vec<String>,
-        args: &PlatformArgs,
-        jobs: usize,
-    ) -> crate::Result<Array> {
-        let next = Mutex::new(items.iter().enumerate());
-        let interrupted = std::sync::atomic::AtomicBool::new(false);
-        let slots: Mutex<Vec<Option<Map>>> = Mutex::new(vec![None; items.len()]);
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.clamp(1, items.len().max(1)) {
-                scope.spawn(|| {
-                    loop {
-                        if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
-                            break;
-                        }
-                        let Some((i, item)) = next.lock().unwrap_or_else(|p| p.into_inner()).next()
-                        else {
-                            break;
-                        };
-                        let mut row = Map::new();
-                        row.insert("item".into(), item.clone().into());
-                        match evaluate(host, item, args, platform::Progress::Quiet) {
-                            Ok(result) => {
-                                eprintln!("{item}: {}", result.doc.verdict.as_str());
-                                row.insert("ok".into(), true.into());
-                                row.insert("exit_code".into(), Dynamic::from_int(0));
-                                row.insert("result".into(), Dynamic::from(result));
-                            }
-                            Err(err) => {
-                                if matches!(err, Error::Interrupted) {
-                                    interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
-                                }
-                                eprintln!("{item}: could not run: {err}");
-                                row.insert("ok".into(), false.into());
-                                row.insert(
-                                    "exit_code".into(),
-                                    Dynamic::from_int(i64::from(err.exit_code())),
-                                );
-                                row.insert("error".into(), err.to_string().into());
-                            }
-                        }
-                        slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(row);
+    /// `evaluate_all`'s outcome as script maps, one per item in the order given.
+    fn rows(done: Vec<eval::Evaluated>) -> Array {
+        done.into_iter()
+            .map(|e| {
+                let mut row = Map::new();
+                row.insert("item".into(), e.item.into());
+                match e.outcome {
+                    Ok(doc) => {
+                        row.insert("ok".into(), true.into());
+                        row.insert("exit_code".into(), Dynamic::from_int(0));
+                        row.insert("result".into(), Dynamic::from(EvalResult::new(doc)));
                     }
-                });
-            }
-        });
-        // An interrupt stops the whole sweep, not just the suites it hit.
-        if interrupted.into_inner() {
-            return Err(Error::Interrupted);
-        }
-        Ok(slots
-            .into_inner()
+                    Err(err) => {
+                        row.insert("ok".into(), false.into());
+                        row.insert(
+                            "exit_code".into(),
+                            Dynamic::from_int(i64::from(err.exit_code())),
+                        );
+                        row.insert("error".into(), err.to_string().into());
+                    }
+                }
+                Dynamic::from_map(row)
+            })
+            .collect()
+    }
+
+    fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<PlatformRun> {
+        let assembled = plugin
+            .assembled
+            .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .into_iter()
-            .flatten()
-            .map(Dynamic::from_map)
-            .collect())
-    }
-
-    fn run_platform(
-        host: &Host,
-        plugin: &PluginHandle,
-        args: &PlatformArgs,
-    ) -> crate::Result<PlatformRun> {
-        let options = crate::run::run_options(&host.ctx, args)?;
-        let found = platform::locate(args.claude.as_deref())?;
-        let output = {
-            let guard = plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());
-            platform::run(&found, &guard, &options, platform::progress_for_stderr())?
-        };
-        Ok(PlatformRun {
-            output: Arc::new(output),
-            plugin: plugin.clone(),
-            model: options.model,
-            max_cost_usd: options.max_cost_usd,
-            keep: args.keep,
-        })
-    }
-
-    fn reduce(run: &PlatformRun) -> crate::Result<EvalResult> {
-        let mut guard = run.plugin.plugin.lock().unwrap_or_else(|p| p.into_inner());
-        let context = crate::reduce::ReduceContext {
-            item: guard.item.name.clone(),
-            model: run.model.clone(),
-            max_cost_usd: run.max_cost_usd,
-            started: run.output.started,
-        };
-        let doc = crate::reduce::reduce_platform_file(&run.output.document, &context)?;
-        if run.keep {
-            let kept = guard.keep();
-            eprintln!("kept {kept}");
-        }
-        Ok(EvalResult::new(doc))
+            .take()
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "run_platform: the plugin of {} already ran; assemble it again with assemble_plugin",
+                    plugin.item
+                ))
+            })?;
+        let run = eval::run_platform(assembled, host.observer.clone())?;
+        Ok(PlatformRun { run: Arc::new(run) })
     }
 
     fn load_result(path: &str) -> crate::Result<EvalResult> {
@@ -600,7 +511,7 @@ mod library {
             .ok()
             .and_then(|v| v.get("item").and_then(|i| i.as_str()).map(str::to_owned))
             .ok_or_else(|| Error::invalid(&path, "not a skill-eval/1 document (no \"item\"); write one with `bob-eval run --out`"))?;
-        crate::gate::load_result(&path, &item).map(EvalResult::new)
+        crate::document::load_result(&path, &item).map(EvalResult::new)
     }
 
     fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
@@ -621,33 +532,37 @@ mod library {
         let h = host.clone();
         engine.register_fn(
             "assemble_plugin",
-            move |item: &str| -> RResult<PluginHandle> {
-                let found = crate::item::find(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
-                let plugin =
-                    crate::plugin::assemble(&h.ctx.source, &found).map_err(|e| raise(&h, e))?;
+            move |item: &str, opts: Map| -> RResult<PluginHandle> {
+                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let assembled = eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref())
+                    .map_err(|e| raise(&h, e))?;
                 Ok(PluginHandle {
-                    plugin: Arc::new(Mutex::new(plugin)),
+                    assembled: Arc::new(Mutex::new(Some(assembled))),
+                    item: item.to_string(),
                 })
             },
         );
         let h = host.clone();
         engine.register_fn(
             "run_platform",
-            move |plugin: PluginHandle, opts: Map| -> RResult<PlatformRun> {
-                let args = platform_args(&opts).map_err(misuse)?;
-                run_platform(&h, &plugin, &args).map_err(|e| raise(&h, e))
+            move |plugin: PluginHandle| -> RResult<PlatformRun> {
+                run_platform(&h, &plugin).map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
         engine.register_fn("reduce", move |run: PlatformRun| -> RResult<EvalResult> {
-            reduce(&run).map_err(|e| raise(&h, e))
+            eval::reduce(&run.run)
+                .map(EvalResult::new)
+                .map_err(|e| raise(&h, e))
         });
         let h = host.clone();
         engine.register_fn(
             "evaluate",
             move |item: &str, opts: Map| -> RResult<EvalResult> {
-                let args = platform_args(&opts).map_err(misuse)?;
-                evaluate(&h, item, &args, platform::progress_for_stderr()).map_err(|e| raise(&h, e))
+                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                eval::evaluate(&h.ctx, item, &opts, h.observer.clone())
+                    .map(EvalResult::new)
+                    .map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
@@ -655,18 +570,20 @@ mod library {
             "evaluate_all",
             move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
                 let items = strings(&items, "evaluate_all items")?;
-                let args = platform_args(&opts).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
                 if !(1..=64).contains(&jobs) {
                     return Err(misuse(format!(
                         "evaluate_all: jobs must be 1..=64, not {jobs}"
                     )));
                 }
-                evaluate_all(&h, items, &args, jobs as usize).map_err(|e| raise(&h, e))
+                eval::evaluate_all(&h.ctx, &items, &opts, jobs as usize, h.observer.clone())
+                    .map(rows)
+                    .map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
         engine.register_fn("gate", move |result: EvalResult| -> RResult<GateDecision> {
-            let baseline = crate::gate::load_baseline(&h.ctx.source, &result.doc.item)
+            let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)
                 .map_err(|e| raise(&h, e))?;
             let decision = crate::gate::decide(&result.doc, &baseline);
             Ok(GateDecision {
@@ -696,7 +613,9 @@ mod library {
                 let recorded = crate::record::record(&h.ctx.source, &result.doc, &decision.decision, pr, &pages)
                     .map_err(|e| raise(&h, e))?;
                 if recorded.revised {
-                    eprintln!("bob-eval: the best changed while recording; the decision was made again against it");
+                    h.observer.event(&crate::event::Event::Notice(
+                        "the best changed while recording; the decision was made again against it".into(),
+                    ));
                 }
                 Ok(GateDecision { decision: Arc::new(recorded.decision), result: result.doc.clone() })
             },
@@ -726,7 +645,7 @@ mod library {
         let h = host.clone();
         engine.register_fn("load_baseline", move |item: &str| -> RResult<Dynamic> {
             let baseline =
-                crate::gate::load_baseline(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
+                crate::document::load_baseline(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
             to_dynamic(&baseline)
         });
         let h = host;
@@ -736,7 +655,7 @@ mod library {
                 let mut bytes = serde_json::to_vec_pretty(&*result.doc)
                     .map_err(|e| misuse(format!("write_result: {e}")))?;
                 bytes.push(b'\n');
-                crate::run::write_atomically(camino::Utf8Path::new(path), &bytes)
+                crate::fsio::write_atomically(camino::Utf8Path::new(path), &bytes)
                     .map_err(|e| raise(&h, e))
             },
         );

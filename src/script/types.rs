@@ -4,9 +4,8 @@
 //! script cannot make one up or change one.
 
 use crate::document::{CaseEval, SkillEval};
+use crate::eval::{Assembled, PlatformRun as Ran};
 use crate::gate::Decision;
-use crate::platform::PlatformOutput;
-use crate::plugin::Plugin;
 use rhai::{Array, Dynamic, Map};
 use std::sync::{Arc, Mutex};
 
@@ -40,26 +39,22 @@ impl GateDecision {
     }
 }
 
-/// An assembled plugin, removed when the last script value holding it is dropped.
+/// An assembled plugin (`Plugin` in scripts), removed when the last script
+/// value holding it is dropped; `run_platform` takes what it holds, once.
 #[derive(Debug, Clone)]
 pub struct PluginHandle {
-    /// The plugin (locked for `keep`).
-    pub plugin: Arc<Mutex<Plugin>>,
+    /// The plugin, until `run_platform` takes it.
+    pub assembled: Arc<Mutex<Option<Assembled>>>,
+    /// The item.
+    pub item: String,
 }
 
-/// What one platform run left behind, with what `reduce` needs to reduce it.
+/// What one platform run left behind (`PlatformOutput` in scripts), kept
+/// alive until reduced (the document lives in the plugin's folder).
 #[derive(Debug, Clone)]
 pub struct PlatformRun {
-    /// The platform's output.
-    pub output: Arc<PlatformOutput>,
-    /// The plugin it ran (kept alive: the document lives in its folder).
-    pub plugin: PluginHandle,
-    /// The model that ran.
-    pub model: String,
-    /// The ceiling it was held to.
-    pub max_cost_usd: f64,
-    /// Keep the plugin folder after reducing.
-    pub keep: bool,
+    /// The run.
+    pub run: Arc<Ran>,
 }
 
 /// `()` for a missing number, else the float.

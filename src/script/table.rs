@@ -1,8 +1,8 @@
-//! Human output for pipelines: the plain-text table `table(headers, rows)` renders.
+//! The plain-text table the `table(headers, rows)` primitive renders.
 
 /// A left-aligned text table: a header line, a rule, one line per row.
 /// Columns are as wide as their widest cell; trailing spaces are trimmed.
-pub fn table(headers: &[String], rows: &[Vec<String>]) -> String {
+pub fn render(headers: &[String], rows: &[Vec<String>]) -> String {
     let columns = rows
         .iter()
         .map(Vec::len)
@@ -48,7 +48,7 @@ mod tests {
             vec!["x".to_string(), "—".to_string()],
         ];
         assert_eq!(
-            table(&h, &rows),
+            render(&h, &rows),
             "item    verdict\n------  --------\ncommit  improved\nx       —"
         );
     }

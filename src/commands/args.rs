@@ -1,0 +1,59 @@
+//! Flags shared by the commands that run the platform, turned into the
+//! library's [`EvalOptions`] once. Their limits are the library's
+//! ([`crate::eval::runs_from`], …), so the command line and scripts agree.
+
+use crate::eval::{self, EvalOptions};
+use camino::Utf8PathBuf;
+use clap::Args;
+
+/// Options shared by everything that runs the platform.
+#[derive(Debug, Clone, Args, Default)]
+pub struct PlatformArgs {
+    /// Model to run [default: $ANTHROPIC_MODEL, else settings.json `model`, else the platform's default]
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`, else 3)
+    #[arg(long, value_name = "N", value_parser = |s: &str| eval::parse_count(s, eval::runs_from))]
+    pub runs: Option<u32>,
+    /// Cost ceiling in dollars for the whole run; must be above 0
+    /// [default: settings.json `_workflow.eval_max_cost_usd`, else 2]
+    #[arg(long, value_name = "USD", allow_negative_numbers = true)]
+    pub max_cost_usd: Option<String>,
+    /// Model of the llm graders' judge [platform default: haiku]
+    #[arg(long, value_name = "M")]
+    pub judge_model: Option<String>,
+    /// Agent runs at once (1-8)
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = |s: &str| eval::parse_count(s, eval::jobs_from))]
+    pub jobs: Option<u32>,
+    /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
+    #[arg(long, value_name = "PATH")]
+    pub claude: Option<Utf8PathBuf>,
+    /// Keep the temporary plugin folder (platform result, report.html, stderr log) and print its path
+    #[arg(long)]
+    pub keep: bool,
+    /// Reduce this existing platform result (aggregate-result.json) instead of running the platform
+    #[arg(long, value_name = "FILE")]
+    pub platform_result: Option<Utf8PathBuf>,
+    /// Stop the platform after this many seconds: SIGTERM to it and everything it
+    /// started, SIGKILL 5 s later; the run then fails with exit 3 and writes nothing
+    /// [default: no limit]
+    #[arg(long, value_name = "SECONDS", env = "BOB_EVAL_PLATFORM_TIMEOUT", value_parser = eval::parse_timeout, allow_negative_numbers = true)]
+    pub platform_timeout: Option<std::time::Duration>,
+}
+
+impl PlatformArgs {
+    /// The library's options.
+    pub fn options(&self) -> EvalOptions {
+        EvalOptions {
+            model: self.model.clone(),
+            runs: self.runs,
+            max_cost_usd: self.max_cost_usd.clone(),
+            judge_model: self.judge_model.clone(),
+            jobs: self.jobs,
+            claude: self.claude.clone(),
+            keep: self.keep,
+            platform_result: self.platform_result.clone(),
+            platform_timeout: self.platform_timeout,
+        }
+    }
+}

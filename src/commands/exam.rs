@@ -1,0 +1,31 @@
+//! `bob-eval exam ITEM`: run the suite and say what the verdict means for
+//! disposing of the item (pipelines/exam.rhai). Never records.
+
+use super::args::PlatformArgs;
+use crate::config::Context;
+use crate::error::Result;
+use crate::script::Options;
+use clap::Args;
+
+/// `exam`.
+#[derive(Debug, Args)]
+pub struct ExamArgs {
+    /// The item to examine
+    pub item: String,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Print the exam's outcome as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run `pipelines/exam.rhai`.
+pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
+    let options = Options {
+        item: Some(args.item.clone()),
+        eval: args.platform.options(),
+        json: args.json,
+        ..Options::default()
+    };
+    super::script::run_embedded(ctx, "exam", options)
+}

@@ -1,0 +1,77 @@
+//! `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--json]`: exit 0
+//! accepted, 1 rejected, 2 usage or invalid input (nothing written).
+
+use crate::config::Context;
+use crate::error::{Error, Result, exit};
+use camino::Utf8PathBuf;
+use clap::Args;
+
+/// `gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The item the result is for
+    pub item: String,
+    /// A skill-eval/1 document written by `bob-eval run`
+    pub result: Utf8PathBuf,
+    #[command(flatten)]
+    pub record: RecordArgs,
+    /// Print the decision as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `--record` needs.
+#[derive(Debug, Clone, Args, Default)]
+pub struct RecordArgs {
+    /// Record the outcome: raise the best on accept, append a wiki row either way
+    #[arg(long)]
+    pub record: bool,
+    /// The proposal's pull request, e.g. '#4300' (needed by --record)
+    #[arg(long, value_name = "PR")]
+    pub pr: Option<String>,
+    /// Wiki pattern pages the proposal was built on: wiki/patterns/<PAGE>.md
+    /// (repeatable or comma-separated; needed by --record)
+    #[arg(long, value_name = "PAGE", value_delimiter = ',', num_args = 1..)]
+    pub pages: Vec<String>,
+}
+
+/// Decide, maybe record, print the decision.
+pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
+    crate::config::validate_item_name(&args.item)?;
+    let rec = &args.record;
+    if rec.record {
+        crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;
+    } else if rec.pr.is_some() || !rec.pages.is_empty() {
+        return Err(Error::Usage(
+            "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
+        ));
+    }
+    let result = crate::document::load_result(&args.result, &args.item)?;
+    let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
+    let mut decision = crate::gate::decide(&result, &baseline);
+    let mut recorded = None;
+    if rec.record {
+        let pr = rec.pr.as_deref().unwrap_or_default();
+        let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
+        decision = done.decision.clone();
+        recorded = Some(done);
+    }
+    if args.json {
+        super::print(&super::json(&decision))?;
+        if let Some(done) = &recorded {
+            eprintln!("{}", crate::report::gate::render_recorded(done));
+        }
+    } else {
+        let mut text = crate::report::gate::render(&decision);
+        if let Some(done) = &recorded {
+            text.push_str(&crate::report::gate::render_recorded(done));
+            text.push('\n');
+        }
+        super::print(&text)?;
+    }
+    Ok(if decision.accepted {
+        exit::OK
+    } else {
+        exit::FAILED
+    })
+}

@@ -1,0 +1,144 @@
+//! The command line: one file per subcommand, each with its clap arguments
+//! and an `exec` that parses nothing further, calls the library and renders.
+//! Only this layer (and `main.rs`) knows clap, and only it prints.
+
+pub mod args;
+pub mod check;
+pub mod check_wiki;
+pub mod exam;
+pub mod gate;
+pub mod propose;
+pub mod run;
+pub mod script;
+pub mod sweep;
+
+use crate::config::Context;
+use crate::error::{Error, Result};
+use camino::Utf8PathBuf;
+use clap::{Parser, Subcommand};
+use std::io::Write;
+
+/// Prove that a change to a Claude Code skill really helps.
+///
+/// bob-eval checks eval suites (evals/<item>/), runs `claude plugin eval` on each
+/// case with the item loaded and without it under a mandatory cost ceiling,
+/// reduces the outcome to a small skill-eval/1 document, gates a proposed change
+/// against the best score recorded for the model, and records it in
+/// baseline.json and wiki/skill-impact.md.
+///
+/// Exit codes: 0 done (gate: accepted) · 1 gate rejected, check found problems,
+/// sweep could not run a suite · 2 usage or invalid input · 3 could not run
+/// (platform missing, too old or failed; item did not load) · 130 interrupted.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bob-eval",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Source tree holding evals/, skills/, commands/, agents/, registry/ and wiki/
+    /// [default: $BOB_SOURCE, else the current directory]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub source: Option<Utf8PathBuf>,
+
+    /// Operator home holding settings.json [default: $BOB_HOME, else ~/.bob]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<Utf8PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check eval suites before any money is spent.
+    ///
+    /// Finds what the platform would refuse (unknown keys, bad types, out-of-range
+    /// runs, env keys, paths escaping the case), the traps it silently accepts
+    /// (grader files without frontmatter, unknown case.yaml keys, regexes
+    /// JavaScript would not compile) and a missing or loose trigger pair.
+    ///
+    /// Example: bob-eval check commit --json
+    Check(check::CheckArgs),
+    /// Run an item's suite with and without the item and print a skill-eval/1 document.
+    ///
+    /// Example: bob-eval run commit --model haiku --runs 1 --max-cost-usd 0.2 --out /tmp/commit.json
+    Run(run::RunArgs),
+    /// Decide whether a result beats the best recorded for its model; optionally record it.
+    ///
+    /// Example: bob-eval gate commit /tmp/commit.json --record --pr '#4300' --pages commit-skipped-hook
+    Gate(gate::GateArgs),
+    /// Check wiki/skill-impact.md: every row well-formed, every cited page present.
+    CheckWiki(check_wiki::CheckWikiArgs),
+    /// Examine an item before it is disposed: run its suite and say what it means (pipelines/exam.rhai).
+    ///
+    /// Example: bob-eval exam commit --runs 1 --max-cost-usd 0.2
+    Exam(exam::ExamArgs),
+    /// Validate a proposed edit: run, gate against the recorded best, record (pipelines/proposer.rhai).
+    ///
+    /// Example: bob-eval propose commit --pr '#4300' --pages commit-skipped-hook
+    Propose(propose::ProposeArgs),
+    /// Run every suite once and summarise the verdicts (pipelines/sweep.rhai; `make evals`).
+    ///
+    /// Skips unless EVALS=1. EVALS_MODEL sets the model, EVALS_MAX_COST_USD the
+    /// per-suite ceiling (default 0.50).
+    Sweep(sweep::SweepArgs),
+    /// Run an operator's own Rhai pipeline with the same primitives as exam and propose.
+    ///
+    /// Example: bob-eval script my-pipeline.rhai commit --runs 1
+    Script(script::ScriptArgs),
+}
+
+/// Run a parsed command; `Ok` holds the exit code of a completed command.
+pub fn dispatch(cli: Cli) -> Result<u8> {
+    let Cli {
+        source,
+        home,
+        command,
+    } = cli;
+    let ctx = Context::new(source.as_deref(), home.as_deref())?;
+    match command {
+        Command::Check(args) => check::exec(&ctx, &args),
+        Command::Run(args) => run::exec(&ctx, &args),
+        Command::Gate(args) => gate::exec(&ctx, &args),
+        Command::CheckWiki(args) => check_wiki::exec(&ctx, &args),
+        Command::Exam(args) => exam::exec(&ctx, &args),
+        Command::Propose(args) => propose::exec(&ctx, &args),
+        Command::Sweep(args) => sweep::exec(&ctx, &args),
+        Command::Script(args) => script::exec(&ctx, &args),
+    }
+}
+
+/// Write `text` to stdout. A reader that went away (`| head`) is
+/// [`Error::BrokenPipe`], which the binary ends on quietly.
+pub fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Error::BrokenPipe
+            } else {
+                Error::io("<stdout>", "writing", e)
+            }
+        })
+}
+
+/// A value as pretty JSON plus a newline.
+pub fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).expect("bob-eval's documents serialise") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,39 @@
+//! `bob-eval propose ITEM --pr PR --pages P…`: run, gate against the recorded
+//! best, record the outcome (pipelines/proposer.rhai). Exit 0 accepted, 1 rejected.
+
+use super::args::PlatformArgs;
+use crate::config::Context;
+use crate::error::Result;
+use crate::script::Options;
+use clap::Args;
+
+/// `propose`.
+#[derive(Debug, Args)]
+pub struct ProposeArgs {
+    /// The item whose proposed edit is in the source tree
+    pub item: String,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// The proposal's pull request, e.g. '#4300'
+    #[arg(long, value_name = "PR", required = true)]
+    pub pr: String,
+    /// Wiki pattern pages the proposal was built on (repeatable or comma-separated)
+    #[arg(long, value_name = "PAGE", value_delimiter = ',', num_args = 1.., required = true)]
+    pub pages: Vec<String>,
+    /// Print the decision as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run `pipelines/proposer.rhai`.
+pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
+    let options = Options {
+        item: Some(args.item.clone()),
+        eval: args.platform.options(),
+        pr: Some(args.pr.clone()),
+        pages: args.pages.clone(),
+        json: args.json,
+        ..Options::default()
+    };
+    super::script::run_embedded(ctx, "proposer", options)
+}

@@ -1,0 +1,88 @@
+//! `bob-eval script FILE [ARGS…]`: an operator's own pipeline, with the same
+//! primitives as exam and propose; imports are served from its folder.
+//! Also the runner the exam, propose and sweep commands share.
+
+use super::args::PlatformArgs;
+use crate::config::Context;
+use crate::error::{Error, Result};
+use crate::report::progress::{Terminal, mode_for_stderr};
+use crate::script::{Host, Options, run_pipeline};
+use camino::{Utf8Path, Utf8PathBuf};
+use clap::{Args, Parser};
+use std::sync::Arc;
+
+/// `script`.
+#[derive(Debug, Args)]
+pub struct ScriptArgs {
+    /// The Rhai pipeline to run
+    pub file: Utf8PathBuf,
+    /// Arguments for the pipeline (read with `args()` / `option(...)`)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+/// The arguments after `FILE`, read like `exam`'s: `[ITEM] [platform flags] [--pr] [--pages] [--json]`.
+#[derive(Debug, Parser)]
+#[command(name = "script", no_binary_name = true)]
+struct ScriptOptions {
+    item: Option<String>,
+    #[command(flatten)]
+    platform: PlatformArgs,
+    #[arg(long)]
+    pr: Option<String>,
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pages: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parse a script's arguments as [`Options`]; a parse failure is kept for
+/// `options()` to report, since `args()` alone may be all the script reads.
+pub fn parse_script_options(args: &[String]) -> Options {
+    match ScriptOptions::try_parse_from(args) {
+        Ok(parsed) => Options {
+            item: parsed.item,
+            eval: parsed.platform.options(),
+            pr: parsed.pr,
+            pages: parsed.pages,
+            json: parsed.json,
+            suite_jobs: None,
+            problem: None,
+        },
+        Err(e) => Options {
+            problem: Some(e.to_string()),
+            ..Options::default()
+        },
+    }
+}
+
+/// Run the embedded pipeline `name` with `options`, progress on stderr.
+pub fn run_embedded(ctx: &Context, name: &str, options: Options) -> Result<u8> {
+    let (path, text) = crate::script::embedded(name).expect("an embedded pipeline");
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    run_pipeline(
+        Host::new(ctx.clone(), options, Vec::new(), None, observer),
+        path,
+        text,
+    )
+}
+
+/// Read the pipeline and run it.
+pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| Error::io(&args.file, "reading the pipeline", e))?;
+    let dir = args
+        .file
+        .parent()
+        .filter(|p| !p.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    let host = Host::new(
+        ctx.clone(),
+        parse_script_options(&args.args),
+        args.args.clone(),
+        Some(dir.to_owned()),
+        observer,
+    );
+    run_pipeline(host, args.file.as_str(), &text)
+}

@@ -1,0 +1,61 @@
+//! A finding about an input file: where, how bad, what is wrong and what to do.
+//! `check` makes them, the suite loader reports its problems with them, and an
+//! [`Error::SuiteInvalid`](crate::error::Error::SuiteInvalid) carries them.
+
+use camino::Utf8PathBuf;
+use serde::Serialize;
+use std::fmt;
+
+/// How bad a finding is: errors fail `check` (exit 1), warnings do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The platform would refuse or mis-score the suite.
+    Error,
+    /// Works, but needs attention (an operator grant, a missing item, …).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and tests.
+    pub code: &'static str,
+    /// The file (relative to the source in a check report).
+    pub file: Utf8PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, one line.
+    pub message: String,
+    /// What to do, one line.
+    pub fix: String,
+}
+
+impl fmt::Display for Diagnostic {
+    /// One line: `file:line: severity: message — fix: fix`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.file)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        write!(
+            f,
+            ": {}: {} — fix: {}",
+            self.severity.as_str(),
+            self.message,
+            self.fix
+        )
+    }
+}

@@ -1,0 +1,113 @@
+//! What long work reports while it runs. The library never prints: it hands
+//! events to an [`Observer`] the caller passes in, and the caller (a command)
+//! decides how to show them (a progress bar, lines, nothing).
+
+use crate::diagnostic::Diagnostic;
+use camino::Utf8PathBuf;
+
+/// Something worth telling the operator while an evaluation runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A `check` finding that does not stop the run.
+    Warning(Diagnostic),
+    /// A note that is neither a finding nor progress.
+    Notice(String),
+    /// The plugin folder of `item` is kept (`--keep`) at this path.
+    Kept {
+        /// The item.
+        item: String,
+        /// The kept folder.
+        dir: Utf8PathBuf,
+    },
+    /// The platform started for `item` under a ceiling.
+    PlatformStarted {
+        /// The item.
+        item: String,
+        /// The cost ceiling in dollars.
+        ceiling: f64,
+    },
+    /// The platform announced how many runs it will make.
+    RunsPlanned {
+        /// The item.
+        item: String,
+        /// Runs in all.
+        total: u64,
+    },
+    /// One run finished.
+    RunDone {
+        /// The item.
+        item: String,
+        /// The case.
+        case: String,
+        /// `1/2`: which run of the case's arm.
+        which: String,
+        /// `with` or `without`.
+        arm: String,
+        /// The run's score.
+        score: f64,
+        /// The run's cost in dollars.
+        cost: f64,
+    },
+    /// The platform hit the cost ceiling (its own words).
+    CeilingHit {
+        /// The item.
+        item: String,
+        /// The platform's line.
+        text: String,
+    },
+    /// The platform exited (whatever the outcome).
+    PlatformFinished {
+        /// The item.
+        item: String,
+    },
+    /// One suite of a many-suite evaluation finished: its verdict, or why it could not run.
+    SuiteFinished {
+        /// The item.
+        item: String,
+        /// `improved`, … or `could not run: …`.
+        outcome: String,
+    },
+}
+
+impl Event {
+    /// The item an event is about, when it is about one.
+    pub fn item(&self) -> Option<&str> {
+        match self {
+            Event::Warning(_) | Event::Notice(_) => None,
+            Event::Kept { item, .. }
+            | Event::PlatformStarted { item, .. }
+            | Event::RunsPlanned { item, .. }
+            | Event::RunDone { item, .. }
+            | Event::CeilingHit { item, .. }
+            | Event::PlatformFinished { item }
+            | Event::SuiteFinished { item, .. } => Some(item),
+        }
+    }
+}
+
+/// Receives events; shared across the threads of a parallel evaluation.
+pub trait Observer: Send + Sync {
+    /// Handle one event.
+    fn event(&self, event: &Event);
+}
+
+/// Drops every event.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Observer for Silent {
+    fn event(&self, _: &Event) {}
+}
+
+/// Collects every event (tests, and callers that show them later).
+#[derive(Debug, Default)]
+pub struct Collect(pub std::sync::Mutex<Vec<Event>>);
+
+impl Observer for Collect {
+    fn event(&self, event: &Event) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event.clone());
+    }
+}

@@ -1,0 +1,185 @@
+//! Progress on stderr: the [`Observer`] the commands pass to the library. On a
+//! terminal a bar per platform run (runs done of total, dollars of the ceiling,
+//! the current case); in a pipe one line per finished run. Warnings, kept
+//! folders and finished suites are always one line each.
+
+use crate::event::{Event, Observer};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How run-level progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A progress bar on stderr (a terminal).
+    Bar,
+    /// One short line per finished run on stderr (not a terminal).
+    Lines,
+    /// No run-level progress (warnings and finished suites still show).
+    Quiet,
+}
+
+/// [`Mode::Bar`] when stderr is a terminal, else [`Mode::Lines`].
+pub fn mode_for_stderr() -> Mode {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        Mode::Bar
+    } else {
+        Mode::Lines
+    }
+}
+
+/// One platform run's display.
+struct View {
+    ceiling: f64,
+    total: Option<u64>,
+    done: u64,
+    spent: f64,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+/// The stderr observer.
+pub struct Terminal {
+    mode: Mode,
+    views: Mutex<HashMap<String, View>>,
+}
+
+impl Terminal {
+    /// An observer showing run progress in `mode`.
+    pub fn new(mode: Mode) -> Self {
+        Terminal {
+            mode,
+            views: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Print a line above any live bar.
+    fn say(&self, views: &HashMap<String, View>, text: String) {
+        match views.values().find_map(|v| v.bar.as_ref()) {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+}
+
+impl Observer for Terminal {
+    fn event(&self, event: &Event) {
+        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        match event {
+            Event::Warning(d) => self.say(&views, format!("bob-eval: {d}")),
+            Event::Notice(text) => self.say(&views, format!("bob-eval: {text}")),
+            Event::Kept { dir, .. } => {
+                self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"))
+            }
+            Event::SuiteFinished { item, outcome } => {
+                self.say(&views, format!("{item}: {outcome}"))
+            }
+            Event::PlatformStarted { item, ceiling } => {
+                let bar = (self.mode == Mode::Bar).then(|| {
+                    let bar = indicatif::ProgressBar::with_draw_target(
+                        None,
+                        indicatif::ProgressDrawTarget::stderr(),
+                    );
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+                    );
+                    bar.set_message("starting the platform");
+                    bar.enable_steady_tick(Duration::from_millis(120));
+                    bar
+                });
+                views.insert(
+                    item.clone(),
+                    View {
+                        ceiling: *ceiling,
+                        total: None,
+                        done: 0,
+                        spent: 0.0,
+                        bar,
+                    },
+                );
+            }
+            Event::RunsPlanned { item, total } => {
+                if let Some(view) = views.get_mut(item) {
+                    view.total = Some(*total);
+                    if let Some(bar) = &view.bar {
+                        bar.set_length(*total);
+                        bar.set_position(view.done);
+                        if let Ok(style) = indicatif::ProgressStyle::with_template(
+                            "{bar:30} {pos}/{len} runs  {msg}  {elapsed}",
+                        ) {
+                            bar.set_style(style);
+                        }
+                    }
+                }
+            }
+            Event::RunDone {
+                item,
+                case,
+                which,
+                arm,
+                score,
+                cost,
+            } => {
+                let Some(view) = views.get_mut(item) else {
+                    return;
+                };
+                view.done += 1;
+                view.spent += cost;
+                let of = view.total.map(|t| format!("/{t}")).unwrap_or_default();
+                match (&view.bar, self.mode) {
+                    (Some(bar), _) => {
+                        bar.set_position(view.done);
+                        bar.set_message(format!(
+                            "${:.2} of ${:.2}  {case}",
+                            view.spent, view.ceiling
+                        ));
+                    }
+                    (None, Mode::Lines) => eprintln!(
+                        "bob-eval: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
+                        view.done, view.spent, view.ceiling
+                    ),
+                    _ => {}
+                }
+            }
+            Event::CeilingHit { text, .. } => {
+                if self.mode != Mode::Quiet {
+                    self.say(&views, format!("bob-eval: {text}"));
+                }
+            }
+            Event::PlatformFinished { item } => {
+                if let Some(bar) = views.remove(item).and_then(|v| v.bar) {
+                    bar.finish_and_clear();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_fails_on_events_out_of_order() {
+        let t = Terminal::new(Mode::Quiet);
+        t.event(&Event::RunDone {
+            item: "x".into(),
+            case: "c".into(),
+            which: "1/1".into(),
+            arm: "with".into(),
+            score: 1.0,
+            cost: 0.1,
+        });
+        t.event(&Event::PlatformFinished { item: "x".into() });
+        t.event(&Event::PlatformStarted {
+            item: "x".into(),
+            ceiling: 1.0,
+        });
+        t.event(&Event::RunsPlanned {
+            item: "x".into(),
+            total: 2,
+        });
+        assert_eq!(t.views.lock().unwrap()["x"].total, Some(2));
+    }
+}
