@@ -1,6 +1,6 @@
 //! A finding about an input file: where, how bad, what is wrong and what to do.
 //! `check` makes them, the suite loader reports its problems with them, and an
-//! [`Error::SuiteInvalid`](crate::error::Error::SuiteInvalid) carries them.
+//! `Error::SuiteInvalid` carries them.
 
 use camino::Utf8PathBuf;
 use serde::Serialize;

@@ -441,3 +441,85 @@ fn exam_passes_platform_timeout_to_the_platform_run() {
         "the platform got SIGTERM"
     );
 }
+
+/// The document without what depends on the second it was made (`run`, `date`).
+fn timeless(mut doc: Value) -> Value {
+    let map = doc.as_object_mut().unwrap();
+    map.remove("run");
+    map.remove("date");
+    doc
+}
+
+/// `assemble_plugin` → `run_platform` → `reduce` one by one give the document
+/// `evaluate` gives, with `--keep` (both folders kept and named) and without.
+#[test]
+fn the_steps_one_by_one_give_the_document_evaluate_gives() {
+    let w = World::new(&["commit"]);
+    let script = w.root.join("steps.rhai");
+    std::fs::write(
+        &script,
+        r#"let o = options();
+let whole = evaluate(o.item, o);
+let plugin = assemble_plugin(o.item, o);
+let output = run_platform(plugin);
+let steps = reduce(output);
+output(to_json([whole, steps]));
+"#,
+    )
+    .unwrap();
+    for keep in [false, true] {
+        let mut cmd = w.cmd();
+        cmd.arg("script")
+            .arg(&script)
+            .args(["commit", "--runs", "1"]);
+        if keep {
+            cmd.arg("--keep");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let both: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(both[0]["verdict"], "improved");
+        assert_eq!(
+            timeless(both[0].clone()),
+            timeless(both[1].clone()),
+            "keep {keep}"
+        );
+        let err = stderr(&out);
+        let kept: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("bob-eval: keeping the plugin folder "))
+            .collect();
+        assert_eq!(kept.len(), if keep { 2 } else { 0 }, "{err}");
+        for dir in kept {
+            let dir = std::path::Path::new(dir);
+            assert!(
+                dir.join(".bob-eval/out/aggregate-result.json").is_file(),
+                "{dir:?}"
+            );
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
+    assert_eq!(w.calls().len(), 4, "two evaluations per round, two rounds");
+}
+
+/// A plugin runs once: a second `run_platform` on it is a clear error, not a second bill.
+#[test]
+fn a_plugin_runs_on_the_platform_once() {
+    let w = World::new(&["commit"]);
+    let script = w.root.join("twice.rhai");
+    std::fs::write(
+        &script,
+        "let o = options();\nlet p = assemble_plugin(o.item, o);\nrun_platform(p);\nrun_platform(p);\n",
+    )
+    .unwrap();
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("already ran"), "{}", stderr(&out));
+    assert_eq!(w.calls().len(), 1);
+}

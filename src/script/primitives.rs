@@ -661,3 +661,43 @@ mod library {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every name this file registers with `register_fn` (type methods aside)
+    /// is in [`NAMES`], and every name in it is registered: a script can never
+    /// shadow a primitive that the list forgot.
+    #[test]
+    fn names_are_exactly_the_registered_primitives() {
+        let source = include_str!("primitives.rs");
+        let code = &source[..source.rfind("#[cfg(test)]").unwrap()];
+        let re = regex::Regex::new(r#"register_fn\(\s*"([a-z_]+)""#).unwrap();
+        let registered: BTreeSet<&str> = re
+            .captures_iter(code)
+            .map(|c| c.get(1).unwrap().as_str())
+            .filter(|n| !["to_string", "to_debug"].contains(n))
+            .collect();
+        let listed: BTreeSet<&str> = NAMES.iter().copied().collect();
+        assert_eq!(registered, listed);
+    }
+
+    #[test]
+    fn a_script_may_not_name_the_platform_binary() {
+        let mut map = Map::new();
+        map.insert("claude".into(), "/bin/bash".into());
+        let base = EvalOptions {
+            claude: Some("/opt/claude".into()),
+            ..EvalOptions::default()
+        };
+        let err = eval_options(&map, &base).unwrap_err();
+        assert!(err.contains("operator"), "{err}");
+        let opts = eval_options(&Map::new(), &base).unwrap();
+        assert_eq!(
+            opts.claude.as_deref(),
+            Some(camino::Utf8Path::new("/opt/claude"))
+        );
+    }
+}

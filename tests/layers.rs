@@ -1,0 +1,135 @@
+//! The library's layers hold: no module under `src/` refers to a module of a
+//! layer above its own, nor to a later module of its own layer
+//! (`bob_eval::LAYERS` states the order once). Read from every `crate::name`
+//! path in the source, `use` lines and inline paths alike, tests included.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Each module's rank in the order of `LAYERS`.
+fn ranks() -> HashMap<&'static str, usize> {
+    bob_eval::LAYERS
+        .iter()
+        .flat_map(|(_, modules)| modules.iter().copied())
+        .enumerate()
+        .map(|(i, m)| (m, i))
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, with the top-level module it belongs to.
+fn sources(dir: &Path, top: Option<&str>, out: &mut Vec<(String, std::path::PathBuf)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        if path.is_dir() {
+            sources(&path, Some(top.unwrap_or(&name)), out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((top.map_or(name, str::to_string), path));
+        }
+    }
+}
+
+/// The modules `text` refers to as `crate::<module>`.
+fn referred(text: &str) -> Vec<(usize, String)> {
+    let mut found = vec![];
+    for (n, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // `crate::{a, b}` groups.
+            if after.starts_with('{') {
+                let group = &after[1..after.find('}').unwrap_or(after.len())];
+                for part in group.split(',') {
+                    let m: String = part
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if !m.is_empty() {
+                        found.push((n + 1, m));
+                    }
+                }
+            } else if !name.is_empty() {
+                found.push((n + 1, name));
+            }
+            rest = after;
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_imports_one_above_it() {
+    let ranks = ranks();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![];
+    sources(&root, None, &mut files);
+    let mut wrong = vec![];
+    for (module, path) in &files {
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let own = *ranks.get(module.as_str()).unwrap_or_else(|| {
+            panic!(
+                "{}: module `{module}` is missing from LAYERS",
+                path.display()
+            )
+        });
+        let text = std::fs::read_to_string(path).unwrap();
+        for (line, target) in referred(&text) {
+            // The crate root re-exports `Error` and `Result` from `error`.
+            let target = match target.as_str() {
+                "Error" | "Result" => "error".to_string(),
+                other => other.to_string(),
+            };
+            let Some(&rank) = ranks.get(target.as_str()) else {
+                wrong.push(format!(
+                    "{}:{line}: crate::{target} is not a module in LAYERS",
+                    path.display()
+                ));
+                continue;
+            };
+            if rank > own {
+                wrong.push(format!(
+                    "{}:{line}: `{module}` refers to `{target}`, which is above it",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_reader_sees_paths_and_groups() {
+    assert_eq!(
+        referred("use crate::{error::Result, config};\nlet x = crate::eval::evaluate();"),
+        vec![
+            (1, "error".into()),
+            (1, "config".into()),
+            (2, "eval".into())
+        ]
+    );
+}
+
+#[test]
+fn clap_is_imported_only_by_the_commands() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![];
+    sources(&root, None, &mut files);
+    for (module, path) in files {
+        if module == "commands" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("clap::") && !text.contains("use clap"),
+            "{} uses clap; only commands/ and main.rs may",
+            path.display()
+        );
+    }
+}
