@@ -8,7 +8,7 @@ use crate::diagnostic::Diagnostic;
 use camino::Utf8PathBuf;
 use std::fmt;
 
-/// Process exit codes (contracts.md, "Exit codes"). The only place they are defined.
+/// Process exit codes (README, "Exit codes"). The only place they are defined.
 pub mod exit {
     /// Done: the command completed (`gate`: accepted).
     pub const OK: u8 = 0;
@@ -208,7 +208,7 @@ fn lines(details: &[String]) -> String {
 }
 
 impl Error {
-    /// The process exit code for this error (contracts.md).
+    /// The process exit code for this error (README, "Exit codes").
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_)

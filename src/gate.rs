@@ -1,5 +1,5 @@
 //! The gate: the fixed rule that accepts or rejects a result against the best
-//! recorded for its model (contracts.md, "gate"; skill-evals.md, "bob eval gate").
+//! recorded for its model (README, "Gating and recording").
 //!
 //! [`decide`] is the rule as a pure function over the two documents
 //! ([`crate::document::load_result`], [`crate::document::load_baseline`] read them).
@@ -64,7 +64,7 @@ impl Decision {
     }
 }
 
-/// The rule (contracts.md, "gate"): accept when all hold, else reject naming every
+/// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
 /// failed condition.
 ///
 /// 1. the result is not partial;

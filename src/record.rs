@@ -1,5 +1,5 @@
 //! Recording an outcome: `evals/<item>/baseline.json` and a `wiki/skill-impact.md`
-//! row, atomically and under a lock (contracts.md, "gate", `--record`).
+//! row, atomically and under a lock (README, "Gating and recording").
 //!
 //! # Concurrency
 //! One exclusive lock, `wiki/.skill-impact.lock` (std [`File::lock`]), covers the

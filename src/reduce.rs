@@ -3,7 +3,7 @@
 //! Only the fields the numbers need are typed; serde skips everything else
 //! (evidence, traces, prompts) without building it, so a 50 MB document parses
 //! fast. The numbers come from the runs themselves, never from the platform's
-//! aggregates (contracts.md, "The skill-eval/1 document").
+//! aggregates (README, "Running").
 
 use crate::document::{CaseEval, SKILL_EVAL, SkillEval, Verdict, round4};
 use crate::error::{Error, Location, Result};
