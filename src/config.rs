@@ -78,6 +78,10 @@ pub fn page_path(source: &Utf8Path, page: &str) -> Utf8PathBuf {
         .join(format!("{page}.md"))
 }
 
+/// The highest ceiling bob-eval accepts, in dollars: a guard against a typo
+/// (`1e308`, an extra zero or three) turning the mandatory ceiling into none.
+pub const MAX_COST_USD: f64 = 10_000.0;
+
 /// The ceiling when neither `--max-cost-usd` nor home settings give one.
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
 
@@ -135,7 +139,7 @@ impl Settings {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-            Err(e) => return Err(Error::io(path, "reading", e)),
+            Err(e) => return Err(Error::unreadable(&path, e)),
         };
         let doc: Value = serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
             at: Location::at(&path, e.line()),
@@ -193,6 +197,11 @@ fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
             "{value} is not above 0: a cost ceiling is mandatory and must be positive"
         ));
     }
+    if value > MAX_COST_USD {
+        return Err(format!(
+            "{value} is above the most bob-eval accepts, {MAX_COST_USD} dollars"
+        ));
+    }
     Ok(value)
 }
 
@@ -225,7 +234,9 @@ mod tests {
 
     #[test]
     fn ceilings_refused() {
-        for bad in ["0", "-1", "NaN", "inf", "", "two", "1e400"] {
+        for bad in [
+            "0", "-1", "NaN", "inf", "", "two", "1e400", "1e308", "10000.01",
+        ] {
             assert!(parse_ceiling(bad).is_err(), "{bad:?} accepted");
         }
         assert_eq!(parse_ceiling("0.5"), Ok(0.5));

@@ -163,7 +163,7 @@ pub fn fmt_score(x: f64) -> String {
 
 /// Read a JSON file; a syntax error names the file and line.
 fn read_json(path: &Utf8Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "reading", e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
     serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
         at: Location::at(path, e.line()),
         message: format!("not valid JSON: {e}"),
@@ -187,6 +187,15 @@ pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
             ),
         ));
     }
+    if chrono::NaiveDate::parse_from_str(&result.date, "%Y-%m-%d").is_err() {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "\"date\": {:?} is not a calendar day (YYYY-MM-DD); was the document edited by hand?",
+                result.date
+            ),
+        ));
+    }
     Ok(result)
 }
 
@@ -198,10 +207,7 @@ pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
 pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
     crate::config::validate_item_name(item)?;
     let path = crate::config::baseline_path(source, item);
-    if !path
-        .try_exists()
-        .map_err(|e| Error::io(&path, "reading", e))?
-    {
+    if !path.try_exists().map_err(|e| Error::unreadable(&path, e))? {
         return Ok(Baseline::empty(item));
     }
     read_baseline_file(&path, item)
@@ -293,5 +299,24 @@ mod tests {
         assert_eq!(fmt_score(0.5), "0.50");
         assert_eq!(fmt_score(2.0 / 3.0), "0.6667");
         assert_eq!(fmt_score(0.125), "0.125");
+    }
+
+    #[test]
+    fn a_result_dated_on_no_calendar_day_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8Path::from_path(dir.path()).unwrap().join("r.json");
+        for (date, ok) in [
+            ("2026-02-28", true),
+            ("2026-02-30", false),
+            ("2026-13-01", false),
+        ] {
+            let doc = SkillEval {
+                date: date.into(),
+                ..SkillEval::sample(0.9, 0.5)
+            };
+            std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+            let loaded = load_result(&path, "commit");
+            assert_eq!(loaded.is_ok(), ok, "{date}: {loaded:?}");
+        }
     }
 }

@@ -127,7 +127,9 @@ pub enum Error {
         message: String,
     },
 
-    /// A file operation failed.
+    /// A file operation on bob-eval's own work failed (a temp folder, a write,
+    /// a lock): not the user's input, so "could not run" (exit 3). An input
+    /// file the user named that cannot be read is [`Error::unreadable`] (exit 2).
     #[error("{path}: {action}: {source}")]
     Io {
         /// The file or folder.
@@ -218,9 +220,9 @@ impl Error {
             | Error::NoSuite { .. }
             | Error::SuiteInvalid { .. }
             | Error::InvalidInput { .. }
-            | Error::Io { .. }
             | Error::Script { .. } => exit::USAGE,
-            Error::PlatformMissing(_)
+            Error::Io { .. }
+            | Error::PlatformMissing(_)
             | Error::PlatformTooOld { .. }
             | Error::PlatformFailed { .. }
             | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
@@ -235,6 +237,14 @@ impl Error {
             path: path.into(),
             action,
             source,
+        }
+    }
+
+    /// An input file (named by the user, or in the source tree) that cannot be read (exit 2).
+    pub fn unreadable(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
+        Error::InvalidInput {
+            at: Location::file(path),
+            message: format!("cannot read: {source}"),
         }
     }
 

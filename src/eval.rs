@@ -289,7 +289,8 @@ pub struct Evaluated {
 /// is reported to `observer` ([`Event::SuiteFinished`]); run-level progress is
 /// not (several platforms at once would interleave it). An interrupt stops
 /// the whole batch: suites not yet started are not started, and the result
-/// is [`Error::Interrupted`].
+/// is [`Error::Interrupted`]. Bad options (a ceiling, a model) fail the whole
+/// batch before anything runs.
 pub fn evaluate_all(
     ctx: &Context,
     items: &[String],
@@ -311,6 +312,8 @@ pub fn evaluate_all(
             }
         }
     }
+    // Options wrong for one suite are wrong for all: refuse them before any suite runs.
+    resolve(ctx, opts)?;
     let quiet: Arc<dyn Observer> = Arc::new(SuitesOnly(observer.clone()));
     let interrupted = AtomicBool::new(false);
     let done = crate::parallel::map(items, jobs, |item| {

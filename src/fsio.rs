@@ -73,7 +73,7 @@ pub fn check_writable(path: &Utf8Path) -> Result<()> {
                     if e.raw_os_error() == Some(libc::ENXIO) {
                         Ok(())
                     } else {
-                        Err(Error::io(path, "opening for writing", e))
+                        Err(Error::Usage(format!("cannot write {path}: {e}")))
                     }
                 });
         }
@@ -91,11 +91,10 @@ pub fn check_writable(path: &Utf8Path) -> Result<()> {
     let c = std::ffi::CString::new(dir.as_str())
         .map_err(|_| Error::Usage(format!("{dir}: the path holds a NUL byte")))?;
     if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-        return Err(Error::io(
-            dir,
-            "writing in the folder of the output",
-            std::io::Error::last_os_error(),
-        ));
+        return Err(Error::Usage(format!(
+            "cannot write {path}: its folder {dir} is not writable ({})",
+            std::io::Error::last_os_error()
+        )));
     }
     Ok(())
 }

@@ -141,10 +141,18 @@ pub fn record(
         },
     });
 
+    // The row must be one `check-wiki` accepts: one parser decides for both.
+    wiki::parse_row(&row).map_err(|e| {
+        Error::invalid(
+            &wiki_path,
+            format!("the row to record is not valid: {e}: {row}"),
+        )
+    })?;
+
     let old_wiki = match fs::read_to_string(&wiki_path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&wiki_path, "reading", e)),
+        Err(e) => return Err(Error::unreadable(&wiki_path, e)),
     };
     // A missing or blank file gets the header first, so the row lands in a table.
     let mut new_wiki = old_wiki

@@ -172,8 +172,7 @@ pub enum Origin {
 
 /// Read and parse a platform document; bad JSON or `schemaVersion` != 1 is invalid input.
 pub fn read_doc(path: &Utf8Path) -> Result<PlatformDoc> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::io(path, "reading the platform result", e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, e))?;
     parse_doc(&bytes, path)
 }
 

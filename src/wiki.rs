@@ -262,13 +262,29 @@ fn read_impact(source: &Utf8Path) -> Result<String> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(Error::io(path, "reading", e)),
+        Err(e) => Err(Error::unreadable(&path, e)),
     }
 }
 
 fn check_text(source: &Utf8Path, text: &str) -> Vec<WikiProblem> {
     let mut problems = vec![];
+    // Rows are a table only under its head: a row above it (or with no head at
+    // all) is not rendered as part of the table.
+    let head = text
+        .lines()
+        .position(|l| l.trim() == HEAD_ROW)
+        .map(|i| i + 1);
     for (line, row_text) in row_lines(text) {
+        if head.is_none_or(|h| line < h) {
+            problems.push(WikiProblem {
+                line,
+                text: row_text.to_string(),
+                message: format!(
+                    "this row is not under the table head `{HEAD_ROW}`: put the head (and its `| --- |` line) above the rows"
+                ),
+            });
+            continue;
+        }
         let problem = |message: String| WikiProblem {
             line,
             text: row_text.to_string(),
@@ -387,6 +403,22 @@ mod tests {
             let err = parse_row(line).unwrap_err();
             assert!(err.contains(want), "{line}: {err}");
         }
+    }
+
+    #[test]
+    fn rows_without_the_table_head_are_problems() {
+        let s = Utf8Path::new("/nonexistent");
+        let row = "| 2026-12-02 | commit | #1 | — | — | 0.9 | accepted |";
+        let problems = check_text(s, &format!("# Skill impact\n{row}\n"));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].message.contains("table head"), "{problems:?}");
+        let text = format!("{row}\n{HEADER}{row}\n");
+        let lines: Vec<usize> = check_text(s, &text)
+            .iter()
+            .filter(|p| p.message.contains("table head"))
+            .map(|p| p.line)
+            .collect();
+        assert_eq!(lines, vec![1]);
     }
 
     #[test]

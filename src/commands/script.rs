@@ -16,6 +16,14 @@ use std::sync::Arc;
 pub struct ScriptArgs {
     /// The Rhai pipeline to run
     pub file: Utf8PathBuf,
+    /// The only folder the pipeline's `write_result` may write in
+    /// [default: results/ in the source tree]
+    #[arg(long, value_name = "DIR")]
+    pub results_dir: Option<Utf8PathBuf>,
+    /// Stop the pipeline once its own work (time inside primitives such as a
+    /// platform run aside) has taken this many seconds [default: 300]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::eval::parse_timeout)]
+    pub script_timeout: Option<std::time::Duration>,
     /// Arguments for the pipeline (read with `args()` / `option(...)`)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -69,20 +77,25 @@ pub fn run_embedded(ctx: &Context, name: &str, options: Options) -> Result<u8> {
 
 /// Read the pipeline and run it.
 pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| Error::io(&args.file, "reading the pipeline", e))?;
+    let text = std::fs::read_to_string(&args.file).map_err(|e| Error::unreadable(&args.file, e))?;
     let dir = args
         .file
         .parent()
         .filter(|p| !p.as_str().is_empty())
         .unwrap_or(Utf8Path::new("."));
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    let host = Host::new(
+    let mut host = Host::new(
         ctx.clone(),
         parse_script_options(&args.args),
         args.args.clone(),
         Some(dir.to_owned()),
         observer,
     );
+    if let Some(results) = &args.results_dir {
+        host.results_dir = results.clone();
+    }
+    if let Some(limit) = args.script_timeout {
+        host.time_limit = limit;
+    }
     run_pipeline(host, args.file.as_str(), &text)
 }

@@ -22,6 +22,15 @@ pub const MAX_STRING_SIZE: usize = 1 << 20;
 pub const MAX_ARRAY_SIZE: usize = 10_000;
 /// Largest object map.
 pub const MAX_MAP_SIZE: usize = 10_000;
+/// Deepest nesting of imports (a cycle is refused at once).
+pub const MAX_IMPORT_DEPTH: usize = 16;
+/// Deepest nesting of arrays and maps that `to_json` serialises.
+pub const MAX_VALUE_DEPTH: usize = 64;
+/// The stack of the thread a script runs on: deep values (nested up to the
+/// array and map limits) are printed and compared recursively by Rhai.
+pub const SCRIPT_STACK: usize = 1 << 30;
+/// A script's own work may take this long by default (`--script-timeout`).
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The pipelines compiled into the binary: import name → (display path, text).
 pub const EMBEDDED: [(&str, &str, &str); 3] = [
@@ -63,6 +72,22 @@ pub fn engine(host: Arc<Host>) -> Engine {
     });
     engine.set_module_resolver(PipelineResolver {
         folder: host.script_dir.clone(),
+        loading: std::sync::Mutex::new(Vec::new()),
+    });
+    // The wall clock, for the script's own work: time spent inside primitives
+    // (a platform run may take an hour) does not count.
+    let clock = host.clone();
+    engine.on_progress(move |ops| {
+        if ops % 4096 != 0 {
+            return None;
+        }
+        let spent = clock.script_time();
+        (spent > clock.time_limit).then(|| {
+            Dynamic::from(format!(
+                "the script ran for more than {} s of its own work (--script-timeout)",
+                clock.time_limit.as_secs_f64()
+            ))
+        })
     });
     primitives::register(&mut engine, host);
     engine
@@ -142,7 +167,11 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
     {
         return lib;
     }
-    let mut message = err.to_string();
+    let mut message = match &err {
+        // The wall clock stopped it: say why rather than "Script terminated".
+        EvalAltResult::ErrorTerminated(why, _) if why.is_string() => why.to_string(),
+        _ => err.to_string(),
+    };
     if let Some(pos) = message.rfind(" (line ") {
         message.truncate(pos);
     }
@@ -191,6 +220,8 @@ pub fn valid_module_name(name: &str) -> bool {
 /// script, from the script's own folder; refuses everything else.
 struct PipelineResolver {
     folder: Option<Utf8PathBuf>,
+    /// The modules being loaded, outermost first: an import of one of them is a cycle.
+    loading: std::sync::Mutex<Vec<String>>,
 }
 
 impl PipelineResolver {
@@ -243,23 +274,48 @@ impl ModuleResolver for PipelineResolver {
         let in_module = |e: EvalAltResult| -> Box<EvalAltResult> {
             EvalAltResult::ErrorInModule(path.to_string(), e.into(), pos).into()
         };
-        let mut ast = engine
-            .compile(&text)
-            .map_err(|e| in_module(*Box::<EvalAltResult>::from(e)))?;
-        ast.set_source(display.as_str());
-        if let Some((name, line)) = shadowed_primitive(&ast, &text) {
-            let at = line.map_or(Position::NONE, |l| {
-                Position::new(u16::try_from(l).unwrap_or(u16::MAX), 1)
-            });
-            let why = format!(
-                "defines a function named `{name}`, which is a primitive: script functions may not replace primitives; rename it"
-            );
-            return Err(in_module(EvalAltResult::ErrorRuntime(why.into(), at)));
+        {
+            let mut loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+            if loading.iter().any(|m| m == path) || loading.len() >= MAX_IMPORT_DEPTH {
+                let chain = loading.join(" → ");
+                let why = if loading.len() >= MAX_IMPORT_DEPTH {
+                    format!("imports nest deeper than {MAX_IMPORT_DEPTH} ({chain} → {path})")
+                } else {
+                    format!("an import cycle ({chain} → {path})")
+                };
+                return Err(self.refuse(path, &why, pos));
+            }
+            loading.push(path.to_string());
         }
-        let module =
-            Module::eval_ast_as_new(Scope::new(), &ast, engine).map_err(|e| in_module(*e))?;
-        Ok(module.into())
+        let loaded = load(engine, &display, &text, &in_module);
+        self.loading.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        loaded
     }
+}
+
+/// Compile and run a module (its text read, its cycle checked), refusing one
+/// that defines a function named like a primitive.
+fn load(
+    engine: &Engine,
+    display: &str,
+    text: &str,
+    in_module: &dyn Fn(EvalAltResult) -> Box<EvalAltResult>,
+) -> Result<rhai::Shared<Module>, Box<EvalAltResult>> {
+    let mut ast = engine
+        .compile(text)
+        .map_err(|e| in_module(*Box::<EvalAltResult>::from(e)))?;
+    ast.set_source(display);
+    if let Some((name, line)) = shadowed_primitive(&ast, text) {
+        let at = line.map_or(Position::NONE, |l| {
+            Position::new(u16::try_from(l).unwrap_or(u16::MAX), 1)
+        });
+        let why = format!(
+            "defines a function named `{name}`, which is a primitive: script functions may not replace primitives; rename it"
+        );
+        return Err(in_module(EvalAltResult::ErrorRuntime(why.into(), at)));
+    }
+    let module = Module::eval_ast_as_new(Scope::new(), &ast, engine).map_err(|e| in_module(*e))?;
+    Ok(module.into())
 }
 
 #[cfg(test)]
@@ -453,5 +509,51 @@ mod tests {
         for (_, path, text) in EMBEDDED {
             compile(&engine, path, text).unwrap();
         }
+    }
+
+    #[test]
+    fn deep_values_print_and_compare_without_overflowing() {
+        let code = run_text(
+            "let a = [];\nfor i in 0..3000 { a = [a]; }\nlet same = a == a;\nlet text = `${a}`;\nif same && text.len() == 6002 { 0 } else { 1 }",
+        );
+        assert_eq!(code.unwrap(), 0);
+    }
+
+    #[test]
+    fn an_import_cycle_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        std::fs::write(root.join("a.rhai"), "import \"b\" as b;\n").unwrap();
+        std::fs::write(root.join("b.rhai"), "import \"a\" as a;\n").unwrap();
+        let err = run_pipeline(host(Some(root)), "main.rhai", "import \"a\" as a;\n0").unwrap_err();
+        assert!(
+            err.to_string().contains("import cycle (a → b → a)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn to_json_refuses_values_nested_too_deep() {
+        let (_, message) = script_err("let a = [];\nfor i in 0..100 { a = [a]; }\nto_json(a)");
+        assert!(message.contains("nests deeper than 64"), "{message}");
+        assert_eq!(
+            run_text("let a = [];\nfor i in 0..60 { a = [a]; }\nto_json(a); 0").unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn the_wall_clock_stops_runaway_work() {
+        let mut h = host(None);
+        h.time_limit = std::time::Duration::from_millis(300);
+        let started = std::time::Instant::now();
+        let err = run_pipeline(
+            h,
+            "slow.rhai",
+            "let s = \"\";\nloop { s += \"x\"; if s.len() > 100000 { s = \"\"; } }",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("--script-timeout"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
     }
 }

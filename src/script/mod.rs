@@ -55,6 +55,12 @@ pub struct Host {
     pub script_dir: Option<Utf8PathBuf>,
     /// Where progress and warnings of the primitives go.
     pub observer: Arc<dyn Observer>,
+    /// The only folder `write_result` writes in.
+    pub results_dir: Utf8PathBuf,
+    /// How long the script's own work may take (time in primitives aside).
+    pub time_limit: std::time::Duration,
+    started: std::time::Instant,
+    in_primitives: Mutex<std::time::Duration>,
     failures: Mutex<Vec<Option<Error>>>,
 }
 
@@ -79,13 +85,31 @@ impl Host {
         observer: Arc<dyn Observer>,
     ) -> Self {
         Host {
+            results_dir: ctx.source.join("results"),
             ctx,
             options,
             args,
             script_dir,
             observer,
+            time_limit: engine::DEFAULT_TIME_LIMIT,
+            started: std::time::Instant::now(),
+            in_primitives: Mutex::new(std::time::Duration::ZERO),
             failures: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The script's own time so far: wall time less the time spent in primitives.
+    pub fn script_time(&self) -> std::time::Duration {
+        let inside = *self.in_primitives.lock().unwrap_or_else(|p| p.into_inner());
+        self.started.elapsed().saturating_sub(inside)
+    }
+
+    /// Run a primitive's work, its time not counted as the script's.
+    pub(crate) fn timed<T>(&self, work: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let out = work();
+        *self.in_primitives.lock().unwrap_or_else(|p| p.into_inner()) += start.elapsed();
+        out
     }
 
     /// Keep a library error a primitive raised; the id travels inside the Rhai error.
@@ -107,11 +131,24 @@ impl Host {
 /// `path` names the script in messages. The script's value, when an integer
 /// 0..=255, is the exit code; `()` or any other value is 0.
 pub fn run_pipeline(host: Host, path: &str, text: &str) -> Result<u8> {
-    let host = Arc::new(host);
-    let engine = engine(host.clone());
-    let ast = engine::compile(&engine, path, text)?;
-    let value = engine::run(&engine, &host, &ast)?;
-    exit_code_of(path, &value)
+    // Its own thread with a large stack: Rhai prints, compares and serialises
+    // nested values recursively, and nesting is bounded only by the size limits.
+    let path = path.to_string();
+    let text = text.to_string();
+    let worker = std::thread::Builder::new()
+        .name("script".into())
+        .stack_size(engine::SCRIPT_STACK)
+        .spawn(move || {
+            let host = Arc::new(host);
+            let engine = engine(host.clone());
+            let ast = engine::compile(&engine, &path, &text)?;
+            let value = engine::run(&engine, &host, &ast)?;
+            exit_code_of(&path, &value)
+        })
+        .map_err(|e| Error::io("<script thread>", "starting", e))?;
+    worker
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// The text of an embedded pipeline (`exam`, `proposer`, `sweep`): its display path and source.

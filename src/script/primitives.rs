@@ -223,29 +223,40 @@ fn status_str(status: crate::gate::Status) -> String {
 }
 
 /// Any script value as JSON (results and decisions as their documents).
+/// Nesting deeper than [`MAX_VALUE_DEPTH`](super::engine::MAX_VALUE_DEPTH) is
+/// refused; values are read in place, never copied level by level.
 pub fn to_value(v: &Dynamic) -> Result<serde_json::Value, String> {
-    if let Some(r) = v.clone().try_cast::<EvalResult>() {
-        return Ok(result_value(&r));
+    to_value_at(v, 0)
+}
+
+fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value, String> {
+    if depth > super::engine::MAX_VALUE_DEPTH {
+        return Err(format!(
+            "to_json: the value nests deeper than {} arrays or maps",
+            super::engine::MAX_VALUE_DEPTH
+        ));
     }
-    if let Some(d) = v.clone().try_cast::<GateDecision>() {
-        return Ok(decision_value(&d));
+    if v.is::<EvalResult>() {
+        return Ok(result_value(&v.clone().cast::<EvalResult>()));
     }
-    if let Some(e) = v.clone().try_cast::<Raised>() {
+    if v.is::<GateDecision>() {
+        return Ok(decision_value(&v.clone().cast::<GateDecision>()));
+    }
+    if v.is::<Raised>() {
+        let e = v.clone().cast::<Raised>();
         return Ok(serde_json::json!({"error": e.message, "exit_code": e.exit_code}));
     }
-    if v.is_map() {
-        let map = v.clone().cast::<Map>();
+    if let Some(map) = v.read_lock::<Map>() {
         let mut out = serde_json::Map::new();
-        for (k, v) in &map {
-            out.insert(k.to_string(), to_value(v)?);
+        for (k, v) in map.iter() {
+            out.insert(k.to_string(), to_value_at(v, depth + 1)?);
         }
         return Ok(out.into());
     }
-    if v.is_array() {
-        let arr = v.clone().cast::<Array>();
+    if let Some(arr) = v.read_lock::<Array>() {
         return arr
             .iter()
-            .map(to_value)
+            .map(|v| to_value_at(v, depth + 1))
             .collect::<Result<Vec<_>, _>>()
             .map(serde_json::Value::Array);
     }
@@ -309,7 +320,16 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     });
     fn json(v: &Dynamic) -> RResult<String> {
         let value = to_value(v).map_err(misuse)?;
-        serde_json::to_string_pretty(&value).map_err(|e| misuse(format!("to_json: {e}")))
+        let text =
+            serde_json::to_string_pretty(&value).map_err(|e| misuse(format!("to_json: {e}")))?;
+        if text.len() > super::engine::MAX_STRING_SIZE {
+            return Err(misuse(format!(
+                "to_json: the JSON would be {} bytes, more than a string may hold ({})",
+                text.len(),
+                super::engine::MAX_STRING_SIZE
+            )));
+        }
+        Ok(text)
     }
     // Maps and arrays too: the standard package's own `to_json(map)` would
     // otherwise win for them and cannot see inside opaque values.
@@ -458,6 +478,47 @@ fn register_types(engine: &mut Engine) {
     engine.register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
 }
 
+/// Where `write_result(r, path)` writes: `path` relative to the results folder
+/// (a plain relative path: no `..`, not absolute, not empty). The folder is the
+/// only place a script writes, so it can never replace `baseline.json`, the wiki
+/// or an item.
+pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8PathBuf, String> {
+    let rel = camino::Utf8Path::new(path);
+    let plain = !path.is_empty()
+        && rel.is_relative()
+        && rel
+            .components()
+            .all(|c| matches!(c, camino::Utf8Component::Normal(_)));
+    if !plain {
+        return Err(format!(
+            "write_result: {path:?} must be a plain relative path (no `..`, not absolute): it is written under {results_dir}"
+        ));
+    }
+    Ok(results_dir.join(rel))
+}
+
+/// Create the folders of `target` inside `root` (`root` too), refusing any
+/// that is a symlink leading out of `root`.
+fn create_inside(root: &camino::Utf8Path, target: &camino::Utf8Path) -> crate::Result<()> {
+    let Some(parent) = target.parent() else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "creating", e))?;
+    let (real_root, real_parent) = (
+        root.canonicalize_utf8()
+            .map_err(|e| Error::io(root, "resolving", e))?,
+        parent
+            .canonicalize_utf8()
+            .map_err(|e| Error::io(parent, "resolving", e))?,
+    );
+    if !real_parent.starts_with(&real_root) {
+        return Err(Error::Usage(format!(
+            "write_result: {parent} leads outside the results folder {root}"
+        )));
+    }
+    Ok(())
+}
+
 /// The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 mod library {
     use super::*;
@@ -506,7 +567,7 @@ mod library {
 
     fn load_result(path: &str) -> crate::Result<EvalResult> {
         let path = Utf8PathBuf::from(path);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, "reading", e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::unreadable(&path, e))?;
         let item = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("item").and_then(|i| i.as_str()).map(str::to_owned))
@@ -534,7 +595,8 @@ mod library {
             "assemble_plugin",
             move |item: &str, opts: Map| -> RResult<PluginHandle> {
                 let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
-                let assembled = eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref())
+                let assembled = h
+                    .timed(|| eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref()))
                     .map_err(|e| raise(&h, e))?;
                 Ok(PluginHandle {
                     assembled: Arc::new(Mutex::new(Some(assembled))),
@@ -546,12 +608,13 @@ mod library {
         engine.register_fn(
             "run_platform",
             move |plugin: PluginHandle| -> RResult<PlatformRun> {
-                run_platform(&h, &plugin).map_err(|e| raise(&h, e))
+                h.timed(|| run_platform(&h, &plugin))
+                    .map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
         engine.register_fn("reduce", move |run: PlatformRun| -> RResult<EvalResult> {
-            eval::reduce(&run.run)
+            h.timed(|| eval::reduce(&run.run))
                 .map(EvalResult::new)
                 .map_err(|e| raise(&h, e))
         });
@@ -560,7 +623,7 @@ mod library {
             "evaluate",
             move |item: &str, opts: Map| -> RResult<EvalResult> {
                 let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
-                eval::evaluate(&h.ctx, item, &opts, h.observer.clone())
+                h.timed(|| eval::evaluate(&h.ctx, item, &opts, h.observer.clone()))
                     .map(EvalResult::new)
                     .map_err(|e| raise(&h, e))
             },
@@ -576,9 +639,11 @@ mod library {
                         "evaluate_all: jobs must be 1..=64, not {jobs}"
                     )));
                 }
-                eval::evaluate_all(&h.ctx, &items, &opts, jobs as usize, h.observer.clone())
-                    .map(rows)
-                    .map_err(|e| raise(&h, e))
+                h.timed(|| {
+                    eval::evaluate_all(&h.ctx, &items, &opts, jobs as usize, h.observer.clone())
+                })
+                .map(rows)
+                .map_err(|e| raise(&h, e))
             },
         );
         let h = host.clone();
@@ -652,11 +717,12 @@ mod library {
         engine.register_fn(
             "write_result",
             move |result: EvalResult, path: &str| -> RResult<()> {
+                let target = results_path(&h.results_dir, path).map_err(misuse)?;
                 let mut bytes = serde_json::to_vec_pretty(&*result.doc)
                     .map_err(|e| misuse(format!("write_result: {e}")))?;
                 bytes.push(b'\n');
-                crate::fsio::write_atomically(camino::Utf8Path::new(path), &bytes)
-                    .map_err(|e| raise(&h, e))
+                create_inside(&h.results_dir, &target).map_err(|e| raise(&h, e))?;
+                crate::fsio::write_atomically(&target, &bytes).map_err(|e| raise(&h, e))
             },
         );
     }
@@ -699,5 +765,34 @@ mod tests {
             opts.claude.as_deref(),
             Some(camino::Utf8Path::new("/opt/claude"))
         );
+    }
+
+    #[test]
+    fn write_result_writes_only_under_the_results_folder() {
+        let dir = camino::Utf8Path::new("/src/results");
+        assert_eq!(
+            results_path(dir, "history/x.json").unwrap(),
+            camino::Utf8Path::new("/src/results/history/x.json")
+        );
+        for bad in [
+            "",
+            "../baseline.json",
+            "/etc/passwd",
+            "a/../../wiki/skill-impact.md",
+            "./x",
+        ] {
+            assert!(results_path(dir, bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn folders_leading_out_of_the_results_folder_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
+        let results = root.join("results");
+        create_inside(&results, &results.join("a/b/x.json")).unwrap();
+        assert!(results.join("a/b").is_dir());
+        std::os::unix::fs::symlink(root, results.join("out")).unwrap();
+        assert!(create_inside(&results, &results.join("out/x.json")).is_err());
     }
 }
