@@ -80,8 +80,11 @@ pub fn check_writable(path: &Utf8Path) -> Result<()> {
         _ => {}
     }
     let dir = folder(&target);
-    let meta = fs::metadata(dir)
-        .map_err(|e| Error::io(dir, "checking the folder of the output (it must exist)", e))?;
+    let meta = fs::metadata(dir).map_err(|e| {
+        Error::Usage(format!(
+            "cannot write {path}: its folder {dir} is not there ({e}); create it first"
+        ))
+    })?;
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
             "{dir} is not a folder: cannot write {path}"
