@@ -75,7 +75,11 @@ fn bad_outputs_and_options_are_refused_before_the_platform_runs() {
         .output()
         .unwrap();
     never_paid(&stub, &out, 2);
-    assert!(text(&out.stderr).contains("settings.json"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("settings.json"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -138,7 +142,12 @@ fn out_writes_through_devices_and_at_a_links_target() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
 
     let real = work.path().join("real.json");
     std::fs::write(&real, "old").unwrap();
@@ -152,7 +161,12 @@ fn out_writes_through_devices_and_at_a_links_target() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
     assert_eq!(doc["item"], "commit");
 }
@@ -184,8 +198,11 @@ fn recording_writes_a_symlinked_baseline_and_wiki_at_their_targets() {
     std::fs::remove_file(&baseline).unwrap();
     std::os::unix::fs::symlink(elsewhere.join("baseline.json"), &baseline).unwrap();
     std::fs::write(elsewhere.join("impact.md"), "").unwrap();
-    std::os::unix::fs::symlink(elsewhere.join("impact.md"), source.join("wiki/skill-impact.md"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.join("impact.md"),
+        source.join("wiki/skill-impact.md"),
+    )
+    .unwrap();
     let out = bob(&source, home.path())
         .args(["gate", "commit"])
         .arg(data("gate/result-accept.json"))
@@ -194,10 +211,20 @@ fn recording_writes_a_symlinked_baseline_and_wiki_at_their_targets() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     for link in [&baseline, &source.join("wiki/skill-impact.md")] {
-        assert!(std::fs::symlink_metadata(link).unwrap().file_type().is_symlink(), "{link:?}");
+        assert!(
+            std::fs::symlink_metadata(link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{link:?}"
+        );
     }
     let wiki = std::fs::read_to_string(elsewhere.join("impact.md")).unwrap();
-    assert_eq!(wiki.lines().filter(|l| l.starts_with("| 2")).count(), 1, "{wiki}");
+    assert_eq!(
+        wiki.lines().filter(|l| l.starts_with("| 2")).count(),
+        1,
+        "{wiki}"
+    );
     let best: Value =
         serde_json::from_str(&std::fs::read_to_string(elsewhere.join("baseline.json")).unwrap())
             .unwrap();
@@ -235,20 +262,30 @@ fn a_script_can_neither_pick_the_platform_nor_write_outside_its_results() {
     let fixture = fixture.to_str().unwrap();
     for (body, code) in [
         (
-            format!("evaluate(\"commit\", #{{ claude: \"/bin/bash\", platform_result: \"{fixture}\" }});"),
+            format!(
+                "evaluate(\"commit\", #{{ claude: \"/bin/bash\", platform_result: \"{fixture}\" }});"
+            ),
             2,
         ),
         (
-            format!("let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nwrite_result(r, \"../evals/commit/baseline.json\");"),
+            format!(
+                "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nwrite_result(r, \"../evals/commit/baseline.json\");"
+            ),
             2,
         ),
         (
-            format!("let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nwrite_result(r, \"history/x.json\");\n0"),
+            format!(
+                "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nwrite_result(r, \"history/x.json\");\n0"
+            ),
             0,
         ),
     ] {
         std::fs::write(&script, body).unwrap();
-        let out = bob(&source, home.path()).arg("script").arg(&script).output().unwrap();
+        let out = bob(&source, home.path())
+            .arg("script")
+            .arg(&script)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
     }
     assert!(source.join("results/history/x.json").is_file());

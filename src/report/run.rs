@@ -16,6 +16,19 @@ fn signed(d: f64) -> String {
     }
 }
 
+/// The longest case name a table shows; a longer one ends in `…`.
+const MAX_NAME: usize = 60;
+
+/// `name`, cut to [`MAX_NAME`] characters.
+fn clip(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().count() <= MAX_NAME {
+        name.into()
+    } else {
+        let cut: String = name.chars().take(MAX_NAME - 1).collect();
+        format!("{cut}…").into()
+    }
+}
+
 /// A short summary: with, without, delta, verdict, trigger rate, cost and ceiling, each case.
 pub fn summary(doc: &SkillEval) -> String {
     let mut out = String::new();
@@ -45,7 +58,7 @@ pub fn summary(doc: &SkillEval) -> String {
     let width = doc
         .cases
         .iter()
-        .map(|c| c.name.chars().count())
+        .map(|c| clip(&c.name).chars().count())
         .max()
         .unwrap_or(4)
         .max(4);
@@ -58,7 +71,7 @@ pub fn summary(doc: &SkillEval) -> String {
         let _ = writeln!(
             out,
             "  {:<width$}  {:>6.4}  {:>7}  {:>7}  {:<9}  {:>7}  {:>4}  {:>7}",
-            c.name,
+            clip(&c.name),
             c.with,
             c.without
                 .map_or_else(|| "—".to_string(), |w| format!("{w:.4}")),
@@ -121,5 +134,26 @@ mod tests {
     #[test]
     fn summary_partial() {
         insta::assert_snapshot!(summary(&doc(true)));
+    }
+
+    #[test]
+    fn a_huge_case_name_is_cut_not_a_panic() {
+        let mut doc = SkillEval::sample(1.0, 0.5);
+        doc.cases = vec![CaseEval {
+            name: "x".repeat(70_000),
+            with: 1.0,
+            without: Some(0.5),
+            delta: Some(0.5),
+            verdict: Some(Verdict::Improved),
+            trigger_rate: None,
+            cost_usd: 0.1,
+            runs: 2,
+        }];
+        let text = summary(&doc);
+        assert!(
+            text.contains(&format!("{}…", "x".repeat(MAX_NAME - 1))),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() < 200));
     }
 }

@@ -19,7 +19,9 @@ pub fn render(headers: &[String], rows: &[Vec<String>]) -> String {
         let cells: Vec<String> = (0..columns)
             .map(|i| {
                 let cell = row.get(i).map_or("", String::as_str);
-                format!("{cell:<width$}", width = widths[i])
+                // Padded by hand: a width past u16::MAX would panic in `format!`.
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                format!("{cell}{}", " ".repeat(pad))
             })
             .collect();
         cells.join("  ").trim_end().to_string()
