@@ -82,6 +82,10 @@ pub fn page_path(source: &Utf8Path, page: &str) -> Utf8PathBuf {
 /// (`1e308`, an extra zero or three) turning the mandatory ceiling into none.
 pub const MAX_COST_USD: f64 = 10_000.0;
 
+/// The largest file a suite may hold, in bytes (prompts, graders, mocks,
+/// reference files): 16 MiB.
+pub const MAX_SUITE_FILE: u64 = 16 << 20;
+
 /// The ceiling when neither `--max-cost-usd` nor home settings give one.
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
 

@@ -111,6 +111,28 @@ fn make_dir(path: &Utf8Path) -> Result<()> {
         .map_err(|e| Error::io(path, "creating", e))
 }
 
+/// A suite holds folders and regular files of bounded size only: a symlink
+/// could lead out of the suite (or loop), a FIFO or device would hang or never
+/// end, and `check` refuses them all before a run; this keeps `run` from
+/// copying anything `check` did not read.
+fn refuse_unusual(path: &Utf8Path, meta: &fs::Metadata) -> Result<()> {
+    let kind = meta.file_type();
+    let why = if kind.is_symlink() {
+        "is a symlink: a suite holds its own files (copy the target in)".to_string()
+    } else if !kind.is_dir() && !kind.is_file() {
+        "is not a regular file (a FIFO, socket or device)".to_string()
+    } else if kind.is_file() && meta.len() > crate::config::MAX_SUITE_FILE {
+        format!(
+            "is {} bytes, more than the {} a suite file may hold",
+            meta.len(),
+            crate::config::MAX_SUITE_FILE
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::invalid(path, why))
+}
+
 /// Copy `from` into `to`; at the top level leave out `baseline.json` and `results/`.
 fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
     make_dir(to)?;
@@ -121,7 +143,8 @@ fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
         let entry = entry.map_err(|e| Error::io(from, "reading", e))?;
         let name = entry.file_name();
         let src = entry.path();
-        let meta = fs::metadata(src).map_err(|e| Error::io(src, "reading", e))?;
+        let meta = fs::symlink_metadata(src).map_err(|e| Error::unreadable(src, e))?;
+        refuse_unusual(src, &meta)?;
         if top
             && ((name == "baseline.json" && meta.is_file()) || (name == "results" && meta.is_dir()))
         {
@@ -255,5 +278,26 @@ mod tests {
         let err = assemble(&root, &it).unwrap_err();
         assert!(matches!(err, Error::NoSuite { .. }), "{err}");
         assert!(err.to_string().contains("evals/ship"), "{err}");
+    }
+
+    #[test]
+    fn symlinks_and_unusual_files_in_a_suite_are_never_copied() {
+        for make in ["link-out", "link-loop", "fifo"] {
+            let (_d, root) = source();
+            let at = root.join("evals/commit/fires/extra");
+            match make {
+                "link-out" => std::os::unix::fs::symlink("/usr/share", &at).unwrap(),
+                "link-loop" => std::os::unix::fs::symlink(&at, &at).unwrap(),
+                _ => {
+                    let c = std::ffi::CString::new(at.as_str()).unwrap();
+                    // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+                    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+                }
+            }
+            let found = item::find(&root, "commit").unwrap();
+            let err = assemble(&root, &found).unwrap_err();
+            assert!(err.to_string().contains("fires/extra"), "{make}: {err}");
+            assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{make}");
+        }
     }
 }
