@@ -70,6 +70,14 @@ pub struct SkillEval {
     pub verdict: Verdict,
     /// Share of `tool_used: Skill` results that passed on the with arm.
     pub trigger_rate: Option<f64>,
+    /// Share of passed trigger results on the fires side (graders that want the
+    /// item to fire), with arm; absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fires_rate: Option<f64>,
+    /// Share of passed trigger results on the quiet side (graders with `max: 0`:
+    /// the item must not fire), with arm; absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_rate: Option<f64>,
     /// What the run cost.
     pub cost_usd: f64,
     /// The ceiling it was held to.
@@ -98,6 +106,12 @@ pub struct CaseEval {
     pub verdict: Option<Verdict>,
     /// Passed share of the case's with-arm `tool_used: Skill` results.
     pub trigger_rate: Option<f64>,
+    /// Passed share of the case's fires-side trigger results (with arm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fires_rate: Option<f64>,
+    /// Passed share of the case's quiet-side trigger results (with arm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_rate: Option<f64>,
     /// Cost of the case's runs in both arms.
     pub cost_usd: f64,
     /// Runs in both arms.
@@ -140,6 +154,25 @@ pub struct BestEntry {
     pub run: String,
     /// The run's date.
     pub date: String,
+}
+
+/// Which way the trigger pair failed, in words; `None` when it held (or was not measured).
+pub fn trigger_problem(fires_rate: Option<f64>, quiet_rate: Option<f64>) -> Option<&'static str> {
+    let never = fires_rate == Some(0.0);
+    let loud = quiet_rate.is_some_and(|q| q < 1.0);
+    match (never, loud) {
+        (true, true) => Some("never fired where it should, and fired where it should not"),
+        (true, false) => Some("never fired where it should"),
+        (false, true) => Some("fired where it should not"),
+        (false, false) => None,
+    }
+}
+
+impl SkillEval {
+    /// [`trigger_problem`] of the whole result.
+    pub fn trigger_problem(&self) -> Option<&'static str> {
+        trigger_problem(self.fires_rate, self.quiet_rate)
+    }
 }
 
 /// Round to the 4 decimals every document is written with.
@@ -249,6 +282,8 @@ impl SkillEval {
             delta,
             verdict: Verdict::of(delta),
             trigger_rate: Some(1.0),
+            fires_rate: None,
+            quiet_rate: None,
             cost_usd: 0.41,
             max_cost_usd: 2.0,
             partial: false,

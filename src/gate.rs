@@ -146,7 +146,7 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
                 if rate >= best_rate {
                     pass("trigger-rate", format!("trigger rate {r} is not below the best's {br} recorded for {model}"))
                 } else {
-                    fail("trigger-rate", format!("trigger rate {r} is below the best's {br} recorded for {model}"))
+                    fail("trigger-rate", format!("trigger rate {r} is below the best's {br} recorded for {model}{}", split(result)))
                 }
             }
         },
@@ -164,6 +164,22 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
         best,
         conditions,
     }
+}
+
+/// The fires/quiet split of a result, when it has one: `; it fired on 0.00 of
+/// its fires results and held quiet on 1.00 (never fired where it should)`.
+fn split(result: &SkillEval) -> String {
+    let (Some(f), Some(q)) = (result.fires_rate, result.quiet_rate) else {
+        return String::new();
+    };
+    let words = result
+        .trigger_problem()
+        .map_or_else(String::new, |w| format!(" ({w})"));
+    format!(
+        "; it fired on {} of its fires results and held quiet on {}{words}",
+        fmt_score(f),
+        fmt_score(q)
+    )
 }
 
 fn pass(name: &'static str, text: String) -> Condition {
@@ -436,5 +452,21 @@ mod tests {
         );
         assert_eq!(d.best.as_ref().map(|b| b.score), Some(0.8));
         assert_eq!((d.item.as_str(), d.model.as_str()), ("commit", M));
+    }
+
+    #[test]
+    fn a_trigger_reject_names_the_fires_quiet_split() {
+        let never = SkillEval {
+            trigger_rate: Some(0.5),
+            fires_rate: Some(0.0),
+            quiet_rate: Some(1.0),
+            ..SkillEval::sample(0.95, 0.67)
+        };
+        let d = decide(&never, &baseline(M, 0.83, Some(1.0)));
+        let reasons = d.reasons().join("\n");
+        assert!(
+            reasons.contains("fired on 0.00 of its fires results and held quiet on 1.00 (never fired where it should)"),
+            "{reasons}"
+        );
     }
 }

@@ -103,6 +103,9 @@ pub struct GraderConfig {
     /// For `tool_used`: the tool.
     #[serde(default)]
     pub tool: Option<serde_json::Value>,
+    /// For `tool_used`: the most calls allowed; `0` makes a quiet-side trigger.
+    #[serde(default)]
+    pub max: Option<serde_json::Value>,
 }
 
 /// The runs of a case, per arm.
@@ -267,12 +270,11 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
 
     let mut run_errors = false;
     let mut cases = Vec::with_capacity(doc.cases.len());
-    let (mut fired, mut trigger_results) = (0u64, 0u64);
+    let mut triggers = Triggers::default();
     for case in &doc.cases {
         let reduced = reduce_case(case);
         run_errors |= reduced.not_comparable;
-        fired += reduced.fired;
-        trigger_results += reduced.trigger_results;
+        triggers.add(reduced.triggers);
         match reduced.eval {
             Some(eval) => cases.push(eval),
             None => run_errors = true,
@@ -303,7 +305,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         round4(mean(withouts.iter().copied()))
     };
     let delta = round4(with - without);
-    let trigger_rate = (trigger_results > 0).then(|| round4(fired as f64 / trigger_results as f64));
+    let (trigger_rate, fires_rate, quiet_rate) = triggers.rates();
 
     let (partial, partial_reason) = if doc.partial {
         (
@@ -333,6 +335,8 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         delta,
         verdict: Verdict::of(delta),
         trigger_rate,
+        fires_rate,
+        quiet_rate,
         cost_usd: round4(doc.cost_usd),
         max_cost_usd: if rounded_ceiling > 0.0 {
             rounded_ceiling
@@ -378,8 +382,52 @@ fn check_loaded(doc: &PlatformDoc, item: &str) -> Result<()> {
 struct ReducedCase {
     eval: Option<CaseEval>,
     not_comparable: bool,
-    fired: u64,
-    trigger_results: u64,
+    triggers: Triggers,
+}
+
+/// Passed and total trigger results (with arm), all and per side.
+#[derive(Debug, Clone, Copy, Default)]
+struct Triggers {
+    passed: u64,
+    total: u64,
+    fires_passed: u64,
+    fires: u64,
+    quiet_passed: u64,
+    quiet: u64,
+}
+
+impl Triggers {
+    fn add(&mut self, other: Triggers) {
+        self.passed += other.passed;
+        self.total += other.total;
+        self.fires_passed += other.fires_passed;
+        self.fires += other.fires;
+        self.quiet_passed += other.quiet_passed;
+        self.quiet += other.quiet;
+    }
+
+    fn rate(passed: u64, total: u64) -> Option<f64> {
+        (total > 0).then(|| round4(passed as f64 / total as f64))
+    }
+
+    /// (trigger_rate, fires_rate, quiet_rate).
+    fn rates(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
+        (
+            Self::rate(self.passed, self.total),
+            Self::rate(self.fires_passed, self.fires),
+            Self::rate(self.quiet_passed, self.quiet),
+        )
+    }
+}
+
+/// A trigger grader that wants the item not to fire (`max: 0`).
+fn is_quiet(grader: &GraderDef) -> bool {
+    grader
+        .config
+        .as_ref()
+        .and_then(|c| c.max.as_ref())
+        .and_then(serde_json::Value::as_f64)
+        == Some(0.0)
 }
 
 fn is_trigger(grader: &GraderDef) -> bool {
@@ -397,23 +445,36 @@ fn broken(run: &PlatformRun) -> bool {
 }
 
 fn reduce_case(case: &PlatformCase) -> ReducedCase {
-    let triggers: HashSet<&str> = case
+    let quiet: HashSet<&str> = case
         .graders
         .iter()
-        .filter(|g| is_trigger(g))
+        .filter(|g| is_trigger(g) && is_quiet(g))
         .map(|g| g.name.as_str())
         .collect();
-    let (mut fired, mut trigger_results) = (0u64, 0u64);
+    let fires: HashSet<&str> = case
+        .graders
+        .iter()
+        .filter(|g| is_trigger(g) && !is_quiet(g))
+        .map(|g| g.name.as_str())
+        .collect();
+    let mut t = Triggers::default();
     for run in &case.arms.with {
-        for g in run
-            .graders
-            .iter()
-            .filter(|g| triggers.contains(g.name.as_str()))
-        {
-            trigger_results += 1;
-            fired += u64::from(g.passed);
+        for g in &run.graders {
+            let passed = u64::from(g.passed);
+            if fires.contains(g.name.as_str()) {
+                t.fires += 1;
+                t.fires_passed += passed;
+            } else if quiet.contains(g.name.as_str()) {
+                t.quiet += 1;
+                t.quiet_passed += passed;
+            } else {
+                continue;
+            }
+            t.total += 1;
+            t.passed += passed;
         }
     }
+    let (trigger_rate, fires_rate, quiet_rate) = t.rates();
     let arms = &case.arms;
     let not_comparable =
         arms.without.is_empty() || arms.with.iter().chain(&arms.without).any(broken);
@@ -428,8 +489,9 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             without,
             delta,
             verdict: delta.map(Verdict::of),
-            trigger_rate: (trigger_results > 0)
-                .then(|| round4(fired as f64 / trigger_results as f64)),
+            trigger_rate,
+            fires_rate,
+            quiet_rate,
             cost_usd: round4(
                 arms.with
                     .iter()
@@ -443,8 +505,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
     ReducedCase {
         eval,
         not_comparable,
-        fired,
-        trigger_results,
+        triggers: t,
     }
 }
 

@@ -16,6 +16,22 @@ fn signed(d: f64) -> String {
     }
 }
 
+/// The fires/quiet split next to the trigger rate, with the failure in words:
+/// ` (fires 0.0000, quiet 1.0000: never fired where it should)`.
+fn trigger_split(doc: &SkillEval) -> String {
+    if doc.fires_rate.is_none() && doc.quiet_rate.is_none() {
+        return String::new();
+    }
+    let words = doc
+        .trigger_problem()
+        .map_or_else(String::new, |w| format!(": {w}"));
+    format!(
+        " (fires {}, quiet {}{words})",
+        rate(doc.fires_rate),
+        rate(doc.quiet_rate)
+    )
+}
+
 /// The longest case name a table shows; a longer one ends in `…`.
 const MAX_NAME: usize = 60;
 
@@ -43,8 +59,9 @@ pub fn summary(doc: &SkillEval) -> String {
     );
     let _ = writeln!(
         out,
-        "  trigger rate {}  cost ${:.4} of ${:.4} ceiling",
+        "  trigger rate {}{}  cost ${:.4} of ${:.4} ceiling",
         rate(doc.trigger_rate),
+        trigger_split(doc),
         doc.cost_usd,
         doc.max_cost_usd
     );
@@ -93,6 +110,8 @@ mod tests {
     fn doc(partial: bool) -> SkillEval {
         SkillEval {
             trigger_rate: Some(0.75),
+            fires_rate: None,
+            quiet_rate: None,
             cost_usd: 0.4123,
             partial,
             partial_reason: partial.then(|| "cost_ceiling".into()),
@@ -104,6 +123,8 @@ mod tests {
                     delta: Some(0.6667),
                     verdict: Some(Verdict::Improved),
                     trigger_rate: Some(1.0),
+                    fires_rate: None,
+                    quiet_rate: None,
                     cost_usd: 0.31,
                     runs: 6,
                 },
@@ -118,6 +139,8 @@ mod tests {
                         Some(Verdict::Regressed)
                     },
                     trigger_rate: None,
+                    fires_rate: None,
+                    quiet_rate: None,
                     cost_usd: 0.1023,
                     runs: if partial { 3 } else { 6 },
                 },
@@ -146,6 +169,8 @@ mod tests {
             delta: Some(0.5),
             verdict: Some(Verdict::Improved),
             trigger_rate: None,
+            fires_rate: None,
+            quiet_rate: None,
             cost_usd: 0.1,
             runs: 2,
         }];
@@ -155,5 +180,25 @@ mod tests {
             "{text}"
         );
         assert!(text.lines().all(|l| l.chars().count() < 200));
+    }
+
+    #[test]
+    fn the_trigger_failure_is_said_in_words() {
+        let mut d = doc(false);
+        d.trigger_rate = Some(0.5);
+        d.fires_rate = Some(0.0);
+        d.quiet_rate = Some(1.0);
+        let text = summary(&d);
+        assert!(
+            text.contains(
+                "trigger rate 0.5000 (fires 0.0000, quiet 1.0000: never fired where it should)"
+            ),
+            "{text}"
+        );
+        d.fires_rate = Some(1.0);
+        d.quiet_rate = Some(0.0);
+        assert!(summary(&d).contains("fired where it should not"));
+        d.quiet_rate = Some(1.0);
+        assert!(summary(&d).contains("(fires 1.0000, quiet 1.0000)"));
     }
 }

@@ -388,6 +388,13 @@ fn register_types(engine: &mut Engine) {
     engine.register_get("trigger_rate", |r: &mut EvalResult| {
         opt_f64(r.doc.trigger_rate)
     });
+    engine.register_get("fires_rate", |r: &mut EvalResult| opt_f64(r.doc.fires_rate));
+    engine.register_get("quiet_rate", |r: &mut EvalResult| opt_f64(r.doc.quiet_rate));
+    engine.register_get("trigger_problem", |r: &mut EvalResult| {
+        r.doc
+            .trigger_problem()
+            .map_or(Dynamic::UNIT, |w| w.to_string().into())
+    });
     engine.register_get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
     engine.register_get("max_cost_usd", |r: &mut EvalResult| r.doc.max_cost_usd);
     engine.register_get("partial", |r: &mut EvalResult| r.doc.partial);

@@ -75,6 +75,8 @@ pub fn case_map(case: &CaseEval) -> Map {
         case.verdict.map_or(Dynamic::UNIT, |v| v.as_str().into()),
     );
     m.insert("trigger_rate".into(), opt_f64(case.trigger_rate));
+    m.insert("fires_rate".into(), opt_f64(case.fires_rate));
+    m.insert("quiet_rate".into(), opt_f64(case.quiet_rate));
     m.insert("cost_usd".into(), Dynamic::from_float(case.cost_usd));
     m.insert("runs".into(), Dynamic::from_int(i64::from(case.runs)));
     m
