@@ -5,6 +5,7 @@
 pub mod args;
 pub mod check;
 pub mod check_wiki;
+pub mod completions;
 pub mod exam;
 pub mod gate;
 pub mod propose;
@@ -90,6 +91,14 @@ pub enum Command {
     ///
     /// Example: bob-eval script my-pipeline.rhai commit --runs 1
     Script(script::ScriptArgs),
+    /// Print shell completions.
+    ///
+    /// Example: bob-eval completions bash > ~/.local/share/bash-completion/completions/bob-eval
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), subcommands included.
+    ///
+    /// Example: bob-eval man > bob-eval.1 && man ./bob-eval.1
+    Man(completions::ManArgs),
 }
 
 /// Run a parsed command; `Ok` holds the exit code of a completed command.
@@ -99,16 +108,19 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         home,
         command,
     } = cli;
-    let ctx = Context::new(source.as_deref(), home.as_deref())?;
+    // Resolved only by the commands that work on a source tree.
+    let ctx = || Context::new(source.as_deref(), home.as_deref());
     match command {
-        Command::Check(args) => check::exec(&ctx, &args),
-        Command::Run(args) => run::exec(&ctx, &args),
-        Command::Gate(args) => gate::exec(&ctx, &args),
-        Command::CheckWiki(args) => check_wiki::exec(&ctx, &args),
-        Command::Exam(args) => exam::exec(&ctx, &args),
-        Command::Propose(args) => propose::exec(&ctx, &args),
-        Command::Sweep(args) => sweep::exec(&ctx, &args),
-        Command::Script(args) => script::exec(&ctx, &args),
+        Command::Check(args) => check::exec(&ctx()?, &args),
+        Command::Run(args) => run::exec(&ctx()?, &args),
+        Command::Gate(args) => gate::exec(&ctx()?, &args),
+        Command::CheckWiki(args) => check_wiki::exec(&ctx()?, &args),
+        Command::Exam(args) => exam::exec(&ctx()?, &args),
+        Command::Propose(args) => propose::exec(&ctx()?, &args),
+        Command::Sweep(args) => sweep::exec(&ctx()?, &args),
+        Command::Script(args) => script::exec(&ctx()?, &args),
+        Command::Completions(args) => completions::exec(&args),
+        Command::Man(args) => completions::exec_man(&args),
     }
 }
 
