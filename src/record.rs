@@ -54,6 +54,15 @@ pub struct Recorded {
     pub wiki_path: Utf8PathBuf,
 }
 
+/// The warning a record kept under the model `default` deserves: that best
+/// follows whatever model the platform defaults to on the day, so a later
+/// comparison may be against another model without anyone noticing.
+pub fn default_model_warning(model: &str) -> Option<String> {
+    (model == "default").then(|| {
+        "this result ran on the platform's default model (`default`): its best follows whatever that model is on the day a later result is gated; name one with --model (or ANTHROPIC_MODEL, or `model` in settings.json) so bests compare like with like".to_string()
+    })
+}
+
 /// The lock file that serializes recorders of a source tree.
 pub fn lock_path(source: &Utf8Path) -> Utf8PathBuf {
     source.join("wiki").join(".skill-impact.lock")

@@ -292,3 +292,33 @@ fn a_script_can_neither_pick_the_platform_nor_write_outside_its_results() {
     let baseline = std::fs::read_to_string(source.join("evals/commit/baseline.json")).unwrap();
     assert!(baseline.contains("skill-eval-baseline/1"));
 }
+
+/// A best kept under `default` follows the platform's default model of the day:
+/// recording one says so and how to name a model; naming one says nothing.
+#[test]
+fn recording_under_the_default_model_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let source = source_with_wiki(dir.path());
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("gate/result-accept.json")).unwrap())
+            .unwrap();
+    for (model, warned) in [("default", true), ("claude-haiku-5-5", false)] {
+        doc["model"] = model.into();
+        let result = dir.path().join(format!("{model}.json"));
+        std::fs::write(&result, doc.to_string()).unwrap();
+        let out = bob(&source, home.path())
+            .args(["gate", "commit"])
+            .arg(&result)
+            .args(["--record", "--pr", "#1", "--pages", "p"])
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(
+            err.contains("platform's default model"),
+            warned,
+            "{model}: {err}"
+        );
+        assert_eq!(err.contains("--model"), warned, "{model}: {err}");
+    }
+}

@@ -523,3 +523,27 @@ fn a_plugin_runs_on_the_platform_once() {
     assert!(stderr(&out).contains("already ran"), "{}", stderr(&out));
     assert_eq!(w.calls().len(), 1);
 }
+
+/// `propose` without a model records under `default` and warns how to name one.
+#[test]
+fn propose_under_the_default_model_warns() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .args([
+            "propose",
+            "commit",
+            "--pr",
+            "#1",
+            "--pages",
+            "commit-skipped-hook",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("platform's default model"),
+        "{}",
+        stderr(&out)
+    );
+}

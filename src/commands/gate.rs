@@ -51,6 +51,9 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
     let mut decision = crate::gate::decide(&result, &baseline);
     let mut recorded = None;
     if rec.record {
+        if let Some(warning) = crate::record::default_model_warning(&result.model) {
+            eprintln!("bob-eval: warning: {warning}");
+        }
         let pr = rec.pr.as_deref().unwrap_or_default();
         let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
         decision = done.decision.clone();

@@ -682,6 +682,9 @@ mod library {
                     ));
                 }
                 let pages = strings(&pages, "pages")?;
+                if let Some(warning) = crate::record::default_model_warning(&result.doc.model) {
+                    h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
+                }
                 let recorded = crate::record::record(&h.ctx.source, &result.doc, &decision.decision, pr, &pages)
                     .map_err(|e| raise(&h, e))?;
                 if recorded.revised {
