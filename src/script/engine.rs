@@ -175,10 +175,26 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
     if let Some(pos) = message.rfind(" (line ") {
         message.truncate(pos);
     }
+    if let Some(known) = properties_hint(&message) {
+        message.push_str(&known);
+    }
     if !context.is_empty() {
         message = format!("{message} ({})", context.join(", "));
     }
     script_error(&source, err.position(), &message)
+}
+
+/// For "Unknown property 'x' … for type 'T'" or "Indexer unavailable: T …" on
+/// one of bob-eval's types: the properties it does have.
+fn properties_hint(message: &str) -> Option<String> {
+    let (_, known) = super::types::PROPERTIES.iter().find(|(ty, _)| {
+        message.contains(&format!("for type '{ty}'"))
+            || message.contains(&format!("Indexer unavailable: {ty} "))
+    })?;
+    Some(format!(
+        "; it has: {} (read them as `x.name`; `with` is a reserved word, so the scores are `with_score` and `without_score`)",
+        known.join(", ")
+    ))
 }
 
 /// An [`Error::Script`] at `pos` in `path` ("path:line: column C: message").
@@ -555,5 +571,50 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("--script-timeout"), "{err}");
         assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    }
+
+    #[test]
+    fn every_listed_property_has_a_getter_and_others_are_errors_that_list_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/pipelines/aggregate-result.json"
+        );
+        let prelude = format!(
+            "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nlet c = r.cases[0];\nlet d = gate(r);\n"
+        );
+        let fixture_host = || {
+            let mut h = host(None);
+            h.ctx.source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source").into();
+            h.ctx.home = root.to_owned();
+            h
+        };
+        for (ty, props) in super::super::types::PROPERTIES {
+            let var = match ty {
+                "EvalResult" => "r",
+                "Case" => "c",
+                _ => "d",
+            };
+            let reads: String = props
+                .iter()
+                .map(|p| format!("let _{p} = {var}.{p};\n"))
+                .collect();
+            let code = run_pipeline(fixture_host(), "t.rhai", &format!("{prelude}{reads}0"));
+            assert_eq!(code.unwrap(), 0, "{ty}");
+            for bad in [format!("{var}.withh"), format!("{var}[\"with\"]")] {
+                let err = run_pipeline(
+                    fixture_host(),
+                    "t.rhai",
+                    &format!("{prelude}let x = {bad};\n0"),
+                )
+                .unwrap_err();
+                assert!(
+                    err.to_string()
+                        .contains(&format!("it has: {}", props.join(", "))),
+                    "{bad}: {err}"
+                );
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! travel through the script as an opaque `Error` value and, when they stop it,
 //! become the command's error (and exit code) unchanged.
 
-use super::types::{EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64};
+use super::types::{
+    CaseResult, EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64,
+};
 use super::{Host, Options};
 use crate::error::Error;
 use crate::eval::{self, EvalOptions};
@@ -242,6 +244,10 @@ fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value, String> {
     if v.is::<GateDecision>() {
         return Ok(decision_value(&v.clone().cast::<GateDecision>()));
     }
+    if v.is::<CaseResult>() {
+        let c = v.clone().cast::<CaseResult>();
+        return serde_json::to_value(&*c.case).map_err(|e| format!("to_json: {e}"));
+    }
     if v.is::<Raised>() {
         let e = v.clone().cast::<Raised>();
         return Ok(serde_json::json!({"error": e.message, "exit_code": e.exit_code}));
@@ -417,6 +423,34 @@ fn register_types(engine: &mut Engine) {
     });
     engine.register_fn("to_debug", |r: &mut EvalResult| {
         format!("EvalResult({})", r.doc.run)
+    });
+
+    engine.register_type_with_name::<CaseResult>("Case");
+    engine.register_get("name", |c: &mut CaseResult| c.case.name.clone());
+    engine.register_get("with_score", |c: &mut CaseResult| c.case.with);
+    engine.register_get("without_score", |c: &mut CaseResult| {
+        opt_f64(c.case.without)
+    });
+    engine.register_get("delta", |c: &mut CaseResult| opt_f64(c.case.delta));
+    engine.register_get("verdict", |c: &mut CaseResult| {
+        c.case.verdict.map_or(Dynamic::UNIT, |v| v.as_str().into())
+    });
+    engine.register_get("trigger_rate", |c: &mut CaseResult| {
+        opt_f64(c.case.trigger_rate)
+    });
+    engine.register_get("fires_rate", |c: &mut CaseResult| {
+        opt_f64(c.case.fires_rate)
+    });
+    engine.register_get("quiet_rate", |c: &mut CaseResult| {
+        opt_f64(c.case.quiet_rate)
+    });
+    engine.register_get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
+    engine.register_get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
+    engine.register_fn("to_string", |c: &mut CaseResult| {
+        format!("Case({} {})", c.case.name, c.case.with)
+    });
+    engine.register_fn("to_debug", |c: &mut CaseResult| {
+        format!("Case({})", c.case.name)
     });
 
     engine.register_type_with_name::<GateDecision>("GateDecision");

@@ -6,7 +6,7 @@
 use crate::document::{CaseEval, SkillEval};
 use crate::eval::{Assembled, PlatformRun as Ran};
 use crate::gate::Decision;
-use rhai::{Array, Dynamic, Map};
+use rhai::{Array, Dynamic};
 use std::sync::{Arc, Mutex};
 
 /// A reduced, schema-valid `skill-eval/1` result (`EvalResult` in scripts).
@@ -62,27 +62,69 @@ pub fn opt_f64(x: Option<f64>) -> Dynamic {
     x.map_or(Dynamic::UNIT, Dynamic::from_float)
 }
 
-/// A case as a map (a copy: changing it changes nothing). `with` is a reserved
-/// word in Rhai, so the scores are `with_score` and `without_score`.
-pub fn case_map(case: &CaseEval) -> Map {
-    let mut m = Map::new();
-    m.insert("name".into(), case.name.clone().into());
-    m.insert("with_score".into(), Dynamic::from_float(case.with));
-    m.insert("without_score".into(), opt_f64(case.without));
-    m.insert("delta".into(), opt_f64(case.delta));
-    m.insert(
-        "verdict".into(),
-        case.verdict.map_or(Dynamic::UNIT, |v| v.as_str().into()),
-    );
-    m.insert("trigger_rate".into(), opt_f64(case.trigger_rate));
-    m.insert("fires_rate".into(), opt_f64(case.fires_rate));
-    m.insert("quiet_rate".into(), opt_f64(case.quiet_rate));
-    m.insert("cost_usd".into(), Dynamic::from_float(case.cost_usd));
-    m.insert("runs".into(), Dynamic::from_int(i64::from(case.runs)));
-    m
+/// One case of a result (`Case` in scripts): read-only, like the result.
+/// `with` is a reserved word in Rhai, so the scores are `with_score` and
+/// `without_score`.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case.
+    pub case: Arc<CaseEval>,
 }
 
-/// The cases of a result as an array of maps.
+/// The properties a script may read, per opaque type: an unknown one is an
+/// error that lists these (and a test checks each has a getter).
+pub const PROPERTIES: [(&str, &[&str]); 3] = [
+    (
+        "EvalResult",
+        &[
+            "item",
+            "run",
+            "date",
+            "model",
+            "with_score",
+            "without_score",
+            "delta",
+            "verdict",
+            "trigger_rate",
+            "fires_rate",
+            "quiet_rate",
+            "trigger_problem",
+            "cost_usd",
+            "max_cost_usd",
+            "partial",
+            "partial_reason",
+            "cases",
+        ],
+    ),
+    (
+        "Case",
+        &[
+            "name",
+            "with_score",
+            "without_score",
+            "delta",
+            "verdict",
+            "trigger_rate",
+            "fires_rate",
+            "quiet_rate",
+            "cost_usd",
+            "runs",
+        ],
+    ),
+    (
+        "GateDecision",
+        &["accepted", "reasons", "conditions", "best", "item", "model"],
+    ),
+];
+
+/// The cases of a result.
 pub fn cases(doc: &SkillEval) -> Array {
-    doc.cases.iter().map(|c| case_map(c).into()).collect()
+    doc.cases
+        .iter()
+        .map(|c| {
+            Dynamic::from(CaseResult {
+                case: Arc::new(c.clone()),
+            })
+        })
+        .collect()
 }
