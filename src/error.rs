@@ -179,6 +179,16 @@ pub enum Error {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted")]
     Interrupted,
+
+    /// The evidence store cannot be used: corrupt, locked, read-only, written
+    /// by a newer bob-eval, or the disk failed. Could not run, not bad input.
+    #[error("evidence store {path}: {message}")]
+    Store {
+        /// The database file.
+        path: Utf8PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
 }
 
 fn list(paths: &[Utf8PathBuf]) -> String {
@@ -211,6 +221,7 @@ impl Error {
             | Error::PlatformFailed { .. }
             | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
             Error::Interrupted => exit::INTERRUPTED,
+            Error::Store { .. } => exit::COULD_NOT_RUN,
         }
     }
 

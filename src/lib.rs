@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod document;
 pub mod error;
+pub mod evidence;
 pub mod gate;
 pub mod item;
 pub mod platform;
