@@ -299,18 +299,7 @@ impl Store {
         }
         let ids: Vec<String> = keys.iter().map(RunKey::id).collect();
         let ids = serde_json::to_string(&ids).expect("strings serialize");
-        let columns = COLUMNS
-            .split(", ")
-            .map(|c| format!("r.{}", c.trim()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "WITH wanted(pos, key_id) AS (SELECT key, value FROM json_each(?1)) \
-             SELECT {columns}, w.pos FROM wanted AS w JOIN runs AS r ON r.rowid IN \
-               (SELECT rowid FROM runs WHERE key_id = w.key_id AND usable = 1 \
-                ORDER BY started_at DESC, run DESC, id DESC LIMIT ?2) \
-             ORDER BY w.pos, r.started_at DESC, r.run DESC, r.id DESC"
-        );
+        let sql = lookup_sql();
         let fault = |e| self.fault("looking up runs", e);
         let mut stmt = self.conn.prepare_cached(&sql).map_err(fault)?;
         let limit = i64::try_from(per_key).unwrap_or(i64::MAX);
@@ -494,6 +483,22 @@ impl Store {
     }
 }
 
+/// The one query of [`Store::lookup`]: `?1` a JSON array of key ids, `?2` how many per key.
+fn lookup_sql() -> String {
+    let columns = COLUMNS
+        .split(", ")
+        .map(|c| format!("r.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "WITH wanted(pos, key_id) AS (SELECT key, value FROM json_each(?1)) \
+         SELECT {columns}, w.pos FROM wanted AS w JOIN runs AS r ON r.rowid IN \
+           (SELECT rowid FROM runs WHERE key_id = w.key_id AND usable = 1 \
+            ORDER BY started_at DESC, run DESC, id DESC LIMIT ?2) \
+         ORDER BY w.pos, r.started_at DESC, r.run DESC, r.id DESC"
+    )
+}
+
 /// A start time as stored: fixed-width RFC 3339 in UTC, so text order is time order.
 fn time_text(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Nanos, true)
@@ -639,18 +644,27 @@ mod tests {
         let store = Store::open(&path).unwrap();
         let plan: Vec<String> = store
             .conn
-            .prepare(
-                "EXPLAIN QUERY PLAN SELECT rowid FROM runs WHERE key_id = 'k' AND usable = 1 \
-                 ORDER BY started_at DESC, run DESC, id DESC LIMIT 3",
-            )
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", lookup_sql()))
             .unwrap()
-            .query_map([], |r| r.get(3))
+            .query_map(params!["[\"k\"]", 3], |r| r.get(3))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         let plan = plan.join("\n");
-        assert!(plan.contains("runs_by_key"), "{plan}");
-        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+        // Per wanted key: a covering index search, then each run by rowid; the
+        // only sort is of the few rows found, never a scan of the runs.
+        assert!(
+            plan.contains("COVERING INDEX runs_by_key (key_id=? AND usable=?)"),
+            "{plan}"
+        );
+        assert!(
+            plan.contains("SEARCH r USING INTEGER PRIMARY KEY"),
+            "{plan}"
+        );
+        assert!(
+            !plan.contains("SCAN r") && !plan.contains("SCAN runs"),
+            "{plan}"
+        );
     }
 
     #[test]
