@@ -406,17 +406,26 @@ fn writers_killed_at_any_moment_leave_a_sound_store() {
             .spawn()
             .unwrap();
         let stdout = proc.stdout.take().unwrap();
+        let (first_commit, committing) = std::sync::mpsc::channel();
         let reader = thread::spawn(move || {
             let mut last = 0usize;
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(n) = line.strip_prefix("committed ") {
                     last = n.trim().parse().unwrap();
+                    let _ = first_commit.send(());
                 }
             }
             last
         });
-        thread::sleep(Duration::from_micros(20_000 + rng.below(150_000)));
+        if kill % 2 == 0 {
+            // Any moment from the start: opening, the first transaction, …
+            thread::sleep(Duration::from_micros(rng.below(150_000)));
+        } else {
+            // While it writes, whatever the machine's load made its start cost.
+            committing.recv_timeout(Duration::from_secs(60)).unwrap();
+            thread::sleep(Duration::from_micros(rng.below(60_000)));
+        }
         proc.kill().unwrap();
         proc.wait().unwrap();
         let reported = reader.join().unwrap();

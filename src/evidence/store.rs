@@ -167,20 +167,23 @@ impl Store {
 
     /// Refuse a newer schema and a SQLite file that is not an evidence store.
     fn check_identity(&self) -> Result<()> {
-        let version = self.user_version()?;
+        // One statement, so one snapshot: another process creating the store
+        // at the same moment is seen wholly or not at all.
+        let (version, app, tables): (i64, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), \
+                        (SELECT application_id FROM pragma_application_id), \
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.fault("reading the schema version", e))?;
         if version > SCHEMA_VERSION {
             return Err(self.error(format!(
                 "was written by a newer bob-eval (schema {version}; this one reads up to {SCHEMA_VERSION}): upgrade bob-eval, or choose another store with --evidence PATH or $BOB_EVIDENCE"
             )));
         }
-        let app: i64 = self
-            .conn
-            .pragma_query_value(None, "application_id", |r| r.get(0))
-            .map_err(|e| self.fault("reading the file header", e))?;
-        let tables: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(|e| self.fault("reading the schema", e))?;
         if app != APPLICATION_ID && (app != 0 || version != 0 || tables != 0) {
             return Err(self.error(
                 "is a SQLite database but not a bob-eval evidence store: choose another file with --evidence PATH or $BOB_EVIDENCE",
