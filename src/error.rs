@@ -187,6 +187,15 @@ pub enum Error {
     /// Stdout's reader went away (`bob-eval check | head -1`); the binary ends quietly.
     #[error("the output pipe was closed")]
     BrokenPipe,
+    /// The evidence store cannot be used: corrupt, locked, read-only, written
+    /// by a newer bob-eval, or the disk failed. Could not run, not bad input.
+    #[error("evidence store {path}: {message}")]
+    Store {
+        /// The database file.
+        path: Utf8PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
 }
 
 fn list(paths: &[Utf8PathBuf]) -> String {
@@ -228,6 +237,7 @@ impl Error {
             | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
             Error::Interrupted => exit::INTERRUPTED,
             Error::BrokenPipe => exit::OK,
+            Error::Store { .. } => exit::COULD_NOT_RUN,
         }
     }
 

@@ -6,7 +6,7 @@
 //! - foundations: [`diagnostic`], [`error`], [`event`], [`parallel`],
 //!   [`schema`], [`fsio`], [`config`], [`document`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
-//!   [`reduce`], [`gate`], [`wiki`], [`record`];
+//!   [`reduce`], [`gate`], [`wiki`], [`record`], [`evidence`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
@@ -22,6 +22,7 @@ pub mod document;
 pub mod error;
 pub mod eval;
 pub mod event;
+pub mod evidence;
 pub mod fsio;
 pub mod gate;
 pub mod item;
@@ -58,6 +59,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "domain",
         &[
             "suite", "item", "check", "plugin", "platform", "reduce", "gate", "wiki", "record",
+            "evidence",
         ],
     ),
     ("eval", &["eval"]),

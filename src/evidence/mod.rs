@@ -1,0 +1,439 @@
+//! The evidence store: every platform run kept, reused, never paid for twice.
+//!
+//! One SQLite file (default `$BOB_HOME/evidence.db`, see [`Store::default_path`])
+//! holds one row per platform run: its [`RunKey`] (what was run: the item's
+//! and case's contents, the arm, the models, the platform version, the tool
+//! grants and the other options that change an outcome) and its
+//! [`RunOutcome`] (what came out, and the bob-eval run that bought it). Runs
+//! under the same key are interchangeable evidence: [`Store::lookup`] returns
+//! the most recent N per key, so a new eval pays only for the runs it lacks.
+//!
+//! The export format is JSON Lines, one [`StoredRun`] a line:
+//!
+//! ```json
+//! {"schema":"bob-eval-evidence/1","id":"<sha256 hex>","key":{"item":"commit","item_digest":"…","case":"fires","case_digest":"…","arm":"with","model":"claude-sonnet-5-5","judge_model":"default","platform_version":"2.1.328","tools":["Bash"],"options":"…"},"outcome":{"score":1.0,"passed":true,"graders":[{"name":"fires","passed":true,"scored":false,"with_only":true,"weight":1.0,"explanation":"Skill called 1x (expected 1..)"}],"cost_usd":0.03,"judge_cost_usd":0.0,"duration_seconds":2.0,"turns":3,"error":null,"skipped_paid_graders":false,"started_at":"2026-12-02T09:40:17.922Z","run":1,"bought_by":"eval-commit-20261202T094337Z"}}
+//! ```
+//!
+//! Every field is required except `outcome.error` (absent means null);
+//! unknown fields are refused. `id` must be [`StoredRun::compute_id`] of the
+//! line's key and outcome, so importing the same runs twice adds nothing.
+
+mod digest;
+mod platform;
+mod store;
+
+pub use digest::{digest_dir, digest_files, options_digest};
+pub use platform::{PlatformRunsContext, runs_from_platform};
+pub use store::{BUSY_TIMEOUT, SCHEMA_VERSION, Store};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The `schema` of every exported line.
+pub const EXPORT_SCHEMA: &str = "bob-eval-evidence/1";
+
+/// Which arm of the with/without ablation a run belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arm {
+    /// The item's plugin loaded.
+    With,
+    /// Without it.
+    Without,
+}
+
+impl Arm {
+    /// `with` or `without`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arm::With => "with",
+            Arm::Without => "without",
+        }
+    }
+
+    /// The arm named `text`.
+    pub fn parse(text: &str) -> Option<Arm> {
+        match text {
+            "with" => Some(Arm::With),
+            "without" => Some(Arm::Without),
+            _ => None,
+        }
+    }
+}
+
+/// What was run: runs with equal keys are interchangeable evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunKey {
+    /// The item's name (for listing; its contents are `item_digest`).
+    pub item: String,
+    /// [`digest_files`]/[`digest_dir`] of the item's files.
+    pub item_digest: String,
+    /// The case's name.
+    pub case: String,
+    /// [`digest_dir`] of the case folder: prompt, case.yaml, graders and what they reference.
+    pub case_digest: String,
+    /// The arm.
+    pub arm: Arm,
+    /// The model as asked (`default` for the platform's own).
+    pub model: String,
+    /// The judge model as asked (`default` for the platform's own).
+    pub judge_model: String,
+    /// The platform's version (`claudeVersion`).
+    pub platform_version: String,
+    /// The tool grants; order and repeats do not matter (kept sorted).
+    pub tools: Vec<String>,
+    /// [`options_digest`] of the other options that change an outcome.
+    pub options: String,
+}
+
+impl RunKey {
+    /// The key with its tool grants sorted and deduplicated.
+    pub fn normalized(mut self) -> RunKey {
+        self.tools.sort();
+        self.tools.dedup();
+        self
+    }
+
+    /// A digest of every field (tools order-insensitive): the lookup key.
+    pub fn id(&self) -> String {
+        let mut tools = self.tools.clone();
+        tools.sort();
+        tools.dedup();
+        let tools = serde_json::to_string(&tools).expect("strings serialize");
+        digest::digest_parts([
+            "bob-eval-evidence-key/1",
+            &self.item,
+            &self.item_digest,
+            &self.case,
+            &self.case_digest,
+            self.arm.as_str(),
+            &self.model,
+            &self.judge_model,
+            &self.platform_version,
+            &tools,
+            &self.options,
+        ])
+    }
+}
+
+/// One grader's result in a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraderOutcome {
+    /// The grader's name.
+    pub name: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Whether it counted toward the run's score.
+    pub scored: bool,
+    /// Whether it is a with-only plugin-fired indicator.
+    pub with_only: bool,
+    /// Its weight in the score.
+    pub weight: f64,
+    /// The platform's explanation.
+    pub explanation: String,
+}
+
+/// What one platform run came to, and who paid for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunOutcome {
+    /// Weighted share of scored graders that passed, 0..1.
+    pub score: f64,
+    /// The platform's pass flag.
+    pub passed: bool,
+    /// Every grader's result.
+    pub graders: Vec<GraderOutcome>,
+    /// Dollars, judge included.
+    pub cost_usd: f64,
+    /// Dollars spent on the judge.
+    pub judge_cost_usd: f64,
+    /// Wall time of the run.
+    pub duration_seconds: f64,
+    /// Agent turns.
+    pub turns: u32,
+    /// Why the run ended abnormally, if it did.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The platform skipped the paid (llm) graders.
+    pub skipped_paid_graders: bool,
+    /// When the run started.
+    pub started_at: DateTime<Utc>,
+    /// Its 1-based position in its arm of the platform result.
+    pub run: u32,
+    /// The bob-eval run id that bought it (`eval-<item>-<UTC start>`).
+    pub bought_by: String,
+}
+
+impl RunOutcome {
+    /// False for a run that ended on an API/harness error with no grader
+    /// results, or skipped its paid graders: it says nothing about the item,
+    /// so [`Store::lookup`] does not count it (it is still kept).
+    pub fn usable(&self) -> bool {
+        !(self.skipped_paid_graders || self.error.is_some() && self.graders.is_empty())
+    }
+
+    /// Why this outcome cannot be stored, if it cannot.
+    pub fn problem(&self) -> Option<String> {
+        if !(0.0..=1.0).contains(&self.score) {
+            return Some(format!("score {} is outside 0..1", self.score));
+        }
+        for (name, value) in [
+            ("cost_usd", self.cost_usd),
+            ("judge_cost_usd", self.judge_cost_usd),
+            ("duration_seconds", self.duration_seconds),
+        ] {
+            if !value.is_finite() || value < 0.0 {
+                return Some(format!("{name} {value} is not a non-negative number"));
+            }
+        }
+        if let Some(g) = self.graders.iter().find(|g| !g.weight.is_finite()) {
+            return Some(format!("grader `{}` has weight {}", g.name, g.weight));
+        }
+        if self.run == 0 {
+            return Some("run must be 1 or more".into());
+        }
+        None
+    }
+}
+
+/// One stored run: its id, key and outcome (also one line of the export).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    /// [`StoredRun::compute_id`] of the key and outcome.
+    pub id: String,
+    /// What was run.
+    pub key: RunKey,
+    /// What came out.
+    pub outcome: RunOutcome,
+}
+
+impl StoredRun {
+    /// A run with its id computed; the key's tools are normalized.
+    pub fn new(key: RunKey, outcome: RunOutcome) -> StoredRun {
+        let key = key.normalized();
+        StoredRun {
+            id: StoredRun::compute_id(&key, &outcome),
+            key,
+            outcome,
+        }
+    }
+
+    /// The run's identity: its key, start time and position in its arm. The
+    /// same platform run stored twice (a replayed result, an import of an
+    /// export) gets the same id, whoever bought it.
+    pub fn compute_id(key: &RunKey, outcome: &RunOutcome) -> String {
+        let started = outcome
+            .started_at
+            .to_rfc3339_opts(SecondsFormat::Nanos, true);
+        let run = outcome.run.to_string();
+        digest::digest_parts(["bob-eval-evidence-run/1", &key.id(), &started, &run])
+    }
+}
+
+/// The runs stored for one item, case, arm and model ([`Store::list`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListEntry {
+    /// The item.
+    pub item: String,
+    /// The case.
+    pub case: String,
+    /// The arm.
+    pub arm: Arm,
+    /// The model as asked.
+    pub model: String,
+    /// How many runs.
+    pub runs: u64,
+    /// How many distinct keys (versions of the item, case, platform, options…).
+    pub keys: u64,
+    /// The earliest run's start.
+    pub first: DateTime<Utc>,
+    /// The latest run's start.
+    pub last: DateTime<Utc>,
+    /// What they cost together, judge included.
+    pub cost_usd: f64,
+}
+
+/// What [`Store::import`] did with a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    /// Runs in the file.
+    pub runs: usize,
+    /// Runs new to the store.
+    pub added: usize,
+    /// Runs it already held.
+    pub already: usize,
+}
+
+/// The JSON Lines form of a [`StoredRun`].
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    schema: String,
+    id: String,
+    key: RunKey,
+    outcome: RunOutcome,
+}
+
+impl StoredRun {
+    /// This run as one export line (no newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(&Line {
+            schema: EXPORT_SCHEMA.into(),
+            id: self.id.clone(),
+            key: self.key.clone(),
+            outcome: self.outcome.clone(),
+        })
+        .expect("a stored run serializes")
+    }
+
+    /// Parse one export line; the error says what is wrong (no location).
+    pub fn from_line(text: &str) -> Result<StoredRun, String> {
+        let line: Line = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if line.schema != EXPORT_SCHEMA {
+            return Err(format!(
+                "schema {:?} is not {EXPORT_SCHEMA:?} (written by another bob-eval?)",
+                line.schema
+            ));
+        }
+        if let Some(problem) = line.outcome.problem() {
+            return Err(problem);
+        }
+        let run = StoredRun::new(line.key, line.outcome);
+        if run.id != line.id {
+            return Err(format!(
+                "id {} does not match the run's key, started_at and run (expected {}): the line was edited or damaged",
+                line.id, run.id
+            ));
+        }
+        Ok(run)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A run for tests: `case`, `arm`, start `second` seconds into the day.
+    pub(crate) fn sample(case: &str, arm: Arm, second: u32, bought_by: &str) -> StoredRun {
+        let key = RunKey {
+            item: "commit".into(),
+            item_digest: "i".repeat(64),
+            case: case.into(),
+            case_digest: format!("{case:0>64}"),
+            arm,
+            model: "claude-sonnet-5-5".into(),
+            judge_model: "default".into(),
+            platform_version: "2.1.328".into(),
+            tools: vec!["Read".into(), "Bash".into()],
+            options: options_digest(&[]),
+        };
+        let outcome = RunOutcome {
+            score: 0.5,
+            passed: false,
+            graders: vec![GraderOutcome {
+                name: "subject".into(),
+                passed: true,
+                scored: true,
+                with_only: false,
+                weight: 1.0,
+                explanation: "matched".into(),
+            }],
+            cost_usd: 0.03,
+            judge_cost_usd: 0.01,
+            duration_seconds: 2.0,
+            turns: 3,
+            error: None,
+            skipped_paid_graders: false,
+            started_at: DateTime::from_timestamp(1_796_000_000 + i64::from(second), 922_000_000)
+                .unwrap(),
+            run: 1,
+            bought_by: bought_by.into(),
+        };
+        StoredRun::new(key, outcome)
+    }
+
+    #[test]
+    fn line_round_trips() {
+        let run = sample("fires", Arm::With, 0, "eval-commit-20261202T094337Z");
+        let line = run.to_line();
+        assert!(
+            line.starts_with(r#"{"schema":"bob-eval-evidence/1","id":""#),
+            "{line}"
+        );
+        assert!(line.contains(r#""started_at":"2026-"#), "{line}");
+        assert_eq!(StoredRun::from_line(&line).unwrap(), run);
+    }
+
+    #[test]
+    fn key_id_ignores_tool_order_but_not_fields() {
+        let run = sample("fires", Arm::With, 0, "x");
+        let mut other = run.key.clone();
+        other.tools.reverse();
+        assert_eq!(other.id(), run.key.id());
+        other.model = "haiku".into();
+        assert_ne!(other.id(), run.key.id());
+        let mut arm = run.key.clone();
+        arm.arm = Arm::Without;
+        assert_ne!(arm.id(), run.key.id());
+    }
+
+    #[test]
+    fn id_is_the_platform_run_whoever_bought_it() {
+        let a = sample("fires", Arm::With, 0, "eval-commit-1");
+        let b = sample("fires", Arm::With, 0, "eval-commit-2");
+        assert_eq!(a.id, b.id);
+        let c = sample("fires", Arm::With, 1, "eval-commit-1");
+        assert_ne!(a.id, c.id);
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        let run = sample("fires", Arm::With, 0, "x");
+        let edited = run.to_line().replace(r#""score":0.5"#, r#""score":0.75"#);
+        assert_eq!(StoredRun::from_line(&edited).unwrap().outcome.score, 0.75);
+        let forged = run.to_line().replace(&run.id, &"0".repeat(64));
+        assert!(
+            StoredRun::from_line(&forged)
+                .unwrap_err()
+                .contains("does not match")
+        );
+        let out_of_range = run.to_line().replace(r#""score":0.5"#, r#""score":1.5"#);
+        assert!(
+            StoredRun::from_line(&out_of_range)
+                .unwrap_err()
+                .contains("outside 0..1")
+        );
+        let unknown = run
+            .to_line()
+            .replace(r#""turns":3"#, r#""turns":3,"extra":1"#);
+        assert!(
+            StoredRun::from_line(&unknown)
+                .unwrap_err()
+                .contains("unknown field")
+        );
+        let schema = run
+            .to_line()
+            .replace("bob-eval-evidence/1", "bob-eval-evidence/2");
+        assert!(
+            StoredRun::from_line(&schema)
+                .unwrap_err()
+                .contains("schema")
+        );
+        assert!(StoredRun::from_line("{").is_err());
+    }
+
+    #[test]
+    fn harness_errors_are_not_usable() {
+        let mut run = sample("fires", Arm::With, 0, "x");
+        assert!(run.outcome.usable());
+        run.outcome.error = Some("rate limited".into());
+        assert!(
+            run.outcome.usable(),
+            "an error with grader results is still graded"
+        );
+        run.outcome.graders.clear();
+        assert!(!run.outcome.usable());
+    }
+}

@@ -1,0 +1,731 @@
+//! The SQLite file behind the evidence store.
+//!
+//! WAL mode, a busy timeout, `synchronous = FULL` (a committed run survives a
+//! crash of the process or the machine), a versioned schema migrated by
+//! `user_version`, and one transaction per write: a writer killed half-way
+//! leaves the store as it was before its transaction.
+
+use super::{
+    Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, RunKey, RunOutcome, StoredRun,
+};
+use crate::error::{Error, Location, Result};
+use camino::{Utf8Path, Utf8PathBuf};
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, params};
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+/// The schema version this bob-eval writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How long a write waits for another writer before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `PRAGMA application_id`: "bobe", marks the file as an evidence store.
+const APPLICATION_ID: i64 = 0x626f_6265;
+
+/// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE runs (
+    id                   TEXT    NOT NULL PRIMARY KEY,
+    key_id               TEXT    NOT NULL,
+    item                 TEXT    NOT NULL,
+    item_digest          TEXT    NOT NULL,
+    case_name            TEXT    NOT NULL,
+    case_digest          TEXT    NOT NULL,
+    arm                  TEXT    NOT NULL CHECK (arm IN ('with', 'without')),
+    model                TEXT    NOT NULL,
+    judge_model          TEXT    NOT NULL,
+    platform_version     TEXT    NOT NULL,
+    tools                TEXT    NOT NULL,
+    options              TEXT    NOT NULL,
+    score                REAL    NOT NULL,
+    passed               INTEGER NOT NULL,
+    graders              TEXT    NOT NULL,
+    cost_usd             REAL    NOT NULL,
+    judge_cost_usd       REAL    NOT NULL,
+    duration_seconds     REAL    NOT NULL,
+    turns                INTEGER NOT NULL,
+    error                TEXT,
+    skipped_paid_graders INTEGER NOT NULL,
+    started_at           TEXT    NOT NULL,
+    run                  INTEGER NOT NULL,
+    bought_by            TEXT    NOT NULL,
+    usable               INTEGER NOT NULL
+);
+CREATE INDEX runs_by_key ON runs (key_id, usable, started_at DESC, run DESC, id DESC);
+CREATE INDEX runs_by_item ON runs (item, case_name, arm, model);
+"#];
+
+/// Every column of a run, in the order [`run_from_row`] reads them.
+const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
+    platform_version, tools, options, score, passed, graders, cost_usd, judge_cost_usd, \
+    duration_seconds, turns, error, skipped_paid_graders, started_at, run, bought_by";
+
+/// An open evidence store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: Utf8PathBuf,
+    busy_timeout: Duration,
+}
+
+impl Store {
+    /// The store's file: `flag` (`--evidence`), else `$BOB_EVIDENCE` when set
+    /// and not empty, else `<home>/evidence.db`.
+    pub fn default_path(flag: Option<&Utf8Path>, home: &Utf8Path) -> Utf8PathBuf {
+        let env = std::env::var("BOB_EVIDENCE").ok();
+        Store::resolve_path(flag, env.as_deref(), home)
+    }
+
+    /// [`Store::default_path`] with the environment value given.
+    pub fn resolve_path(
+        flag: Option<&Utf8Path>,
+        env: Option<&str>,
+        home: &Utf8Path,
+    ) -> Utf8PathBuf {
+        match (flag, env.filter(|v| !v.is_empty())) {
+            (Some(flag), _) => flag.to_owned(),
+            (None, Some(env)) => Utf8PathBuf::from(env),
+            (None, None) => home.join("evidence.db"),
+        }
+    }
+
+    /// Open (or create, with its folder) the store at `path`, migrating an
+    /// older schema; refuses a newer schema, a file that is not an evidence
+    /// store, and a read-only one.
+    pub fn open(path: &Utf8Path) -> Result<Store> {
+        Store::open_with_timeout(path, BUSY_TIMEOUT)
+    }
+
+    /// [`Store::open`] waiting at most `busy_timeout` for other writers.
+    pub fn open_with_timeout(path: &Utf8Path, busy_timeout: Duration) -> Result<Store> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty())
+            && !parent.is_dir()
+        {
+            std::fs::create_dir_all(parent).map_err(|e| Error::Store {
+                path: path.to_owned(),
+                message: format!("cannot create its folder {parent}: {e}"),
+            })?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let fault = |e| fault(path, busy_timeout, "opening", e);
+        let conn = Connection::open_with_flags(path, flags).map_err(fault)?;
+        let mut store = Store {
+            conn,
+            path: path.to_owned(),
+            busy_timeout,
+        };
+        store.conn.busy_timeout(busy_timeout).map_err(fault)?;
+        if store.conn.is_readonly("main").map_err(fault)? {
+            return Err(store.error(
+                "is read-only: bob-eval must write it and the `-wal` and `-shm` files beside it; fix the permissions of the file and its folder, or choose another store with --evidence PATH or $BOB_EVIDENCE",
+            ));
+        }
+        store.check_identity()?;
+        let mode: String = store
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| store.fault("switching to WAL", e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(store.error(format!(
+                "cannot use write-ahead logging (journal mode stays {mode:?}): is it on a network or read-only file system?"
+            )));
+        }
+        store
+            .conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(|e| store.fault("setting synchronous", e))?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Utf8Path {
+        &self.path
+    }
+
+    fn error(&self, message: impl Into<String>) -> Error {
+        Error::Store {
+            path: self.path.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn fault(&self, doing: &str, e: rusqlite::Error) -> Error {
+        fault(&self.path, self.busy_timeout, doing, e)
+    }
+
+    /// The schema version in the file (0 for a new file).
+    fn user_version(&self) -> Result<i64> {
+        self.conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| self.fault("reading the schema version", e))
+    }
+
+    /// Refuse a newer schema and a SQLite file that is not an evidence store.
+    fn check_identity(&self) -> Result<()> {
+        // One statement, so one snapshot: another process creating the store
+        // at the same moment is seen wholly or not at all.
+        let (version, app, tables): (i64, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), \
+                        (SELECT application_id FROM pragma_application_id), \
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.fault("reading the schema version", e))?;
+        if version > SCHEMA_VERSION {
+            return Err(self.error(format!(
+                "was written by a newer bob-eval (schema {version}; this one reads up to {SCHEMA_VERSION}): upgrade bob-eval, or choose another store with --evidence PATH or $BOB_EVIDENCE"
+            )));
+        }
+        if app != APPLICATION_ID && (app != 0 || version != 0 || tables != 0) {
+            return Err(self.error(
+                "is a SQLite database but not a bob-eval evidence store: choose another file with --evidence PATH or $BOB_EVIDENCE",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bring the schema to [`SCHEMA_VERSION`], one transaction for all steps.
+    fn migrate(&mut self) -> Result<()> {
+        if self.user_version()? == SCHEMA_VERSION {
+            return Ok(());
+        }
+        let (path, timeout) = (self.path.clone(), self.busy_timeout);
+        let fault = |e| fault(&path, timeout, "upgrading the schema", e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fault)?;
+        // Another process may have migrated while this one waited for the lock.
+        let version: i64 = tx
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(fault)?;
+        for step in MIGRATIONS.iter().skip(version.max(0) as usize) {
+            tx.execute_batch(step).map_err(fault)?;
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(fault)?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(fault)?;
+        tx.commit().map_err(fault)
+    }
+
+    /// Store `runs` in one transaction (all or none); returns how many were
+    /// new. A run already stored (same id) is left as it was.
+    pub fn insert(&mut self, runs: &[StoredRun]) -> Result<usize> {
+        for run in runs {
+            let id = StoredRun::compute_id(&run.key, &run.outcome);
+            let problem = if id != run.id {
+                Some(format!("its id is not {id}"))
+            } else {
+                run.outcome.problem()
+            };
+            if let Some(problem) = problem {
+                return Err(Error::invalid(
+                    &self.path,
+                    format!(
+                        "refused run {} (case `{}`, {} arm): {problem}; nothing was stored",
+                        run.id,
+                        run.key.case,
+                        run.key.arm.as_str()
+                    ),
+                ));
+            }
+        }
+        let (path, timeout) = (self.path.clone(), self.busy_timeout);
+        let fault = |e| fault(&path, timeout, "storing runs", e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fault)?;
+        let mut added = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "INSERT OR IGNORE INTO runs ({COLUMNS}, key_id, usable) VALUES \
+                     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                      ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"
+                ))
+                .map_err(fault)?;
+            for run in runs {
+                let (k, o) = (&run.key, &run.outcome);
+                let tools = serde_json::to_string(&k.tools).expect("strings serialize");
+                let graders = serde_json::to_string(&o.graders).expect("graders serialize");
+                added += stmt
+                    .execute(params![
+                        run.id,
+                        k.item,
+                        k.item_digest,
+                        k.case,
+                        k.case_digest,
+                        k.arm.as_str(),
+                        k.model,
+                        k.judge_model,
+                        k.platform_version,
+                        tools,
+                        k.options,
+                        o.score,
+                        o.passed,
+                        graders,
+                        o.cost_usd,
+                        o.judge_cost_usd,
+                        o.duration_seconds,
+                        o.turns,
+                        o.error,
+                        o.skipped_paid_graders,
+                        time_text(&o.started_at),
+                        o.run,
+                        o.bought_by,
+                        k.id(),
+                        o.usable(),
+                    ])
+                    .map_err(fault)?;
+            }
+        }
+        tx.commit().map_err(fault)?;
+        Ok(added)
+    }
+
+    /// For each key, its most recent `per_key` usable runs (see
+    /// [`RunOutcome::usable`]), newest first; one query for all keys.
+    pub fn lookup(&self, keys: &[RunKey], per_key: usize) -> Result<Vec<Vec<StoredRun>>> {
+        let mut found = vec![Vec::new(); keys.len()];
+        if keys.is_empty() || per_key == 0 {
+            return Ok(found);
+        }
+        let ids: Vec<String> = keys.iter().map(RunKey::id).collect();
+        let ids = serde_json::to_string(&ids).expect("strings serialize");
+        let sql = lookup_sql();
+        let fault = |e| self.fault("looking up runs", e);
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(fault)?;
+        let limit = i64::try_from(per_key).unwrap_or(i64::MAX);
+        let mut rows = stmt.query(params![ids, limit]).map_err(fault)?;
+        while let Some(row) = rows.next().map_err(fault)? {
+            let pos: i64 = row.get(23).map_err(fault)?;
+            let run = self.run_from_row(row)?;
+            found[pos as usize].push(run);
+        }
+        Ok(found)
+    }
+
+    /// Runs per item, case, arm and model (every item when `items` is empty).
+    pub fn list(&self, items: &[String]) -> Result<Vec<ListEntry>> {
+        let fault = |e| self.fault("listing runs", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT item, case_name, arm, model, count(*), count(DISTINCT key_id), \
+                 min(started_at), max(started_at), total(cost_usd) FROM runs \
+                 WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
+                 GROUP BY item, case_name, arm, model ORDER BY item, case_name, arm, model",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(fault)? {
+            let arm: String = row.get(2).map_err(fault)?;
+            out.push(ListEntry {
+                item: row.get(0).map_err(fault)?,
+                case: row.get(1).map_err(fault)?,
+                arm: self.arm(&arm)?,
+                model: row.get(3).map_err(fault)?,
+                runs: row.get::<_, i64>(4).map_err(fault)? as u64,
+                keys: row.get::<_, i64>(5).map_err(fault)? as u64,
+                first: self.time(&row.get::<_, String>(6).map_err(fault)?)?,
+                last: self.time(&row.get::<_, String>(7).map_err(fault)?)?,
+                cost_usd: row.get(8).map_err(fault)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Write the runs of `items` (all when empty) to `out` as JSON Lines, in a
+    /// stable order; `name` names `out` in errors. Returns how many.
+    pub fn export(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
+        let fault = |e| self.fault("exporting runs", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM runs \
+                 WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
+                 ORDER BY item, case_name, arm, model, started_at, run, id"
+            ))
+            .map_err(fault)?;
+        let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
+        let mut out = std::io::BufWriter::new(out);
+        let mut count = 0;
+        while let Some(row) = rows.next().map_err(fault)? {
+            let run = self.run_from_row(row)?;
+            writeln!(out, "{}", run.to_line())
+                .map_err(|e| Error::io(name, "writing the export", e))?;
+            count += 1;
+        }
+        out.flush()
+            .map_err(|e| Error::io(name, "writing the export", e))?;
+        Ok(count)
+    }
+
+    /// Import the JSON Lines at `path` (see the module docs); all or nothing:
+    /// a bad line is refused with its line number and nothing is stored.
+    pub fn import_file(&mut self, path: &Utf8Path) -> Result<ImportReport> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, "reading", e))?;
+        self.import(std::io::BufReader::new(file), path)
+    }
+
+    /// Import JSON Lines from `reader`; `path` names it in errors. Blank lines
+    /// are skipped; a run already stored is counted in `already`.
+    pub fn import(&mut self, reader: impl BufRead, path: &Utf8Path) -> Result<ImportReport> {
+        let mut runs = Vec::new();
+        for (i, line) in reader.split(b'\n').enumerate() {
+            let line = line.map_err(|e| Error::io(path, "reading", e))?;
+            let bad = |message: String| Error::InvalidInput {
+                at: Location::at(path, i + 1),
+                message: format!(
+                    "{message}; nothing of {path} was imported (format: {EXPORT_SCHEMA} JSON Lines, from `bob-eval evidence export`)"
+                ),
+            };
+            let text = std::str::from_utf8(&line).map_err(|e| bad(format!("not UTF-8: {e}")))?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            runs.push(StoredRun::from_line(text.trim_end_matches('\r')).map_err(bad)?);
+        }
+        let added = self.insert(&runs)?;
+        Ok(ImportReport {
+            runs: runs.len(),
+            added,
+            already: runs.len() - added,
+        })
+    }
+
+    /// How many runs the store holds.
+    pub fn count(&self) -> Result<u64> {
+        self.conn
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| self.fault("counting runs", e))
+    }
+
+    /// `PRAGMA integrity_check`: `Ok` when SQLite finds the file sound.
+    pub fn integrity_check(&self) -> Result<()> {
+        let fault = |e| self.fault("checking integrity", e);
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check").map_err(fault)?;
+        let lines: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(fault)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(fault)?;
+        if lines == ["ok"] {
+            Ok(())
+        } else {
+            Err(self.error(format!(
+                "is damaged (integrity check: {}); restore it from a backup or an export",
+                lines.join("; ")
+            )))
+        }
+    }
+
+    fn arm(&self, text: &str) -> Result<Arm> {
+        Arm::parse(text).ok_or_else(|| self.error(format!("holds a run with arm {text:?}")))
+    }
+
+    fn time(&self, text: &str) -> Result<DateTime<Utc>> {
+        DateTime::parse_from_rfc3339(text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| self.error(format!("holds a run with start time {text:?}: {e}")))
+    }
+
+    fn json<T: serde::de::DeserializeOwned>(&self, raw: &str, what: &str) -> Result<T> {
+        serde_json::from_str(raw)
+            .map_err(|e| self.error(format!("holds a run whose {what} are not readable: {e}")))
+    }
+
+    fn run_from_row(&self, row: &Row<'_>) -> Result<StoredRun> {
+        let fault = |e| self.fault("reading a run", e);
+        let text = |i: usize| row.get::<_, String>(i).map_err(fault);
+        let tools: Vec<String> = self.json(&text(9)?, "tools")?;
+        let graders: Vec<GraderOutcome> = self.json(&text(13)?, "graders")?;
+        let key = RunKey {
+            item: text(1)?,
+            item_digest: text(2)?,
+            case: text(3)?,
+            case_digest: text(4)?,
+            arm: self.arm(&text(5)?)?,
+            model: text(6)?,
+            judge_model: text(7)?,
+            platform_version: text(8)?,
+            tools,
+            options: text(10)?,
+        };
+        let outcome = RunOutcome {
+            score: row.get(11).map_err(fault)?,
+            passed: row.get(12).map_err(fault)?,
+            graders,
+            cost_usd: row.get(14).map_err(fault)?,
+            judge_cost_usd: row.get(15).map_err(fault)?,
+            duration_seconds: row.get(16).map_err(fault)?,
+            turns: row.get(17).map_err(fault)?,
+            error: row.get(18).map_err(fault)?,
+            skipped_paid_graders: row.get(19).map_err(fault)?,
+            started_at: self.time(&text(20)?)?,
+            run: row.get(21).map_err(fault)?,
+            bought_by: text(22)?,
+        };
+        Ok(StoredRun {
+            id: text(0)?,
+            key,
+            outcome,
+        })
+    }
+}
+
+/// The one query of [`Store::lookup`]: `?1` a JSON array of key ids, `?2` how many per key.
+fn lookup_sql() -> String {
+    let columns = COLUMNS
+        .split(", ")
+        .map(|c| format!("r.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "WITH wanted(pos, key_id) AS (SELECT key, value FROM json_each(?1)) \
+         SELECT {columns}, w.pos FROM wanted AS w JOIN runs AS r ON r.rowid IN \
+           (SELECT rowid FROM runs WHERE key_id = w.key_id AND usable = 1 \
+            ORDER BY started_at DESC, run DESC, id DESC LIMIT ?2) \
+         ORDER BY w.pos, r.started_at DESC, r.run DESC, r.id DESC"
+    )
+}
+
+/// A start time as stored: fixed-width RFC 3339 in UTC, so text order is time order.
+fn time_text(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Nanos, true)
+}
+
+/// The `?1` of the item filters: NULL for every item, else a JSON array.
+fn items_filter(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| serde_json::to_string(items).expect("strings serialize"))
+}
+
+/// A SQLite failure as an error naming the file and what to do.
+fn fault(path: &Utf8Path, timeout: Duration, doing: &str, e: rusqlite::Error) -> Error {
+    let message = match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => format!(
+            "is locked by another process (waited {} s while {doing}); try again when the other bob-eval is done",
+            timeout.as_secs_f64()
+        ),
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => format!(
+            "is corrupt or not a SQLite database ({e}, while {doing}); move it aside (a new store is created in its place) or restore it from a backup"
+        ),
+        Some(ErrorCode::ReadOnly) => format!(
+            "is read-only ({e}, while {doing}): bob-eval must write it and the `-wal` and `-shm` files beside it; fix the permissions of the file and its folder, or choose another store with --evidence PATH or $BOB_EVIDENCE"
+        ),
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => format!(
+            "cannot be opened ({e}, while {doing}): check that its folder exists and bob-eval may create files there"
+        ),
+        Some(ErrorCode::DiskFull) => format!("the disk is full (while {doing})"),
+        Some(ErrorCode::SystemIoFailure) => format!("I/O error while {doing}: {e}"),
+        _ => format!("{doing}: {e}"),
+    };
+    Error::Store {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sample;
+    use super::*;
+
+    fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("evidence.db")).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn path_resolution_flag_then_env_then_home() {
+        let home = Utf8Path::new("/h");
+        let flag = Utf8Path::new("/f.db");
+        assert_eq!(Store::resolve_path(Some(flag), Some("/e.db"), home), flag);
+        assert_eq!(Store::resolve_path(None, Some("/e.db"), home), "/e.db");
+        assert_eq!(Store::resolve_path(None, Some(""), home), "/h/evidence.db");
+        assert_eq!(Store::resolve_path(None, None, home), "/h/evidence.db");
+    }
+
+    #[test]
+    fn new_store_is_wal_and_versioned() {
+        let (_t, path) = temp();
+        let store = Store::open(&path).unwrap();
+        let mode: String = store
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
+        drop(store);
+        // Reopening migrates nothing and keeps the data.
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.count().unwrap(), 0);
+        store.integrity_check().unwrap();
+    }
+
+    #[test]
+    fn creates_missing_folders() {
+        let (_t, path) = temp();
+        let nested = path.parent().unwrap().join("a/b/evidence.db");
+        Store::open(&nested).unwrap();
+        assert!(nested.is_file());
+    }
+
+    #[test]
+    fn insert_is_idempotent_and_round_trips() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let runs = vec![
+            sample("fires", Arm::With, 0, "b1"),
+            sample("fires", Arm::Without, 0, "b1"),
+        ];
+        assert_eq!(store.insert(&runs).unwrap(), 2);
+        assert_eq!(store.insert(&runs).unwrap(), 0);
+        let keys = [runs[1].key.clone(), runs[0].key.clone()];
+        let found = store.lookup(&keys, 3).unwrap();
+        assert_eq!(found, vec![vec![runs[1].clone()], vec![runs[0].clone()]]);
+    }
+
+    #[test]
+    fn insert_refuses_a_forged_id_and_stores_nothing() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let good = sample("fires", Arm::With, 0, "b");
+        let mut bad = sample("fires", Arm::With, 1, "b");
+        bad.id = "0".repeat(64);
+        let err = store.insert(&[good, bad]).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        assert_eq!(store.count().unwrap(), 0);
+    }
+
+    #[test]
+    fn lookup_returns_the_most_recent_n_usable_per_key() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let mut runs: Vec<StoredRun> = (0..5).map(|s| sample("fires", Arm::With, s, "b")).collect();
+        let mut failed = sample("fires", Arm::With, 10, "b");
+        failed.outcome.error = Some("api error".into());
+        failed.outcome.graders.clear();
+        failed = StoredRun::new(failed.key, failed.outcome);
+        runs.push(failed);
+        runs.push(sample("quiet", Arm::With, 0, "b"));
+        store.insert(&runs).unwrap();
+        let missing = sample("other", Arm::Without, 0, "b").key;
+        let found = store
+            .lookup(&[runs[0].key.clone(), missing, runs[6].key.clone()], 3)
+            .unwrap();
+        let starts: Vec<_> = found[0].iter().map(|r| r.outcome.started_at).collect();
+        assert_eq!(
+            starts,
+            [4, 3, 2].map(|s| runs[s].outcome.started_at).to_vec(),
+            "the newest three, the failed run not counted"
+        );
+        assert!(found[1].is_empty());
+        assert_eq!(found[2], vec![runs[6].clone()]);
+        assert_eq!(
+            store.lookup(&[runs[0].key.clone()], 0).unwrap(),
+            vec![vec![]]
+        );
+    }
+
+    #[test]
+    fn lookup_is_one_indexed_query() {
+        let (_t, path) = temp();
+        let store = Store::open(&path).unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", lookup_sql()))
+            .unwrap()
+            .query_map(params!["[\"k\"]", 3], |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        // Per wanted key: a covering index search, then each run by rowid; the
+        // only sort is of the few rows found, never a scan of the runs.
+        assert!(
+            plan.contains("COVERING INDEX runs_by_key (key_id=? AND usable=?)"),
+            "{plan}"
+        );
+        assert!(
+            plan.contains("SEARCH r USING INTEGER PRIMARY KEY"),
+            "{plan}"
+        );
+        assert!(
+            !plan.contains("SCAN r") && !plan.contains("SCAN runs"),
+            "{plan}"
+        );
+    }
+
+    #[test]
+    fn list_groups_by_item_case_arm_model() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let runs = [
+            sample("fires", Arm::With, 0, "b"),
+            sample("fires", Arm::With, 9, "b"),
+            sample("fires", Arm::Without, 0, "b"),
+        ];
+        store.insert(&runs).unwrap();
+        let list = store.list(&[]).unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!((list[0].arm, list[0].runs, list[0].keys), (Arm::With, 2, 1));
+        assert_eq!(list[0].first, runs[0].outcome.started_at);
+        assert_eq!(list[0].last, runs[1].outcome.started_at);
+        assert!((list[0].cost_usd - 0.06).abs() < 1e-9);
+        assert!(store.list(&["other".into()]).unwrap().is_empty());
+        assert_eq!(store.list(&["commit".into()]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn export_then_import_adds_nothing_new() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let runs = [
+            sample("fires", Arm::With, 0, "b"),
+            sample("quiet", Arm::Without, 1, "b"),
+        ];
+        store.insert(&runs).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(store.export(&[], &mut out, "-".into()).unwrap(), 2);
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.lines().count(), 2);
+
+        let other = path.with_file_name("other.db");
+        let mut fresh = Store::open(&other).unwrap();
+        let report = fresh.import(&out[..], "x.jsonl".into()).unwrap();
+        assert_eq!((report.runs, report.added, report.already), (2, 2, 0));
+        let report = fresh.import(&out[..], "x.jsonl".into()).unwrap();
+        assert_eq!((report.runs, report.added, report.already), (2, 0, 2));
+        let mut again = Vec::new();
+        fresh.export(&[], &mut again, "-".into()).unwrap();
+        assert_eq!(again, out, "export is stable across stores");
+    }
+
+    #[test]
+    fn a_bad_line_imports_nothing_and_names_its_line() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let good = sample("fires", Arm::With, 0, "b").to_line();
+        let text = format!("{good}\n\n{{\"schema\": 1}}\n");
+        let err = store
+            .import(text.as_bytes(), "runs.jsonl".into())
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().starts_with("runs.jsonl:3: "), "{err}");
+        assert_eq!(store.count().unwrap(), 0);
+    }
+}
