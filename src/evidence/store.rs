@@ -375,7 +375,7 @@ impl Store {
     /// Import the JSON Lines at `path` (see the module docs); all or nothing:
     /// a bad line is refused with its line number and nothing is stored.
     pub fn import_file(&mut self, path: &Utf8Path) -> Result<ImportReport> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, "reading", e))?;
+        let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
         self.import(std::io::BufReader::new(file), path)
     }
 
@@ -384,7 +384,7 @@ impl Store {
     pub fn import(&mut self, reader: impl BufRead, path: &Utf8Path) -> Result<ImportReport> {
         let mut runs = Vec::new();
         for (i, line) in reader.split(b'\n').enumerate() {
-            let line = line.map_err(|e| Error::io(path, "reading", e))?;
+            let line = line.map_err(|e| Error::unreadable(path, e))?;
             let bad = |message: String| Error::InvalidInput {
                 at: Location::at(path, i + 1),
                 message: format!(
