@@ -5,6 +5,11 @@
 //! must carry (skill-evals.md, "Trigger cases"). Each finding is a
 //! [`Diagnostic`] with a file, a line where known, a one-line message and a
 //! one-line fix.
+//!
+//! Here: the report, and the suite and case checks that drive the rules of
+//! [`keys`] (case keys and their values), `graders` (one check per grader
+//! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
+//! (what JavaScript's `RegExp` accepts).
 
 mod graders;
 pub mod js_regex;
