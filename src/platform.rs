@@ -16,7 +16,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
 const MIN_VERSION: &str = "2.1.272";
@@ -469,6 +469,72 @@ const KILL_AFTER: Duration = Duration::from_secs(20);
 /// How long a platform past `--platform-timeout` has after SIGTERM before SIGKILL.
 const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 
+/// How often the wait loop looks at the caught signal and the clock.
+const POLL: Duration = Duration::from_millis(50);
+
+/// What the wait loop does to the platform's process group next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    /// Nothing yet: poll again.
+    Wait,
+    /// Send this signal (a forwarded one, or SIGTERM past the timeout).
+    Signal(libc::c_int),
+    /// Send SIGKILL: the platform had its grace and did not exit.
+    Kill,
+}
+
+/// The wait loop's decisions as a pure state machine (no clock, no signals of
+/// its own): a caught signal is forwarded once, and SIGKILL follows
+/// [`KILL_AFTER`] later; past `--platform-timeout` the group gets SIGTERM,
+/// then SIGKILL after [`TIMEOUT_GRACE`]. A signal caught during that grace is
+/// still forwarded, and its longer grace then applies. SIGKILL is sent once.
+#[derive(Debug, Default)]
+struct Waiter {
+    /// When a caught signal was forwarded.
+    forwarded: Option<Instant>,
+    /// When SIGTERM was sent for the timeout.
+    timed_out: Option<Instant>,
+    /// Whether SIGKILL was sent.
+    killed: bool,
+}
+
+impl Waiter {
+    /// Decide what to do at `now`, `elapsed` after the platform started, with
+    /// the signal caught so far (if any) and the run's timeout (if any).
+    fn tick(
+        &mut self,
+        now: Instant,
+        elapsed: Duration,
+        caught: Option<libc::c_int>,
+        timeout: Option<Duration>,
+    ) -> Action {
+        let stopping = self.forwarded.or(self.timed_out);
+        if let Some(sig) = caught
+            && self.forwarded.is_none()
+        {
+            self.forwarded = Some(now);
+            return Action::Signal(sig);
+        }
+        if stopping.is_none() && timeout.is_some_and(|t| elapsed > t) {
+            self.timed_out = Some(now);
+            return Action::Signal(libc::SIGTERM);
+        }
+        if let Some(at) = stopping {
+            let grace = if self.forwarded.is_some() {
+                KILL_AFTER
+            } else {
+                TIMEOUT_GRACE
+            };
+            if !self.killed && now.saturating_duration_since(at) > grace {
+                // The platform had its chance to finish up; do not hang on it.
+                self.killed = true;
+                return Action::Kill;
+            }
+        }
+        Action::Wait
+    }
+}
+
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
 /// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
 /// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
@@ -486,14 +552,14 @@ pub fn run(
     let document = output_dir(&plugin.dir).join("aggregate-result.json");
     let stdout_file =
         std::fs::File::create(&stdout_log).map_err(|e| Error::io(&stdout_log, "creating", e))?;
-    let mut log =
+    let log =
         std::fs::File::create(&stderr_log).map_err(|e| Error::io(&stderr_log, "creating", e))?;
 
     let sig = signals()?;
     let _busy = sig.begin()?;
 
     let started = Utc::now();
-    let clock = std::time::Instant::now();
+    let clock = Instant::now();
     // Its own process group, so that a forwarded signal or a timeout reaches
     // everything the platform started, not only its first process.
     let mut child = Command::new(&platform.path)
@@ -514,92 +580,17 @@ pub fn run(
 
     let summary = Arc::new(Mutex::new(StderrSummary::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let reader = {
-        let summary = Arc::clone(&summary);
-        let item = plugin.item.name.clone();
-        observer.event(&Event::PlatformStarted {
-            item: item.clone(),
-            ceiling: opts.max_cost_usd,
-        });
-        std::thread::spawn(move || {
-            let mut input = BufReader::new(stderr);
-            let mut buf = Vec::new();
-            while read_line_bounded(&mut input, &mut buf, MAX_LINE).is_ok_and(|n| n > 0) {
-                let _ = log.write_all(&buf);
-                if buf.last() != Some(&b'\n') {
-                    let _ = log.write_all(b"\n");
-                }
-                let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                if let Some(event) = parse_progress(&item, &line) {
-                    observer.event(&event);
-                }
-                let mut s = summary.lock().unwrap_or_else(|p| p.into_inner());
-                if line.trim_start().starts_with('✗') && s.cross_lines.len() < 50 {
-                    s.cross_lines.push(line.trim().to_string());
-                }
-                if !line.trim().is_empty() {
-                    s.tail.push_back(line);
-                    if s.tail.len() > TAIL {
-                        s.tail.pop_front();
-                    }
-                }
-                drop(s);
-                buf.clear();
-            }
-            let _ = log.flush();
-            observer.event(&Event::PlatformFinished { item });
-            let _ = done_tx.send(());
-        })
-    };
-
-    let (exited_tx, exited_rx) = mpsc::channel();
-    let pid = group.pid;
-    std::thread::spawn(move || {
-        let _ = exited_tx.send(wait_exited(pid));
+    let item = plugin.item.name.clone();
+    observer.event(&Event::PlatformStarted {
+        item: item.clone(),
+        ceiling: opts.max_cost_usd,
     });
-    let mut forwarded: Option<std::time::Instant> = None;
-    let mut timed_out: Option<std::time::Instant> = None;
-    let mut killed = false;
-    let signal_group = |sig: libc::c_int| group.signal(sig);
-    loop {
-        match exited_rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(exited) => {
-                exited.map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
-                break;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                let caught = sig.caught.load(Ordering::SeqCst);
-                let stopping = forwarded.or(timed_out);
-                if caught != 0 && forwarded.is_none() {
-                    signal_group(caught as libc::c_int);
-                    forwarded = Some(std::time::Instant::now());
-                } else if stopping.is_none() && timeout.is_some_and(|t| clock.elapsed() > t) {
-                    signal_group(libc::SIGTERM);
-                    timed_out = Some(std::time::Instant::now());
-                } else if let Some(at) = stopping {
-                    let grace = if forwarded.is_some() {
-                        KILL_AFTER
-                    } else {
-                        TIMEOUT_GRACE
-                    };
-                    if !killed && at.elapsed() > grace {
-                        // The platform had its chance to finish up; do not hang on it.
-                        signal_group(libc::SIGKILL);
-                        killed = true;
-                    }
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(Error::PlatformFailed {
-                    message: "lost track of the platform process".into(),
-                    details: vec![],
-                });
-            }
-        }
-    }
-    if timed_out.is_some() {
+    let reader = spawn_stderr_reader(stderr, log, item, observer, Arc::clone(&summary), done_tx);
+
+    let waiter = wait_for_exit(&group, platform, sig, clock, timeout)?;
+    if waiter.timed_out.is_some() {
         // Whatever the platform left in its group must not outlive the run.
-        signal_group(libc::SIGKILL);
+        group.signal(libc::SIGKILL);
     }
     let status = group
         .reap()
@@ -610,10 +601,10 @@ pub fn run(
     }
     let summary = std::mem::take(&mut *summary.lock().unwrap_or_else(|p| p.into_inner()));
 
-    if forwarded.is_some() || sig.caught.load(Ordering::SeqCst) != 0 {
+    if waiter.forwarded.is_some() || sig.caught.load(Ordering::SeqCst) != 0 {
         return Err(Error::Interrupted);
     }
-    if let (Some(_), Some(limit)) = (timed_out, timeout) {
+    if let (Some(_), Some(limit)) = (waiter.timed_out, timeout) {
         return Err(Error::PlatformFailed {
             message: format!(
                 "the platform did not finish within {} s (--platform-timeout); it was stopped and nothing was written",
@@ -630,6 +621,92 @@ pub fn run(
     };
     map_status(status, &summary, &document)?;
     Ok(out)
+}
+
+/// Read the platform's stderr on a thread until it closes: copy each line to
+/// `log`, turn progress lines into events, keep the `✗` lines and a tail in
+/// `summary`, then say so on `done`.
+fn spawn_stderr_reader(
+    stderr: std::process::ChildStderr,
+    mut log: std::fs::File,
+    item: String,
+    observer: Arc<dyn Observer>,
+    summary: Arc<Mutex<StderrSummary>>,
+    done: mpsc::Sender<()>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut input = BufReader::new(stderr);
+        let mut buf = Vec::new();
+        while read_line_bounded(&mut input, &mut buf, MAX_LINE).is_ok_and(|n| n > 0) {
+            let _ = log.write_all(&buf);
+            if buf.last() != Some(&b'\n') {
+                let _ = log.write_all(b"\n");
+            }
+            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+            if let Some(event) = parse_progress(&item, &line) {
+                observer.event(&event);
+            }
+            let mut s = summary.lock().unwrap_or_else(|p| p.into_inner());
+            if line.trim_start().starts_with('✗') && s.cross_lines.len() < 50 {
+                s.cross_lines.push(line.trim().to_string());
+            }
+            if !line.trim().is_empty() {
+                s.tail.push_back(line);
+                if s.tail.len() > TAIL {
+                    s.tail.pop_front();
+                }
+            }
+            drop(s);
+            buf.clear();
+        }
+        let _ = log.flush();
+        observer.event(&Event::PlatformFinished { item });
+        let _ = done.send(());
+    })
+}
+
+/// Wait until the platform (the leader of `group`) exits, without reaping it;
+/// every [`POLL`] apply what [`Waiter::tick`] decides. Returns the waiter, which
+/// says whether a signal was forwarded or the run timed out.
+fn wait_for_exit(
+    group: &Group,
+    platform: &Platform,
+    sig: &Signals,
+    clock: Instant,
+    timeout: Option<Duration>,
+) -> Result<Waiter> {
+    let (exited_tx, exited_rx) = mpsc::channel();
+    let pid = group.pid;
+    std::thread::spawn(move || {
+        let _ = exited_tx.send(wait_exited(pid));
+    });
+    let mut waiter = Waiter::default();
+    loop {
+        match exited_rx.recv_timeout(POLL) {
+            Ok(exited) => {
+                exited.map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+                return Ok(waiter);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let caught = match sig.caught.load(Ordering::SeqCst) {
+                    0 => None,
+                    n => Some(n as libc::c_int),
+                };
+                let now = Instant::now();
+                match waiter.tick(now, now.saturating_duration_since(clock), caught, timeout) {
+                    Action::Wait => {}
+                    Action::Signal(s) => group.signal(s),
+                    Action::Kill => group.signal(libc::SIGKILL),
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Error::PlatformFailed {
+                    message: "lost track of the platform process".into(),
+                    details: vec![],
+                });
+            }
+        }
+    }
 }
 
 fn describe(status: ExitStatus) -> String {
@@ -870,5 +947,117 @@ mod tests {
         assert_eq!(read_line_bounded(&mut input, &mut buf, 10).unwrap(), 5);
         assert_eq!(buf, b"next\n");
         assert_eq!(read_line_bounded(&mut input, &mut buf, 10).unwrap(), 0);
+    }
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn a_caught_signal_is_forwarded_once_then_killed_after_kill_after() {
+        let t0 = Instant::now();
+        let mut w = Waiter::default();
+        let int = Some(libc::SIGINT);
+        assert_eq!(w.tick(t0, Duration::ZERO, None, None), Action::Wait);
+        assert_eq!(
+            w.tick(t0, Duration::ZERO, int, None),
+            Action::Signal(libc::SIGINT)
+        );
+        assert_eq!(w.tick(t0 + POLL, POLL, int, None), Action::Wait);
+        assert_eq!(w.tick(t0 + KILL_AFTER, KILL_AFTER, int, None), Action::Wait);
+        let later = KILL_AFTER + MS;
+        assert_eq!(w.tick(t0 + later, later, int, None), Action::Kill);
+        assert_eq!(w.tick(t0 + later * 2, later * 2, int, None), Action::Wait);
+        assert!(w.forwarded.is_some() && w.timed_out.is_none());
+    }
+
+    #[test]
+    fn a_timeout_sends_sigterm_then_sigkill_after_the_grace() {
+        let t0 = Instant::now();
+        let limit = Some(Duration::from_secs(10));
+        let mut w = Waiter::default();
+        let at = |d: Duration| (t0 + d, d);
+        let (now, e) = at(Duration::from_secs(10));
+        assert_eq!(w.tick(now, e, None, limit), Action::Wait, "not past it yet");
+        let (now, e) = at(Duration::from_secs(10) + MS);
+        assert_eq!(w.tick(now, e, None, limit), Action::Signal(libc::SIGTERM));
+        let term = e;
+        let (now, e) = at(term + TIMEOUT_GRACE);
+        assert_eq!(w.tick(now, e, None, limit), Action::Wait);
+        let (now, e) = at(term + TIMEOUT_GRACE + MS);
+        assert_eq!(w.tick(now, e, None, limit), Action::Kill);
+        let (now, e) = at(term + TIMEOUT_GRACE * 3);
+        assert_eq!(
+            w.tick(now, e, None, limit),
+            Action::Wait,
+            "one SIGTERM, one SIGKILL"
+        );
+        assert!(w.timed_out.is_some() && w.forwarded.is_none());
+    }
+
+    #[test]
+    fn without_a_timeout_or_a_signal_it_waits_forever() {
+        let t0 = Instant::now();
+        let mut w = Waiter::default();
+        for hours in [0, 1, 24, 24 * 365] {
+            let e = Duration::from_secs(hours * 3600);
+            assert_eq!(w.tick(t0 + e, e, None, None), Action::Wait);
+        }
+        assert!(w.forwarded.is_none() && w.timed_out.is_none() && !w.killed);
+    }
+
+    #[test]
+    fn a_signal_during_the_timeout_grace_is_forwarded_and_gets_kill_after() {
+        let t0 = Instant::now();
+        let limit = Some(Duration::from_secs(1));
+        let mut w = Waiter::default();
+        let term = Duration::from_secs(2);
+        assert_eq!(
+            w.tick(t0 + term, term, None, limit),
+            Action::Signal(libc::SIGTERM)
+        );
+        let caught = term + Duration::from_secs(1);
+        let int = Some(libc::SIGINT);
+        assert_eq!(
+            w.tick(t0 + caught, caught, int, limit),
+            Action::Signal(libc::SIGINT)
+        );
+        let e = term + TIMEOUT_GRACE + MS;
+        assert_eq!(
+            w.tick(t0 + e, e, int, limit),
+            Action::Wait,
+            "the signal's grace applies"
+        );
+        let e = caught + KILL_AFTER + MS;
+        assert_eq!(w.tick(t0 + e, e, int, limit), Action::Kill);
+        assert!(w.forwarded.is_some() && w.timed_out.is_some());
+    }
+
+    #[test]
+    fn a_signal_caught_past_the_timeout_is_forwarded_instead_of_sigterm() {
+        let t0 = Instant::now();
+        let e = Duration::from_secs(5);
+        let mut w = Waiter::default();
+        let term = Some(libc::SIGTERM);
+        let limit = Some(Duration::from_secs(1));
+        assert_eq!(
+            w.tick(t0 + e, e, term, limit),
+            Action::Signal(libc::SIGTERM)
+        );
+        assert_eq!(w.tick(t0 + e + POLL, e + POLL, term, limit), Action::Wait);
+        assert!(w.forwarded.is_some() && w.timed_out.is_none());
+    }
+
+    #[test]
+    fn sigkill_is_sent_only_once() {
+        let t0 = Instant::now();
+        let mut w = Waiter::default();
+        let int = Some(libc::SIGINT);
+        let limit = Some(Duration::ZERO);
+        assert_eq!(w.tick(t0, MS, int, limit), Action::Signal(libc::SIGINT));
+        let kills = (1..1000)
+            .map(|i| KILL_AFTER + POLL * i)
+            .filter(|&e| w.tick(t0 + e, e, int, limit) == Action::Kill)
+            .count();
+        assert_eq!(kills, 1);
+        assert!(w.killed);
     }
 }

@@ -1072,6 +1072,22 @@ fn entries_of(
         .collect()
 }
 
+/// The keys and graders of one case as its files set them, merged as the
+/// platform merges them (`case.yaml` first, `prompt.md` over it); the fields
+/// are those of [`Case`].
+#[derive(Default)]
+struct CaseKeys {
+    top: BTreeMap<String, Entry>,
+    execution: BTreeMap<String, Entry>,
+    context: BTreeMap<String, Entry>,
+    graders: Vec<Grader>,
+    ignored_graders: Vec<Utf8PathBuf>,
+    unknown_keys: Vec<UnknownKey>,
+}
+
+/// Load one case folder: `case.yaml`, then `prompt.md` over it, then
+/// `graders/*.md` after the graders of `case.yaml`. What cannot be read goes to
+/// `problems` and marks the case broken.
 fn load_case(
     dir: &Utf8Path,
     has_yaml: bool,
@@ -1079,184 +1095,255 @@ fn load_case(
     problems: &mut Vec<Diagnostic>,
 ) -> Case {
     let before = problems.len();
-    let folder = dir.file_name().unwrap_or("case").to_owned();
     let case_file = has_yaml.then(|| dir.join("case.yaml"));
     let prompt_file = has_prompt.then(|| dir.join("prompt.md"));
 
-    let mut top = BTreeMap::new();
-    let mut execution = BTreeMap::new();
-    let mut context = BTreeMap::new();
-    let mut graders = Vec::new();
-    let mut unknown_keys = Vec::new();
-    let mut ignored_graders = Vec::new();
-
-    // case.yaml first: prompt.md overrides it.
-    if let Some(path) = &case_file
-        && let Some(text) = read(path, problems)
-    {
-        match parse_yaml(&text, path, 1) {
-            Err(d) => problems.push(d),
-            Ok(Value::Null) => {}
-            Ok(Value::Mapping(map)) => {
-                let lines = key_lines(&text, 1);
-                for (key, entry) in entries_of(&map, path, &lines, "") {
-                    match key.as_str() {
-                        "execution" | "context" => {
-                            let (target, known, section): (_, &[&str], _) = if key == "execution" {
-                                (&mut execution, &CASE_EXECUTION_KEYS, Section::CaseExecution)
-                            } else {
-                                (&mut context, &CONTEXT_KEYS, Section::CaseContext)
-                            };
-                            match &entry.value {
-                                Value::Mapping(inner) => {
-                                    for (k, e) in entries_of(inner, path, &lines, &format!("{key}.")) {
-                                        if !known.contains(&k.as_str()) {
-                                            unknown_keys.push(UnknownKey {
-                                                key: k.clone(),
-                                                section,
-                                                file: path.clone(),
-                                                line: e.line,
-                                            });
-                                        }
-                                        target.insert(k, e);
-                                    }
-                                }
-                                Value::Null => {}
-                                _ => problems.push(problem(
-                                    "wrong-type",
-                                    path,
-                                    entry.line,
-                                    format!("`{key}` must be a mapping of keys"),
-                                    "write it as indented `key: value` lines",
-                                )),
-                            }
-                        }
-                        "graders" => match &entry.value {
-                            Value::Sequence(items) => {
-                                for (i, item) in items.iter().enumerate() {
-                                    let at = format!("graders.{i}");
-                                    let line = lines.get(&at).copied();
-                                    let Value::Mapping(gmap) = item else {
-                                        problems.push(problem(
-                                            "wrong-type",
-                                            path,
-                                            line,
-                                            format!("grader #{} is not a mapping", i + 1),
-                                            "write each grader as `- name: …` with `type:` and its keys",
-                                        ));
-                                        continue;
-                                    };
-                                    let fields: BTreeMap<String, Entry> =
-                                        entries_of(gmap, path, &lines, &format!("{at}.")).into_iter().collect();
-                                    let name = fields
-                                        .get("name")
-                                        .and_then(Entry::as_str)
-                                        .map(str::to_owned)
-                                        .unwrap_or_else(|| format!("grader #{}", i + 1));
-                                    graders.push(Grader { name, file: path.clone(), line, fields });
-                                }
-                            }
-                            Value::Null => {}
-                            _ => problems.push(problem(
-                                "wrong-type",
-                                path,
-                                entry.line,
-                                "`graders` must be a list".into(),
-                                "write each grader as a `- name: …` item",
-                            )),
-                        },
-                        _ => {
-                            if !CASE_YAML_KEYS.contains(&key.as_str()) {
-                                unknown_keys.push(UnknownKey {
-                                    key: key.clone(),
-                                    section: Section::CaseTop,
-                                    file: path.clone(),
-                                    line: entry.line,
-                                });
-                            }
-                            top.insert(key, entry);
-                        }
-                    }
-                }
-            }
-            Ok(_) => problems.push(problem(
-                "not-a-mapping",
-                path,
-                Some(1),
-                "case.yaml is not a YAML mapping".into(),
-                "write case.yaml as `key: value` lines (schema_version, name, execution, graders, …)",
-            )),
-        }
+    let mut keys = CaseKeys::default();
+    if let Some(path) = &case_file {
+        read_case_yaml(path, &mut keys, problems);
     }
-
-    if let Some(path) = &prompt_file
-        && let Some(text) = read(path, problems)
-        && let Some(fm) = read_markdown(path, &text, problems)
-    {
-        let prompt = fm.body_entry(path);
-        for (key, entry) in fm.keys {
-            if TOP_KEYS.contains(&key.as_str()) {
-                top.insert(key, entry);
-            } else if EXECUTION_KEYS.contains(&key.as_str()) {
-                if key == "disallowed_tools"
-                    && let Some(old) = execution.get("disallowed_tools")
-                    && let (Value::Sequence(a), Value::Sequence(b)) = (&old.value, &entry.value)
-                {
-                    let mut merged = a.clone();
-                    merged.extend(b.iter().cloned());
-                    execution.insert(
-                        key,
-                        Entry {
-                            value: Value::Sequence(merged),
-                            ..entry
-                        },
-                    );
-                    continue;
-                }
-                execution.insert(key, entry);
-            } else {
-                unknown_keys.push(UnknownKey {
-                    key,
-                    section: Section::PromptFrontmatter,
-                    file: path.clone(),
-                    line: entry.line,
-                });
-            }
-        }
-        if let Some(prompt) = prompt {
-            execution.insert("prompt".into(), prompt);
-        }
+    if let Some(path) = &prompt_file {
+        read_prompt_md(path, &mut keys, problems);
     }
-
-    load_grader_files(dir, &mut graders, &mut ignored_graders, problems);
+    load_grader_files(dir, &mut keys.graders, &mut keys.ignored_graders, problems);
 
     let source = match (&case_file, &prompt_file) {
         (Some(_), Some(_)) => CaseSource::Mixed,
         (Some(_), None) => CaseSource::CaseYaml,
         _ => CaseSource::Prose,
     };
-    let name = top
+    let name = keys
+        .top
         .get("name")
         .and_then(Entry::as_str)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
-        .unwrap_or(folder);
+        .unwrap_or_else(|| dir.file_name().unwrap_or("case").to_owned());
     Case {
         name,
         dir: dir.to_owned(),
         source,
         prompt_file,
         case_file,
-        top,
-        execution,
-        context,
-        graders,
-        ignored_graders,
-        unknown_keys,
+        top: keys.top,
+        execution: keys.execution,
+        context: keys.context,
+        graders: keys.graders,
+        ignored_graders: keys.ignored_graders,
+        unknown_keys: keys.unknown_keys,
         broken: problems.len() > before,
     }
 }
 
+/// Read `case.yaml` into `keys`: its top-level keys, its `execution:` and
+/// `context:` sections, and its `graders:` list. Unknown keys are noted (the
+/// platform drops them without a word).
+fn read_case_yaml(path: &Utf8Path, keys: &mut CaseKeys, problems: &mut Vec<Diagnostic>) {
+    let Some(text) = read(path, problems) else {
+        return;
+    };
+    let map = match parse_yaml(&text, path, 1) {
+        Err(d) => {
+            problems.push(d);
+            return;
+        }
+        Ok(Value::Null) => return,
+        Ok(Value::Mapping(map)) => map,
+        Ok(_) => {
+            problems.push(problem(
+                "not-a-mapping",
+                path,
+                Some(1),
+                "case.yaml is not a YAML mapping".into(),
+                "write case.yaml as `key: value` lines (schema_version, name, execution, graders, …)",
+            ));
+            return;
+        }
+    };
+    let lines = key_lines(&text, 1);
+    for (key, entry) in entries_of(&map, path, &lines, "") {
+        match key.as_str() {
+            "execution" => read_case_section(
+                path,
+                &lines,
+                &key,
+                &entry,
+                Section::CaseExecution,
+                keys,
+                problems,
+            ),
+            "context" => read_case_section(
+                path,
+                &lines,
+                &key,
+                &entry,
+                Section::CaseContext,
+                keys,
+                problems,
+            ),
+            "graders" => read_case_yaml_graders(path, &lines, &entry, &mut keys.graders, problems),
+            _ => {
+                if !CASE_YAML_KEYS.contains(&key.as_str()) {
+                    keys.unknown_keys.push(UnknownKey {
+                        key: key.clone(),
+                        section: Section::CaseTop,
+                        file: path.to_owned(),
+                        line: entry.line,
+                    });
+                }
+                keys.top.insert(key, entry);
+            }
+        }
+    }
+}
+
+/// Read the `execution:` or `context:` mapping of `case.yaml` (`entry`, under
+/// `key`) into its section of `keys`, noting the keys that section does not know.
+fn read_case_section(
+    path: &Utf8Path,
+    lines: &HashMap<String, usize>,
+    key: &str,
+    entry: &Entry,
+    section: Section,
+    keys: &mut CaseKeys,
+    problems: &mut Vec<Diagnostic>,
+) {
+    let (target, known): (_, &[&str]) = if section == Section::CaseExecution {
+        (&mut keys.execution, &CASE_EXECUTION_KEYS)
+    } else {
+        (&mut keys.context, &CONTEXT_KEYS)
+    };
+    match &entry.value {
+        Value::Mapping(inner) => {
+            for (k, e) in entries_of(inner, path, lines, &format!("{key}.")) {
+                if !known.contains(&k.as_str()) {
+                    keys.unknown_keys.push(UnknownKey {
+                        key: k.clone(),
+                        section,
+                        file: path.to_owned(),
+                        line: e.line,
+                    });
+                }
+                target.insert(k, e);
+            }
+        }
+        Value::Null => {}
+        _ => problems.push(problem(
+            "wrong-type",
+            path,
+            entry.line,
+            format!("`{key}` must be a mapping of keys"),
+            "write it as indented `key: value` lines",
+        )),
+    }
+}
+
+/// Read the `graders:` list of `case.yaml` (`entry`): each item a grader named
+/// by its `name:`, else by its position.
+fn read_case_yaml_graders(
+    path: &Utf8Path,
+    lines: &HashMap<String, usize>,
+    entry: &Entry,
+    graders: &mut Vec<Grader>,
+    problems: &mut Vec<Diagnostic>,
+) {
+    let items = match &entry.value {
+        Value::Sequence(items) => items,
+        Value::Null => return,
+        _ => {
+            problems.push(problem(
+                "wrong-type",
+                path,
+                entry.line,
+                "`graders` must be a list".into(),
+                "write each grader as a `- name: …` item",
+            ));
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("graders.{i}");
+        let line = lines.get(&at).copied();
+        let Value::Mapping(gmap) = item else {
+            problems.push(problem(
+                "wrong-type",
+                path,
+                line,
+                format!("grader #{} is not a mapping", i + 1),
+                "write each grader as `- name: …` with `type:` and its keys",
+            ));
+            continue;
+        };
+        let fields: BTreeMap<String, Entry> = entries_of(gmap, path, lines, &format!("{at}."))
+            .into_iter()
+            .collect();
+        let name = fields
+            .get("name")
+            .and_then(Entry::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("grader #{}", i + 1));
+        graders.push(Grader {
+            name,
+            file: path.to_owned(),
+            line,
+            fields,
+        });
+    }
+}
+
+/// Read `prompt.md` over `keys`: each frontmatter key lands at the top level
+/// or under `execution` (an unknown one is noted: the platform refuses it),
+/// and the body, unless blank, is the prompt.
+fn read_prompt_md(path: &Utf8Path, keys: &mut CaseKeys, problems: &mut Vec<Diagnostic>) {
+    let Some(text) = read(path, problems) else {
+        return;
+    };
+    let Some(fm) = read_markdown(path, &text, problems) else {
+        return;
+    };
+    let prompt = fm.body_entry(path);
+    for (key, entry) in fm.keys {
+        if TOP_KEYS.contains(&key.as_str()) {
+            keys.top.insert(key, entry);
+        } else if EXECUTION_KEYS.contains(&key.as_str()) {
+            merge_execution_key(&mut keys.execution, key, entry);
+        } else {
+            keys.unknown_keys.push(UnknownKey {
+                key,
+                section: Section::PromptFrontmatter,
+                file: path.to_owned(),
+                line: entry.line,
+            });
+        }
+    }
+    if let Some(prompt) = prompt {
+        keys.execution.insert("prompt".into(), prompt);
+    }
+}
+
+/// Set a `prompt.md` execution key over `case.yaml`'s: a `disallowed_tools`
+/// list is appended to a `case.yaml` list, any other key replaces.
+fn merge_execution_key(execution: &mut BTreeMap<String, Entry>, key: String, entry: Entry) {
+    if key == "disallowed_tools"
+        && let Some(old) = execution.get("disallowed_tools")
+        && let (Value::Sequence(a), Value::Sequence(b)) = (&old.value, &entry.value)
+    {
+        let mut merged = a.clone();
+        merged.extend(b.iter().cloned());
+        execution.insert(
+            key,
+            Entry {
+                value: Value::Sequence(merged),
+                ..entry
+            },
+        );
+        return;
+    }
+    execution.insert(key, entry);
+}
+
+/// Append the graders of `graders/*.md` (in name order) to `graders`; a file
+/// without frontmatter goes to `ignored` (the platform skips it).
 fn load_grader_files(
     dir: &Utf8Path,
     graders: &mut Vec<Grader>,
@@ -1465,5 +1552,66 @@ mod tests {
         assert_eq!(parse_match("count:"), None);
         assert_eq!(parse_match("count:-1"), None);
         assert_eq!(parse_match("contain"), None);
+    }
+
+    #[test]
+    fn a_case_merges_prompt_md_over_case_yaml() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Utf8PathBuf::from_path_buf(tmp.path().join("merged")).unwrap();
+        std::fs::create_dir_all(dir.join("graders")).unwrap();
+        std::fs::write(
+            dir.join("case.yaml"),
+            "schema_version: \"1.1\"\nname: from-yaml\nbogus: 1\nexecution:\n  max_turns: 4\n  disallowed_tools: [Bash]\n  nope: x\ncontext:\n  history_file: h.jsonl\ngraders:\n  - type: llm\n    criteria: c\n  - 7\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("prompt.md"),
+            "---\nmax_turns: 6\ndisallowed_tools: [Write]\nrunz: 2\n---\n\nDo it.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("graders/says.md"),
+            "---\ntype: llm\n---\nSays it.\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("graders/plain.md"), "no frontmatter\n").unwrap();
+        let mut problems = Vec::new();
+        let case = load_case(&dir, true, true, &mut problems);
+
+        assert_eq!(case.name, "from-yaml");
+        assert_eq!(case.source, CaseSource::Mixed);
+        assert_eq!(case.max_turns(), 6);
+        assert_eq!(case.prompt_text(), "Do it.");
+        assert_eq!(case.prompt().unwrap().line, Some(7));
+        let disallowed = &case.execution["disallowed_tools"];
+        assert_eq!(
+            disallowed.value,
+            serde_norway::from_str::<Value>("[Bash, Write]").unwrap()
+        );
+        assert_eq!(disallowed.file, dir.join("prompt.md"));
+        assert!(case.context.contains_key("history_file"));
+        let graders: Vec<(&str, Option<usize>)> = case
+            .graders
+            .iter()
+            .map(|g| (g.name.as_str(), g.line))
+            .collect();
+        assert_eq!(graders, [("grader #1", Some(11)), ("says", Some(1))]);
+        assert_eq!(case.ignored_graders, [dir.join("graders/plain.md")]);
+        let unknown: Vec<(&str, Section, Option<usize>)> = case
+            .unknown_keys
+            .iter()
+            .map(|u| (u.key.as_str(), u.section, u.line))
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                ("bogus", Section::CaseTop, Some(3)),
+                ("nope", Section::CaseExecution, Some(7)),
+                ("runz", Section::PromptFrontmatter, Some(4)),
+            ]
+        );
+        let codes: Vec<&str> = problems.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["wrong-type"]);
+        assert!(case.broken);
     }
 }

@@ -1,0 +1,485 @@
+//! Grader checks: the `type`, the keys each type takes and requires, the
+//! values every grader shares, then one check per grader type, each named for
+//! what it checks.
+
+use super::js_regex::{check_flags, check_js_regex};
+use super::keys::{check_path, closest, expect_string, fix_for_unknown, kind_name};
+use super::{INIT_CRITERIA, Out, TODO_LINE};
+use crate::suite::{self, COMMON_GRADER_KEYS, Case, Entry, Grader, GraderKind};
+use camino::Utf8Path;
+use serde_norway::Value;
+use std::collections::HashSet;
+
+/// Check every grader of `case`: files the platform ignores, none at all,
+/// each grader's rules, and duplicate names.
+pub(super) fn check_case_graders(case: &Case, out: &mut Out) {
+    for path in &case.ignored_graders {
+        out.error(
+            "grader-no-frontmatter",
+            path,
+            Some(1),
+            "this grader has no frontmatter, so the platform silently ignores it".into(),
+            "start the file with `---`, `type: llm` (or another type), `---`, then the criteria",
+        );
+    }
+    if case.graders.is_empty() && case.ignored_graders.is_empty() && !case.broken {
+        out.error(
+            "no-graders",
+            &case.main_file(),
+            None,
+            format!("case `{}` has no grader", case.name),
+            "add graders/<name>.md with `type:` frontmatter (e.g. `type: llm` and the criteria as its body)",
+        );
+    }
+    let mut names: HashSet<&str> = HashSet::new();
+    for grader in &case.graders {
+        check_grader(case, grader, out);
+        if !names.insert(grader.name.as_str()) {
+            out.error(
+                "duplicate-grader",
+                &grader.file,
+                grader.line,
+                format!(
+                    "two graders are named `{}` (the platform refuses the case)",
+                    grader.name
+                ),
+                "give each grader its own name",
+            );
+        }
+    }
+}
+
+/// Check one grader: its type, its keys, the values every grader shares, then
+/// the rules of its type.
+fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {
+    let Some(kind) = grader_kind(grader, out) else {
+        return;
+    };
+    check_unknown_grader_keys(grader, kind, out);
+    check_required_grader_keys(grader, kind, out);
+    check_common_values(grader, out);
+    check_placeholders(grader, out);
+    match kind {
+        GraderKind::Regex => check_regex_grader(grader, out),
+        GraderKind::ToolUsed => check_tool_used_grader(grader, out),
+        GraderKind::ToolOrder => check_tool_order_grader(grader, out),
+        GraderKind::FileExists => check_file_exists_grader(grader, out),
+        GraderKind::Llm => check_llm_grader(grader, out),
+        GraderKind::Baseline => check_baseline_grader(case, grader, out),
+    }
+}
+
+/// The grader's type; `None` (reported) when `type` is missing (or
+/// misspelled), not a string, or none of the six.
+fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
+    let file = grader.file.as_path();
+    let types = GraderKind::ALL.map(GraderKind::as_str);
+    let Some(type_entry) = grader.get("type") else {
+        // A mistyped `type` (`typ:`, `tpye:`) says so, at its line.
+        if let Some((key, entry)) = grader
+            .fields
+            .iter()
+            .find(|(key, _)| closest(key, &["type"]).is_some())
+        {
+            out.error(
+                "unknown-key",
+                file,
+                entry.line.or(grader.line),
+                format!(
+                    "unknown key `{key}` in grader `{}`, which has no `type` (the platform refuses the case)",
+                    grader.name
+                ),
+                "did you mean `type`?",
+            );
+            return None;
+        }
+        out.error(
+            "missing-type",
+            file,
+            grader.line,
+            format!("grader `{}` has no `type`", grader.name),
+            format!("add `type:` ({})", types.join(" | ")),
+        );
+        return None;
+    };
+    let Some(type_text) = type_entry.as_str() else {
+        out.error(
+            "missing-type",
+            file,
+            type_entry.line,
+            format!(
+                "grader `{}`: `type` must be a string, not {}",
+                grader.name,
+                kind_name(&type_entry.value)
+            ),
+            format!("write type: one of {}", types.join(" | ")),
+        );
+        return None;
+    };
+    let kind = GraderKind::parse(type_text);
+    if kind.is_none() {
+        let fix = match closest(type_text, &types) {
+            Some(t) => format!("did you mean `{t}`?"),
+            None => format!("use one of {}", types.join(" | ")),
+        };
+        out.error(
+            "unknown-grader-type",
+            file,
+            type_entry.line,
+            format!("grader `{}` has unknown type `{type_text}`", grader.name),
+            fix,
+        );
+    }
+    kind
+}
+
+/// Report each key a grader of `kind` does not take, naming the type it
+/// belongs to or the closest key.
+fn check_unknown_grader_keys(grader: &Grader, kind: GraderKind, out: &mut Out) {
+    let allowed: Vec<&str> = COMMON_GRADER_KEYS
+        .iter()
+        .chain(kind.keys())
+        .copied()
+        .collect();
+    for (key, entry) in &grader.fields {
+        if allowed.contains(&key.as_str()) {
+            continue;
+        }
+        let owner = GraderKind::ALL
+            .into_iter()
+            .find(|k| k.keys().contains(&key.as_str()));
+        let fix = match owner {
+            Some(o) if closest(key, &allowed).is_none() => {
+                format!(
+                    "`{key}` belongs to {} graders; remove it (keys for {}: {})",
+                    o.as_str(),
+                    kind.as_str(),
+                    allowed.join(", ")
+                )
+            }
+            _ => fix_for_unknown(
+                key,
+                &allowed,
+                &format!("keys for {}: {}", kind.as_str(), allowed.join(", ")),
+            ),
+        };
+        out.error(
+            "unknown-key",
+            &grader.file,
+            entry.line.or(grader.line),
+            format!(
+                "unknown key `{key}` in {} grader `{}` (the platform refuses the case)",
+                kind.as_str(),
+                grader.name
+            ),
+            fix,
+        );
+    }
+}
+
+/// Report each key a grader of `kind` requires and does not set.
+fn check_required_grader_keys(grader: &Grader, kind: GraderKind, out: &mut Out) {
+    for key in kind.required() {
+        if !grader.fields.contains_key(*key) {
+            let fix = match (*key, grader.file.extension()) {
+                ("criteria", Some("md")) => {
+                    "write the criteria as the file body, below the frontmatter".to_string()
+                }
+                ("pattern", Some("md")) => {
+                    "add `pattern:` (or write the pattern as the file body)".to_string()
+                }
+                _ => format!("add `{key}:`"),
+            };
+            out.error(
+                "missing-key",
+                &grader.file,
+                grader.line,
+                format!("{} grader `{}` has no `{key}`", kind.as_str(), grader.name),
+                fix,
+            );
+        }
+    }
+}
+
+/// Check the values every grader takes: `name`, `weight`, `arm`.
+fn check_common_values(grader: &Grader, out: &mut Out) {
+    let file = grader.file.as_path();
+    if let Some(e) = grader.get("name") {
+        expect_string("name", e, out);
+    }
+    if let Some(e) = grader.get("weight") {
+        match e.value.as_f64() {
+            Some(w) if w > 0.0 && w.is_finite() => {}
+            Some(w) => out.error(
+                "out-of-range",
+                file,
+                e.line,
+                format!("`weight: {w}` must be above 0"),
+                "set a positive weight (default 1)",
+            ),
+            None => out.error(
+                "wrong-type",
+                file,
+                e.line,
+                format!("`weight` must be a number, not {}", kind_name(&e.value)),
+                "write a positive number, unquoted",
+            ),
+        }
+    }
+    if let Some(e) = grader.get("arm")
+        && !matches!(e.as_str(), Some("with-only" | "both"))
+    {
+        out.error(
+            "invalid-value",
+            file,
+            e.line,
+            format!(
+                "`arm` must be `with-only` or `both`, not {}",
+                show(&e.value)
+            ),
+            "write arm: both (scored on both arms) or arm: with-only",
+        );
+    }
+}
+
+/// Report `criteria` or `pattern` still holding the `init` placeholder.
+fn check_placeholders(grader: &Grader, out: &mut Out) {
+    for key in ["criteria", "pattern"] {
+        if let Some(e) = grader.get(key)
+            && let Some(text) = e.as_str()
+            && TODO_LINE.is_match(text)
+        {
+            out.error(
+                "init-placeholder",
+                &grader.file,
+                e.line,
+                format!(
+                    "grader `{}` still holds the `init` placeholder \"{INIT_CRITERIA}\"",
+                    grader.name
+                ),
+                "replace the TODO line with concrete pass criteria",
+            );
+        }
+    }
+}
+
+/// `type: regex`: JavaScript flags, a match mode, a target, and a pattern
+/// JavaScript compiles with those flags.
+fn check_regex_grader(grader: &Grader, out: &mut Out) {
+    let file = grader.file.as_path();
+    let flags = regex_flags(grader, out);
+    if let Some(e) = grader.get("match") {
+        let ok = e.as_str().is_some_and(|m| suite::parse_match(m).is_some());
+        if !ok {
+            out.error(
+                "invalid-value",
+                file,
+                e.line,
+                format!(
+                    "`match` must be contains, not_contains or count:N, not {}",
+                    show(&e.value)
+                ),
+                "write match: contains (default), not_contains or count:2",
+            );
+        }
+    }
+    if let Some(e) = grader.get("target") {
+        check_target("target", e, file, out);
+    }
+    if let Some(e) = grader.get("pattern")
+        && expect_string("pattern", e, out)
+    {
+        check_js_regex(
+            "pattern",
+            e.as_str().unwrap_or(""),
+            flags.as_deref().unwrap_or(""),
+            file,
+            e.line.or(grader.line),
+            out,
+        );
+    }
+}
+
+/// A regex grader's `flags` (empty when unset); `None` (reported) when they
+/// are not a string of JavaScript flags, so the pattern is compiled without.
+fn regex_flags(grader: &Grader, out: &mut Out) -> Option<String> {
+    let Some(e) = grader.get("flags") else {
+        return Some(String::new());
+    };
+    if !expect_string("flags", e, out) {
+        return None;
+    }
+    let flags = e.as_str().unwrap_or("").to_owned();
+    if let Err((message, fix)) = check_flags(&flags) {
+        out.error("regex-flags", &grader.file, e.line, message, fix);
+        return None;
+    }
+    Some(flags)
+}
+
+/// `type: tool_used`: a tool name, an `input_match` JavaScript compiles, and
+/// `min`/`max` counts the grader can meet.
+fn check_tool_used_grader(grader: &Grader, out: &mut Out) {
+    let file = grader.file.as_path();
+    if let Some(e) = grader.get("tool") {
+        expect_string("tool", e, out);
+    }
+    if let Some(e) = grader.get("input_match")
+        && expect_string("input_match", e, out)
+    {
+        check_js_regex(
+            "input_match",
+            e.as_str().unwrap_or(""),
+            "",
+            file,
+            e.line.or(grader.line),
+            out,
+        );
+    }
+    let mut bounds = [None, None];
+    for (i, key) in ["min", "max"].into_iter().enumerate() {
+        if let Some(e) = grader.get(key) {
+            bounds[i] = suite::as_count(&e.value);
+            if bounds[i].is_none() {
+                out.error(
+                    "wrong-type",
+                    file,
+                    e.line,
+                    format!(
+                        "`{key}` must be a whole number 0 or above, not {}",
+                        show(&e.value)
+                    ),
+                    format!("write {key}: 0, 1, 2, …"),
+                );
+            }
+        }
+    }
+    let min = if grader.get("min").is_some() {
+        bounds[0]
+    } else {
+        Some(1)
+    };
+    if let (Some(min), Some(max)) = (min, bounds[1])
+        && min > max
+    {
+        out.error(
+            "out-of-range",
+            file,
+            grader_line(grader, "max"),
+            format!("`min` ({min}) is above `max` ({max}): the grader can never pass"),
+            if grader.get("min").is_none() {
+                "min defaults to 1: add min: 0".to_string()
+            } else {
+                "make min at most max".to_string()
+            },
+        );
+    }
+}
+
+/// `type: tool_order`: `before` and `after` are tool references whose
+/// `input_match` JavaScript compiles.
+fn check_tool_order_grader(grader: &Grader, out: &mut Out) {
+    let file = grader.file.as_path();
+    for key in ["before", "after"] {
+        let Some(e) = grader.get(key) else { continue };
+        match suite::parse_tool_ref(&e.value) {
+            Some(r) => {
+                if let Some(pattern) = &r.input_match {
+                    check_js_regex(
+                        &format!("{key}.input_match"),
+                        pattern,
+                        "",
+                        file,
+                        e.line.or(grader.line),
+                        out,
+                    );
+                }
+            }
+            None => out.error(
+                "invalid-value",
+                file,
+                e.line.or(grader.line),
+                format!(
+                    "`{key}` must be a tool name or {{tool, input_match}}, not {}",
+                    show(&e.value)
+                ),
+                format!("write {key}: Read, or {key}: {{tool: Write, input_match: 'report'}}"),
+            ),
+        }
+    }
+}
+
+/// `type: file_exists`: a path glob and a boolean `exists`.
+fn check_file_exists_grader(grader: &Grader, out: &mut Out) {
+    if let Some(e) = grader.get("path") {
+        expect_string("path", e, out);
+    }
+    if let Some(e) = grader.get("exists")
+        && !matches!(e.value, Value::Bool(_))
+    {
+        out.error(
+            "wrong-type",
+            &grader.file,
+            e.line,
+            format!("`exists` must be true or false, not {}", show(&e.value)),
+            "write exists: true or exists: false (unquoted)",
+        );
+    }
+}
+
+/// `type: llm`: criteria text and a `focus` the judge can read.
+fn check_llm_grader(grader: &Grader, out: &mut Out) {
+    if let Some(e) = grader.get("criteria") {
+        expect_string("criteria", e, out);
+    }
+    if let Some(e) = grader.get("focus") {
+        check_target("focus", e, &grader.file, out);
+    }
+}
+
+/// `type: baseline`: criteria text and a `baseline_file` inside the case folder.
+fn check_baseline_grader(case: &Case, grader: &Grader, out: &mut Out) {
+    if let Some(e) = grader.get("criteria") {
+        expect_string("criteria", e, out);
+    }
+    if let Some(e) = grader.get("baseline_file")
+        && expect_string("baseline_file", e, out)
+    {
+        check_path(
+            case,
+            "baseline_file",
+            e.as_str().unwrap_or(""),
+            &grader.file,
+            e.line.or(grader.line),
+            out,
+        );
+    }
+}
+
+/// The line of `key` in `grader`, else the grader's own line.
+fn grader_line(grader: &Grader, key: &str) -> Option<usize> {
+    grader.get(key).and_then(|e| e.line).or(grader.line)
+}
+
+/// A scalar value as written, in backticks; other values by their kind.
+fn show(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("`{s}`"),
+        Value::Number(n) => format!("`{n}`"),
+        Value::Bool(b) => format!("`{b}`"),
+        other => kind_name(other).to_string(),
+    }
+}
+
+/// Report a `target`/`focus` that is none of the platform's sources.
+fn check_target(key: &str, e: &Entry, file: &Utf8Path, out: &mut Out) {
+    if suite::parse_target(&e.value).is_none() {
+        out.error(
+            "invalid-value",
+            file,
+            e.line,
+            format!("`{key}` must be last_message, trace, files, mock_calls or {{source: file, path: P}}, not {}", show(&e.value)),
+            format!("write {key}: last_message (default)"),
+        );
+    }
+}

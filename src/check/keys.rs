@@ -1,0 +1,596 @@
+//! Case keys: the one table of every key a case may set (where it lands once
+//! `prompt.md` and `case.yaml` are merged, and what its value must be), the
+//! value checks behind it, and the unknown-key findings with their
+//! closest-key suggestions.
+
+use super::Out;
+use crate::suite::{
+    self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, CONTEXT_KEYS, Case, EXECUTION_KEYS, Entry, Section,
+    TOP_KEYS, UnknownKey,
+};
+use camino::Utf8Path;
+use serde_norway::Value;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// Where a case key lands once `prompt.md` and `case.yaml` are merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The top level (`Case::top`).
+    Top,
+    /// `execution` (`Case::execution`), from case.yaml or prompt.md frontmatter.
+    Execution,
+    /// `context` (`Case::context`), from case.yaml only.
+    Context,
+}
+
+/// What the value of a case key must be (platform.md, "Case and grader files").
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// A version string the platform reads (`"1.1"`); case.yaml must set it.
+    SchemaVersion,
+    /// A non-empty string; a readable case.yaml must set it.
+    CaseName,
+    /// A string.
+    Text,
+    /// A list of strings.
+    TextList,
+    /// A whole number within the range.
+    Count(u64, u64),
+    /// `true` or `false`.
+    Flag,
+    /// A mapping.
+    Mapping,
+    /// A mapping of `EVAL_*` names to strings.
+    Env,
+    /// A path inside the case folder that exists.
+    Path,
+    /// A list of such paths.
+    PathList,
+}
+
+/// Every case key, where it lands and what its value must be. The loader's
+/// key lists (`suite::TOP_KEYS`, …) say the same keys; a test holds them
+/// together. Checked in this order, which is the order of the findings.
+const CASE_KEYS: [(Place, &str, Expect); 20] = [
+    (Place::Top, "schema_version", Expect::SchemaVersion),
+    (Place::Top, "name", Expect::CaseName),
+    (Place::Top, "description", Expect::Text),
+    (Place::Top, "expected_outcome", Expect::Text),
+    (Place::Top, "tags", Expect::TextList),
+    (Place::Top, "plugins", Expect::TextList),
+    (Place::Top, "runs", Expect::Count(1, 50)),
+    (Place::Execution, "prompt", Expect::Text),
+    (Place::Execution, "model", Expect::Text),
+    (Place::Execution, "append_system_prompt", Expect::Text),
+    (Place::Execution, "allowed_tools", Expect::TextList),
+    (Place::Execution, "disallowed_tools", Expect::TextList),
+    (Place::Execution, "max_turns", Expect::Count(1, 200)),
+    (Place::Execution, "timeout_seconds", Expect::Count(1, 3600)),
+    (Place::Execution, "artifact_publish", Expect::Flag),
+    (Place::Execution, "growthbook_overrides", Expect::Mapping),
+    (Place::Execution, "env", Expect::Env),
+    (Place::Context, "scaffold_script", Expect::Path),
+    (Place::Context, "history_file", Expect::Path),
+    (Place::Context, "add_dirs", Expect::PathList),
+];
+
+static ENV_KEY: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"^EVAL_[A-Z0-9_]*$").expect("fixed regex"));
+
+/// Check the value of every key in [`CASE_KEYS`] that `case` sets, and that
+/// the required ones are set.
+pub(super) fn check_key_values(case: &Case, out: &mut Out) {
+    for (place, key, expect) in CASE_KEYS {
+        let keys: &BTreeMap<String, Entry> = match place {
+            Place::Top => &case.top,
+            Place::Execution => &case.execution,
+            Place::Context => &case.context,
+        };
+        match keys.get(key) {
+            Some(entry) => expect.check(case, key, entry, out),
+            None => expect.check_missing(case, out),
+        }
+    }
+}
+
+impl Expect {
+    /// Check the value `entry` of `key` in `case`.
+    fn check(self, case: &Case, key: &str, entry: &Entry, out: &mut Out) {
+        match self {
+            Expect::SchemaVersion => check_schema_version(entry, out),
+            Expect::CaseName => {
+                if case.case_file.is_some()
+                    && !case.broken
+                    && entry.as_str().is_none_or(str::is_empty)
+                {
+                    out.error(
+                        "wrong-type",
+                        &entry.file,
+                        entry.line,
+                        "`name` must be a non-empty string".into(),
+                        "set name: <case name>",
+                    );
+                }
+            }
+            Expect::Text => {
+                expect_string(key, entry, out);
+            }
+            Expect::TextList => expect_string_list(key, entry, out),
+            Expect::Count(min, max) => expect_int_range(key, entry, min, max, out),
+            Expect::Flag => {
+                if !matches!(entry.value, Value::Bool(_)) {
+                    out.error(
+                        "wrong-type",
+                        &entry.file,
+                        entry.line,
+                        format!(
+                            "`{key}` must be true or false, not {}",
+                            kind_name(&entry.value)
+                        ),
+                        format!("write {key}: true or false, or remove it"),
+                    );
+                }
+            }
+            Expect::Mapping => {
+                if !matches!(entry.value, Value::Mapping(_)) {
+                    out.error(
+                        "wrong-type",
+                        &entry.file,
+                        entry.line,
+                        format!("`{key}` must be a mapping, not {}", kind_name(&entry.value)),
+                        "write it as indented `flag: value` lines, or remove it",
+                    );
+                }
+            }
+            Expect::Env => check_env(entry, out),
+            Expect::Path => {
+                if expect_string(key, entry, out) {
+                    let path = entry.as_str().unwrap_or("");
+                    check_path(case, key, path, &entry.file, entry.line, out);
+                }
+            }
+            Expect::PathList => {
+                expect_string_list(key, entry, out);
+                if let Value::Sequence(items) = &entry.value {
+                    for item in items.iter().filter_map(Value::as_str) {
+                        check_path(case, key, item, &entry.file, entry.line, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Report a required key `case` does not set (only case.yaml requires any).
+    fn check_missing(self, case: &Case, out: &mut Out) {
+        let Some(path) = &case.case_file else { return };
+        match self {
+            Expect::SchemaVersion => out.error(
+                "missing-key",
+                path,
+                Some(1),
+                "case.yaml has no `schema_version`".into(),
+                "add schema_version: \"1.1\" (quoted)",
+            ),
+            Expect::CaseName if !case.broken => out.error(
+                "missing-key",
+                path,
+                Some(1),
+                "case.yaml has no `name`".into(),
+                format!("add name: {}", case.dir.file_name().unwrap_or("case")),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// How a value reads in a message ("a list", "a number", …).
+pub(super) fn kind_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "empty",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+/// Report `key` unless its value is a string; true when it is.
+pub(super) fn expect_string(key: &str, entry: &Entry, out: &mut Out) -> bool {
+    if entry.value.is_string() {
+        return true;
+    }
+    out.error(
+        "wrong-type",
+        &entry.file,
+        entry.line,
+        format!("`{key}` must be a string, not {}", kind_name(&entry.value)),
+        format!("quote the value: {key}: \"…\""),
+    );
+    false
+}
+
+/// Report `key` unless its value is a list of strings.
+fn expect_string_list(key: &str, entry: &Entry, out: &mut Out) {
+    let ok = match &entry.value {
+        Value::Sequence(items) => items.iter().all(Value::is_string),
+        _ => false,
+    };
+    if !ok {
+        out.error(
+            "wrong-type",
+            &entry.file,
+            entry.line,
+            format!(
+                "`{key}` must be a list of strings, not {}",
+                kind_name(&entry.value)
+            ),
+            format!("write a list: {key}: [a, b]"),
+        );
+    }
+}
+
+/// Report `key` unless its value is a whole number from `min` to `max`.
+fn expect_int_range(key: &str, entry: &Entry, min: u64, max: u64, out: &mut Out) {
+    let n = suite::as_count(&entry.value);
+    match n {
+        None => out.error(
+            "wrong-type",
+            &entry.file,
+            entry.line,
+            format!(
+                "`{key}` must be a whole number, not {}",
+                kind_name(&entry.value)
+            ),
+            format!("write a number from {min} to {max}, unquoted"),
+        ),
+        Some(n) if n < min || n > max => out.error(
+            "out-of-range",
+            &entry.file,
+            entry.line,
+            format!("`{key}: {n}` is out of range ({min}–{max})"),
+            format!("set {key} between {min} and {max}"),
+        ),
+        Some(_) => {}
+    }
+}
+
+/// Report a `schema_version` that is not a string, not a version, or newer
+/// than the platform reads.
+fn check_schema_version(e: &Entry, out: &mut Out) {
+    let Some(text) = e.as_str() else {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!(
+                "`schema_version` must be a string, not {} (unquoted 1.1 is a YAML number)",
+                kind_name(&e.value)
+            ),
+            "quote it: schema_version: \"1.1\"",
+        );
+        return;
+    };
+    // JavaScript's parseInt of the part before the first '.'.
+    let major_text = text.split('.').next().unwrap_or("").trim_start();
+    let (sign, digits) = match major_text.strip_prefix(['-', '+']) {
+        Some(rest) => (major_text.starts_with('-'), rest),
+        None => (false, major_text),
+    };
+    let digits: String = digits.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!("schema_version \"{text}\" is not a version string"),
+            "write schema_version: \"1.1\"",
+        );
+        return;
+    }
+    let too_new = !sign
+        && (digits.trim_start_matches('0').len() > 1 || digits.parse::<u64>().is_ok_and(|n| n > 1));
+    if too_new {
+        out.error(
+            "schema-version",
+            &e.file,
+            e.line,
+            format!(
+                "schema_version \"{text}\" needs a newer Claude Code (2.1.328 reads up to 1.x)"
+            ),
+            "write schema_version: \"1.1\"",
+        );
+    }
+}
+
+/// Report an `env` that is not a mapping of `EVAL_*` names to strings.
+fn check_env(e: &Entry, out: &mut Out) {
+    let Value::Mapping(map) = &e.value else {
+        out.error(
+            "wrong-type",
+            &e.file,
+            e.line,
+            format!(
+                "`env` must be a mapping of EVAL_* names to strings, not {}",
+                kind_name(&e.value)
+            ),
+            "write it as indented `EVAL_NAME: \"value\"` lines",
+        );
+        return;
+    };
+    for (k, v) in map {
+        let key = suite::key_string(k);
+        if !ENV_KEY.is_match(&key) {
+            let suggested: String = key
+                .to_ascii_uppercase()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let suggested = if suggested.starts_with("EVAL_") {
+                suggested
+            } else {
+                format!("EVAL_{suggested}")
+            };
+            out.error(
+                "env-key",
+                &e.file,
+                e.line,
+                format!(
+                    "env key `{key}` is not EVAL_[A-Z0-9_]* (the platform only passes EVAL_* names)"
+                ),
+                format!("rename it `{suggested}`"),
+            );
+        }
+        if !v.is_string() {
+            out.error(
+                "wrong-type",
+                &e.file,
+                e.line,
+                format!("env `{key}` must be a string, not {}", kind_name(v)),
+                format!("quote the value: {key}: \"…\""),
+            );
+        }
+    }
+}
+
+/// True when `path` (relative to a case folder) leaves it: absolute, or `..` past its top.
+pub fn escapes(path: &str) -> bool {
+    if path.starts_with('/')
+        || path.starts_with('\\')
+        || path.chars().nth(1) == Some(':')
+        || path.starts_with('~')
+    {
+        return true;
+    }
+    let mut depth: i64 = 0;
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+/// Report `path`, the value of `key` written in `file`, when it leaves the
+/// case folder or does not exist in it.
+pub(super) fn check_path(
+    case: &Case,
+    key: &str,
+    path: &str,
+    file: &Utf8Path,
+    line: Option<usize>,
+    out: &mut Out,
+) {
+    if escapes(path) {
+        out.error(
+            "path-escape",
+            file,
+            line,
+            format!("`{key}: {path}` points outside the case folder"),
+            format!(
+                "put the file inside {} and use a relative path",
+                case.dir.file_name().unwrap_or("the case folder")
+            ),
+        );
+    } else if !case.dir.join(path).exists() {
+        out.error(
+            "missing-file",
+            file,
+            line,
+            format!("`{key}: {path}` does not exist in the case folder"),
+            format!("create {path} in the case folder, or fix the path"),
+        );
+    }
+}
+
+/// Report every key of `case` that is not part of its section, with the
+/// closest known key or the section it belongs in.
+pub(super) fn check_unknown_keys(case: &Case, out: &mut Out) {
+    for u in &case.unknown_keys {
+        let key = u.key.as_str();
+        match u.section {
+            Section::PromptFrontmatter => out.error(
+                "unknown-key",
+                &u.file,
+                u.line,
+                format!(
+                    "unknown key `{key}` in prompt.md frontmatter (the platform refuses the case)"
+                ),
+                fix_for_prompt_key(key),
+            ),
+            Section::CaseTop | Section::CaseExecution | Section::CaseContext => {
+                report_unknown_case_yaml_key(u, out)
+            }
+        }
+    }
+}
+
+/// The fix for an unknown key in prompt.md frontmatter.
+fn fix_for_prompt_key(key: &str) -> String {
+    let prompt_keys: Vec<&str> = TOP_KEYS
+        .iter()
+        .chain(EXECUTION_KEYS.iter())
+        .copied()
+        .collect();
+    if CONTEXT_KEYS.contains(&key) {
+        format!("`{key}` belongs in case.yaml under `context:`")
+    } else if key == "prompt" {
+        "the prompt is the body of prompt.md, below the frontmatter".into()
+    } else if key == "graders" {
+        "put each grader in graders/<name>.md".into()
+    } else {
+        fix_for_unknown(
+            key,
+            &prompt_keys,
+            &format!("known keys: {}", prompt_keys.join(", ")),
+        )
+    }
+}
+
+/// An unknown key in case.yaml (the platform drops it without a word): move it
+/// to the section it belongs in, or fix its spelling.
+fn report_unknown_case_yaml_key(u: &UnknownKey, out: &mut Out) {
+    let key = u.key.as_str();
+    let (where_, own): (&str, &[&str]) = match u.section {
+        Section::CaseTop => ("at the top of case.yaml", &CASE_YAML_KEYS),
+        Section::CaseExecution => ("under `execution:`", &CASE_EXECUTION_KEYS),
+        _ => ("under `context:`", &CONTEXT_KEYS),
+    };
+    let fix = if u.section != Section::CaseExecution && CASE_EXECUTION_KEYS.contains(&key) {
+        format!("move `{key}` under `execution:`")
+    } else if u.section != Section::CaseContext && CONTEXT_KEYS.contains(&key) {
+        format!("move `{key}` under `context:`")
+    } else if u.section != Section::CaseTop && CASE_YAML_KEYS.contains(&key) {
+        format!("move `{key}` to the top level of case.yaml")
+    } else {
+        fix_for_unknown(key, own, &format!("known keys there: {}", own.join(", ")))
+    };
+    out.error(
+        "unknown-key",
+        &u.file,
+        u.line,
+        format!("unknown key `{key}` {where_} (the platform silently drops it)"),
+        fix,
+    );
+}
+
+/// The closest known key to `key`, when it is close enough to be a typo.
+pub fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let key_lower = key.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (levenshtein(&key_lower, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The edit distance between `a` and `b`.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// "did you mean …?" for a typo of a `known` key, else remove it (`fallback` says why).
+pub(super) fn fix_for_unknown(key: &str, known: &[&str], fallback: &str) -> String {
+    match closest(key, known) {
+        Some(k) => format!("did you mean `{k}`?"),
+        None => format!("remove it; {fallback}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The keys of [`CASE_KEYS`] that land in `place`.
+    fn table_keys(place: Place) -> BTreeSet<&'static str> {
+        CASE_KEYS
+            .iter()
+            .filter(|(p, _, _)| *p == place)
+            .map(|(_, key, _)| *key)
+            .collect()
+    }
+
+    fn set<'a>(keys: &[&'a str]) -> BTreeSet<&'a str> {
+        keys.iter().copied().collect()
+    }
+
+    #[test]
+    fn the_key_table_says_what_the_loader_reads() {
+        assert_eq!(table_keys(Place::Top), set(&TOP_KEYS));
+        assert_eq!(table_keys(Place::Execution), set(&CASE_EXECUTION_KEYS));
+        assert_eq!(table_keys(Place::Context), set(&CONTEXT_KEYS));
+        let mut prompt_md = set(&CASE_EXECUTION_KEYS);
+        prompt_md.remove("prompt");
+        assert_eq!(prompt_md, set(&EXECUTION_KEYS));
+        let mut case_yaml = table_keys(Place::Top);
+        case_yaml.extend(["execution", "context", "graders"]);
+        assert_eq!(case_yaml, set(&CASE_YAML_KEYS));
+    }
+
+    #[test]
+    fn closest_suggests_typos() {
+        let keys: Vec<&str> = TOP_KEYS
+            .iter()
+            .chain(EXECUTION_KEYS.iter())
+            .copied()
+            .collect();
+        assert_eq!(closest("max_turn", &keys), Some("max_turns"));
+        assert_eq!(closest("allowed-tools", &keys), Some("allowed_tools"));
+        assert_eq!(closest("Timeout_Seconds", &keys), Some("timeout_seconds"));
+        assert_eq!(closest("zzzz", &keys), None);
+    }
+
+    #[test]
+    fn escaping_paths() {
+        assert!(escapes("../x"));
+        assert!(escapes("/etc/passwd"));
+        assert!(escapes("a/../../x"));
+        assert!(escapes("~/x"));
+        assert!(!escapes("a/../b"));
+        assert!(!escapes("./setup.sh"));
+        assert!(!escapes("data/history.jsonl"));
+    }
+
+    #[test]
+    fn schema_versions() {
+        let run = |v: Value| {
+            let mut d = Vec::new();
+            check_schema_version(
+                &Entry {
+                    value: v,
+                    file: "c.yaml".into(),
+                    line: Some(1),
+                },
+                &mut Out(&mut d),
+            );
+            d.into_iter().map(|d| d.message).collect::<Vec<_>>()
+        };
+        assert!(run(Value::String("1.1".into())).is_empty());
+        assert!(run(Value::String("1".into())).is_empty());
+        assert_eq!(run(Value::String("2.0".into())).len(), 1);
+        assert_eq!(run(Value::String("10.0".into())).len(), 1);
+        assert_eq!(run(Value::String("v1".into())).len(), 1);
+        assert_eq!(run(serde_norway::from_str("1.1").unwrap()).len(), 1);
+    }
+}

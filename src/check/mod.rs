@@ -1,0 +1,368 @@
+//! Static checks of suites before any money is spent (`bob-eval check`).
+//!
+//! Everything the platform would refuse when loading a case, the traps it does
+//! not report at all (platform.md, "Traps"), and the trigger pair every suite
+//! must carry (skill-evals.md, "Trigger cases"). Each finding is a
+//! [`Diagnostic`] with a file, a line where known, a one-line message and a
+//! one-line fix.
+//!
+//! Here: the report, and the suite and case checks that drive the rules of
+//! [`keys`] (case keys and their values), `graders` (one check per grader
+//! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
+//! (what JavaScript's `RegExp` accepts).
+
+mod graders;
+pub mod js_regex;
+pub mod keys;
+pub mod trigger;
+
+pub use js_regex::js_regex;
+pub use trigger::ItemNames;
+
+use crate::config::{suite_dir, validate_item_name};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::{Error, Result};
+use crate::suite::{self, Case, Suite};
+use camino::{Utf8Path, Utf8PathBuf};
+use graders::check_case_graders;
+use keys::{check_key_values, check_unknown_keys};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
+use trigger::check_trigger_pair;
+
+/// One checked suite.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteSummary {
+    /// The item.
+    pub item: String,
+    /// `evals/<item>` relative to the source.
+    pub dir: Utf8PathBuf,
+    /// Case names, in folder order.
+    pub cases: Vec<String>,
+}
+
+/// The outcome of `bob-eval check` (its `--json` output).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    /// `bob-eval-check/1`.
+    pub schema: &'static str,
+    /// The suites checked.
+    pub suites: Vec<SuiteSummary>,
+    /// Error-severity findings.
+    pub errors: usize,
+    /// Warning-severity findings.
+    pub warnings: usize,
+    /// Every finding, sorted by file and line.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    /// True when any finding is an error (`check` exits 1).
+    pub fn has_errors(&self) -> bool {
+        self.errors > 0
+    }
+
+    /// Cases checked across all suites.
+    pub fn case_count(&self) -> usize {
+        self.suites.iter().map(|s| s.cases.len()).sum()
+    }
+}
+
+/// Tools an eval run may use only with an operator grant (`--allow-tools`).
+pub const GATED_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "WebFetch", "WebSearch"];
+
+/// The init template's prompt line (the platform refuses a prompt holding it).
+pub const INIT_PROMPT: &str = "TODO: describe what the agent should do";
+/// The init template's grader line (the platform refuses criteria holding it).
+pub const INIT_CRITERIA: &str = "TODO: describe what a successful response looks like";
+
+static TODO_LINE: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"(?m)^\s*TODO: describe\b").expect("fixed regex"));
+
+/// Check `item`'s suite before the platform is paid to run it: errors refuse the
+/// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller
+/// to show. `baseline.json` is left to `gate`: the run neither reads nor copies it.
+pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
+    let report = check_suites_for(source, &[item.to_string()], false)?;
+    if report.has_errors() {
+        return Err(Error::SuiteInvalid {
+            item: item.into(),
+            errors: report.errors,
+            diagnostics: report.diagnostics,
+        });
+    }
+    Ok(report.diagnostics)
+}
+
+/// Load and check one suite: its summary (none for an invalid name) and its
+/// findings; `baseline.json` too when `baseline` is set.
+fn check_one(
+    source: &Utf8Path,
+    item: &str,
+    others: &ItemNames,
+    baseline: bool,
+) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    if validate_item_name(item).is_err() {
+        // A folder under evals/ that cannot be an item name.
+        diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            code: "invalid-suite-name",
+            file: suite_dir(source, item),
+            line: None,
+            message: format!("`{item}` is not a valid item name, so the suite can never run"),
+            fix: "rename the folder to the item's name (lower-case letters, digits and '-')".into(),
+        });
+        return (None, diagnostics);
+    }
+    let suite = suite::load_dir(&suite_dir(source, item), item);
+    check_suite(source, &suite, others, &mut diagnostics);
+    if baseline {
+        check_baseline(source, &suite, &mut Out(&mut diagnostics));
+    }
+    let summary = SuiteSummary {
+        item: item.to_owned(),
+        dir: relative(source, &suite.dir),
+        cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
+    };
+    (Some(summary), diagnostics)
+}
+
+/// Check the suites of `items` under `source` (every suite when `items` is
+/// empty), their `baseline.json` included.
+pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> {
+    check_suites_for(source, items, true)
+}
+
+fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Result<CheckReport> {
+    let all = suite::list(source)?;
+    let items: Vec<String> = if items.is_empty() {
+        all.clone()
+    } else {
+        for item in items {
+            validate_item_name(item)?;
+            crate::config::existing_suite(source, item)?;
+        }
+        let unique: BTreeSet<&String> = items.iter().collect();
+        unique.into_iter().cloned().collect()
+    };
+    let mut known: BTreeSet<String> = all.into_iter().collect();
+    known.extend(items.iter().cloned());
+    let others = ItemNames::new(&known.into_iter().collect::<Vec<_>>());
+
+    // Suites are independent: load and check them on every core, then put the
+    // results back in the order of `items`.
+    let checked = crate::parallel::map(&items, crate::parallel::cores(), |item| {
+        check_one(source, item, &others, baseline)
+    });
+    let mut suites = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (summary, found) in checked {
+        suites.extend(summary);
+        diagnostics.extend(found);
+    }
+    for d in &mut diagnostics {
+        d.file = relative(source, &d.file);
+    }
+    diagnostics.sort_by(|a, b| (&a.file, a.line, a.severity).cmp(&(&b.file, b.line, b.severity)));
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = diagnostics.len() - errors;
+    Ok(CheckReport {
+        schema: "bob-eval-check/1",
+        suites,
+        errors,
+        warnings,
+        diagnostics,
+    })
+}
+
+fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
+    path.strip_prefix(source)
+        .map(Utf8Path::to_owned)
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// Collects findings.
+struct Out<'a>(&'a mut Vec<Diagnostic>);
+
+impl Out<'_> {
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: String,
+    ) {
+        self.0.push(Diagnostic {
+            severity,
+            code,
+            file: file.to_owned(),
+            line,
+            message,
+            fix,
+        });
+    }
+    fn error(
+        &mut self,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: impl Into<String>,
+    ) {
+        self.push(Severity::Error, code, file, line, message, fix.into());
+    }
+    fn warn(
+        &mut self,
+        code: &'static str,
+        file: &Utf8Path,
+        line: Option<usize>,
+        message: String,
+        fix: impl Into<String>,
+    ) {
+        self.push(Severity::Warning, code, file, line, message, fix.into());
+    }
+}
+
+/// Check one loaded suite (all but its `baseline.json`); `names` holds every
+/// suite name in the source (for the trigger pin).
+pub fn check_suite(
+    source: &Utf8Path,
+    suite: &Suite,
+    names: &ItemNames,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    diagnostics.extend(suite.problems.iter().cloned());
+    let mut out = Out(diagnostics);
+    let item = suite.item.as_str();
+    if suite.cases.is_empty() {
+        out.error(
+            "no-cases",
+            &suite.dir,
+            None,
+            "the suite has no case (no folder holding prompt.md or case.yaml)".into(),
+            format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
+        );
+    }
+    match crate::item::find(source, item) {
+        Ok(_) => {}
+        Err(Error::ItemAmbiguous { found, .. }) => out.warn(
+            "item-ambiguous",
+            &suite.dir,
+            None,
+            format!("more than one item is named `{item}` ({} places)", found.len()),
+            "rename or remove all but one of skills/, commands/, agents/ (and registry/) entries",
+        ),
+        Err(_) => out.warn(
+            "no-item",
+            &suite.dir,
+            None,
+            format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
+            format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
+        ),
+    }
+    let mut seen: HashMap<&str, &Case> = HashMap::new();
+    for case in &suite.cases {
+        check_case(case, &mut out);
+        if let Some(first) = seen.insert(case.name.as_str(), case) {
+            out.warn(
+                "duplicate-case",
+                &case.main_file(),
+                None,
+                format!("two cases are named `{}` (also {})", case.name, first.dir),
+                "give each case its own name (`name:` or the folder name)",
+            );
+        }
+    }
+    check_trigger_pair(suite, names, &mut out);
+}
+
+/// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
+/// not JSON, not the schema, another item's) is an error here.
+fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
+    let Err(e) = crate::document::load_baseline(source, &suite.item) else {
+        return;
+    };
+    let (line, message) = match e {
+        Error::InvalidInput { at, message } => (at.line, message.replace("\n  ", "; ")),
+        Error::Io { source, .. } => (None, format!("cannot read: {source}")),
+        other => (None, other.to_string()),
+    };
+    out.error(
+        "baseline-invalid",
+        &crate::config::baseline_path(source, &suite.item),
+        line,
+        message,
+        format!(
+            "write {{\"schema\": \"skill-eval-baseline/1\", \"item\": \"{}\", \"best\": {{}}}} (or let `gate --record` write it)",
+            suite.item
+        ),
+    );
+}
+
+/// Check one case: its keys and their values, its prompt, its graders, and
+/// the gated tools it allows.
+fn check_case(case: &Case, out: &mut Out) {
+    check_unknown_keys(case, out);
+    check_key_values(case, out);
+    check_prompt(case, out);
+    check_case_graders(case, out);
+    check_gated_tools(case, out);
+}
+
+/// Report a missing prompt, or one still holding the `init` placeholder.
+fn check_prompt(case: &Case, out: &mut Out) {
+    let prompt = case.prompt_text();
+    if prompt.trim().is_empty() {
+        if !case.broken {
+            let message = if case.context.contains_key("history_file") {
+                "the case has no prompt: context.history_file needs a next turn to resume with"
+            } else {
+                "the case has no prompt"
+            };
+            out.error(
+                "empty-prompt",
+                &case.main_file(),
+                None,
+                message.into(),
+                "write the user prompt to test as the body of prompt.md, below the frontmatter",
+            );
+        }
+    } else if let Some(e) = case.prompt()
+        && TODO_LINE.is_match(prompt)
+    {
+        out.error(
+            "init-placeholder",
+            &e.file,
+            e.line,
+            format!("the prompt still holds the `init` placeholder \"{INIT_PROMPT}\""),
+            "replace the TODO line with the user prompt to test",
+        );
+    }
+}
+
+/// Warn about each tool in `allowed_tools` an eval run may use only with an
+/// operator grant ([`GATED_TOOLS`]).
+fn check_gated_tools(case: &Case, out: &mut Out) {
+    let Some(e) = case.execution.get("allowed_tools") else {
+        return;
+    };
+    for tool in case.allowed_tools() {
+        let base = tool.split('(').next().unwrap_or("").trim();
+        if GATED_TOOLS.contains(&base) {
+            out.warn(
+                "gated-tool",
+                &e.file,
+                e.line,
+                format!("`{tool}` in allowed_tools is a gated tool: an eval run cannot use it without an operator grant"),
+                format!("paste the context into the prompt instead, or run with `--allow-tools {base}`"),
+            );
+        }
+    }
+}

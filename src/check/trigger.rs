@@ -1,0 +1,397 @@
+//! The trigger pair every suite must carry (skill-evals.md, "Trigger cases"):
+//! a `fires` case whose Skill grader asserts the item fires, a `quiet` case
+//! whose Skill grader asserts it never does, each pinned by an `input_match`
+//! that matches the item's Skill input and no other item's.
+
+use super::Out;
+use super::js_regex::{inline_flags, js_regex};
+use crate::suite::{self, Case, Grader, GraderKind, Suite};
+use std::collections::HashMap;
+
+/// Which trigger case.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    Fires,
+    Quiet,
+}
+
+impl Trigger {
+    /// The case name, which is also its grader file's stem.
+    fn case_name(self) -> &'static str {
+        match self {
+            Trigger::Fires => "fires",
+            Trigger::Quiet => "quiet",
+        }
+    }
+
+    /// True when the Skill grader `g` asserts what this case is for: `fires`
+    /// needs at least one call, `quiet` exactly none on both arms.
+    fn is_shaped(self, g: &Grader) -> bool {
+        match self {
+            Trigger::Fires => g
+                .get("min")
+                .map_or(Some(1), |e| suite::as_count(&e.value))
+                .is_some_and(|m| m >= 1),
+            Trigger::Quiet => {
+                count_of(g, "min") == Some(0)
+                    && count_of(g, "max") == Some(0)
+                    && g.arm() == Some("both")
+            }
+        }
+    }
+}
+
+/// A pin verdict per `input_match` pattern, shared by both trigger cases.
+type Verdicts = HashMap<String, Option<(&'static str, String)>>;
+
+fn skill_graders(case: &Case) -> impl Iterator<Item = &Grader> {
+    case.graders
+        .iter()
+        .filter(|g| g.kind() == Some(GraderKind::ToolUsed) && g.str("tool") == Some("Skill"))
+}
+
+fn count_of(g: &Grader, key: &str) -> Option<u64> {
+    g.get(key).and_then(|e| suite::as_count(&e.value))
+}
+
+/// The suggested `input_match` pinning `item`.
+pub fn pin_pattern(item: &str) -> String {
+    format!(r#"'"skill"\s*:\s*"(?:[\w-]+:)?{item}"'"#)
+}
+
+/// Check that `suite` has both trigger cases, each with a Skill grader of the
+/// right shape pinned to the item; `names` holds every item name in the source.
+pub(super) fn check_trigger_pair(suite: &Suite, names: &ItemNames, out: &mut Out) {
+    if suite.cases.is_empty() {
+        return;
+    }
+    let mut verdicts = Verdicts::new();
+    for trigger in [Trigger::Fires, Trigger::Quiet] {
+        let case_name = trigger.case_name();
+        match suite.cases.iter().find(|c| c.name == case_name) {
+            None => report_missing_case(suite, trigger, out),
+            Some(case) if case.broken => {}
+            Some(case) => check_trigger_case(case, trigger, &suite.item, names, &mut verdicts, out),
+        }
+    }
+}
+
+/// The suite has no `fires` (or `quiet`) case.
+fn report_missing_case(suite: &Suite, trigger: Trigger, out: &mut Out) {
+    let (code, what) = match trigger {
+        Trigger::Fires => (
+            "no-fires-case",
+            "a prompt where the item should fire, with a tool_used grader on Skill pinned by input_match",
+        ),
+        Trigger::Quiet => (
+            "no-quiet-case",
+            "a prompt where it should not fire, with a tool_used grader on Skill (min: 0, max: 0, arm: both)",
+        ),
+    };
+    let case_name = trigger.case_name();
+    out.error(
+        code,
+        &suite.dir,
+        None,
+        format!("the suite has no `{case_name}` case (every suite needs the trigger pair)"),
+        format!("add evals/{}/{case_name}/: {what}", suite.item),
+    );
+}
+
+/// Check one trigger case: a Skill grader of the right shape, then its pin.
+fn check_trigger_case(
+    case: &Case,
+    trigger: Trigger,
+    item: &str,
+    names: &ItemNames,
+    verdicts: &mut Verdicts,
+    out: &mut Out,
+) {
+    let graders: Vec<&Grader> = skill_graders(case).collect();
+    let shaped: Vec<&Grader> = graders
+        .iter()
+        .copied()
+        .filter(|g| trigger.is_shaped(g))
+        .collect();
+    if shaped.is_empty() {
+        let (code, message, fix) = unshaped_finding(trigger, graders.first().copied(), item);
+        let (file, line) = match graders.first() {
+            Some(g) => (g.file.clone(), g.line),
+            None => (case.main_file(), None),
+        };
+        out.error(code, &file, line, message, fix);
+        return;
+    }
+    for g in shaped {
+        check_pin(g, trigger.case_name(), item, names, verdicts, out);
+    }
+}
+
+/// Why no Skill grader of a trigger case has the right shape (`first` is its
+/// first Skill grader, if any): the code, the message and the fix.
+fn unshaped_finding(
+    trigger: Trigger,
+    first: Option<&Grader>,
+    item: &str,
+) -> (&'static str, String, String) {
+    match (trigger, first) {
+        (Trigger::Fires, None) => (
+            "fires-no-trigger",
+            "the `fires` case has no tool_used grader on Skill, so nothing checks that the item fires".to_string(),
+            format!("add graders/fires.md: type: tool_used, tool: Skill, input_match: {}", pin_pattern(item)),
+        ),
+        (Trigger::Fires, Some(_)) => (
+            "fires-no-trigger",
+            "the `fires` case's Skill grader has min 0, so it passes even when the item never fires".to_string(),
+            "remove `min: 0` (the default is 1)".to_string(),
+        ),
+        (Trigger::Quiet, None) => (
+            "quiet-no-trigger",
+            "the `quiet` case has no tool_used grader on Skill, so nothing checks that the item stays quiet".to_string(),
+            format!(
+                "add graders/quiet.md: type: tool_used, tool: Skill, input_match: {}, min: 0, max: 0, arm: both",
+                pin_pattern(item)
+            ),
+        ),
+        (Trigger::Quiet, Some(g)) => {
+            let mut missing = Vec::new();
+            if count_of(g, "min") != Some(0) {
+                missing.push("min: 0");
+            }
+            if count_of(g, "max") != Some(0) {
+                missing.push("max: 0");
+            }
+            if g.arm() != Some("both") {
+                missing.push("arm: both");
+            }
+            (
+                "quiet-no-trigger",
+                format!("the `quiet` case's Skill grader `{}` does not assert the item never fires", g.name),
+                format!("set {}", missing.join(", ")),
+            )
+        }
+    }
+}
+
+/// Check that the trigger grader `g` of case `case_name` has an `input_match`
+/// pinning `item` (verdicts are cached per pattern).
+fn check_pin(
+    g: &Grader,
+    case_name: &str,
+    item: &str,
+    names: &ItemNames,
+    verdicts: &mut Verdicts,
+    out: &mut Out,
+) {
+    let Some(e) = g.get("input_match") else {
+        out.error(
+            "trigger-unpinned",
+            &g.file,
+            g.line,
+            format!(
+                "the `{case_name}` Skill grader `{}` has no input_match, so any skill counts",
+                g.name
+            ),
+            format!("add input_match: {}", pin_pattern(item)),
+        );
+        return;
+    };
+    let Some(pattern) = e.as_str() else { return };
+    let verdict = verdicts
+        .entry(pattern.to_owned())
+        .or_insert_with(|| pin_verdict(pattern, item, names));
+    if let Some((code, message)) = verdict {
+        out.error(
+            code,
+            &g.file,
+            e.line.or(g.line),
+            format!("the `{case_name}` grader `{}`: {message}", g.name),
+            format!("pin it to the item: input_match: {}", pin_pattern(item)),
+        );
+    }
+}
+
+/// The JSON-encoded Skill inputs for `name` the platform matches input_match against.
+fn encoded(name: &str) -> [String; 2] {
+    [
+        format!(r#"{{"skill":"{name}"}}"#),
+        format!(r#"{{"skill":"bob-eval-{name}:{name}"}}"#),
+    ]
+}
+
+/// Every item name in a source, with their JSON-encoded Skill inputs joined
+/// once, so a trigger pattern is tried against all of them in one scan
+/// instead of one regex call per name.
+#[derive(Debug, Clone)]
+pub struct ItemNames {
+    names: Vec<String>,
+    haystack: String,
+    /// `(start, end, name index)` of each encoded input in `haystack`.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl ItemNames {
+    /// Index `names` (every suite name in the source).
+    pub fn new(names: &[String]) -> Self {
+        let mut haystack = String::new();
+        let mut spans = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            for input in encoded(name) {
+                let start = haystack.len();
+                haystack.push_str(&input);
+                spans.push((start, haystack.len(), i));
+                haystack.push('\n');
+            }
+        }
+        ItemNames {
+            names: names.to_vec(),
+            haystack,
+            spans,
+        }
+    }
+
+    /// The first encoded input of another item that `re` matches.
+    fn other_match(&self, re: &regress::Regex, pattern: &str, item: &str) -> Option<String> {
+        if !needs_isolation(pattern) {
+            let mut clean = true;
+            for m in re.find_iter(&self.haystack) {
+                let (s, e) = (m.start(), m.end());
+                let idx = self.spans.partition_point(|sp| sp.1 < s);
+                match self.spans.get(idx) {
+                    Some(&(a, b, n)) if s >= a && e <= b => {
+                        if self.names[n] != item && re.find(&self.haystack[a..b]).is_some() {
+                            return Some(self.haystack[a..b].to_owned());
+                        }
+                    }
+                    _ => {
+                        // A match across two inputs may hide others: test each alone.
+                        clean = false;
+                        break;
+                    }
+                }
+            }
+            if clean {
+                return None;
+            }
+        }
+        self.names
+            .iter()
+            .filter(|n| n.as_str() != item)
+            .find_map(|other| {
+                encoded(other)
+                    .into_iter()
+                    .find(|input| re.find(input).is_some())
+            })
+    }
+}
+
+/// True when `pattern` has anchors or lookarounds, which could behave
+/// differently on the joined inputs than on one input alone.
+fn needs_isolation(pattern: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '^' | '$' if !in_class => return true,
+            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
+                if matches!(chars.get(i + 2), Some('=' | '!' | '<')) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `pattern` pins `item`: `None` when it does, else the code and why not.
+/// Invalid patterns are reported by the grader checks and pass here.
+fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(&'static str, String)> {
+    if inline_flags(pattern).is_some() {
+        return None;
+    }
+    let re = js_regex(pattern, "").ok()?;
+    for input in encoded(item) {
+        if re.find(&input).is_none() {
+            return Some((
+                "trigger-misses-item",
+                format!("input_match does not match {input}, so it never sees the item fire"),
+            ));
+        }
+    }
+    let too_broad = |input: String| {
+        Some((
+            "trigger-too-broad",
+            format!("input_match also matches {input}, another item"),
+        ))
+    };
+    for other in [
+        format!("{item}-x"),
+        format!("x{item}"),
+        format!("not-{item}"),
+    ] {
+        if let Some(input) = encoded(&other)
+            .into_iter()
+            .find(|input| re.find(input).is_some())
+        {
+            return too_broad(input);
+        }
+    }
+    names.other_match(&re, pattern, item).and_then(too_broad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pin_verdicts() {
+        let names = vec![
+            "commit".to_string(),
+            "commit-msg".to_string(),
+            "review".to_string(),
+        ];
+        let good = r#""skill"\s*:\s*"(?:[\w-]+:)?commit""#;
+        let names = ItemNames::new(&names);
+        assert_eq!(pin_verdict(good, "commit", &names), None);
+        // Anchored and spanning patterns are judged one input at a time.
+        assert_eq!(
+            pin_verdict(
+                r#"^\{"skill":"(?:[\w-]+:)?commit(?:-msg)?"\}$"#,
+                "commit",
+                &names
+            )
+            .map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+        assert_eq!(
+            pin_verdict(
+                r#""(?:[\w-]+:)?commit"\}(?:[\s\S]*review)?"#,
+                "commit",
+                &names
+            ),
+            None
+        );
+        assert_eq!(
+            pin_verdict(r#"(?:[\w-]+:)?commit"\}|"review""#, "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+        assert_eq!(
+            pin_verdict("commit", "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+        assert_eq!(
+            pin_verdict(r#""skill":"commit""#, "commit", &names).map(|v| v.0),
+            Some("trigger-misses-item")
+        );
+        assert_eq!(
+            pin_verdict(r#"(commit|review)"#, "commit", &names).map(|v| v.0),
+            Some("trigger-too-broad")
+        );
+    }
+}
