@@ -89,6 +89,14 @@ pub struct SkillEval {
     pub partial_reason: Option<String>,
     /// The same numbers per case.
     pub cases: Vec<CaseEval>,
+    /// Runs used that an earlier invocation bought (the evidence store); absent
+    /// when the document was reduced from one platform result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_runs: Option<u32>,
+    /// What those reused runs had cost (not part of `cost_usd`, which is what
+    /// this invocation spent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_cost_usd: Option<f64>,
 }
 
 /// One case of a [`SkillEval`].
@@ -289,6 +297,8 @@ impl SkillEval {
             partial: false,
             partial_reason: None,
             cases: vec![],
+            reused_runs: None,
+            reused_cost_usd: None,
         }
     }
 }

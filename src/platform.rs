@@ -48,6 +48,32 @@ pub struct RunOptions {
     pub jobs: Option<u32>,
     /// `--platform-timeout`: stop the platform once it has run this long.
     pub timeout: Option<Duration>,
+    /// `--case GLOB`: the platform takes one (the last one wins).
+    pub case: Option<String>,
+    /// `--tag T…`: cases holding any of these tags.
+    pub tags: Vec<String>,
+    /// `--allow-tools T…`: the operator's grant for gated tools.
+    pub allow_tools: Vec<String>,
+    /// `--disallow-tools T…`: tools kept from the model in every case.
+    pub disallow_tools: Vec<String>,
+}
+
+impl RunOptions {
+    /// Options with nothing but the model and the ceiling set.
+    pub fn new(model: impl Into<String>, max_cost_usd: f64) -> Self {
+        RunOptions {
+            model: model.into(),
+            runs: None,
+            max_cost_usd,
+            judge_model: None,
+            jobs: None,
+            timeout: None,
+            case: None,
+            tags: Vec::new(),
+            allow_tools: Vec::new(),
+            disallow_tools: Vec::new(),
+        }
+    }
 }
 
 /// What a finished platform run left behind.
@@ -281,6 +307,22 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     }
     if let Some(jobs) = opts.jobs {
         args.extend(["-j".into(), jobs.to_string()]);
+    }
+    if let Some(case) = &opts.case {
+        args.extend(["--case".into(), case.clone()]);
+    }
+    for tag in &opts.tags {
+        args.extend(["--tag".into(), tag.clone()]);
+    }
+    // Variadic on the platform: each list follows its flag, up to the next flag.
+    for (flag, tools) in [
+        ("--allow-tools", &opts.allow_tools),
+        ("--disallow-tools", &opts.disallow_tools),
+    ] {
+        if !tools.is_empty() {
+            args.push(flag.into());
+            args.extend(tools.iter().cloned());
+        }
     }
     args
 }
@@ -878,29 +920,25 @@ mod tests {
 
     #[test]
     fn argument_list() {
-        let mut opts = RunOptions {
-            model: "default".into(),
-            runs: None,
-            max_cost_usd: 2.0,
-            judge_model: None,
-            jobs: None,
-            timeout: None,
-        };
+        let opts = RunOptions::new("default", 2.0);
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
         assert_eq!(
             args,
             "plugin eval /p --ablation with-without --output-dir /p/.bob-eval/out --threshold 0 --max-cost-usd 2 --trust-plugin --no-publish"
         );
-        opts = RunOptions {
-            model: "haiku".into(),
+        let opts = RunOptions {
             runs: Some(2),
-            max_cost_usd: 0.25,
             judge_model: Some("sonnet".into()),
             jobs: Some(4),
             timeout: Some(Duration::from_secs(60)),
+            case: Some("fi*".into()),
+            tags: vec!["a".into(), "b".into()],
+            allow_tools: vec!["Write".into(), "Bash(git:*)".into()],
+            disallow_tools: vec!["Agent".into()],
+            ..RunOptions::new("haiku", 0.25)
         };
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
-        assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4"), "{args}");
+        assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4 --case fi* --tag a --tag b --allow-tools Write Bash(git:*) --disallow-tools Agent"), "{args}");
     }
 
     #[test]

@@ -346,6 +346,8 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         partial,
         partial_reason,
         cases,
+        reused_runs: None,
+        reused_cost_usd: None,
     };
     let value = serde_json::to_value(&out)
         .map_err(|e| Error::invalid(path, format!("cannot be reduced: {e}")))?;

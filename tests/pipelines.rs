@@ -158,10 +158,10 @@ fn run_gate_and_exam_end_to_end_with_only_claude_stubbed() {
     insta::assert_snapshot!("exam_improved", stdout(&out));
     assert_eq!(
         w.calls().len(),
-        2,
-        "run and exam each ran the platform once"
+        1,
+        "exam reused the runs `run` bought: the platform ran once"
     );
-    assert!(w.calls()[1].contains("--runs 1"), "{:?}", w.calls());
+    assert!(w.calls()[0].contains("--runs 1"), "{:?}", w.calls());
     assert!(w.wiki_rows().is_empty(), "exam never records");
     assert_eq!(
         w.baseline("commit")["best"],
@@ -469,9 +469,10 @@ output(to_json([whole, steps]));
     .unwrap();
     for keep in [false, true] {
         let mut cmd = w.cmd();
+        // --fresh: both evaluations buy their runs (else the second reuses the first's).
         cmd.arg("script")
             .arg(&script)
-            .args(["commit", "--runs", "1"]);
+            .args(["commit", "--runs", "1", "--fresh"]);
         if keep {
             cmd.arg("--keep");
         }
@@ -500,6 +501,20 @@ output(to_json([whole, steps]));
         }
     }
     assert_eq!(w.calls().len(), 4, "two evaluations per round, two rounds");
+    // Without --fresh the steps reuse what evaluate bought: the same numbers, nothing spent.
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .args(["commit", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let both: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(both[1]["cost_usd"], 0.0);
+    assert_eq!(both[1]["reused_runs"], 4);
+    assert_eq!(both[0]["with"], both[1]["with"]);
+    assert_eq!(w.calls().len(), 4, "nothing bought");
 }
 
 /// A plugin runs once: a second `run_platform` on it is a clear error, not a second bill.

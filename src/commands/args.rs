@@ -39,6 +39,26 @@ pub struct PlatformArgs {
     /// [default: no limit]
     #[arg(long, value_name = "SECONDS", env = "BOB_EVAL_PLATFORM_TIMEOUT", value_parser = eval::parse_timeout, allow_negative_numbers = true)]
     pub platform_timeout: Option<std::time::Duration>,
+    /// Only the cases whose names match this glob (`*`, `?`, `[…]`; repeatable).
+    /// A filtered result is partial (`filtered`): the gate never accepts it
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Only the cases holding this tag (repeatable); partial like --case
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Grant gated tools to every case (Bash, Write, Edit, WebFetch, mcp__*;
+    /// `Tool(pattern:*)` works), passed to the platform as it spells them
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub allow_tools: Vec<String>,
+    /// Keep built-in tools from the model in every case, even if granted
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub disallow_tools: Vec<String>,
+    /// Buy every run anew instead of reusing runs kept in the evidence store
+    #[arg(long)]
+    pub fresh: bool,
+    /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
+    #[arg(long, value_name = "PATH")]
+    pub evidence: Option<Utf8PathBuf>,
 }
 
 impl PlatformArgs {
@@ -54,6 +74,12 @@ impl PlatformArgs {
             keep: self.keep,
             platform_result: self.platform_result.clone(),
             platform_timeout: self.platform_timeout,
+            cases: self.cases.clone(),
+            tags: self.tags.clone(),
+            allow_tools: self.allow_tools.clone(),
+            disallow_tools: self.disallow_tools.clone(),
+            fresh: self.fresh,
+            evidence: self.evidence.clone(),
         }
     }
 }

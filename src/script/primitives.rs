@@ -114,6 +114,17 @@ pub fn options_map(o: &Options) -> Map {
             .into(),
     );
     m.insert("json".into(), o.json.into());
+    m.insert("fresh".into(), p.fresh.into());
+    let strings = |v: &[String]| -> Dynamic {
+        v.iter()
+            .map(|s| Dynamic::from(s.clone()))
+            .collect::<Array>()
+            .into()
+    };
+    m.insert("cases".into(), strings(&p.cases));
+    m.insert("tags".into(), strings(&p.tags));
+    m.insert("allow_tools".into(), strings(&p.allow_tools));
+    m.insert("disallow_tools".into(), strings(&p.disallow_tools));
     m
 }
 
@@ -125,8 +136,10 @@ const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json"];
 /// mistakes. The platform binary is the operator's: `base.claude` is kept and
 /// a script may not name one.
 pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String> {
+    // The platform binary and the evidence store are the operator's choices.
     let mut opts = EvalOptions {
         claude: base.claude.clone(),
+        evidence: base.evidence.clone(),
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
@@ -144,6 +157,27 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
                 v.type_name()
             ))
         }
+    };
+    let list = |key: &str, v: &Dynamic| -> Result<Vec<String>, String> {
+        if v.is_unit() {
+            return Ok(Vec::new());
+        }
+        if let Some(s) = v.clone().try_cast::<ImmutableString>() {
+            return Ok(vec![s.to_string()]);
+        }
+        let arr = v
+            .read_lock::<Array>()
+            .ok_or_else(|| format!("option `{key}` must be a string or an array of strings"))?;
+        arr.iter()
+            .map(|x| {
+                x.clone()
+                    .try_cast::<ImmutableString>()
+                    .map(|s| s.to_string())
+                    .ok_or_else(|| {
+                        format!("option `{key}` must hold strings, not {}", x.type_name())
+                    })
+            })
+            .collect()
     };
     let count = |key: &str, v: &Dynamic, check: fn(i64) -> Result<u32, String>| {
         if v.is_unit() {
@@ -182,11 +216,20 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
                     )
                 }
             }
-            "keep" => {
-                opts.keep = v
+            "keep" | "fresh" => {
+                let flag = v
                     .as_bool()
-                    .map_err(|t| format!("option `keep` must be true or false, not {t}"))?
+                    .map_err(|t| format!("option `{key}` must be true or false, not {t}"))?;
+                if key == "keep" {
+                    opts.keep = flag;
+                } else {
+                    opts.fresh = flag;
+                }
             }
+            "cases" => opts.cases = list(key, v)?,
+            "tags" => opts.tags = list(key, v)?,
+            "allow_tools" => opts.allow_tools = list(key, v)?,
+            "disallow_tools" => opts.disallow_tools = list(key, v)?,
             "claude" => {
                 return Err(
                     "option `claude`: the platform binary is the operator's choice (--claude or BOB_EVAL_CLAUDE), not a script's".into(),
@@ -195,7 +238,7 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, platform_result, platform_timeout"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, cases, tags, allow_tools, disallow_tools"
                 ));
             }
         }
@@ -402,6 +445,12 @@ fn register_types(engine: &mut Engine) {
             .map_or(Dynamic::UNIT, |w| w.to_string().into())
     });
     engine.register_get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
+    engine.register_get("reused_runs", |r: &mut EvalResult| {
+        i64::from(r.doc.reused_runs.unwrap_or(0))
+    });
+    engine.register_get("reused_cost_usd", |r: &mut EvalResult| {
+        r.doc.reused_cost_usd.unwrap_or(0.0)
+    });
     engine.register_get("max_cost_usd", |r: &mut EvalResult| r.doc.max_cost_usd);
     engine.register_get("partial", |r: &mut EvalResult| r.doc.partial);
     engine.register_get("partial_reason", |r: &mut EvalResult| {

@@ -90,6 +90,8 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "quiet_rate",
             "trigger_problem",
             "cost_usd",
+            "reused_runs",
+            "reused_cost_usd",
             "max_cost_usd",
             "partial",
             "partial_reason",

@@ -1,0 +1,204 @@
+//! What an evaluation needs from the evidence store: the suite's cases as the
+//! run will count them (selected by `--case`/`--tag`, their runs per arm,
+//! their contents' digests), the key of each case and arm, and which runs to
+//! buy. Then the document made from exactly the runs used.
+
+use crate::document::SkillEval;
+use crate::error::{Error, Result};
+use crate::evidence::{Arm, RunKey, StoredRun};
+use crate::reduce::{
+    Arms, GraderConfig, GraderDef, PlatformCase, PlatformDoc, PlatformPlugin, PlatformSuite,
+    ReduceContext, RunGrader,
+};
+use camino::Utf8Path;
+use serde::de::IgnoredAny;
+
+/// One case of the suite as the evaluation counts it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCase {
+    /// Its name.
+    pub name: String,
+    /// Digest of its folder.
+    pub digest: String,
+    /// Runs per arm the document is made from (`--runs`, else the case's `runs`, else 3).
+    pub runs: u32,
+    /// Its trigger graders (`tool_used` on `Skill`): name and whether it is quiet-side (`max: 0`).
+    pub triggers: Vec<(String, bool)>,
+}
+
+/// The cases of one evaluation and what keys their runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The item.
+    pub item: String,
+    /// Digest of the item's files.
+    pub item_digest: String,
+    /// The selected cases, in suite order.
+    pub cases: Vec<PlannedCase>,
+    /// True when `--case`/`--tag` left some of the suite's cases out.
+    pub filtered: bool,
+    /// The model as asked.
+    pub model: String,
+    /// The judge model as asked (`default` when not named).
+    pub judge_model: String,
+    /// The tool grants (`--allow-tools`, then `!`-marked `--disallow-tools`).
+    pub tools: Vec<String>,
+    /// Digest of the other options that change an outcome.
+    pub options: String,
+}
+
+/// Does glob `pattern` (`*`, `?`, `[…]`) match the whole of `name`?
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    let mut re = String::from("^");
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '[' => {
+                let mut class = String::new();
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                    class.push(d);
+                }
+                let class = class.replacen('!', "^", usize::from(class.starts_with('!')));
+                re.push('[');
+                re.push_str(&class.replace('\\', "\\\\"));
+                re.push(']');
+            }
+            other => re.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
+}
+
+impl Plan {
+    /// The key of `case`'s runs on `arm` at `platform_version`.
+    pub fn key(&self, case: &PlannedCase, arm: Arm, platform_version: &str) -> RunKey {
+        RunKey {
+            item: self.item.clone(),
+            item_digest: self.item_digest.clone(),
+            case: case.name.clone(),
+            case_digest: case.digest.clone(),
+            arm,
+            model: self.model.clone(),
+            judge_model: self.judge_model.clone(),
+            platform_version: platform_version.to_string(),
+            tools: self.tools.clone(),
+            options: self.options.clone(),
+        }
+    }
+
+    /// Every key, case by case, with arm before without.
+    pub fn keys(&self, platform_version: &str) -> Vec<RunKey> {
+        self.cases
+            .iter()
+            .flat_map(|c| [Arm::With, Arm::Without].map(|arm| self.key(c, arm, platform_version)))
+            .collect()
+    }
+}
+
+/// The runs one case is judged on.
+#[derive(Debug, Clone, Default)]
+pub struct UsedRuns {
+    /// With the item.
+    pub with: Vec<StoredRun>,
+    /// Without it.
+    pub without: Vec<StoredRun>,
+}
+
+/// The document made from exactly `used` (one entry per planned case, in
+/// order): the platform's reduction applied to them. `cost_usd` is left to
+/// the caller (what this invocation spent).
+pub fn document(
+    plan: &Plan,
+    used: &[UsedRuns],
+    ctx: &ReduceContext,
+    label: &Utf8Path,
+) -> Result<SkillEval> {
+    let run = |r: &StoredRun| crate::reduce::PlatformRun {
+        score: r.outcome.score,
+        cost_usd: r.outcome.cost_usd,
+        error: r.outcome.error.as_ref().map(|_| IgnoredAny),
+        graders: r
+            .outcome
+            .graders
+            .iter()
+            .map(|g| RunGrader {
+                name: g.name.clone(),
+                passed: g.passed,
+            })
+            .collect(),
+    };
+    let cases = plan
+        .cases
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| !u.with.is_empty() || !u.without.is_empty())
+        .map(|(c, u)| PlatformCase {
+            name: c.name.clone(),
+            graders: c
+                .triggers
+                .iter()
+                .map(|(name, quiet)| GraderDef {
+                    name: name.clone(),
+                    kind: "tool_used".into(),
+                    config: Some(GraderConfig {
+                        tool: Some("Skill".into()),
+                        max: quiet.then(|| 0.into()),
+                    }),
+                })
+                .collect(),
+            arms: Arms {
+                with: u.with.iter().map(run).collect(),
+                without: u.without.iter().map(run).collect(),
+            },
+        })
+        .collect();
+    let doc = PlatformDoc {
+        schema_version: Some(1.into()),
+        started_at: None,
+        cost_usd: 0.0,
+        partial: false,
+        partial_reason: None,
+        suite: PlatformSuite {
+            ablation: "with-without".into(),
+            plugins: vec![PlatformPlugin {
+                name: crate::item::plugin_name(&plan.item),
+                problem: None,
+            }],
+        },
+        cases,
+    };
+    crate::reduce::reduce_named(&doc, ctx, label).map_err(|e| match e {
+        Error::PlatformFailed { message, details } => Error::PlatformFailed {
+            message: format!("{message} (from the evidence store)"),
+            details,
+        },
+        other => other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        for (p, n, ok) in [
+            ("fires", "fires", true),
+            ("fi*", "fires", true),
+            ("f?res", "fires", true),
+            ("[fq]*", "quiet", true),
+            ("[!f]*", "fires", false),
+            ("fires", "fires-2", false),
+            ("a.b", "axb", false),
+            ("*", "", true),
+        ] {
+            assert_eq!(glob_matches(p, n), ok, "{p} ~ {n}");
+        }
+    }
+}
