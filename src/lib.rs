@@ -22,6 +22,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod script;
+pub mod stats;
 pub mod suite;
 pub mod wiki;
 
