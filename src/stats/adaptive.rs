@@ -5,7 +5,7 @@
 //! # The stopping rule and why it keeps the false-call rate at α
 //!
 //! The rounds follow a schedule fixed before the first run: cumulative runs
-//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 3, 6, 10 for MAX 10:
+//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 4, 8, 10 for MAX 10:
 //! [`AutoPolicy::schedule`]). Look k, after round k, is allowed a false-call
 //! probability αₖ, also fixed in advance, with α₁ + … + α_L = α (5 %):
 //! each interim look gets a small αₖ ([`AutoPolicy::interim_alpha`]) and the
@@ -87,12 +87,12 @@ pub trait RunSource {
 /// benchmark measured.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AutoPolicy {
-    /// Runs per arm of every case in the first round (default 3).
+    /// Runs per arm of every case in the first round (default 4).
     pub first_round: u32,
     /// Most runs per arm of a case: `auto:MAX` (default 10).
     pub max_per_arm: u32,
     /// Each round takes the cumulative runs per arm to about this many times
-    /// the previous (default 2: 3, 6, 10 for MAX 10).
+    /// the previous (default 2: 4, 8, 10 for MAX 10).
     pub growth: f64,
     /// The false-call budget over all looks (default 0.05).
     pub alpha: f64,
@@ -108,7 +108,7 @@ impl AutoPolicy {
     /// The defaults with `max_per_arm` runs per arm at most.
     pub fn new(max_per_arm: u32) -> Self {
         AutoPolicy {
-            first_round: 3,
+            first_round: 4,
             max_per_arm,
             growth: 2.0,
             alpha: 0.05,
@@ -142,9 +142,9 @@ impl AutoPolicy {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(format!("alpha {} is not between 0 and 1", self.alpha));
         }
-        if looks > 1 && !(self.interim_alpha > 0.0 && last > 0.0) {
+        if looks > 1 && !(self.interim_alpha > 0.0 && last >= self.interim_alpha) {
             return Err(format!(
-                "{looks} looks at interim alpha {} leave nothing of alpha {} for the last",
+                "{looks} looks at interim alpha {} leave {last} of alpha {} for the last; an interim look may not be looser than the last, or a case called clear early could read as noise at the end",
                 self.interim_alpha, self.alpha
             ));
         }
@@ -303,6 +303,7 @@ pub fn adaptive<S: RunSource>(
                 active[c.case] = false;
             }
         }
+
         if !active.contains(&true) {
             return Ok(d.finish(comparison, Stop::AllCasesResolved));
         }
@@ -468,5 +469,224 @@ impl Driver {
             runs: self.runs,
             cost_usd: self.spent,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scripted platform: each case's arms cycle through fixed score lists;
+    /// every request is logged.
+    struct Script {
+        arms: Vec<(Vec<f64>, Vec<f64>)>,
+        drawn: Vec<usize>,
+        log: Vec<Vec<RunRequest>>,
+        cost_per_run: f64,
+        stop_after: Option<usize>,
+    }
+
+    impl Script {
+        fn new(arms: &[(&[f64], &[f64])]) -> Self {
+            Script {
+                arms: arms
+                    .iter()
+                    .map(|(w, wo)| (w.to_vec(), wo.to_vec()))
+                    .collect(),
+                drawn: vec![0; arms.len()],
+                log: vec![],
+                cost_per_run: 0.01,
+                stop_after: None,
+            }
+        }
+    }
+
+    impl RunSource for Script {
+        type Error = String;
+
+        fn run(&mut self, requests: &[RunRequest], _budget: f64) -> Result<Round, String> {
+            self.log.push(requests.to_vec());
+            let partial = self.stop_after.is_some_and(|n| self.log.len() > n);
+            let cases = requests
+                .iter()
+                .map(|r| {
+                    let (w, wo) = &self.arms[r.case];
+                    let start = self.drawn[r.case];
+                    let runs = if partial { 1 } else { r.runs_per_arm as usize };
+                    self.drawn[r.case] += runs;
+                    let take = |a: &[f64]| -> Vec<f64> {
+                        (start..start + runs).map(|i| a[i % a.len()]).collect()
+                    };
+                    CaseRuns {
+                        case: r.case,
+                        with: take(w),
+                        without: take(wo),
+                        cost_usd: 2.0 * runs as f64 * self.cost_per_run,
+                    }
+                })
+                .collect();
+            Ok(Round {
+                cases,
+                partial_reason: partial.then(|| "cost_ceiling".to_string()),
+            })
+        }
+    }
+
+    const ONE: &[f64] = &[1.0];
+    const ZERO: &[f64] = &[0.0];
+    const HALF: &[f64] = &[1.0, 0.0];
+    const HALF_LATE: &[f64] = &[0.0, 1.0];
+
+    #[test]
+    fn schedule_and_levels() {
+        let p = AutoPolicy::new(10);
+        assert_eq!(p.schedule(), [4, 8, 10]);
+        let c = p.confidences().unwrap();
+        assert_eq!(c.len(), 3);
+        assert!((c[0] - 0.999).abs() < 1e-12 && (c[1] - 0.999).abs() < 1e-12);
+        assert!(
+            (c[2] - 0.952).abs() < 1e-12,
+            "the last look gets the rest of alpha"
+        );
+        assert_eq!(AutoPolicy::new(50).schedule(), [4, 8, 16, 32, 50]);
+        assert_eq!(AutoPolicy::new(2).schedule(), [2]);
+        assert_eq!(AutoPolicy::new(2).confidences().unwrap(), [0.95]);
+        let greedy = AutoPolicy {
+            interim_alpha: 0.03,
+            ..AutoPolicy::new(10)
+        };
+        assert!(greedy.confidences().is_err());
+    }
+
+    #[test]
+    fn stops_at_the_first_look_on_a_clear_suite() {
+        let mut s = Script::new(&[(ONE, ZERO); 4]);
+        let o = adaptive(&mut s, 4, &AutoPolicy::new(10), 100.0).unwrap();
+        assert_eq!(o.stop, Stop::SuiteClear);
+        assert_eq!(s.log.len(), 1);
+        assert_eq!(o.runs, 4 * 2 * 4);
+        assert_eq!(
+            o.comparison.suite.advisory.direction(),
+            Some(super::super::Direction::Above)
+        );
+        assert!((o.comparison.confidence - 0.999).abs() < 1e-12);
+        assert!((o.cost_usd - 0.32).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reruns_only_the_unresolved_cases() {
+        // Case 0 is clear on its own after the first round; the suite is
+        // not (three cases of pure noise), so only cases 1 to 3 run again.
+        let policy = AutoPolicy {
+            first_round: 5,
+            interim_alpha: 0.01,
+            futility: 0.0,
+            ..AutoPolicy::new(10)
+        };
+        assert_eq!(policy.schedule(), [5, 10]);
+        let mut s = Script::new(&[
+            (ONE, ZERO),
+            (HALF, HALF_LATE),
+            (HALF_LATE, HALF),
+            (HALF_LATE, HALF),
+        ]);
+        let o = adaptive(&mut s, 4, &policy, 100.0).unwrap();
+        assert!(o.comparison.cases[0].advisory.is_clear());
+        assert_eq!(s.log[0].len(), 4);
+        let second: Vec<usize> = s.log[1].iter().map(|r| r.case).collect();
+        assert_eq!(second, [1, 2, 3]);
+        assert!(s.log[1].iter().all(|r| r.runs_per_arm == 5));
+        assert_eq!(o.samples[0].with.len(), 5);
+        assert_eq!(o.samples[1].with.len(), 10);
+        // Ten runs of the noisy cases pin them near 0: case 0 now carries the suite.
+        assert_eq!(o.stop, Stop::SuiteClear);
+        assert_eq!(o.runs, 2 * (5 + 3 * 10));
+    }
+
+    #[test]
+    fn gives_up_when_nothing_can_come_of_it() {
+        // Every run passes in both arms: no difference, and no noise to hope in.
+        let mut s = Script::new(&[(ONE, ONE); 4]);
+        let o = adaptive(&mut s, 4, &AutoPolicy::new(10), 100.0).unwrap();
+        assert_eq!(o.stop, Stop::Futile);
+        assert_eq!(s.log.len(), 1);
+        let super::super::Advisory::WithinNoise { runs_needed, .. } = o.comparison.suite.advisory
+        else {
+            panic!("{:?}", o.comparison.suite.advisory)
+        };
+        assert_eq!(runs_needed, None);
+    }
+
+    #[test]
+    fn respects_the_ceiling_and_a_source_that_stops() {
+        // 32 runs at 0.01 cost 0.32; the next round would cost about as much.
+        let mut s = Script::new(&[(HALF, HALF_LATE); 4]);
+        let policy = AutoPolicy {
+            futility: 0.0,
+            ..AutoPolicy::new(10)
+        };
+        let o = adaptive(&mut s, 4, &policy, 0.5).unwrap();
+        assert_eq!(o.stop, Stop::CeilingSpent);
+        assert_eq!(s.log.len(), 1);
+
+        let mut s = Script::new(&[(HALF, HALF_LATE); 4]);
+        s.stop_after = Some(1);
+        let o = adaptive(&mut s, 4, &policy, 100.0).unwrap();
+        assert_eq!(
+            o.stop,
+            Stop::SourceStopped {
+                reason: "cost_ceiling".into()
+            }
+        );
+        assert_eq!(o.samples[0].with.len(), 5);
+    }
+
+    #[test]
+    fn refuses_a_source_that_breaks_the_contract() {
+        struct Bad;
+        impl RunSource for Bad {
+            type Error = String;
+            fn run(&mut self, _: &[RunRequest], _: f64) -> Result<Round, String> {
+                Ok(Round {
+                    cases: vec![CaseRuns {
+                        case: 0,
+                        with: vec![1.5],
+                        without: vec![0.0],
+                        cost_usd: 0.0,
+                    }],
+                    partial_reason: None,
+                })
+            }
+        }
+        let err = adaptive(&mut Bad, 1, &AutoPolicy::new(10), 1.0).unwrap_err();
+        assert!(err.to_string().contains("outside 0..1"), "{err}");
+
+        struct Failing;
+        impl RunSource for Failing {
+            type Error = String;
+            fn run(&mut self, _: &[RunRequest], _: f64) -> Result<Round, String> {
+                Err("claude exited 3".into())
+            }
+        }
+        let err = fixed(&mut Failing, 2, 3, 1.0).unwrap_err();
+        assert_eq!(err.to_string(), "the run source failed: claude exited 3");
+    }
+
+    #[test]
+    fn fixed_runs_one_round_at_95() {
+        let mut s = Script::new(&[(ONE, ZERO), (HALF, HALF)]);
+        let o = fixed(&mut s, 2, 3, 100.0).unwrap();
+        assert_eq!((o.stop.clone(), o.runs, s.log.len()), (Stop::Fixed, 12, 1));
+        assert_eq!(o.comparison.confidence, 0.95);
+    }
+
+    #[test]
+    fn deterministic() {
+        let run = || {
+            let mut s = Script::new(&[(ONE, HALF), (HALF, HALF_LATE), (HALF, ZERO)]);
+            serde_json::to_string(&adaptive(&mut s, 3, &AutoPolicy::new(10), 10.0).unwrap())
+                .unwrap()
+        };
+        assert_eq!(run(), run());
     }
 }

@@ -2,7 +2,7 @@
 //! *within noise* with the interval and an estimate of the runs that would
 //! settle it. The gate's rule does not change; this is advice beside it.
 
-use super::interval::{Estimate, Interval, normal_quantile, wilson};
+use super::interval::{Estimate, Interval, normal_quantile, wilson_at};
 use serde::{Deserialize, Serialize};
 
 /// The power the run estimate plans for: with that many more runs, an effect
@@ -135,9 +135,11 @@ pub struct TriggerCount {
     pub results: u32,
 }
 
-/// The gate's advisories: `with`, `without` and `delta` are the suite's
-/// estimates (see [`crate::stats::Comparison`]), `best` the recorded best
-/// score and trigger rate for the model, if any.
+/// The gate's advisories from the suite's estimates (see
+/// [`crate::stats::Comparison`]) and `best`, the recorded best score and
+/// trigger rate for the model, if any. The best is a recorded number, so it
+/// is compared as a fixed line, as the rule does; the trigger rate gets a
+/// Wilson interval at the suite's confidence.
 pub fn gate_advice(
     suite: &super::SuiteStats,
     best: Option<(f64, Option<f64>)>,
@@ -153,7 +155,7 @@ pub fn gate_advice(
         (Some(best_rate), Some(t)) if t.results > 0 => {
             let estimate = Estimate {
                 value: f64::from(t.fired) / f64::from(t.results),
-                interval: wilson(t.fired, t.results),
+                interval: wilson_at(t.fired, t.results, suite.delta.interval.confidence),
             };
             Some(advise(&estimate, best_rate, n))
         }

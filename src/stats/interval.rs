@@ -648,6 +648,31 @@ mod tests {
         assert_eq!(d.interval.high, 1.0);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn score_intervals_hold_their_estimate(
+            arms in proptest::collection::vec((0usize..12, 0.0f64..=1.0, proptest::bool::ANY), 1..9),
+        ) {
+            let k = arms.len() as f64;
+            let parts: Vec<Part> = arms
+                .iter()
+                .map(|&(n, share, minus)| Part {
+                    coef: if minus { -1.0 / k } else { 1.0 / k },
+                    sum: (share * n as f64).round(),
+                    n,
+                })
+                .collect();
+            let lowest: f64 = parts.iter().map(|p| p.coef.min(0.0)).sum();
+            let highest: f64 = parts.iter().map(|p| p.coef.max(0.0)).sum();
+            let e = score_interval(&parts, CONFIDENCE);
+            let i = e.interval;
+            proptest::prop_assert!(i.low <= e.value + 1e-12 && e.value <= i.high + 1e-12, "{e:?}");
+            proptest::prop_assert!(i.low >= lowest - 1e-9 && i.high <= highest + 1e-9, "{e:?}");
+            let wide = score_interval(&parts, 0.999).interval;
+            proptest::prop_assert!(wide.low <= i.low + 1e-9 && wide.high >= i.high - 1e-9);
+        }
+    }
+
     #[test]
     fn variance_at_the_estimate_is_the_plain_variance() {
         let parts = [Part::of(1.0, &arm(7, 10)), Part::of(-1.0, &arm(2, 10))];
