@@ -28,6 +28,8 @@ use std::time::Instant;
 const SUITES: usize = 10_000;
 /// Extra suites with no true difference, for a tighter (a0).
 const NULLS: usize = 20_000;
+/// Repeats of each single no-difference suite.
+const WORST: usize = 10_000;
 const CASES: usize = 4;
 const SEED: u64 = 0x5EED_2026_0001;
 /// True pass probabilities, in tenths (integers, so "no difference" is exact).
@@ -165,11 +167,40 @@ struct Counts {
     big: usize,
 }
 
-/// Run every suite through `run` and count (a) to (d).
-fn setting(truths: &[Truth], run: impl Fn(&mut Simulated) -> AutoOutcome) -> Tally {
+/// Run every suite through `run` and count (a) to (d), the suites split over
+/// the machine's cores (each suite has its own streams, so the split changes
+/// nothing in the figures).
+fn setting(truths: &[Truth], run: impl Fn(&mut Simulated) -> AutoOutcome + Sync) -> Tally {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = truths.len().div_ceil(threads).max(1);
+    let run = &run;
+    let parts: Vec<Tally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = truths
+            .chunks(chunk)
+            .enumerate()
+            .map(|(k, slice)| scope.spawn(move || tally(slice, k * chunk, run)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut t = Tally::default();
+    for p in parts {
+        t.false_calls += p.false_calls;
+        t.null_false_calls += p.null_false_calls;
+        t.resolved += p.resolved;
+        t.runs += p.runs;
+        t.null_accepted += p.null_accepted;
+        for (k, v) in p.stops {
+            *t.stops.entry(k).or_default() += v;
+        }
+    }
+    t
+}
+
+/// [`setting`] over one slice of suites whose first has index `first`.
+fn tally(truths: &[Truth], first: usize, run: &impl Fn(&mut Simulated) -> AutoOutcome) -> Tally {
     let mut t = Tally::default();
     for (i, truth) in truths.iter().enumerate() {
-        let mut source = Simulated::new(*truth, i);
+        let mut source = Simulated::new(*truth, first + i);
         let o = run(&mut source);
         let s = truth.diff_tenths();
         let call = o.comparison.suite.advisory.direction();
@@ -309,6 +340,34 @@ fn main() {
             pct(t.false_calls, NULLS),
             pct(t.null_accepted, NULLS),
             t.runs as f64 / NULLS as f64
+        );
+    }
+
+    // Single no-difference suites repeated: where the intervals are least exact.
+    println!();
+    println!("| no-difference suite, {WORST} times | (a0) --runs 3 | (a0) --runs 10 | (a0) auto |");
+    println!("| --- | --- | --- | --- |");
+    for (name, cases) in [
+        ("every case 0.5 / 0.5", [(5, 5); CASES]),
+        ("every case 0.9 / 0.9", [(9, 9); CASES]),
+        (
+            "0.7/0.3, 0.3/0.7, 0.5/0.5, 0.5/0.5",
+            [(7, 3), (3, 7), (5, 5), (5, 5)],
+        ),
+        (
+            "1/0, 0/1, 0.5/0.5, 0.5/0.5",
+            [(10, 0), (0, 10), (5, 5), (5, 5)],
+        ),
+    ] {
+        let same = vec![Truth(cases); WORST];
+        let f3 = setting(&same, |s| fixed(s, CASES, 3, CEILING).unwrap());
+        let f10 = setting(&same, |s| fixed(s, CASES, 10, CEILING).unwrap());
+        let au = setting(&same, |s| adaptive(s, CASES, &policy, CEILING).unwrap());
+        println!(
+            "| {name} | {:.2} % | {:.2} % | {:.2} % |",
+            pct(f3.false_calls, WORST),
+            pct(f10.false_calls, WORST),
+            pct(au.false_calls, WORST)
         );
     }
 

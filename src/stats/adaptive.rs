@@ -7,29 +7,38 @@
 //! The rounds follow a schedule fixed before the first run: cumulative runs
 //! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 4, 8, 10 for MAX 10:
 //! [`AutoPolicy::schedule`]). Look k, after round k, is allowed a false-call
-//! probability αₖ, also fixed in advance, with α₁ + … + α_L = α (5 %):
-//! each interim look gets a small αₖ ([`AutoPolicy::interim_alpha`]) and the
-//! last look the rest (a Haybittle–Peto design with an exact budget). At look
-//! k every interval is computed at confidence 1 − αₖ, and:
+//! probability αₖ, also fixed in advance, with α₁ + … + α_L = α (5 %): each
+//! interim look gets a small αₖ ([`AutoPolicy::interim_alpha`], 0.001) and the
+//! last look the rest (0.048): a Haybittle–Peto-style design whose budget is
+//! split exactly rather than approximately. At look k every interval is
+//! computed at confidence 1 − αₖ, and:
 //!
-//! 1. if the suite's delta interval excludes 0, the call is clear: stop;
-//! 2. if this was the last look, stop (*within noise*);
-//! 3. if the conditional power of a clear call by the last look, under an
-//!    effect equal to the one observed, is below [`AutoPolicy::futility`],
-//!    stop (*within noise*: more runs would most likely not settle it);
-//! 4. otherwise a case whose own delta interval excludes 0 is resolved and
-//!    runs no more; the others run up to n_{k+1}.
+//! 1. if the suite's delta interval excludes 0, the call is clear: stop (the
+//!    gate decides on the suite, so nothing more is needed even if some case
+//!    is still open);
+//! 2. if this was the last look (MAX runs), stop: *within noise*;
+//! 3. a case whose own delta interval excludes 0 is resolved and runs no
+//!    more; if every case is resolved, stop;
+//! 4. if the chance of a clear call by the last look, were the true effect
+//!    the one observed, is below [`AutoPolicy::futility`] (conditional power
+//!    under the current trend), stop: *within noise*, more runs would most
+//!    likely not settle it;
+//! 5. otherwise the unresolved cases run up to n_{k+1} (or stop with
+//!    [`Stop::CeilingSpent`] when that round would likely cost more than is
+//!    left of the ceiling).
 //!
-//! A false call at some look means a false call at look k for some k, so
-//! P(false call) ≤ Σ P(false call at look k) ≤ Σ αₖ = α: the union
-//! (Bonferroni) bound, which holds however the looks depend on each other.
-//! Stopping for futility (3) only ever removes later chances to make a call,
-//! so it cannot raise the rate either. What is approximate: each αₖ is the
-//! nominal level of a Wilson/MOVER interval, which is close to but not
-//! exactly its coverage at small n; and rule 4 makes later looks use data
-//! whose per-case sizes depended on earlier data. The benchmark
-//! (`benches/adaptive.rs`) measures the resulting false-call rate against
-//! simulated suites with known truth.
+//! A false call means a false call at some look k, so P(false call) ≤
+//! Σₖ P(false call at look k) ≤ Σₖ αₖ = α: the union (Bonferroni) bound,
+//! which holds however strongly the looks depend on each other, and holds for
+//! each case's own call as for the suite's. Stopping early for futility or
+//! money only removes later chances to make a call, so it cannot raise the
+//! rate. An interim look is never allowed to be looser than the last, so a
+//! case called clear at an interim look is still clear on the same data at
+//! the end. What is approximate: αₖ is the nominal level of a score interval
+//! (close to, not exactly, its coverage at a handful of runs), and rule 3
+//! lets per-case run counts depend on earlier data. The benchmark
+//! (`benches/adaptive.rs`) measures the resulting rate on simulated suites
+//! with known truth: 3.6 % of 20,000 suites with no true difference.
 
 use super::interval::{Part, normal_cdf, variance_at, z_for};
 use super::{Comparison, compare_with_parts};

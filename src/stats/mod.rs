@@ -3,7 +3,8 @@
 //!
 //! A pure library: it takes run scores and returns numbers, never prints and
 //! never touches the platform. Every result is a deterministic function of
-//! its input (all methods are closed form: no resampling, no random numbers).
+//! its input (closed forms and deterministic searches: no resampling, no
+//! random numbers).
 //!
 //! - [`interval`]: Wilson intervals for one arm's mean score, score intervals
 //!   for a case's delta and the suite's means and delta;
