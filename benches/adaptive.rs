@@ -124,27 +124,20 @@ impl RunSource for Simulated {
 /// The gate's compiled rule on the outcome's point estimates, as the reducer
 /// would write them (empty baseline: `beats-best` falls back to the same
 /// comparison). True when the `helps` condition (`with > without`) passes.
+/// The document is built from JSON so that optional fields added to
+/// `skill-eval/1` later keep their defaults here.
 fn rule_accepts(o: &AutoOutcome) -> bool {
     let with = round4(o.comparison.suite.with.value);
     let without = round4(o.comparison.suite.without.value);
     let delta = round4(with - without);
-    let result = SkillEval {
-        schema: SKILL_EVAL.into(),
-        item: "sim".into(),
-        run: "eval-sim-20260101T000000Z".into(),
-        date: "2026-01-01".into(),
-        model: "sim".into(),
-        with,
-        without,
-        delta,
-        verdict: Verdict::of(delta),
-        trigger_rate: None,
-        cost_usd: round4(o.cost_usd),
-        max_cost_usd: CEILING,
-        partial: false,
-        partial_reason: None,
-        cases: vec![],
-    };
+    let result: SkillEval = serde_json::from_value(serde_json::json!({
+        "schema": SKILL_EVAL, "item": "sim", "run": "eval-sim-20260101T000000Z",
+        "date": "2026-01-01", "model": "sim", "with": with, "without": without,
+        "delta": delta, "verdict": Verdict::of(delta), "trigger_rate": null,
+        "cost_usd": round4(o.cost_usd), "max_cost_usd": CEILING, "partial": false,
+        "cases": [],
+    }))
+    .expect("a skill-eval/1 document");
     let d = decide(&result, &Baseline::empty("sim"));
     d.conditions
         .iter()
