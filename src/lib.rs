@@ -3,7 +3,7 @@
 //! The modules are layered; each imports only the layers below it (the order
 //! is stated once, in [`LAYERS`], and a test holds the code to it):
 //!
-//! - foundations: [`diagnostic`], [`error`], [`event`], [`parallel`],
+//! - foundations: [`diagnostic`], [`error`], [`stats`], [`event`], [`parallel`],
 //!   [`schema`], [`fsio`], [`config`], [`document`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
 //!   [`reduce`], [`gate`], [`wiki`], [`record`], [`evidence`];
@@ -34,6 +34,7 @@ pub mod reduce;
 pub mod report;
 pub mod schema;
 pub mod script;
+pub mod stats;
 pub mod suite;
 pub mod wiki;
 
@@ -47,6 +48,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         &[
             "diagnostic",
             "error",
+            "stats",
             "event",
             "parallel",
             "schema",
