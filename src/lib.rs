@@ -6,7 +6,7 @@
 //! - foundations: [`diagnostic`], [`error`], [`stats`], [`event`], [`parallel`],
 //!   [`schema`], [`fsio`], [`config`], [`document`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
-//!   [`reduce`], [`gate`], [`wiki`], [`record`], [`evidence`];
+//!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
@@ -32,6 +32,7 @@ pub mod plugin;
 pub mod record;
 pub mod reduce;
 pub mod report;
+pub mod scaffold;
 pub mod schema;
 pub mod script;
 pub mod stats;
@@ -61,7 +62,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "domain",
         &[
             "suite", "item", "check", "plugin", "platform", "reduce", "gate", "wiki", "record",
-            "evidence",
+            "scaffold", "evidence",
         ],
     ),
     ("eval", &["eval"]),

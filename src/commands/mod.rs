@@ -8,6 +8,7 @@ pub mod check_wiki;
 pub mod completions;
 pub mod exam;
 pub mod gate;
+pub mod init;
 pub mod propose;
 pub mod run;
 pub mod script;
@@ -72,6 +73,13 @@ pub enum Command {
     ///
     /// Example: bob-eval gate commit /tmp/commit.json --record --pr '#4300' --pages commit-skipped-hook
     Gate(gate::GateArgs),
+    /// Start a suite: evals/ITEM/ with the trigger pair, a scoring case to fill in and baseline.json.
+    ///
+    /// Never overwrites anything; the scoring case's TODO placeholders fail
+    /// `check` until filled. --bare CASE adds one blank case to an existing suite.
+    ///
+    /// Example: bob-eval init commit
+    Init(init::InitArgs),
     /// Check wiki/skill-impact.md: every row well-formed, every cited page present.
     CheckWiki(check_wiki::CheckWikiArgs),
     /// Examine an item before it is disposed: run its suite and say what it means (pipelines/exam.rhai).
@@ -115,6 +123,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Run(args) => run::exec(&ctx()?, &args),
         Command::Gate(args) => gate::exec(&ctx()?, &args),
         Command::CheckWiki(args) => check_wiki::exec(&ctx()?, &args),
+        Command::Init(args) => init::exec(&ctx()?, &args),
         Command::Exam(args) => exam::exec(&ctx()?, &args),
         Command::Propose(args) => propose::exec(&ctx()?, &args),
         Command::Sweep(args) => sweep::exec(&ctx()?, &args),
