@@ -11,7 +11,8 @@
 //! which neither `check` nor the platform reads) and renamed into place once
 //! the target is known to be absent. Nothing here prints.
 
-use crate::check::{INIT_CRITERIA, INIT_PROMPT, pin_pattern};
+use crate::check::trigger::pin_pattern;
+use crate::check::{INIT_CRITERIA, INIT_PROMPT};
 use crate::config::{existing_suite, suite_dir, validate_item_name};
 use crate::document::Baseline;
 use crate::error::{Error, Result};
