@@ -2,8 +2,15 @@
 //! ratio is the harness's own overhead) and vs `node -e 0` (for scale).
 //! Run with `cargo bench --bench run`.
 
-#[path = "../tests/stub/mod.rs"]
-mod stub;
+/// The parts of tests/support this bench uses (see tests/support/README.md).
+#[path = "../tests/support"]
+mod support {
+    pub mod data;
+    pub mod stub;
+}
+
+use support::data::data;
+use support::stub::Stub;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,11 +49,11 @@ fn median(mut xs: Vec<Duration>) -> f64 {
 
 fn main() {
     let bob = env!("CARGO_BIN_EXE_bob-eval");
-    let stub = stub::Stub::new();
-    stub.fixture(&stub::data("platform/run1_main.json"));
+    let stub = Stub::new();
+    stub.fixture(&data("platform/run1_main.json"));
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    let source = stub::data("source");
+    let source = data("source");
 
     let bob_ms = median(time(|| {
         let mut c = Command::new(bob);

@@ -2,8 +2,13 @@
 //! per suite. Target: about 2 s (16 suites / 8 at once × 1 s, plus overhead).
 //! Prints the wall time; `cargo bench --bench sweep`.
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+/// The parts of tests/support this bench uses (see tests/support/README.md).
+#[path = "../tests/support"]
+mod support {
+    pub mod data;
+    pub mod item;
+    pub mod tree;
+}
 
 use std::process::Command;
 use std::time::Instant;
@@ -20,7 +25,7 @@ fn main() {
     let root = dir.path();
     let source = root.join("source");
     for i in 0..SUITES {
-        support::add_item(&source, &format!("suite-{i:02}"));
+        support::item::add_item(&source, &format!("suite-{i:02}"));
     }
     let stub = root.join("claude");
     let script = format!(

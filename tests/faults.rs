@@ -4,14 +4,19 @@
 //! code of contracts.md, write no document, and leave the source tree —
 //! `baseline.json`, the wiki — byte for byte as it was.
 
-mod stub;
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod stub;
+    pub mod tree;
+}
 
 use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
-use stub::{Stub, data};
-use support::copy_tree;
+use support::data::data;
+use support::stub::Stub;
+use support::tree::copy_tree;
 
 /// A writable copy of the fixture source tree with a wiki pattern page, a
 /// working folder and an empty home.

@@ -3,7 +3,12 @@
 //! and copies a real platform document (renamed for the plugin it was given)
 //! into `--output-dir`; it logs its arguments so tests can see what ran.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod item;
+    pub mod tree;
+}
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -28,7 +33,7 @@ impl World {
         let root = dir.path().to_path_buf();
         let source = root.join("source");
         for item in items {
-            support::add_item(&source, item);
+            support::item::add_item(&source, item);
         }
         std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
         std::fs::write(

@@ -1,13 +1,20 @@
 //! `exam`, `propose` and `sweep` once each on the real platform tier: the real
 //! `claude plugin eval` (see `make claude`), fully offline against the fake
-//! Messages API in tests/support. The fake fires the skill on the with arm and
-//! answers well only then, so the item measurably helps.
+//! Messages API in tests/support/fake_api.rs. The fake fires the skill on the
+//! with arm and answers well only then, so the item measurably helps.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod fake_api;
+    pub mod real;
+    pub mod tree;
+}
 
 use assert_cmd::Command;
 use std::path::Path;
-use support::fake_api::{FakeApi, Script};
+use support::fake_api::{FakeApi, Kind, Script};
+use support::real::{claude_bin, platform_env, source_copy};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES_MARKER: &str = "Write the commit message";
@@ -27,8 +34,8 @@ fn fake() -> FakeApi {
 fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
     let mut cmd = Command::cargo_bin("bob-eval").unwrap();
     cmd.env_clear()
-        .envs(support::platform_env(api, dir))
-        .env("BOB_EVAL_CLAUDE", support::claude_bin())
+        .envs(platform_env(api, dir))
+        .env("BOB_EVAL_CLAUDE", claude_bin())
         .current_dir(dir)
         .arg("--source")
         .arg(source)
@@ -47,10 +54,10 @@ fn texts(out: &std::process::Output) -> (String, String) {
 
 #[test]
 fn exam_on_the_real_platform() {
-    let claude = support::claude_bin();
+    let claude = claude_bin();
     assert!(claude.exists());
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     let api = fake();
     let out = bob_eval(&api, dir.path(), &source)
         .args(["exam", "commit", "--runs", "1", "--max-cost-usd", "1"])
@@ -69,7 +76,7 @@ fn exam_on_the_real_platform() {
 #[test]
 fn propose_on_the_real_platform() {
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
     std::fs::write(
         source.join("wiki/patterns/commit-skipped-hook.md"),
@@ -115,7 +122,7 @@ fn propose_on_the_real_platform() {
 #[test]
 fn sweep_on_the_real_platform() {
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     let api = fake();
     let out = bob_eval(&api, dir.path(), &source)
         .env("EVALS", "1")
@@ -146,7 +153,7 @@ fn sweep_on_the_real_platform() {
         assert_eq!(case["runs"], 2, "{case}");
     }
     let agent_models: Vec<_> = api
-        .requests_of(support::fake_api::Kind::Agent)
+        .requests_of(Kind::Agent)
         .into_iter()
         .filter_map(|r| r.model)
         .collect();

@@ -2,13 +2,21 @@
 //! numbers, and every way the platform can fail. No test here spends money or
 //! needs the real platform.
 
-mod stub;
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod expect;
+    pub mod stub;
+    pub mod tree;
+}
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use stub::{Stub, data, expect};
+use support::data::data;
+use support::expect;
+use support::stub::Stub;
+use support::tree::copy_tree;
 
 struct Env {
     work: tempfile::TempDir,
@@ -530,7 +538,7 @@ fn platform_result_reduces_captures_without_running() {
 
 #[test]
 fn platform_result_of_other_plugins_is_refused() {
-    for capture in stub::NOT_COMMIT_CAPTURES {
+    for capture in expect::NOT_COMMIT_CAPTURES {
         let env = Env::new();
         let mut cmd = env.cmd(&["commit", "--platform-result"]);
         cmd.arg(data(&format!("platform/{capture}")));
@@ -623,7 +631,7 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
 fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
     let env = Env::new();
     let tree = tempfile::tempdir().unwrap();
-    support::copy_tree(&data("source"), tree.path());
+    copy_tree(&data("source"), tree.path());
     let subject = tree.path().join("evals/commit/fires/graders/subject.md");
     let original = std::fs::read_to_string(&subject).unwrap();
     std::fs::write(&subject, original.replacen("type:", "typ:", 1)).unwrap();

@@ -4,11 +4,14 @@
 //! and checks that the script fails (exit 2, at the script's line) and that
 //! nothing was recorded.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod tree;
+}
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use support::copy_tree;
+use support::tree::copy_tree;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -1,8 +1,5 @@
-//! Test helpers: a stub `claude` (a shell script) and an independent reduction
-//! of platform documents to compare bob-eval's numbers against.
+//! The stub platform: a stub `claude` (a shell script).
 #![allow(dead_code)]
-
-pub mod expect;
 
 use std::path::{Path, PathBuf};
 
@@ -154,23 +151,4 @@ impl Stub {
     pub fn record(&self, name: &str) -> Option<String> {
         self.get(name).map(|t| t.trim_end().to_string())
     }
-}
-
-/// Captures in tests/data/platform/ that are not a with/without eval of
-/// `bob-eval-commit` (another plugin, no manifest, a single arm): `commit` must refuse them.
-pub const NOT_COMMIT_CAPTURES: [&str; 7] = [
-    "run7_no_manifest.json",
-    "run8_no_manifest_default_ablation.json",
-    "run9_skill_dir_no_manifest.json",
-    "all-grader-types.json",
-    "with-without-prose.json",
-    "auth-failed-partial.json",
-    "cost-ceiling-partial.json",
-];
-
-/// The project's test data folder.
-pub fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(rel)
 }
