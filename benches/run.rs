@@ -5,10 +5,12 @@
 /// The parts of tests/support this bench uses (see tests/support/README.md).
 #[path = "../tests/support"]
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod stub;
 }
 
+use support::cmd::bob;
 use support::data::data;
 use support::stub::Stub;
 
@@ -48,7 +50,6 @@ fn median(mut xs: Vec<Duration>) -> f64 {
 }
 
 fn main() {
-    let bob = env!("CARGO_BIN_EXE_bob-eval");
     let stub = Stub::new();
     stub.fixture(&data("platform/run1_main.json"));
     let home = tempfile::tempdir().unwrap();
@@ -56,13 +57,8 @@ fn main() {
     let source = data("source");
 
     let bob_ms = median(time(|| {
-        let mut c = Command::new(bob);
+        let mut c = bob(&source, home.path());
         c.current_dir(work.path())
-            .env_remove("ANTHROPIC_MODEL")
-            .arg("--source")
-            .arg(&source)
-            .arg("--home")
-            .arg(home.path())
             .args(["run", "commit", "--claude"])
             .arg(&stub.bin)
             .arg("--out")

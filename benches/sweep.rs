@@ -5,13 +5,14 @@
 /// The parts of tests/support this bench uses (see tests/support/README.md).
 #[path = "../tests/support"]
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod item;
     pub mod tree;
 }
 
-use std::process::Command;
 use std::time::Instant;
+use support::cmd::bob;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -44,13 +45,11 @@ sed "s/bob-eval-commit/$name/g" "{FIXTURE}" > "$out/aggregate-result.json"
     std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
 
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_bob-eval"))
+    let out = bob(&source, &root.join("home"))
         .current_dir(root)
         .args(["sweep", "--jobs", JOBS])
         .env("EVALS", "1")
         .env("BOB_EVAL_CLAUDE", &stub)
-        .env("BOB_SOURCE", &source)
-        .env("BOB_HOME", root.join("home"))
         .output()
         .unwrap();
     let elapsed = start.elapsed();

@@ -6,14 +6,16 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod stub;
     pub mod tree;
 }
 
-use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::cmd::bob;
 use support::data::data;
 use support::stub::Stub;
 use support::tree::copy_tree;
@@ -59,18 +61,10 @@ impl Tree {
         self.work.join("result.json")
     }
 
+    /// `bob-eval --source <tree> --home <empty>`, run in the working folder.
     fn cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-        cmd.current_dir(&self.work)
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("BOB_EVAL_CLAUDE")
-            .env_remove("BOB_EVAL_PLATFORM_TIMEOUT")
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .arg("--source")
-            .arg(&self.source)
-            .arg("--home")
-            .arg(&self.home);
+        let mut cmd = bob(&self.source, &self.home);
+        cmd.current_dir(&self.work);
         cmd
     }
 
@@ -351,11 +345,7 @@ fn an_unwritable_wiki_during_record_leaves_the_baseline() {
     fs::remove_file(tree.source.join("wiki/skill-impact.md")).unwrap();
     fs::create_dir_all(tree.source.join("wiki/skill-impact.md")).unwrap();
     let result = tree.work.join("accept.json");
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gate/result-accept.json"),
-        &result,
-    )
-    .unwrap();
+    fs::copy(data("gate/result-accept.json"), &result).unwrap();
     let before = tree.snapshot();
     let out = tree
         .cmd()

@@ -5,14 +5,16 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod item;
     pub mod tree;
 }
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::process::Command;
+use support::cmd::bob;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -79,16 +81,12 @@ exit 0
         }
     }
 
+    /// `bob-eval --source <source> --home <home>` with the stub as the
+    /// platform (`BOB_EVAL_CLAUDE`), run in the world's folder.
     fn cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+        let mut cmd = bob(&self.source, &self.root.join("home"));
         cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub)
-            .env("BOB_SOURCE", &self.source)
-            .env("BOB_HOME", self.root.join("home"))
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("EVALS")
-            .env_remove("EVALS_MODEL")
-            .env_remove("EVALS_MAX_COST_USD");
+            .env("BOB_EVAL_CLAUDE", &self.stub);
         cmd
     }
 
@@ -388,14 +386,10 @@ fn sweep_fails_only_when_a_suite_could_not_run_and_reports_the_others() {
 #[test]
 fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
     let w = World::new(&["alpha", "beta"]);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob-eval"))
-        .current_dir(&w.root)
-        .env("BOB_EVAL_CLAUDE", &w.stub)
-        .env("BOB_SOURCE", &w.source)
-        .env("BOB_HOME", w.root.join("home"))
+    let mut child = w
+        .cmd()
         .env("EVALS", "1")
         .env("STUB_WAIT", "1")
-        .env_remove("ANTHROPIC_MODEL")
         .args(["sweep", "--jobs", "2"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

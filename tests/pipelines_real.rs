@@ -5,14 +5,16 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod fake_api;
     pub mod real;
     pub mod tree;
 }
 
-use assert_cmd::Command;
 use std::path::Path;
+use std::process::Command;
+use support::cmd::bob;
 use support::fake_api::{FakeApi, Kind, Script};
 use support::real::{claude_bin, platform_env, source_copy};
 
@@ -31,16 +33,14 @@ fn fake() -> FakeApi {
     )
 }
 
+/// `bob-eval --source <source> --home <dir/bob-home>` on the real platform
+/// (`BOB_EVAL_CLAUDE`), offline against `api`, run in `dir`.
 fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+    let mut cmd = bob(source, &dir.join("bob-home"));
     cmd.env_clear()
         .envs(platform_env(api, dir))
         .env("BOB_EVAL_CLAUDE", claude_bin())
-        .current_dir(dir)
-        .arg("--source")
-        .arg(source)
-        .arg("--home")
-        .arg(dir.join("bob-home"));
+        .current_dir(dir);
     cmd
 }
 

@@ -13,15 +13,16 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod fake_api;
     pub mod real;
     pub mod tree;
 }
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use support::cmd::bob;
 use support::data::data;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
 use support::real::{claude_bin, platform_env, source_copy};
@@ -94,12 +95,7 @@ impl Run {
             std::fs::write(home.join("settings.json"), settings).unwrap();
         }
         let out = dir.path().join("result.json");
-        let output = Command::cargo_bin("bob-eval")
-            .unwrap()
-            .arg("--source")
-            .arg(&source)
-            .arg("--home")
-            .arg(&home)
+        let output = bob(&source, &home)
             .args(["run", "commit", "--claude"])
             .arg(claude_bin())
             .arg("--out")

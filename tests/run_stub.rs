@@ -4,28 +4,40 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
+    pub mod cmd;
     pub mod data;
     pub mod expect;
     pub mod stub;
     pub mod tree;
 }
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use support::cmd::bob;
 use support::data::data;
 use support::expect;
 use support::stub::Stub;
 use support::tree::copy_tree;
 
+/// A source tree, an empty home and a fresh working folder.
 struct Env {
+    source: PathBuf,
     work: tempfile::TempDir,
     home: tempfile::TempDir,
 }
 
 impl Env {
+    /// On the fixture source tests/data/source.
     fn new() -> Self {
+        Self::on(data("source"))
+    }
+
+    fn on(source: PathBuf) -> Self {
         Env {
+            source,
             work: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
         }
@@ -35,20 +47,10 @@ impl Env {
         self.work.path().join("result.json")
     }
 
-    /// `bob-eval --source <fixture> --home <empty> run <args…>` in a fresh working folder.
+    /// `bob-eval --source <source> --home <empty> run <args…>` in the working folder.
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-        cmd.current_dir(self.work.path())
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("BOB_EVAL_CLAUDE")
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .arg("--source")
-            .arg(data("source"))
-            .arg("--home")
-            .arg(self.home.path())
-            .arg("run")
-            .args(args);
+        let mut cmd = bob(&self.source, self.home.path());
+        cmd.current_dir(self.work.path()).arg("run").args(args);
         cmd
     }
 
@@ -57,6 +59,33 @@ impl Env {
         cmd.arg("--claude").arg(&stub.bin).args(args);
         cmd
     }
+}
+
+/// `cmd` run by `script(1)` (util-linux), which gives it a terminal and writes
+/// what it shows to `transcript`: the same program, arguments, environment and
+/// working folder.
+fn in_a_terminal(cmd: &Command, transcript: &Path) -> Command {
+    let quote = |s: &OsStr| format!("'{}'", s.to_str().unwrap().replace('\'', r"'\''"));
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(quote)
+        .collect();
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &line.join(" ")])
+        .arg(transcript)
+        .env("SHELL", "/bin/sh")
+        .stdin(Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        script.current_dir(dir);
+    }
+    script
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -419,7 +448,7 @@ fn platform_missing() {
 
     let empty = tempfile::tempdir().unwrap();
     let mut cmd = env.cmd(&["commit"]);
-    cmd.env("PATH", empty.path());
+    cmd.env_remove("BOB_EVAL_CLAUDE").env("PATH", empty.path());
     let stderr = fails(&env, cmd, 3);
     assert!(
         stderr.contains("no `claude` found") && stderr.contains("BOB_EVAL_CLAUDE"),
@@ -449,7 +478,11 @@ fn claude_from_environment_and_path() {
     let stub = Stub::new();
     stub.fixture(&data("platform/run1_main.json"));
     let path = format!("{}:/usr/bin:/bin", stub.dir.path().display());
-    env.cmd(&["commit"]).env("PATH", path).assert().code(0);
+    env.cmd(&["commit"])
+        .env_remove("BOB_EVAL_CLAUDE")
+        .env("PATH", path)
+        .assert()
+        .code(0);
     assert!(stub.argv().is_some());
 }
 
@@ -578,26 +611,11 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
     let env = Env::new();
     let stub = Stub::new();
     stub.fixture(&data("platform/run1_main.json")).mode("wait");
-    let bin = assert_cmd::cargo::cargo_bin("bob-eval");
-    let mut child = std::process::Command::new(bin)
-        .current_dir(env.work.path())
-        .env_remove("ANTHROPIC_MODEL")
-        .args([
-            "--source",
-            data("source").to_str().unwrap(),
-            "--home",
-            env.home.path().to_str().unwrap(),
-        ])
-        .args([
-            "run",
-            "commit",
-            "--claude",
-            stub.bin.to_str().unwrap(),
-            "--out",
-            env.out().to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    let mut child = env
+        .run(&stub, &["commit", "--out"])
+        .arg(env.out())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Bounded wait for the stub to be waiting for its signal.
@@ -629,17 +647,15 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
 
 #[test]
 fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
-    let env = Env::new();
     let tree = tempfile::tempdir().unwrap();
     copy_tree(&data("source"), tree.path());
+    let env = Env::on(tree.path().to_path_buf());
     let subject = tree.path().join("evals/commit/fires/graders/subject.md");
     let original = std::fs::read_to_string(&subject).unwrap();
     std::fs::write(&subject, original.replacen("type:", "typ:", 1)).unwrap();
     let stub = Stub::new();
     stub.fixture(&data("platform/run1_main.json"));
-    let mut cmd = env.run(&stub, &["commit"]);
-    cmd.arg("--source").arg(tree.path());
-    let stderr = fails(&env, cmd, 2);
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
     assert!(
         stderr.contains("evals/commit/fires/graders/subject.md:2: error: unknown key `typ`"),
         "{stderr}"
@@ -663,9 +679,7 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
         ),
     )
     .unwrap();
-    let mut cmd = env.run(&stub, &["commit"]);
-    cmd.arg("--source").arg(tree.path());
-    let out = cmd.output().unwrap();
+    let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("warning: `Bash` in allowed_tools"),
@@ -689,22 +703,10 @@ fn progress_bar_on_a_terminal() {
              \x20 quiet run 1/1 [without]: score 1.00  $0.01\n",
         )
         .slow();
-    let bob = assert_cmd::cargo::cargo_bin("bob-eval");
-    let command = format!(
-        "{} --source {} --home {} run commit --claude {} --max-cost-usd 0.5 --out {}",
-        bob.display(),
-        data("source").display(),
-        env.home.path().display(),
-        stub.bin.display(),
-        env.out().display()
-    );
+    let mut cmd = env.run(&stub, &["commit", "--max-cost-usd", "0.5", "--out"]);
+    cmd.arg(env.out());
     let transcript = env.work.path().join("typescript");
-    let out = std::process::Command::new("script")
-        .args(["-qec", &command])
-        .arg(&transcript)
-        .current_dir(env.work.path())
-        .env_remove("ANTHROPIC_MODEL")
-        .stdin(std::process::Stdio::null())
+    let out = in_a_terminal(&cmd, &transcript)
         .output()
         .expect("script(1) from util-linux");
     let screen = std::fs::read_to_string(&transcript).unwrap();
