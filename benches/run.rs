@@ -12,7 +12,7 @@ mod support {
 
 use support::cmd::bob;
 use support::data::data;
-use support::stub::Stub;
+use support::stub::{Stub, Switches};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -50,8 +50,7 @@ fn median(mut xs: Vec<Duration>) -> f64 {
 }
 
 fn main() {
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let source = data("source");
@@ -68,10 +67,15 @@ fn main() {
 
     // The stub alone, doing the same work: called directly (no wrapping shell),
     // once for --version and once for the eval, with a fresh output folder each
-    // time, exactly as bob-eval calls it.
+    // time, exactly as bob-eval calls it: with the arguments bob-eval passed
+    // (the stub recorded them), on a plugin made here like bob-eval's.
     let plugin = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(plugin.path().join(".claude-plugin")).unwrap();
-    std::fs::write(plugin.path().join(".claude-plugin/plugin.json"), "{}").unwrap();
+    std::fs::write(
+        plugin.path().join(".claude-plugin/plugin.json"),
+        "{\n  \"description\": \"bob-eval: the commit skill and its eval suite\",\n  \"name\": \"bob-eval-commit\",\n  \"version\": \"0.0.0\"\n}\n",
+    )
+    .unwrap();
     // The item link too: the stub looks at it (and runs `readlink`) in both arms.
     std::fs::create_dir_all(plugin.path().join("skills")).unwrap();
     std::os::unix::fs::symlink(
@@ -81,22 +85,18 @@ fn main() {
     .unwrap();
     let p = plugin.path().to_str().unwrap().to_string();
     let work_dir = format!("{p}/.bob-eval");
-    let out_dir = format!("{work_dir}/out");
-    let eval_args = [
-        "plugin",
-        "eval",
-        &p,
-        "--ablation",
-        "with-without",
-        "--output-dir",
-        &out_dir,
-        "--threshold",
-        "0",
-        "--max-cost-usd",
-        "2",
-        "--trust-plugin",
-        "--no-publish",
-    ];
+    let recorded = stub.record("argv").expect("bob-eval ran the stub");
+    let mut eval_args: Vec<String> = recorded.lines().map(str::to_string).collect();
+    let bob_plugin = eval_args[2].clone();
+    for arg in &mut eval_args {
+        if let Some(rest) = arg.strip_prefix(&bob_plugin) {
+            *arg = format!("{p}{rest}");
+        }
+    }
+    assert!(
+        eval_args.contains(&format!("{work_dir}/out")),
+        "the output folder is inside the plugin: {eval_args:?}"
+    );
     let run_stub = || {
         let _ = std::fs::remove_dir_all(&work_dir);
         std::fs::create_dir_all(&work_dir).unwrap();
@@ -108,7 +108,7 @@ fn main() {
             .expect("spawn");
         assert!(version.status.success());
         let status = Command::new(&stub.bin)
-            .args(eval_args)
+            .args(&eval_args)
             .current_dir(work.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use support::cmd::bob;
 use support::data::data;
 use support::expect;
-use support::stub::Stub;
+use support::stub::{Stub, Switches};
 use support::tree::copy_tree;
 
 /// A source tree, an empty home and a fresh working folder.
@@ -88,6 +88,12 @@ fn in_a_terminal(cmd: &Command, transcript: &Path) -> Command {
     script
 }
 
+/// The arguments of the stub's eval call, if there was one.
+fn eval_argv(stub: &Stub) -> Option<Vec<String>> {
+    stub.record("argv")
+        .map(|t| t.lines().map(str::to_string).collect())
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -129,12 +135,11 @@ fn expected_args(plugin: &str, tail: &[&str]) -> Vec<String> {
 #[test]
 fn default_model_argv_cwd_plugin_and_numbers() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
-    let argv = stub.argv().expect("the platform ran");
+    let argv = eval_argv(&stub).expect("the platform ran");
     let plugin = argv[2].clone();
     assert_eq!(
         argv,
@@ -184,8 +189,7 @@ fn default_model_argv_cwd_plugin_and_numbers() {
 #[test]
 fn explicit_options_are_passed_in_order() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let args = [
         "commit",
         "--model",
@@ -200,7 +204,7 @@ fn explicit_options_are_passed_in_order() {
         "3",
     ];
     env.run(&stub, &args).assert().code(0);
-    let argv = stub.argv().unwrap();
+    let argv = eval_argv(&stub).unwrap();
     let tail = [
         "--max-cost-usd",
         "0.5",
@@ -226,11 +230,10 @@ fn model_and_ceiling_from_environment_and_settings() {
         r#"{"model": "from-settings", "_workflow": {"eval_max_cost_usd": 0.75}}"#,
     )
     .unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let argv = stub.argv().unwrap();
+    let argv = eval_argv(&stub).unwrap();
     assert_eq!(
         argv[9..].join(" "),
         "--max-cost-usd 0.75 --trust-plugin --no-publish --model from-settings"
@@ -245,14 +248,16 @@ fn model_and_ceiling_from_environment_and_settings() {
         .env("ANTHROPIC_MODEL", "from-env")
         .assert()
         .code(0);
-    assert_eq!(stub.argv().unwrap()[13..].join(" "), "--model from-env");
+    assert_eq!(
+        eval_argv(&stub).unwrap()[13..].join(" "),
+        "--model from-env"
+    );
 }
 
 #[test]
 fn out_file_is_written_and_stdout_stays_empty() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env
         .run(&stub, &["commit", "--out"])
         .arg(env.out())
@@ -271,9 +276,10 @@ fn out_file_is_written_and_stdout_stays_empty() {
 #[test]
 fn progress_lines_on_a_pipe_and_kept_folder() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run2_table_no_json.json"))
-        .stderr(&std::fs::read_to_string(data("platform/run2_table_no_json.stderr.txt")).unwrap());
+    let stub = Stub::new(Switches {
+        stderr: std::fs::read(data("platform/run2_table_no_json.stderr.txt")).unwrap(),
+        ..Switches::answering(data("platform/run2_table_no_json.json"))
+    });
     let out = env.run(&stub, &["commit", "--keep"]).output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -282,7 +288,7 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
         "{stderr}"
     );
     assert!(stderr.contains("run 8/8: quiet 2/2 [without]"), "{stderr}");
-    let plugin = PathBuf::from(&stub.argv().unwrap()[2]);
+    let plugin = PathBuf::from(&eval_argv(&stub).unwrap()[2]);
     assert!(
         stderr.contains(&format!("keeping the plugin folder {}", plugin.display())),
         "{stderr}"
@@ -305,10 +311,11 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
 #[test]
 fn partial_cost_ceiling_is_a_result() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run5_partial_cost.json"))
-        .code(2)
-        .stderr("⚠ cost ceiling $0.01 hit; skipping remaining cases\n");
+    let stub = Stub::new(Switches {
+        code: 2,
+        stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
+        ..Switches::answering(data("platform/run5_partial_cost.json"))
+    });
     let out = env
         .run(&stub, &["commit", "--max-cost-usd", "0.01"])
         .output()
@@ -329,9 +336,10 @@ fn partial_cost_ceiling_is_a_result() {
 #[test]
 fn auth_failed_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/auth_failed_commit.json"))
-        .code(2);
+    let stub = Stub::new(Switches {
+        code: 2,
+        ..Switches::answering(data("platform/auth_failed_commit.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("credential was rejected"), "{stderr}");
 }
@@ -345,13 +353,12 @@ fn crashes_and_kills_exit_3() {
         (None, 7, "code 7"),
     ] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data("platform/run1_main.json"))
-            .code(code)
-            .stderr("boom: something broke\n");
-        if let Some(mode) = mode {
-            stub.mode(mode);
-        }
+        let stub = Stub::new(Switches {
+            code,
+            stderr: "boom: something broke\n".into(),
+            mode,
+            ..Switches::answering(data("platform/run1_main.json"))
+        });
         let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
         assert!(stderr.contains(says), "{mode:?} {code}: {stderr}");
         assert!(stderr.contains("boom: something broke"), "{stderr}");
@@ -361,8 +368,10 @@ fn crashes_and_kills_exit_3() {
 #[test]
 fn garbage_result_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture_text("this is not JSON\n");
+    let stub = Stub::new(Switches {
+        fixture: Some("this is not JSON\n".into()),
+        ..Switches::default()
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("aggregate-result.json:1"), "{stderr}");
 }
@@ -370,7 +379,7 @@ fn garbage_result_exits_3() {
 #[test]
 fn missing_result_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
+    let stub = Stub::new(Switches::default());
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("wrote no result"), "{stderr}");
 }
@@ -378,10 +387,11 @@ fn missing_result_exits_3() {
 #[test]
 fn exit_1_carries_the_load_errors() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run7_no_manifest.json"))
-        .code(1)
-        .stderr(&std::fs::read_to_string(data("platform/run7_no_manifest.stderr.txt")).unwrap());
+    let stub = Stub::new(Switches {
+        code: 1,
+        stderr: std::fs::read(data("platform/run7_no_manifest.stderr.txt")).unwrap(),
+        ..Switches::answering(data("platform/run7_no_manifest.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("exited with code 1"), "{stderr}");
     assert!(
@@ -404,8 +414,7 @@ fn plugin_not_loaded_exits_3() {
         "with-without-prose.json",
     ] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data(&format!("platform/{fixture}")));
+        let stub = Stub::new(Switches::answering(data(&format!("platform/{fixture}"))));
         let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
         assert!(
             stderr.contains("the plugin did not load"),
@@ -417,20 +426,27 @@ fn plugin_not_loaded_exits_3() {
 #[test]
 fn platform_too_old_or_unparsable_version() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.version("2.1.271 (Claude Code)\n")
-        .fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches {
+        version: "2.1.271 (Claude Code)\n",
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(
         stderr.contains("2.1.271") && stderr.contains("2.1.272 or later"),
         "{stderr}"
     );
-    assert!(stub.argv().is_none(), "no eval with a too-old platform");
+    assert!(
+        eval_argv(&stub).is_none(),
+        "no eval with a too-old platform"
+    );
 
-    stub.version("Claude Code, some build\n");
+    let stub = Stub::new(Switches {
+        version: "Claude Code, some build\n",
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("did not print a version"), "{stderr}");
-    assert!(stub.argv().is_none());
+    assert!(eval_argv(&stub).is_none());
 }
 
 #[test]
@@ -467,34 +483,31 @@ fn platform_missing() {
 #[test]
 fn claude_from_environment_and_path() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     env.cmd(&["commit"])
         .env("BOB_EVAL_CLAUDE", &stub.bin)
         .assert()
         .code(0);
-    assert!(stub.argv().is_some());
+    assert!(eval_argv(&stub).is_some());
 
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
-    let path = format!("{}:/usr/bin:/bin", stub.dir.path().display());
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+    let path = format!("{}:/usr/bin:/bin", stub.bin.parent().unwrap().display());
     env.cmd(&["commit"])
         .env_remove("BOB_EVAL_CLAUDE")
         .env("PATH", path)
         .assert()
         .code(0);
-    assert!(stub.argv().is_some());
+    assert!(eval_argv(&stub).is_some());
 }
 
 #[test]
 fn bad_ceilings_exit_2_before_anything_runs() {
     for bad in ["0", "-1", "NaN", "inf", "two", ""] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data("platform/run1_main.json"));
+        let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
         let stderr = fails(&env, env.run(&stub, &["commit", "--max-cost-usd", bad]), 2);
         assert!(stderr.contains("--max-cost-usd"), "{bad}: {stderr}");
-        assert!(!stub.ran(), "{bad}: the platform ran");
+        assert!(stub.record("calls").is_none(), "{bad}: the platform ran");
     }
     let env = Env::new();
     std::fs::write(
@@ -502,13 +515,13 @@ fn bad_ceilings_exit_2_before_anything_runs() {
         r#"{"_workflow": {"eval_max_cost_usd": -2}}"#,
     )
     .unwrap();
-    let stub = Stub::new();
+    let stub = Stub::new(Switches::default());
     let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
     assert!(
         stderr.contains("settings.json") && stderr.contains("eval_max_cost_usd"),
         "{stderr}"
     );
-    assert!(!stub.ran());
+    assert!(stub.record("calls").is_none());
 }
 
 #[test]
@@ -520,10 +533,10 @@ fn bad_or_missing_items_exit_2_before_anything_runs() {
         ("nosuite", "no eval suite for \"nosuite\""),
     ] {
         let env = Env::new();
-        let stub = Stub::new();
+        let stub = Stub::new(Switches::default());
         let stderr = fails(&env, env.run(&stub, &[item]), 2);
         assert!(stderr.contains(says), "{item}: {stderr}");
-        assert!(!stub.ran(), "{item}: the platform ran");
+        assert!(stub.record("calls").is_none(), "{item}: the platform ran");
     }
 }
 
@@ -535,7 +548,7 @@ fn platform_result_reduces_captures_without_running() {
         "run5_partial_cost.json",
     ] {
         let env = Env::new();
-        let stub = Stub::new();
+        let stub = Stub::new(Switches::default());
         let file = data(&format!("platform/{capture}"));
         let out = env
             .run(&stub, &["commit", "--platform-result"])
@@ -549,7 +562,7 @@ fn platform_result_reduces_captures_without_running() {
             text(&out.stderr)
         );
         assert!(
-            !stub.ran(),
+            stub.record("calls").is_none(),
             "{capture}: --platform-result must not run the platform"
         );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -609,8 +622,10 @@ fn platform_result_bad_json_exits_2_naming_file_and_line() {
 #[test]
 fn interrupt_reaches_the_platform_first_and_exits_130() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).mode("wait");
+    let stub = Stub::new(Switches {
+        mode: Some("wait"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let mut child = env
         .run(&stub, &["commit", "--out"])
         .arg(env.out())
@@ -637,7 +652,7 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert_eq!(
         stub.record("signalled").as_deref(),
-        Some("signalled"),
+        Some("bob-eval-commit"),
         "the platform got the signal"
     );
     assert!(text(&out.stderr).contains("interrupted"));
@@ -653,8 +668,7 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
     let subject = tree.path().join("evals/commit/fires/graders/subject.md");
     let original = std::fs::read_to_string(&subject).unwrap();
     std::fs::write(&subject, original.replacen("type:", "typ:", 1)).unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
     assert!(
         stderr.contains("evals/commit/fires/graders/subject.md:2: error: unknown key `typ`"),
@@ -662,7 +676,7 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
     );
     assert!(stderr.contains("bob-eval check commit"), "{stderr}");
     assert!(
-        stub.argv().is_none(),
+        eval_argv(&stub).is_none(),
         "the platform ran on a suite check refuses"
     );
 
@@ -692,17 +706,17 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
 fn progress_bar_on_a_terminal() {
     // `script` (util-linux) gives bob-eval a terminal on stderr.
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run2_table_no_json.json"))
-        .stderr(
-            "Plugin under test: \"bob-eval-commit\" version \"0.0.0\" at \"x\"\n\
+    let stub = Stub::new(Switches {
+        stderr: "Plugin under test: \"bob-eval-commit\" version \"0.0.0\" at \"x\"\n\
              Ablation: 2 arms × 2 cases (4 runs)\n\
              \x20 fires run 1/1 [with]: score 1.00  $0.03\n\
              \x20 fires run 1/1 [without]: score 0.00  $0.03\n\
              \x20 quiet run 1/1 [with]: score 1.00  $0.01\n\
-             \x20 quiet run 1/1 [without]: score 1.00  $0.01\n",
-        )
-        .slow();
+             \x20 quiet run 1/1 [without]: score 1.00  $0.01\n"
+            .into(),
+        slow: true,
+        ..Switches::answering(data("platform/run2_table_no_json.json"))
+    });
     let mut cmd = env.run(&stub, &["commit", "--max-cost-usd", "0.5", "--out"]);
     cmd.arg(env.out());
     let transcript = env.work.path().join("typescript");
