@@ -230,20 +230,7 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
     let (code, stderr, result) = run_claude(&api, "1");
     let log = api.requests();
     for r in &log {
-        eprintln!(
-            "{} {} kind={:?} model={:?} stream={} skill_tool={} listed={:?} beta={:?} ua={:?} -> {} {}",
-            r.method,
-            r.path,
-            r.kind,
-            r.model,
-            r.stream,
-            r.offers_skill_tool(),
-            r.skills_listed,
-            r.header("anthropic-beta"),
-            r.header("user-agent"),
-            r.status,
-            r.reply
-        );
+        eprintln!("{r}");
     }
     assert_eq!(code, Some(0), "claude failed:\n{stderr}");
     let result = result.expect("aggregate-result.json written");

@@ -391,11 +391,7 @@ fn model_from_settings_reaches_the_platform() {
     );
     let doc = run.document();
     assert_eq!(doc["model"], "claude-haiku-5-5");
-    let agent: Vec<_> = api
-        .requests()
-        .into_iter()
-        .filter(|r| r.kind == Kind::Agent)
-        .collect();
+    let agent = api.requests_of(Kind::Agent);
     assert!(!agent.is_empty());
     assert!(
         agent
