@@ -2,8 +2,17 @@
 //! ratio is the harness's own overhead) and vs `node -e 0` (for scale).
 //! Run with `cargo bench --bench run`.
 
-#[path = "../tests/stub/mod.rs"]
-mod stub;
+/// The parts of tests/support this bench uses (see tests/support/README.md).
+#[path = "../tests/support"]
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod stub;
+}
+
+use support::cmd::bob;
+use support::data::data;
+use support::stub::{Stub, Switches};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -41,21 +50,14 @@ fn median(mut xs: Vec<Duration>) -> f64 {
 }
 
 fn main() {
-    let bob = env!("CARGO_BIN_EXE_bob-eval");
-    let stub = stub::Stub::new();
-    stub.fixture(&stub::data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    let source = stub::data("source");
+    let source = data("source");
 
     let bob_ms = median(time(|| {
-        let mut c = Command::new(bob);
+        let mut c = bob(&source, home.path());
         c.current_dir(work.path())
-            .env_remove("ANTHROPIC_MODEL")
-            .arg("--source")
-            .arg(&source)
-            .arg("--home")
-            .arg(home.path())
             .args(["run", "commit", "--claude"])
             .arg(&stub.bin)
             .arg("--out")
@@ -65,10 +67,15 @@ fn main() {
 
     // The stub alone, doing the same work: called directly (no wrapping shell),
     // once for --version and once for the eval, with a fresh output folder each
-    // time, exactly as bob-eval calls it.
+    // time, exactly as bob-eval calls it: with the arguments bob-eval passed
+    // (the stub recorded them), on a plugin made here like bob-eval's.
     let plugin = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(plugin.path().join(".claude-plugin")).unwrap();
-    std::fs::write(plugin.path().join(".claude-plugin/plugin.json"), "{}").unwrap();
+    std::fs::write(
+        plugin.path().join(".claude-plugin/plugin.json"),
+        "{\n  \"description\": \"bob-eval: the commit skill and its eval suite\",\n  \"name\": \"bob-eval-commit\",\n  \"version\": \"0.0.0\"\n}\n",
+    )
+    .unwrap();
     // The item link too: the stub looks at it (and runs `readlink`) in both arms.
     std::fs::create_dir_all(plugin.path().join("skills")).unwrap();
     std::os::unix::fs::symlink(
@@ -78,22 +85,18 @@ fn main() {
     .unwrap();
     let p = plugin.path().to_str().unwrap().to_string();
     let work_dir = format!("{p}/.bob-eval");
-    let out_dir = format!("{work_dir}/out");
-    let eval_args = [
-        "plugin",
-        "eval",
-        &p,
-        "--ablation",
-        "with-without",
-        "--output-dir",
-        &out_dir,
-        "--threshold",
-        "0",
-        "--max-cost-usd",
-        "2",
-        "--trust-plugin",
-        "--no-publish",
-    ];
+    let recorded = stub.record("argv").expect("bob-eval ran the stub");
+    let mut eval_args: Vec<String> = recorded.lines().map(str::to_string).collect();
+    let bob_plugin = eval_args[2].clone();
+    for arg in &mut eval_args {
+        if let Some(rest) = arg.strip_prefix(&bob_plugin) {
+            *arg = format!("{p}{rest}");
+        }
+    }
+    assert!(
+        eval_args.contains(&format!("{work_dir}/out")),
+        "the output folder is inside the plugin: {eval_args:?}"
+    );
     let run_stub = || {
         let _ = std::fs::remove_dir_all(&work_dir);
         std::fs::create_dir_all(&work_dir).unwrap();
@@ -105,7 +108,7 @@ fn main() {
             .expect("spawn");
         assert!(version.status.success());
         let status = Command::new(&stub.bin)
-            .args(eval_args)
+            .args(&eval_args)
             .current_dir(work.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -2,16 +2,20 @@
 //! per suite. Target: about 2 s (16 suites / 8 at once × 1 s, plus overhead).
 //! Prints the wall time; `cargo bench --bench sweep`.
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+/// The parts of tests/support this bench uses (see tests/support/README.md).
+#[path = "../tests/support"]
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod item;
+    pub mod stub;
+    pub mod tree;
+}
 
-use std::process::Command;
-use std::time::Instant;
-
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/pipelines/aggregate-result.json"
-);
+use std::time::{Duration, Instant};
+use support::cmd::bob;
+use support::data::data;
+use support::stub::{Stub, Switches};
 const SUITES: usize = 16;
 const JOBS: &str = "8";
 
@@ -20,32 +24,19 @@ fn main() {
     let root = dir.path();
     let source = root.join("source");
     for i in 0..SUITES {
-        support::add_item(&source, &format!("suite-{i:02}"));
+        support::item::add_item(&source, &format!("suite-{i:02}"));
     }
-    let stub = root.join("claude");
-    let script = format!(
-        r#"#!/bin/sh
-if [ "$1" = "--version" ]; then echo "2.1.328 (Claude Code)"; exit 0; fi
-plugin="$3"; out=""; prev=""
-for a in "$@"; do if [ "$prev" = "--output-dir" ]; then out="$a"; fi; prev="$a"; done
-name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$plugin/.claude-plugin/plugin.json" | head -n 1)
-sleep 1
-mkdir -p "$out"
-sed "s/bob-eval-commit/$name/g" "{FIXTURE}" > "$out/aggregate-result.json"
-"#
-    );
-    std::fs::write(&stub, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stub = Stub::new(Switches {
+        sleep: Duration::from_secs(1),
+        ..Switches::answering(data("pipelines/aggregate-result.json"))
+    });
 
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_bob-eval"))
+    let out = bob(&source, &root.join("home"))
         .current_dir(root)
         .args(["sweep", "--jobs", JOBS])
         .env("EVALS", "1")
-        .env("BOB_EVAL_CLAUDE", &stub)
-        .env("BOB_SOURCE", &source)
-        .env("BOB_HOME", root.join("home"))
+        .env("BOB_EVAL_CLAUDE", &stub.bin)
         .output()
         .unwrap();
     let elapsed = start.elapsed();
@@ -59,6 +50,13 @@ sed "s/bob-eval-commit/$name/g" "{FIXTURE}" > "$out/aggregate-result.json"
         .matches("improved")
         .count();
     assert_eq!(rows, SUITES, "{}", String::from_utf8_lossy(&out.stdout));
+    let evals = stub
+        .record("calls")
+        .unwrap_or_default()
+        .lines()
+        .filter(|call| *call != "--version")
+        .count();
+    assert_eq!(evals, SUITES, "one platform run per suite");
     println!(
         "sweep: {SUITES} suites, stub platform 1 s each, --jobs {JOBS}: {:.2} s wall (ideal {:.0} s)",
         elapsed.as_secs_f64(),

@@ -2,19 +2,26 @@
 //! that does not; the new-user cases; the bundled suites; the JSON shape; and a
 //! property test that the loader never panics.
 
-use assert_cmd::Command;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
+use assert_cmd::prelude::*;
 use bob_eval::check;
 use bob_eval::suite;
 use camino::{Utf8Path, Utf8PathBuf};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::fs;
+use support::cmd::bob;
 
 const PIN: &str = r#"'"skill"\s*:\s*"(?:[\w-]+:)?demo"'"#;
 
-/// A source tree in a temp folder.
+/// A source tree in a temp folder, and an empty home.
 struct Src {
     _tmp: tempfile::TempDir,
+    home: tempfile::TempDir,
     root: Utf8PathBuf,
 }
 
@@ -22,7 +29,11 @@ impl Src {
     fn new() -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        Src { _tmp: tmp, root }
+        Src {
+            _tmp: tmp,
+            home: tempfile::tempdir().unwrap(),
+            root,
+        }
     }
 
     /// A source holding one clean suite for the item `demo`.
@@ -82,10 +93,7 @@ impl Src {
     }
 
     fn cmd(&self, args: &[&str]) -> assert_cmd::assert::Assert {
-        Command::cargo_bin("bob-eval")
-            .unwrap()
-            .arg("--source")
-            .arg(self.root.as_str())
+        bob(self.root.as_std_path(), self.home.path())
             .arg("check")
             .args(args)
             .assert()
@@ -1047,9 +1055,9 @@ fn bundled_suites_pass() {
         items.contains(&"commit") && items.contains(&"tdd-flow"),
         "{items:?}"
     );
-    Command::cargo_bin("bob-eval")
-        .unwrap()
-        .args(["--source", root.as_str(), "check"])
+    let home = tempfile::tempdir().unwrap();
+    bob(root.as_std_path(), home.path())
+        .arg("check")
         .assert()
         .code(0);
 }

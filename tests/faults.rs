@@ -4,14 +4,21 @@
 //! code of contracts.md, write no document, and leave the source tree —
 //! `baseline.json`, the wiki — byte for byte as it was.
 
-mod stub;
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod stub;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
-use stub::{Stub, data};
-use support::copy_tree;
+use std::process::Command;
+use support::cmd::bob;
+use support::data::data;
+use support::stub::{Stub, Switches};
+use support::tree::copy_tree;
 
 /// A writable copy of the fixture source tree with a wiki pattern page, a
 /// working folder and an empty home.
@@ -54,18 +61,10 @@ impl Tree {
         self.work.join("result.json")
     }
 
+    /// `bob-eval --source <tree> --home <empty>`, run in the working folder.
     fn cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-        cmd.current_dir(&self.work)
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("BOB_EVAL_CLAUDE")
-            .env_remove("BOB_EVAL_PLATFORM_TIMEOUT")
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .arg("--source")
-            .arg(&self.source)
-            .arg("--home")
-            .arg(&self.home);
+        let mut cmd = bob(&self.source, &self.home);
+        cmd.current_dir(&self.work);
         cmd
     }
 
@@ -154,10 +153,11 @@ fn other_plugin() -> String {
 #[test]
 fn aborted_platform_exits_3() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"))
-        .stderr("assertion failed: node internals\n")
-        .mode("abort");
+    let stub = Stub::new(Switches {
+        stderr: "assertion failed: node internals\n".into(),
+        mode: Some("abort"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("signal 6"), "{stderr}");
     assert!(stderr.contains("assertion failed"), "{stderr}");
@@ -166,8 +166,10 @@ fn aborted_platform_exits_3() {
 #[test]
 fn segfaulting_platform_records_nothing() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).mode("segv");
+    let stub = Stub::new(Switches {
+        mode: Some("segv"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("signal 11"), "{stderr}");
 }
@@ -175,8 +177,10 @@ fn segfaulting_platform_records_nothing() {
 #[test]
 fn platform_exiting_130_is_an_interruption() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).code(130);
+    let stub = Stub::new(Switches {
+        code: 130,
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = tree.fault(&stub, &[], 130);
     assert!(stderr.contains("interrupted"), "{stderr}");
 }
@@ -184,9 +188,10 @@ fn platform_exiting_130_is_an_interruption() {
 #[test]
 fn auth_failed_records_nothing() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/auth_failed_commit.json"))
-        .code(2);
+    let stub = Stub::new(Switches {
+        code: 2,
+        ..Switches::answering(data("platform/auth_failed_commit.json"))
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("auth_failed"), "{stderr}");
 }
@@ -194,8 +199,10 @@ fn auth_failed_records_nothing() {
 #[test]
 fn truncated_json_exits_3_naming_the_file() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture_text(&truncated());
+    let stub = Stub::new(Switches {
+        fixture: Some(truncated().into()),
+        ..Switches::default()
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("aggregate-result.json:"), "{stderr}");
     assert!(stderr.contains("not usable"), "{stderr}");
@@ -204,8 +211,10 @@ fn truncated_json_exits_3_naming_the_file() {
 #[test]
 fn empty_document_exits_3() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture_text("");
+    let stub = Stub::new(Switches {
+        fixture: Some(Vec::new()),
+        ..Switches::default()
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("aggregate-result.json"), "{stderr}");
 }
@@ -213,8 +222,10 @@ fn empty_document_exits_3() {
 #[test]
 fn a_document_for_another_plugin_exits_3() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture_text(&other_plugin());
+    let stub = Stub::new(Switches {
+        fixture: Some(other_plugin().into()),
+        ..Switches::default()
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("bob-eval-commit"), "{stderr}");
     assert!(stderr.contains("did not load"), "{stderr}");
@@ -223,11 +234,12 @@ fn a_document_for_another_plugin_exits_3() {
 #[test]
 fn garbage_output_without_a_document_exits_3() {
     let tree = Tree::new();
-    let stub = Stub::new();
     let junk: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
-    stub.stdout_bytes(&junk).stderr_bytes(
-        b"\xff\xfe garbage\nAblation: 2 arms \xc3 cases (x runs)\n  fires run 1/2 [with]: score NaN  $-\n\x00\x01\n",
-    );
+    let stub = Stub::new(Switches {
+        stdout: junk,
+        stderr: b"\xff\xfe garbage\nAblation: 2 arms \xc3 cases (x runs)\n  fires run 1/2 [with]: score NaN  $-\n\x00\x01\n".to_vec(),
+        ..Switches::default()
+    });
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("wrote no result"), "{stderr}");
 }
@@ -235,11 +247,12 @@ fn garbage_output_without_a_document_exits_3() {
 #[test]
 fn garbage_output_beside_a_good_document_is_harmless() {
     let tree = Tree::new();
-    let stub = Stub::new();
     let junk: Vec<u8> = (0..=255u8).rev().cycle().take(5000).collect();
-    stub.fixture(&data("platform/run1_main.json"))
-        .stdout_bytes(&junk)
-        .stderr_bytes(&junk);
+    let stub = Stub::new(Switches {
+        stdout: junk.clone(),
+        stderr: junk,
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let out = tree
         .cmd()
         .args(["run", "commit", "--claude"])
@@ -259,8 +272,10 @@ fn garbage_output_beside_a_good_document_is_harmless() {
 #[test]
 fn a_hung_platform_is_stopped_at_the_timeout() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).mode("wait");
+    let stub = Stub::new(Switches {
+        mode: Some("wait"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = tree.fault(&stub, &["--platform-timeout", "1"], 3);
     assert!(
         stderr.contains("the platform did not finish within 1 s"),
@@ -268,7 +283,7 @@ fn a_hung_platform_is_stopped_at_the_timeout() {
     );
     assert_eq!(
         stub.record("signalled").as_deref(),
-        Some("signalled"),
+        Some("bob-eval-commit"),
         "the platform got SIGTERM"
     );
 }
@@ -276,9 +291,10 @@ fn a_hung_platform_is_stopped_at_the_timeout() {
 #[test]
 fn a_platform_ignoring_sigterm_is_killed_after_the_grace() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"))
-        .mode("stubborn");
+    let stub = Stub::new(Switches {
+        mode: Some("stubborn"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let mut cmd = tree.cmd();
     cmd.env("BOB_EVAL_PLATFORM_TIMEOUT", "0.5");
     let before = tree.snapshot();
@@ -299,8 +315,7 @@ fn a_platform_ignoring_sigterm_is_killed_after_the_grace() {
 #[test]
 fn bad_platform_timeouts_are_usage_errors() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     for bad in ["0", "-1", "soon", "NaN", "inf"] {
         let out = tree
             .cmd()
@@ -313,14 +328,13 @@ fn bad_platform_timeouts_are_usage_errors() {
         assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
         assert!(stderr.contains("--platform-timeout"), "{bad}: {stderr}");
     }
-    assert!(stub.argv().is_none(), "the platform never ran");
+    assert!(stub.record("argv").is_none(), "the platform never ran");
 }
 
 #[test]
 fn a_timeout_longer_than_the_run_changes_nothing() {
     let tree = Tree::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = tree
         .cmd()
         .args(["run", "commit", "--claude"])
@@ -334,7 +348,7 @@ fn a_timeout_longer_than_the_run_changes_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!stub.argv().unwrap().iter().any(|a| a.contains("timeout")));
+    assert!(!stub.record("argv").unwrap().contains("timeout"));
 }
 
 /// `gate --record` with the wiki's place taken by a folder (root ignores
@@ -346,11 +360,7 @@ fn an_unwritable_wiki_during_record_leaves_the_baseline() {
     fs::remove_file(tree.source.join("wiki/skill-impact.md")).unwrap();
     fs::create_dir_all(tree.source.join("wiki/skill-impact.md")).unwrap();
     let result = tree.work.join("accept.json");
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gate/result-accept.json"),
-        &result,
-    )
-    .unwrap();
+    fs::copy(data("gate/result-accept.json"), &result).unwrap();
     let before = tree.snapshot();
     let out = tree
         .cmd()

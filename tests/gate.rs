@@ -1,10 +1,18 @@
 //! `bob-eval gate` and `bob-eval check-wiki` end to end, on the built binary.
 
-use assert_cmd::Command;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
+use assert_cmd::prelude::*;
 use camino::{Utf8Path, Utf8PathBuf};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::fs;
+use std::path::Path;
+use std::process::Command;
+use support::cmd::bob;
 
 fn data(name: &str) -> Utf8PathBuf {
     Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -37,14 +45,10 @@ impl Source {
     }
 
     fn cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-        cmd.env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .arg("--source")
-            .arg(&self.root)
-            .arg("--home")
-            .arg(self.root.join("home"));
-        cmd
+        bob(
+            self.root.as_std_path(),
+            self.root.join("home").as_std_path(),
+        )
     }
 
     fn gate(&self, result: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
@@ -397,11 +401,8 @@ fn check_wiki_accepts_good_rows_and_names_bad_ones() {
 
 #[test]
 fn the_projects_own_wiki_passes() {
-    Command::cargo_bin("bob-eval")
-        .unwrap()
-        .env_remove("BOB_SOURCE")
-        .arg("--source")
-        .arg(env!("CARGO_MANIFEST_DIR"))
+    let home = tempfile::tempdir().unwrap();
+    bob(Path::new(env!("CARGO_MANIFEST_DIR")), home.path())
         .arg("check-wiki")
         .assert()
         .code(0);

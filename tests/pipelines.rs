@@ -1,34 +1,53 @@
 //! The free test: `run`, `gate`, `exam`, `propose` and `sweep` end to end with
-//! only `claude` stubbed. The stub is a shell script that answers `--version`
-//! and copies a real platform document (renamed for the plugin it was given)
-//! into `--output-dir`; it logs its arguments so tests can see what ran.
+//! only `claude` stubbed. The stub (tests/support/stub.rs) answers `--version`
+//! and writes a real platform document (renamed for the plugin it was given)
+//! into `--output-dir`; it records its calls so tests can see what ran.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod item;
+    pub mod stub;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::process::Command;
+use support::cmd::bob;
+use support::data::data;
+use support::stub::{Stub, Switches};
 
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/pipelines/aggregate-result.json"
-);
+/// The platform of these tests: every eval prints the ablation line and
+/// answers with a capture of the commit item, renamed for the plugin it ran.
+fn platform() -> Switches {
+    Switches {
+        stderr: "Ablation: 2 arms × 2 cases (8 runs)\n".into(),
+        ..Switches::answering(data("pipelines/aggregate-result.json"))
+    }
+}
 
 /// A temp world: a source tree with suites for `items`, a home, and a stub `claude`.
 struct World {
     _dir: tempfile::TempDir,
     root: PathBuf,
     source: PathBuf,
-    stub: PathBuf,
+    stub: Stub,
 }
 
 impl World {
     fn new(items: &[&str]) -> World {
+        World::with(items, platform())
+    }
+
+    /// A world whose stub does what `switches` say.
+    fn with(items: &[&str], switches: Switches) -> World {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let source = root.join("source");
         for item in items {
-            support::add_item(&source, item);
+            support::item::add_item(&source, item);
         }
         std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
         std::fs::write(
@@ -37,58 +56,35 @@ impl World {
         )
         .unwrap();
         std::fs::create_dir_all(root.join("home")).unwrap();
-        let stub = root.join("claude");
-        let script = format!(
-            r#"#!/bin/sh
-if [ "$1" = "--version" ]; then echo "2.1.328 (Claude Code)"; exit 0; fi
-echo "$@" >> "{root}/calls.log"
-plugin="$3"; out=""; prev=""
-for a in "$@"; do if [ "$prev" = "--output-dir" ]; then out="$a"; fi; prev="$a"; done
-name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$plugin/.claude-plugin/plugin.json" | head -n 1)
-if [ -n "$STUB_SLEEP" ]; then sleep "$STUB_SLEEP"; fi
-if [ -n "$STUB_WAIT" ]; then
-  trap 'touch "{root}/signalled-$name"; exit 130' INT TERM
-  touch "{root}/started-$name"
-  while :; do sleep 0.05; done
-fi
-if [ -e "{root}/fail-$name" ]; then echo "✗ fires: failed to load case: bad frontmatter" >&2; exit 1; fi
-echo "Ablation: 2 arms × 2 cases (8 runs)" >&2
-mkdir -p "$out"
-sed "s/bob-eval-commit/$name/g" "{fixture}" > "$out/aggregate-result.json"
-exit 0
-"#,
-            root = root.display(),
-            fixture = FIXTURE,
-        );
-        std::fs::write(&stub, script).unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
         World {
             _dir: dir,
             root,
             source,
-            stub,
+            stub: Stub::new(switches),
         }
     }
 
+    /// `bob-eval --source <source> --home <home>` with the stub as the
+    /// platform (`BOB_EVAL_CLAUDE`), run in the world's folder.
     fn cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+        let mut cmd = bob(&self.source, &self.root.join("home"));
         cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub)
-            .env("BOB_SOURCE", &self.source)
-            .env("BOB_HOME", self.root.join("home"))
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("EVALS")
-            .env_remove("EVALS_MODEL")
-            .env_remove("EVALS_MAX_COST_USD");
+            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
         cmd
     }
 
+    /// The arguments of every eval call the platform got, in order.
     fn calls(&self) -> Vec<String> {
-        std::fs::read_to_string(self.root.join("calls.log"))
+        self.lines("calls")
+            .into_iter()
+            .filter(|call| call != "--version")
+            .collect()
+    }
+
+    /// The lines of the stub's record `name` (none if it never wrote it).
+    fn lines(&self, name: &str) -> Vec<String> {
+        self.stub
+            .record(name)
             .map(|t| t.lines().map(str::to_owned).collect())
             .unwrap_or_default()
     }
@@ -363,8 +359,13 @@ fn sweep_runs_every_suite_once_with_the_evals_settings() {
 
 #[test]
 fn sweep_fails_only_when_a_suite_could_not_run_and_reports_the_others() {
-    let w = World::new(&["alpha", "beta", "commit"]);
-    std::fs::write(w.root.join("fail-bob-eval-beta"), "").unwrap();
+    let w = World::with(
+        &["alpha", "beta", "commit"],
+        Switches {
+            fail_plugin: Some("bob-eval-beta"),
+            ..platform()
+        },
+    );
     let out = w
         .cmd()
         .args(["sweep", "--jobs", "3"])
@@ -382,21 +383,22 @@ fn sweep_fails_only_when_a_suite_could_not_run_and_reports_the_others() {
 
 #[test]
 fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
-    let w = World::new(&["alpha", "beta"]);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob-eval"))
-        .current_dir(&w.root)
-        .env("BOB_EVAL_CLAUDE", &w.stub)
-        .env("BOB_SOURCE", &w.source)
-        .env("BOB_HOME", w.root.join("home"))
+    let w = World::with(
+        &["alpha", "beta"],
+        Switches {
+            mode: Some("wait"),
+            ..platform()
+        },
+    );
+    let mut child = w
+        .cmd()
         .env("EVALS", "1")
-        .env("STUB_WAIT", "1")
-        .env_remove("ANTHROPIC_MODEL")
         .args(["sweep", "--jobs", "2"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = |item: &str| w.root.join(format!("started-bob-eval-{item}")).exists();
+    let started = |item: &str| w.lines("started").contains(&format!("bob-eval-{item}"));
     // Bounded wait for both platforms to be running.
     for _ in 0..600 {
         if started("alpha") && started("beta") {
@@ -414,7 +416,7 @@ fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     for item in ["alpha", "beta"] {
         assert!(
-            w.root.join(format!("signalled-bob-eval-{item}")).exists(),
+            w.lines("signalled").contains(&format!("bob-eval-{item}")),
             "the platform for {item} got the signal: {}",
             stderr(&out)
         );
@@ -423,10 +425,15 @@ fn ctrl_c_during_a_concurrent_sweep_reaches_every_platform_and_exits_130() {
 
 #[test]
 fn exam_passes_platform_timeout_to_the_platform_run() {
-    let w = World::new(&["commit"]);
+    let w = World::with(
+        &["commit"],
+        Switches {
+            mode: Some("wait"),
+            ..platform()
+        },
+    );
     let out = w
         .cmd()
-        .env("STUB_WAIT", "1")
         .args(["exam", "commit", "--platform-timeout", "0.5"])
         .output()
         .unwrap();
@@ -437,7 +444,7 @@ fn exam_passes_platform_timeout_to_the_platform_run() {
         stderr(&out)
     );
     assert!(
-        w.root.join("signalled-bob-eval-commit").exists(),
+        w.lines("signalled") == ["bob-eval-commit"],
         "the platform got SIGTERM"
     );
 }

@@ -1,13 +1,22 @@
 //! `exam`, `propose` and `sweep` once each on the real platform tier: the real
 //! `claude plugin eval` (see `make claude`), fully offline against the fake
-//! Messages API in tests/support. The fake fires the skill on the with arm and
-//! answers well only then, so the item measurably helps.
+//! Messages API in tests/support/fake_api.rs. The fake fires the skill on the
+//! with arm and answers well only then, so the item measurably helps.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod fake_api;
+    pub mod real;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
-use std::path::Path;
-use support::fake_api::{FakeApi, Script};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::cmd::bob;
+use support::fake_api::{FakeApi, Kind, Script};
+use support::real::{claude_bin, platform_env, source_copy};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES_MARKER: &str = "Write the commit message";
@@ -15,26 +24,64 @@ const GOOD: &str = "fix(hooks): skip the pre-commit hook when only docs change\n
 const BAD: &str = "Skip pre-commit hook for docs-only changes.";
 const JUDGE_MARKER: &str = "Skip the hook because";
 
-fn fake() -> FakeApi {
-    FakeApi::start(
-        Script::new()
-            .fire_skill(SKILL, FIRES_MARKER, GOOD)
-            .otherwise(BAD)
-            .judge_passes_if_contains(JUDGE_MARKER),
-    )
+/// The model: it fires the skill on the commit prompt when offered, and
+/// answers GOOD (which the graders pass) only after that; BAD otherwise.
+fn firing() -> Script {
+    Script::new()
+        .fire_skill(SKILL, FIRES_MARKER, GOOD)
+        .otherwise(BAD)
+        .judge_passes_if_contains(JUDGE_MARKER)
 }
 
+fn fake() -> FakeApi {
+    FakeApi::start(firing())
+}
+
+/// `bob-eval --source <source> --home <dir/bob-home>` on the real platform
+/// (`BOB_EVAL_CLAUDE`), offline against `api`, run in `dir`.
 fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("bob-eval").unwrap();
+    let mut cmd = bob(source, &dir.join("bob-home"));
     cmd.env_clear()
-        .envs(support::platform_env(api, dir))
-        .env("BOB_EVAL_CLAUDE", support::claude_bin())
-        .current_dir(dir)
-        .arg("--source")
-        .arg(source)
-        .arg("--home")
-        .arg(dir.join("bob-home"));
+        .envs(platform_env(api, dir))
+        .env("BOB_EVAL_CLAUDE", claude_bin())
+        .current_dir(dir);
     cmd
+}
+
+/// A copy of the fixture source in `dir`, with the wiki pattern page that
+/// `propose` cites.
+fn source_for_propose(dir: &Path) -> PathBuf {
+    let source = source_copy(dir);
+    std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
+    std::fs::write(
+        source.join("wiki/patterns/commit-skipped-hook.md"),
+        "# Commit skipped hook\n",
+    )
+    .unwrap();
+    source
+}
+
+/// `propose commit` on `api` with a one-run-per-case ceiling of `ceiling`.
+fn propose(api: &FakeApi, dir: &Path, source: &Path, ceiling: &str) -> std::process::Output {
+    bob_eval(api, dir, source)
+        .args([
+            "propose",
+            "commit",
+            "--runs",
+            "1",
+            "--max-cost-usd",
+            ceiling,
+            "--model",
+            "haiku",
+        ])
+        .args(["--pr", "#4300", "--pages", "commit-skipped-hook"])
+        .output()
+        .unwrap()
+}
+
+fn baseline(source: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(source.join("evals/commit/baseline.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
 }
 
 /// A finished command's stdout and stderr, as text.
@@ -47,10 +94,10 @@ fn texts(out: &std::process::Output) -> (String, String) {
 
 #[test]
 fn exam_on_the_real_platform() {
-    let claude = support::claude_bin();
+    let claude = claude_bin();
     assert!(claude.exists());
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     let api = fake();
     let out = bob_eval(&api, dir.path(), &source)
         .args(["exam", "commit", "--runs", "1", "--max-cost-usd", "1"])
@@ -64,40 +111,35 @@ fn exam_on_the_real_platform() {
         !source.join("wiki/skill-impact.md").exists(),
         "exam recorded something"
     );
+    // What made it improve: the with arm offered and fired the skill on the
+    // commit prompt, the without arm never offered it.
+    let fires: Vec<_> = api
+        .requests_of(Kind::Agent)
+        .into_iter()
+        .filter(|r| r.user_text().contains(FIRES_MARKER))
+        .collect();
+    assert!(fires.iter().any(|r| r.offers_skill(SKILL)), "{fires:#?}");
+    assert!(fires.iter().any(|r| !r.offers_skill(SKILL)), "{fires:#?}");
+    assert_eq!(
+        api.requests()
+            .iter()
+            .filter(|r| r.reply.starts_with("tool_use Skill"))
+            .count(),
+        1,
+        "fired once, on the one with-arm run"
+    );
 }
 
 #[test]
 fn propose_on_the_real_platform() {
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
-    std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-    std::fs::write(
-        source.join("wiki/patterns/commit-skipped-hook.md"),
-        "# Commit skipped hook\n",
-    )
-    .unwrap();
+    let source = source_for_propose(dir.path());
     let api = fake();
-    let out = bob_eval(&api, dir.path(), &source)
-        .args([
-            "propose",
-            "commit",
-            "--runs",
-            "1",
-            "--max-cost-usd",
-            "1",
-            "--model",
-            "haiku",
-        ])
-        .args(["--pr", "#4300", "--pages", "commit-skipped-hook"])
-        .output()
-        .unwrap();
+    let out = propose(&api, dir.path(), &source, "1");
     let (stdout, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.starts_with("commit: accepted"), "{stdout}");
-    let baseline: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(source.join("evals/commit/baseline.json")).unwrap(),
-    )
-    .unwrap();
+    let baseline = baseline(&source);
     assert!(
         baseline["best"]["haiku"]["score"].as_f64().unwrap() > 0.0,
         "{baseline}"
@@ -115,7 +157,7 @@ fn propose_on_the_real_platform() {
 #[test]
 fn sweep_on_the_real_platform() {
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     let api = fake();
     let out = bob_eval(&api, dir.path(), &source)
         .env("EVALS", "1")
@@ -146,7 +188,7 @@ fn sweep_on_the_real_platform() {
         assert_eq!(case["runs"], 2, "{case}");
     }
     let agent_models: Vec<_> = api
-        .requests_of(support::fake_api::Kind::Agent)
+        .requests_of(Kind::Agent)
         .into_iter()
         .filter_map(|r| r.model)
         .collect();
@@ -159,4 +201,50 @@ fn sweep_on_the_real_platform() {
         !source.join("wiki/skill-impact.md").exists(),
         "sweep recorded something"
     );
+}
+
+/// The platform refuses the credential (`auth_failed`): `propose` fails with
+/// exit 3 and records nothing.
+#[test]
+fn propose_with_a_rejected_credential_records_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = source_for_propose(dir.path());
+    let before = baseline(&source);
+    let api = FakeApi::start(Script::new().reject_credentials());
+    let out = propose(&api, dir.path(), &source, "1");
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stderr.contains("auth_failed"), "{stderr}");
+    assert_eq!(baseline(&source), before, "the baseline changed");
+    assert!(
+        !source.join("wiki/skill-impact.md").exists(),
+        "a wiki row was written"
+    );
+}
+
+/// 50k input and 10k output tokens per agent turn: the platform stops at the
+/// $0.01 ceiling after one run, so the result is partial, and a partial
+/// result is never accepted: `propose` records the rejection and leaves the
+/// best alone.
+#[test]
+fn propose_at_the_cost_ceiling_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = source_for_propose(dir.path());
+    let before = baseline(&source);
+    let api = FakeApi::start(firing().usage(50_000, 10_000));
+    let out = propose(&api, dir.path(), &source, "0.01");
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.starts_with("commit: rejected"), "{stdout}");
+    assert!(
+        stdout.contains("a partial result is never accepted"),
+        "{stdout}"
+    );
+    assert_eq!(
+        baseline(&source),
+        before,
+        "a partial result raised the best"
+    );
+    let wiki = std::fs::read_to_string(source.join("wiki/skill-impact.md")).unwrap();
+    assert!(wiki.trim_end().ends_with("| rejected |"), "{wiki}");
 }

@@ -2,7 +2,13 @@
 //! `claude plugin eval` directly, with a plugin assembled by hand: proves the
 //! fake and the fixture before `bob-eval run` is tested on top of them.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod fake_api;
+    pub mod real;
+    pub mod tree;
+}
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};
@@ -10,6 +16,8 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
 use support::fake_api::{FakeApi, Kind, Script};
+use support::real::{claude_bin, platform_env, source_copy};
+use support::tree::copy_tree;
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES_MARKER: &str = "Write the commit message";
@@ -160,7 +168,7 @@ fn assemble_by_hand(source: &Path, plugin: &Path) {
     .unwrap();
     std::fs::create_dir_all(plugin.join("skills")).unwrap();
     std::os::unix::fs::symlink(source.join("skills/commit"), plugin.join("skills/commit")).unwrap();
-    support::copy_tree(&source.join("evals/commit"), &plugin.join("evals/commit"));
+    copy_tree(&source.join("evals/commit"), &plugin.join("evals/commit"));
     std::fs::remove_file(plugin.join("evals/commit/baseline.json")).unwrap();
 }
 
@@ -168,9 +176,9 @@ fn assemble_by_hand(source: &Path, plugin: &Path) {
 /// with `--runs 1`; returns the exit code, stderr and `aggregate-result.json`
 /// (when written).
 fn run_claude(api: &FakeApi, ceiling: &str) -> (Option<i32>, String, Option<Value>) {
-    let claude = support::claude_bin();
+    let claude = claude_bin();
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
+    let source = source_copy(dir.path());
     let plugin = dir.path().join("plugin");
     assemble_by_hand(&source, &plugin);
     let out_dir = dir.path().join("out");
@@ -198,7 +206,7 @@ fn run_claude(api: &FakeApi, ceiling: &str) -> (Option<i32>, String, Option<Valu
         ])
         .current_dir(dir.path())
         .env_clear()
-        .envs(support::platform_env(api, dir.path()))
+        .envs(platform_env(api, dir.path()))
         .output()
         .unwrap();
     let result = std::fs::read(out_dir.join("aggregate-result.json"))
@@ -222,20 +230,7 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
     let (code, stderr, result) = run_claude(&api, "1");
     let log = api.requests();
     for r in &log {
-        eprintln!(
-            "{} {} kind={:?} model={:?} stream={} skill_tool={} listed={:?} beta={:?} ua={:?} -> {} {}",
-            r.method,
-            r.path,
-            r.kind,
-            r.model,
-            r.stream,
-            r.offers_skill_tool(),
-            r.skills_listed,
-            r.header("anthropic-beta"),
-            r.header("user-agent"),
-            r.status,
-            r.reply
-        );
+        eprintln!("{r}");
     }
     assert_eq!(code, Some(0), "claude failed:\n{stderr}");
     let result = result.expect("aggregate-result.json written");

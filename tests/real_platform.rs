@@ -1,5 +1,5 @@
 //! The real-platform tier of `bob-eval run`: the built binary runs the real
-//! `claude plugin eval` (see `support::claude_bin`) against the fake Messages
+//! `claude plugin eval` (see `support::real::claude_bin`) against the fake Messages
 //! API, on a copy of `tests/data/real-source`. Every expected number is derived
 //! from what the scripted model was told to do, as each test explains.
 //!
@@ -11,12 +11,21 @@
 //!   Skill, `min: 0`, `max: 0`, `arm: both`: scored on both arms, passes when the
 //!   skill did not fire).
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod fake_api;
+    pub mod real;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use support::cmd::bob;
+use support::data::data;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
+use support::real::{claude_bin, platform_env, source_copy};
 
 /// The skill as the plugin bob-eval assembles names it.
 const SKILL: &str = "bob-eval-commit:commit";
@@ -55,8 +64,7 @@ fn scripted_answers_meet_the_graders_as_intended() {
     assert!(subject.is_match(GOOD) && GOOD.contains(REASON));
     assert!(!subject.is_match(BAD) && !BAD.contains(REASON));
     let why =
-        std::fs::read_to_string(support::real_source().join("evals/commit/fires/graders/why.md"))
-            .unwrap();
+        std::fs::read_to_string(data("real-source/evals/commit/fires/graders/why.md")).unwrap();
     assert!(
         !why.contains(REASON),
         "the judge marker must not be in the criteria the judge is shown"
@@ -80,27 +88,22 @@ impl Run {
     /// The same, with `settings` written as the home's settings.json.
     fn with_home(api: &FakeApi, args: &[&str], settings: Option<&str>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let source = support::source_copy(dir.path());
+        let source = source_copy(dir.path());
         let home = dir.path().join("bob-home");
         std::fs::create_dir_all(&home).unwrap();
         if let Some(settings) = settings {
             std::fs::write(home.join("settings.json"), settings).unwrap();
         }
         let out = dir.path().join("result.json");
-        let output = Command::cargo_bin("bob-eval")
-            .unwrap()
-            .arg("--source")
-            .arg(&source)
-            .arg("--home")
-            .arg(&home)
+        let output = bob(&source, &home)
             .args(["run", "commit", "--claude"])
-            .arg(support::claude_bin())
+            .arg(claude_bin())
             .arg("--out")
             .arg(&out)
             .args(args)
             .current_dir(dir.path())
             .env_clear()
-            .envs(support::platform_env(api, dir.path()))
+            .envs(platform_env(api, dir.path()))
             .output()
             .unwrap();
         Self {
@@ -388,11 +391,7 @@ fn model_from_settings_reaches_the_platform() {
     );
     let doc = run.document();
     assert_eq!(doc["model"], "claude-haiku-5-5");
-    let agent: Vec<_> = api
-        .requests()
-        .into_iter()
-        .filter(|r| r.kind == Kind::Agent)
-        .collect();
+    let agent = api.requests_of(Kind::Agent);
     assert!(!agent.is_empty());
     assert!(
         agent

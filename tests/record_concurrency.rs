@@ -1,11 +1,17 @@
 //! 16 `bob-eval gate --record` processes on one suite at once: nothing is lost,
 //! the best is the highest accepted score, every row replays in order.
 
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
 use bob_eval::wiki::{self, Outcome};
 use camino::Utf8PathBuf;
 use serde_json::Value;
 use std::fs;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+use support::cmd::bob;
 
 const N: usize = 16;
 
@@ -45,7 +51,6 @@ fn sixteen_recorders_at_once_lose_nothing() {
         .map(|i| 0.60 + 0.02 * ((i * 7) % N) as f64)
         .map(bob_eval::document::round4)
         .collect();
-    let bin = assert_cmd::cargo::cargo_bin("bob-eval");
     let mut children = vec![];
     for (i, score) in scores.iter().enumerate() {
         let path = root.join(format!("result-{i}.json"));
@@ -54,15 +59,7 @@ fn sixteen_recorders_at_once_lose_nothing() {
             serde_json::to_string(&result_doc(*score, i)).unwrap(),
         )
         .unwrap();
-        let child = Command::new(&bin)
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .args([
-                "--source",
-                root.as_str(),
-                "--home",
-                root.join("home").as_str(),
-            ])
+        let child = bob(root.as_std_path(), root.join("home").as_std_path())
             .args([
                 "gate",
                 "commit",

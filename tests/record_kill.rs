@@ -1,12 +1,18 @@
 //! Recorders killed (SIGKILL) at random points never leave a torn `baseline.json`
 //! or a torn wiki row: each file is always the old or a new whole document.
 
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
 use bob_eval::wiki;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
+use support::cmd::bob;
 
 const ITERATIONS: usize = 150;
 
@@ -39,16 +45,8 @@ fn write_result(path: &Utf8Path, with: f64, i: usize) {
 }
 
 fn recorder(root: &Utf8Path, result: &Utf8Path, i: usize) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("bob-eval"));
-    cmd.env_remove("BOB_SOURCE")
-        .env_remove("BOB_HOME")
-        .args([
-            "--source",
-            root.as_str(),
-            "--home",
-            root.join("home").as_str(),
-        ])
-        .args(["gate", "commit", result.as_str(), "--record", "--pr"])
+    let mut cmd = bob(root.as_std_path(), root.join("home").as_std_path());
+    cmd.args(["gate", "commit", result.as_str(), "--record", "--pr"])
         .arg(format!("#{i}"))
         .args(["--pages", "commit-skipped-hook"])
         .stdout(Stdio::null())

@@ -1,7 +1,11 @@
 //! Reduction of platform documents: every copied capture, checked against an
 //! independent computation, and property tests on generated documents.
 
-mod stub;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod data;
+    pub mod expect;
+}
 
 use bob_eval::Error;
 use bob_eval::reduce::{Origin, ReduceContext, parse_doc, reduce, reduce_file};
@@ -9,7 +13,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use stub::{data, expect};
+use support::data::data;
+use support::expect;
 
 fn ctx(item: &str) -> ReduceContext {
     ReduceContext {
@@ -67,7 +72,7 @@ fn run1_reads_as_the_platform_says() {
 
 #[test]
 fn captures_of_other_plugins_or_single_arm_are_refused() {
-    for name in stub::NOT_COMMIT_CAPTURES {
+    for name in expect::NOT_COMMIT_CAPTURES {
         let err = reduce_file(&capture(name), Origin::File, &ctx("commit")).unwrap_err();
         assert!(matches!(err, Error::PluginNotLoaded(_)), "{name}: {err}");
         assert_eq!(err.exit_code(), 3);

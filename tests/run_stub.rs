@@ -2,22 +2,42 @@
 //! numbers, and every way the platform can fail. No test here spends money or
 //! needs the real platform.
 
-mod stub;
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod expect;
+    pub mod stub;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use stub::{Stub, data, expect};
+use std::process::{Command, Stdio};
+use support::cmd::bob;
+use support::data::data;
+use support::expect;
+use support::stub::{Stub, Switches};
+use support::tree::copy_tree;
 
+/// A source tree, an empty home and a fresh working folder.
 struct Env {
+    source: PathBuf,
     work: tempfile::TempDir,
     home: tempfile::TempDir,
 }
 
 impl Env {
+    /// On the fixture source tests/data/source.
     fn new() -> Self {
+        Self::on(data("source"))
+    }
+
+    fn on(source: PathBuf) -> Self {
         Env {
+            source,
             work: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
         }
@@ -27,20 +47,10 @@ impl Env {
         self.work.path().join("result.json")
     }
 
-    /// `bob-eval --source <fixture> --home <empty> run <args…>` in a fresh working folder.
+    /// `bob-eval --source <source> --home <empty> run <args…>` in the working folder.
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-        cmd.current_dir(self.work.path())
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("BOB_EVAL_CLAUDE")
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
-            .arg("--source")
-            .arg(data("source"))
-            .arg("--home")
-            .arg(self.home.path())
-            .arg("run")
-            .args(args);
+        let mut cmd = bob(&self.source, self.home.path());
+        cmd.current_dir(self.work.path()).arg("run").args(args);
         cmd
     }
 
@@ -49,6 +59,39 @@ impl Env {
         cmd.arg("--claude").arg(&stub.bin).args(args);
         cmd
     }
+}
+
+/// `cmd` run by `script(1)` (util-linux), which gives it a terminal and writes
+/// what it shows to `transcript`: the same program, arguments, environment and
+/// working folder.
+fn in_a_terminal(cmd: &Command, transcript: &Path) -> Command {
+    let quote = |s: &OsStr| format!("'{}'", s.to_str().unwrap().replace('\'', r"'\''"));
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(quote)
+        .collect();
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &line.join(" ")])
+        .arg(transcript)
+        .env("SHELL", "/bin/sh")
+        .stdin(Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        script.current_dir(dir);
+    }
+    script
+}
+
+/// The arguments of the stub's eval call, if there was one.
+fn eval_argv(stub: &Stub) -> Option<Vec<String>> {
+    stub.record("argv")
+        .map(|t| t.lines().map(str::to_string).collect())
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -92,12 +135,11 @@ fn expected_args(plugin: &str, tail: &[&str]) -> Vec<String> {
 #[test]
 fn default_model_argv_cwd_plugin_and_numbers() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
-    let argv = stub.argv().expect("the platform ran");
+    let argv = eval_argv(&stub).expect("the platform ran");
     let plugin = argv[2].clone();
     assert_eq!(
         argv,
@@ -147,8 +189,7 @@ fn default_model_argv_cwd_plugin_and_numbers() {
 #[test]
 fn explicit_options_are_passed_in_order() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let args = [
         "commit",
         "--model",
@@ -163,7 +204,7 @@ fn explicit_options_are_passed_in_order() {
         "3",
     ];
     env.run(&stub, &args).assert().code(0);
-    let argv = stub.argv().unwrap();
+    let argv = eval_argv(&stub).unwrap();
     let tail = [
         "--max-cost-usd",
         "0.5",
@@ -189,11 +230,10 @@ fn model_and_ceiling_from_environment_and_settings() {
         r#"{"model": "from-settings", "_workflow": {"eval_max_cost_usd": 0.75}}"#,
     )
     .unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let argv = stub.argv().unwrap();
+    let argv = eval_argv(&stub).unwrap();
     assert_eq!(
         argv[9..].join(" "),
         "--max-cost-usd 0.75 --trust-plugin --no-publish --model from-settings"
@@ -208,14 +248,16 @@ fn model_and_ceiling_from_environment_and_settings() {
         .env("ANTHROPIC_MODEL", "from-env")
         .assert()
         .code(0);
-    assert_eq!(stub.argv().unwrap()[13..].join(" "), "--model from-env");
+    assert_eq!(
+        eval_argv(&stub).unwrap()[13..].join(" "),
+        "--model from-env"
+    );
 }
 
 #[test]
 fn out_file_is_written_and_stdout_stays_empty() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = env
         .run(&stub, &["commit", "--out"])
         .arg(env.out())
@@ -234,9 +276,10 @@ fn out_file_is_written_and_stdout_stays_empty() {
 #[test]
 fn progress_lines_on_a_pipe_and_kept_folder() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run2_table_no_json.json"))
-        .stderr(&std::fs::read_to_string(data("platform/run2_table_no_json.stderr.txt")).unwrap());
+    let stub = Stub::new(Switches {
+        stderr: std::fs::read(data("platform/run2_table_no_json.stderr.txt")).unwrap(),
+        ..Switches::answering(data("platform/run2_table_no_json.json"))
+    });
     let out = env.run(&stub, &["commit", "--keep"]).output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -245,7 +288,7 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
         "{stderr}"
     );
     assert!(stderr.contains("run 8/8: quiet 2/2 [without]"), "{stderr}");
-    let plugin = PathBuf::from(&stub.argv().unwrap()[2]);
+    let plugin = PathBuf::from(&eval_argv(&stub).unwrap()[2]);
     assert!(
         stderr.contains(&format!("keeping the plugin folder {}", plugin.display())),
         "{stderr}"
@@ -268,10 +311,11 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
 #[test]
 fn partial_cost_ceiling_is_a_result() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run5_partial_cost.json"))
-        .code(2)
-        .stderr("⚠ cost ceiling $0.01 hit; skipping remaining cases\n");
+    let stub = Stub::new(Switches {
+        code: 2,
+        stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
+        ..Switches::answering(data("platform/run5_partial_cost.json"))
+    });
     let out = env
         .run(&stub, &["commit", "--max-cost-usd", "0.01"])
         .output()
@@ -292,9 +336,10 @@ fn partial_cost_ceiling_is_a_result() {
 #[test]
 fn auth_failed_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/auth_failed_commit.json"))
-        .code(2);
+    let stub = Stub::new(Switches {
+        code: 2,
+        ..Switches::answering(data("platform/auth_failed_commit.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("credential was rejected"), "{stderr}");
 }
@@ -308,13 +353,12 @@ fn crashes_and_kills_exit_3() {
         (None, 7, "code 7"),
     ] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data("platform/run1_main.json"))
-            .code(code)
-            .stderr("boom: something broke\n");
-        if let Some(mode) = mode {
-            stub.mode(mode);
-        }
+        let stub = Stub::new(Switches {
+            code,
+            stderr: "boom: something broke\n".into(),
+            mode,
+            ..Switches::answering(data("platform/run1_main.json"))
+        });
         let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
         assert!(stderr.contains(says), "{mode:?} {code}: {stderr}");
         assert!(stderr.contains("boom: something broke"), "{stderr}");
@@ -324,8 +368,10 @@ fn crashes_and_kills_exit_3() {
 #[test]
 fn garbage_result_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture_text("this is not JSON\n");
+    let stub = Stub::new(Switches {
+        fixture: Some("this is not JSON\n".into()),
+        ..Switches::default()
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("aggregate-result.json:1"), "{stderr}");
 }
@@ -333,7 +379,7 @@ fn garbage_result_exits_3() {
 #[test]
 fn missing_result_exits_3() {
     let env = Env::new();
-    let stub = Stub::new();
+    let stub = Stub::new(Switches::default());
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("wrote no result"), "{stderr}");
 }
@@ -341,10 +387,11 @@ fn missing_result_exits_3() {
 #[test]
 fn exit_1_carries_the_load_errors() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run7_no_manifest.json"))
-        .code(1)
-        .stderr(&std::fs::read_to_string(data("platform/run7_no_manifest.stderr.txt")).unwrap());
+    let stub = Stub::new(Switches {
+        code: 1,
+        stderr: std::fs::read(data("platform/run7_no_manifest.stderr.txt")).unwrap(),
+        ..Switches::answering(data("platform/run7_no_manifest.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("exited with code 1"), "{stderr}");
     assert!(
@@ -367,8 +414,7 @@ fn plugin_not_loaded_exits_3() {
         "with-without-prose.json",
     ] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data(&format!("platform/{fixture}")));
+        let stub = Stub::new(Switches::answering(data(&format!("platform/{fixture}"))));
         let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
         assert!(
             stderr.contains("the plugin did not load"),
@@ -380,20 +426,27 @@ fn plugin_not_loaded_exits_3() {
 #[test]
 fn platform_too_old_or_unparsable_version() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.version("2.1.271 (Claude Code)\n")
-        .fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches {
+        version: "2.1.271 (Claude Code)\n",
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(
         stderr.contains("2.1.271") && stderr.contains("2.1.272 or later"),
         "{stderr}"
     );
-    assert!(stub.argv().is_none(), "no eval with a too-old platform");
+    assert!(
+        eval_argv(&stub).is_none(),
+        "no eval with a too-old platform"
+    );
 
-    stub.version("Claude Code, some build\n");
+    let stub = Stub::new(Switches {
+        version: "Claude Code, some build\n",
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let stderr = fails(&env, env.run(&stub, &["commit"]), 3);
     assert!(stderr.contains("did not print a version"), "{stderr}");
-    assert!(stub.argv().is_none());
+    assert!(eval_argv(&stub).is_none());
 }
 
 #[test]
@@ -411,7 +464,7 @@ fn platform_missing() {
 
     let empty = tempfile::tempdir().unwrap();
     let mut cmd = env.cmd(&["commit"]);
-    cmd.env("PATH", empty.path());
+    cmd.env_remove("BOB_EVAL_CLAUDE").env("PATH", empty.path());
     let stderr = fails(&env, cmd, 3);
     assert!(
         stderr.contains("no `claude` found") && stderr.contains("BOB_EVAL_CLAUDE"),
@@ -430,30 +483,31 @@ fn platform_missing() {
 #[test]
 fn claude_from_environment_and_path() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     env.cmd(&["commit"])
         .env("BOB_EVAL_CLAUDE", &stub.bin)
         .assert()
         .code(0);
-    assert!(stub.argv().is_some());
+    assert!(eval_argv(&stub).is_some());
 
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
-    let path = format!("{}:/usr/bin:/bin", stub.dir.path().display());
-    env.cmd(&["commit"]).env("PATH", path).assert().code(0);
-    assert!(stub.argv().is_some());
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+    let path = format!("{}:/usr/bin:/bin", stub.bin.parent().unwrap().display());
+    env.cmd(&["commit"])
+        .env_remove("BOB_EVAL_CLAUDE")
+        .env("PATH", path)
+        .assert()
+        .code(0);
+    assert!(eval_argv(&stub).is_some());
 }
 
 #[test]
 fn bad_ceilings_exit_2_before_anything_runs() {
     for bad in ["0", "-1", "NaN", "inf", "two", ""] {
         let env = Env::new();
-        let stub = Stub::new();
-        stub.fixture(&data("platform/run1_main.json"));
+        let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
         let stderr = fails(&env, env.run(&stub, &["commit", "--max-cost-usd", bad]), 2);
         assert!(stderr.contains("--max-cost-usd"), "{bad}: {stderr}");
-        assert!(!stub.ran(), "{bad}: the platform ran");
+        assert!(stub.record("calls").is_none(), "{bad}: the platform ran");
     }
     let env = Env::new();
     std::fs::write(
@@ -461,13 +515,13 @@ fn bad_ceilings_exit_2_before_anything_runs() {
         r#"{"_workflow": {"eval_max_cost_usd": -2}}"#,
     )
     .unwrap();
-    let stub = Stub::new();
+    let stub = Stub::new(Switches::default());
     let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
     assert!(
         stderr.contains("settings.json") && stderr.contains("eval_max_cost_usd"),
         "{stderr}"
     );
-    assert!(!stub.ran());
+    assert!(stub.record("calls").is_none());
 }
 
 #[test]
@@ -479,10 +533,10 @@ fn bad_or_missing_items_exit_2_before_anything_runs() {
         ("nosuite", "no eval suite for \"nosuite\""),
     ] {
         let env = Env::new();
-        let stub = Stub::new();
+        let stub = Stub::new(Switches::default());
         let stderr = fails(&env, env.run(&stub, &[item]), 2);
         assert!(stderr.contains(says), "{item}: {stderr}");
-        assert!(!stub.ran(), "{item}: the platform ran");
+        assert!(stub.record("calls").is_none(), "{item}: the platform ran");
     }
 }
 
@@ -494,7 +548,7 @@ fn platform_result_reduces_captures_without_running() {
         "run5_partial_cost.json",
     ] {
         let env = Env::new();
-        let stub = Stub::new();
+        let stub = Stub::new(Switches::default());
         let file = data(&format!("platform/{capture}"));
         let out = env
             .run(&stub, &["commit", "--platform-result"])
@@ -508,7 +562,7 @@ fn platform_result_reduces_captures_without_running() {
             text(&out.stderr)
         );
         assert!(
-            !stub.ran(),
+            stub.record("calls").is_none(),
             "{capture}: --platform-result must not run the platform"
         );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -530,7 +584,7 @@ fn platform_result_reduces_captures_without_running() {
 
 #[test]
 fn platform_result_of_other_plugins_is_refused() {
-    for capture in stub::NOT_COMMIT_CAPTURES {
+    for capture in expect::NOT_COMMIT_CAPTURES {
         let env = Env::new();
         let mut cmd = env.cmd(&["commit", "--platform-result"]);
         cmd.arg(data(&format!("platform/{capture}")));
@@ -568,28 +622,15 @@ fn platform_result_bad_json_exits_2_naming_file_and_line() {
 #[test]
 fn interrupt_reaches_the_platform_first_and_exits_130() {
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).mode("wait");
-    let bin = assert_cmd::cargo::cargo_bin("bob-eval");
-    let mut child = std::process::Command::new(bin)
-        .current_dir(env.work.path())
-        .env_remove("ANTHROPIC_MODEL")
-        .args([
-            "--source",
-            data("source").to_str().unwrap(),
-            "--home",
-            env.home.path().to_str().unwrap(),
-        ])
-        .args([
-            "run",
-            "commit",
-            "--claude",
-            stub.bin.to_str().unwrap(),
-            "--out",
-            env.out().to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    let stub = Stub::new(Switches {
+        mode: Some("wait"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
+    let mut child = env
+        .run(&stub, &["commit", "--out"])
+        .arg(env.out())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Bounded wait for the stub to be waiting for its signal.
@@ -611,7 +652,7 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert_eq!(
         stub.record("signalled").as_deref(),
-        Some("signalled"),
+        Some("bob-eval-commit"),
         "the platform got the signal"
     );
     assert!(text(&out.stderr).contains("interrupted"));
@@ -621,24 +662,21 @@ fn interrupt_reaches_the_platform_first_and_exits_130() {
 
 #[test]
 fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
-    let env = Env::new();
     let tree = tempfile::tempdir().unwrap();
-    support::copy_tree(&data("source"), tree.path());
+    copy_tree(&data("source"), tree.path());
+    let env = Env::on(tree.path().to_path_buf());
     let subject = tree.path().join("evals/commit/fires/graders/subject.md");
     let original = std::fs::read_to_string(&subject).unwrap();
     std::fs::write(&subject, original.replacen("type:", "typ:", 1)).unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
-    let mut cmd = env.run(&stub, &["commit"]);
-    cmd.arg("--source").arg(tree.path());
-    let stderr = fails(&env, cmd, 2);
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+    let stderr = fails(&env, env.run(&stub, &["commit"]), 2);
     assert!(
         stderr.contains("evals/commit/fires/graders/subject.md:2: error: unknown key `typ`"),
         "{stderr}"
     );
     assert!(stderr.contains("bob-eval check commit"), "{stderr}");
     assert!(
-        stub.argv().is_none(),
+        eval_argv(&stub).is_none(),
         "the platform ran on a suite check refuses"
     );
 
@@ -655,9 +693,7 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
         ),
     )
     .unwrap();
-    let mut cmd = env.run(&stub, &["commit"]);
-    cmd.arg("--source").arg(tree.path());
-    let out = cmd.output().unwrap();
+    let out = env.run(&stub, &["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("warning: `Bash` in allowed_tools"),
@@ -670,33 +706,21 @@ fn a_suite_check_refuses_is_not_run_and_warnings_are_shown() {
 fn progress_bar_on_a_terminal() {
     // `script` (util-linux) gives bob-eval a terminal on stderr.
     let env = Env::new();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run2_table_no_json.json"))
-        .stderr(
-            "Plugin under test: \"bob-eval-commit\" version \"0.0.0\" at \"x\"\n\
+    let stub = Stub::new(Switches {
+        stderr: "Plugin under test: \"bob-eval-commit\" version \"0.0.0\" at \"x\"\n\
              Ablation: 2 arms × 2 cases (4 runs)\n\
              \x20 fires run 1/1 [with]: score 1.00  $0.03\n\
              \x20 fires run 1/1 [without]: score 0.00  $0.03\n\
              \x20 quiet run 1/1 [with]: score 1.00  $0.01\n\
-             \x20 quiet run 1/1 [without]: score 1.00  $0.01\n",
-        )
-        .slow();
-    let bob = assert_cmd::cargo::cargo_bin("bob-eval");
-    let command = format!(
-        "{} --source {} --home {} run commit --claude {} --max-cost-usd 0.5 --out {}",
-        bob.display(),
-        data("source").display(),
-        env.home.path().display(),
-        stub.bin.display(),
-        env.out().display()
-    );
+             \x20 quiet run 1/1 [without]: score 1.00  $0.01\n"
+            .into(),
+        slow: true,
+        ..Switches::answering(data("platform/run2_table_no_json.json"))
+    });
+    let mut cmd = env.run(&stub, &["commit", "--max-cost-usd", "0.5", "--out"]);
+    cmd.arg(env.out());
     let transcript = env.work.path().join("typescript");
-    let out = std::process::Command::new("script")
-        .args(["-qec", &command])
-        .arg(&transcript)
-        .current_dir(env.work.path())
-        .env_remove("ANTHROPIC_MODEL")
-        .stdin(std::process::Stdio::null())
+    let out = in_a_terminal(&cmd, &transcript)
         .output()
         .expect("script(1) from util-linux");
     let screen = std::fs::read_to_string(&transcript).unwrap();

@@ -4,17 +4,22 @@
 //! and checks that the script fails (exit 2, at the script's line) and that
 //! nothing was recorded.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub mod data;
+    pub mod tree;
+}
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-use support::copy_tree;
+use std::path::PathBuf;
+use support::cmd::bob;
+use support::data::data;
+use support::tree::copy_tree;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/pipelines/aggregate-result.json"
 );
-const REAL_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source");
 
 struct Sandbox {
     _dir: tempfile::TempDir,
@@ -27,7 +32,7 @@ impl Sandbox {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let source = root.join("source");
-        copy_tree(Path::new(REAL_SOURCE), &source);
+        copy_tree(&data("real-source"), &source);
         std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
         std::fs::write(source.join("wiki/patterns/p.md"), "# P\n").unwrap();
         std::fs::create_dir_all(root.join("pipelines")).unwrap();
@@ -39,19 +44,16 @@ impl Sandbox {
         }
     }
 
-    /// Run `text` as `pipelines/main.rhai`, after a prelude binding `r` to a result.
+    /// Run `text` as `pipelines/main.rhai`, after a prelude binding `r` to a
+    /// result. There is no platform (`bob` names none), so only `platform_result`
+    /// evaluations work.
     fn run(&self, text: &str) -> std::process::Output {
         let prelude =
             format!("let r = evaluate(\"commit\", #{{ platform_result: {FIXTURE:?} }});\n");
         let file = self.root.join("pipelines/main.rhai");
         std::fs::write(&file, format!("{prelude}{text}\n")).unwrap();
-        Command::cargo_bin("bob-eval")
-            .unwrap()
+        bob(&self.source, &self.root.join("home"))
             .current_dir(&self.root)
-            .env("BOB_SOURCE", &self.source)
-            .env("BOB_HOME", self.root.join("home"))
-            .env("BOB_EVAL_CLAUDE", self.root.join("no-claude"))
-            .env_remove("ANTHROPIC_MODEL")
             .args(["script", "pipelines/main.rhai"])
             .output()
             .unwrap()
@@ -65,8 +67,7 @@ impl Sandbox {
         let baseline =
             std::fs::read_to_string(self.source.join("evals/commit/baseline.json")).unwrap();
         let original =
-            std::fs::read_to_string(Path::new(REAL_SOURCE).join("evals/commit/baseline.json"))
-                .unwrap();
+            std::fs::read_to_string(data("real-source/evals/commit/baseline.json")).unwrap();
         assert_eq!(baseline, original, "the baseline changed");
     }
 }

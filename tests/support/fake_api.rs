@@ -50,17 +50,16 @@
 //!    when the request offers the `Skill` tool, the skills list names the skill and
 //!    the prompt holds a marker, answer `tool_use Skill {"skill": …}`; once the
 //!    tool result comes back, answer with the given text.
-//!    [`Script::answer`] answers text when the prompt holds a marker;
-//!    [`Script::rule`] takes any predicate.
 //! 4. Otherwise [`Script::otherwise`]'s text (default `"OK."`).
 //!
-//! Every answer reports the usage of [`Script::usage`] (agent turns) or
-//! [`Script::judge_usage`] (votes), so the platform's cost is predictable.
+//! Every answer reports the usage of [`Script::usage`] (agent turns; default
+//! 1000 input and 100 output tokens) or 500/5 (votes), so the platform's cost
+//! is predictable.
 //!
 //! # Recording
 //! [`FakeApi::requests`] returns every request seen, in arrival order, as a
 //! [`Recorded`] summary: path, model, kind, whether `Skill` was offered, the
-//! skills listed, and what the fake answered.
+//! skills listed, and what the fake answered; its `Display` is one log line.
 //!
 //! ```ignore
 //! let api = FakeApi::start(
@@ -216,26 +215,6 @@ impl Script {
         self
     }
 
-    /// Answer `text` on agent turns whose prompt holds `prompt_marker`.
-    pub fn answer(self, prompt_marker: &str, text: &str) -> Self {
-        let marker = prompt_marker.to_string();
-        let text = text.to_string();
-        self.rule(move |r| r.prompt_contains(&marker), Reply::Text(text))
-    }
-
-    /// Answer `reply` on agent turns matching `when`.
-    pub fn rule(
-        mut self,
-        when: impl Fn(&ApiRequest) -> bool + Send + Sync + 'static,
-        reply: Reply,
-    ) -> Self {
-        self.rules.push(Rule {
-            when: Arc::new(when),
-            reply: Arc::new(move |_| reply.clone()),
-        });
-        self
-    }
-
     /// The text of agent turns no rule matched.
     pub fn otherwise(mut self, text: &str) -> Self {
         self.otherwise = text.to_string();
@@ -285,15 +264,6 @@ impl Script {
     /// which changes the conversation the script sees.
     pub fn usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
         self.usage = Usage {
-            input_tokens,
-            output_tokens,
-        };
-        self
-    }
-
-    /// Usage reported on judge votes.
-    pub fn judge_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
-        self.judge_usage = Usage {
             input_tokens,
             output_tokens,
         };
@@ -506,8 +476,6 @@ pub struct Recorded {
     pub tools: Vec<String>,
     /// Skills listed for the Skill tool.
     pub skills_listed: Vec<String>,
-    /// The last user message's text, shortened.
-    pub last_user: String,
     /// The parsed body (`Null` when not JSON).
     pub body: Value,
     /// What the fake answered.
@@ -541,6 +509,29 @@ impl Recorded {
             body: self.body.clone(),
         }
         .user_text()
+    }
+}
+
+/// One log line: `POST /v1/messages?beta=true kind=Agent model=Some("m")
+/// stream=true skill_tool=true listed=["p:s"] beta=Some("…") ua=Some("…") -> 200
+/// tool_use Skill {"skill":"p:s"}`.
+impl std::fmt::Display for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} kind={:?} model={:?} stream={} skill_tool={} listed={:?} beta={:?} ua={:?} -> {} {}",
+            self.method,
+            self.path,
+            self.kind,
+            self.model,
+            self.stream,
+            self.offers_skill_tool(),
+            self.skills_listed,
+            self.header("anthropic-beta"),
+            self.header("user-agent"),
+            self.status,
+            self.reply
+        )
     }
 }
 
@@ -761,7 +752,6 @@ fn respond(req: &HttpRequest, shared: &Shared) -> (u16, &'static str, Vec<u8>, R
         stream: api.stream(),
         tools: api.tool_names().into_iter().map(str::to_string).collect(),
         skills_listed: api.skills_listed(),
-        last_user: truncate(&api.last_user_text(), 300),
         body: parsed.clone(),
         reply: String::new(),
         status: 200,

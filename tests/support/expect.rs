@@ -1,7 +1,20 @@
 //! An independent reduction of a platform document, written from contracts.md
-//! over raw JSON values, to check bob-eval's numbers against.
+//! over raw JSON values, to check bob-eval's numbers against; and the captures
+//! that must not reduce as the `commit` item's.
 
 use serde_json::Value;
+
+/// Captures in tests/data/platform/ that are not a with/without eval of
+/// `bob-eval-commit` (another plugin, no manifest, a single arm): `commit` must refuse them.
+pub const NOT_COMMIT_CAPTURES: [&str; 7] = [
+    "run7_no_manifest.json",
+    "run8_no_manifest_default_ablation.json",
+    "run9_skill_dir_no_manifest.json",
+    "all-grader-types.json",
+    "with-without-prose.json",
+    "auth-failed-partial.json",
+    "cost-ceiling-partial.json",
+];
 
 fn r4(x: f64) -> f64 {
     let r = (x * 10_000.0).round() / 10_000.0;

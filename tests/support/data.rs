@@ -1,0 +1,10 @@
+//! Where the test fixtures are.
+
+use std::path::{Path, PathBuf};
+
+/// `tests/data/<rel>` in this project.
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}

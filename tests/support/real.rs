@@ -1,0 +1,70 @@
+//! The real platform tier: the real `claude` binary, the environment that runs
+//! it fully offline against the fake Messages API ([`super::fake_api`]), and a
+//! fresh copy of the fixture source it works on.
+
+use super::data::data;
+use super::fake_api::FakeApi;
+use super::tree::copy_tree;
+use std::path::{Path, PathBuf};
+
+/// The real platform binary: `$BOB_EVAL_TEST_CLAUDE`, else the one `make claude`
+/// installs under `.cache/claude-code`. Panics (the test fails) when absent.
+pub fn claude_bin() -> PathBuf {
+    let path = match std::env::var_os("BOB_EVAL_TEST_CLAUDE") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(".cache/claude-code/node_modules/.bin/claude"),
+    };
+    assert!(
+        path.is_file(),
+        "the real platform binary is missing at {}: run `make claude` (or set BOB_EVAL_TEST_CLAUDE)",
+        path.display()
+    );
+    path
+}
+
+/// The environment that runs the real `claude` fully offline against `api`, with
+/// its home and temp folders inside `dir` (created here). Use it on a cleared
+/// environment — `cmd.env_clear().envs(platform_env(&api, dir))` — so nothing of
+/// the developer's own setup (credentials, `ANTHROPIC_MODEL`, `BOB_*`) leaks in.
+/// bob-eval passes its environment to `claude`, so setting it on `bob-eval` is
+/// enough.
+pub fn platform_env(api: &FakeApi, dir: &Path) -> Vec<(String, String)> {
+    let home = dir.join("home");
+    let tmp = dir.join("tmp");
+    let runtime = dir.join("run");
+    for d in [&home, &tmp, &runtime] {
+        std::fs::create_dir_all(d).expect("create platform env folder");
+    }
+    let s = |p: &Path| p.to_str().expect("utf-8 temp path").to_string();
+    let mut env = vec![
+        ("HOME".to_string(), s(&home)),
+        ("TMPDIR".to_string(), s(&tmp)),
+        ("CLAUDE_CODE_TMPDIR".to_string(), s(&tmp)),
+        ("XDG_RUNTIME_DIR".to_string(), s(&runtime)),
+        ("ANTHROPIC_BASE_URL".to_string(), api.base_url()),
+        (
+            "ANTHROPIC_API_KEY".to_string(),
+            "sk-ant-fake-test-key".to_string(),
+        ),
+        (
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".to_string(),
+            "1".to_string(),
+        ),
+        ("DISABLE_TELEMETRY".to_string(), "1".to_string()),
+        ("DISABLE_AUTOUPDATER".to_string(), "1".to_string()),
+        ("DISABLE_ERROR_REPORTING".to_string(), "1".to_string()),
+    ];
+    if let Some(path) = std::env::var_os("PATH") {
+        env.push(("PATH".to_string(), path.to_string_lossy().into_owned()));
+    }
+    env
+}
+
+/// A fresh copy of the real tier's fixture source (tests/data/real-source) in
+/// `dir/source`; returns its path.
+pub fn source_copy(dir: &Path) -> PathBuf {
+    let source = dir.join("source");
+    copy_tree(&data("real-source"), &source);
+    source
+}

@@ -1,0 +1,216 @@
+//! The stub platform: one stub `claude` (a shell script) in its own temp
+//! folder, set up with [`Switches`] and read back through [`Stub::record`].
+//! It serves every stub-tier test and bench, one plugin or many at once.
+//!
+//! Asked `--version`, it prints [`Switches::version`]. Asked to run an eval
+//! (`plugin eval PLUGIN … --output-dir OUT …`), in this order it
+//! - records the call (the records are listed at [`Stub::record`]);
+//! - for the plugin [`Switches::fail_plugin`] names, prints a case load error
+//!   on stderr and exits 1;
+//! - sleeps [`Switches::sleep`];
+//! - writes [`Switches::fixture`] to `OUT/aggregate-result.json`, with
+//!   `bob-eval-commit` renamed to the name in PLUGIN's manifest, so one capture
+//!   of the commit item answers for every item;
+//! - prints [`Switches::stderr`], [`Switches::stdout`], and a platform table
+//!   line on stdout;
+//! - acts out [`Switches::mode`] and exits with [`Switches::code`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The script; `@DIR@` is the stub's folder, where its switches and records
+/// are files.
+const SCRIPT: &str = r#"#!/bin/sh
+D='@DIR@'
+echo "$*" >> "$D/calls"
+if [ "$1" = "--version" ]; then cat "$D/version"; exit 0; fi
+pwd > "$D/cwd"
+printf '%s\n' "$@" > "$D/argv"
+out=""
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--output-dir" ]; then out="$a"; fi
+  prev="$a"
+done
+manifest="$3/.claude-plugin/plugin.json"
+name=""
+if [ -f "$manifest" ]; then
+  if [ ! -L "$manifest" ]; then echo real > "$D/manifest"; fi
+  while IFS= read -r l || [ -n "$l" ]; do
+    case "$l" in
+      *'"name"'*) name=${l#*\"name\"}; name=${name#*\"}; name=${name%%\"*}; break ;;
+    esac
+  done < "$manifest"
+fi
+if [ -L "$3/skills/commit" ]; then readlink "$3/skills/commit" > "$D/item-link"; fi
+if [ -n "$name" ] && [ -e "$D/fail-$name" ]; then
+  echo "✗ fires: failed to load case: bad frontmatter" >&2
+  exit 1
+fi
+if [ -f "$D/sleep" ]; then sleep "$(cat "$D/sleep")"; fi
+if [ -f "$D/fixture" ]; then
+  mkdir -p "$out"
+  if [ -n "$name" ] && [ "$name" != bob-eval-commit ]; then
+    sed "s/bob-eval-commit/$name/g" "$D/fixture" > "$out/aggregate-result.json"
+  else
+    cp "$D/fixture" "$out/aggregate-result.json"
+  fi
+fi
+if [ -f "$D/stderr" ]; then
+  if [ -f "$D/slow" ]; then
+    while IFS= read -r l; do printf '%s\n' "$l" >&2; sleep 0.15; done < "$D/stderr"
+  else
+    cat "$D/stderr" >&2
+  fi
+fi
+if [ -f "$D/stdout" ]; then cat "$D/stdout"; fi
+echo "CASE WITH W/OUT (platform table on stdout)"
+if [ -f "$D/mode" ]; then
+  case "$(cat "$D/mode")" in
+    segv) kill -SEGV $$ ;;
+    abort) kill -ABRT $$ ;;
+    kill) kill -KILL $$ ;;
+    stubborn)
+      trap '' INT TERM
+      echo "$name" >> "$D/started"
+      sleep 30
+      ;;
+    wait)
+      trap 'echo "$name" >> "$D/signalled"; kill $pid 2>/dev/null; exit 130' INT TERM
+      sleep 30 &
+      pid=$!
+      echo "$name" >> "$D/started"
+      wait $pid
+      ;;
+  esac
+fi
+exit "$(cat "$D/code")"
+"#;
+
+/// What the stub does; see the module docs for the order.
+pub struct Switches {
+    /// What `--version` prints.
+    pub version: &'static str,
+    /// The document to write to the output folder; `None` writes nothing.
+    pub fixture: Option<Vec<u8>>,
+    /// What to print on stderr.
+    pub stderr: Vec<u8>,
+    /// Print the stderr lines one at a time, 0.15 s apart, as a real run would.
+    pub slow: bool,
+    /// What to print on stdout, before the table line.
+    pub stdout: Vec<u8>,
+    /// The exit code.
+    pub code: i32,
+    /// `segv`, `abort`, `kill` (the stub signals itself), `wait` (for SIGINT or
+    /// SIGTERM, then exit 130) or `stubborn` (ignore both and sleep 30 s).
+    pub mode: Option<&'static str>,
+    /// How long an eval takes before it writes the document.
+    pub sleep: Duration,
+    /// A plugin (`bob-eval-<item>`) the stub cannot load: a case load error on
+    /// stderr, exit 1, no document.
+    pub fail_plugin: Option<&'static str>,
+}
+
+impl Default for Switches {
+    /// A stub reporting 2.1.328 that exits 0 and writes nothing.
+    fn default() -> Self {
+        Switches {
+            version: "2.1.328 (Claude Code)\n",
+            fixture: None,
+            stderr: Vec::new(),
+            slow: false,
+            stdout: Vec::new(),
+            code: 0,
+            mode: None,
+            sleep: Duration::ZERO,
+            fail_plugin: None,
+        }
+    }
+}
+
+impl Switches {
+    /// The default stub, answering with the document at `capture`.
+    pub fn answering(capture: impl AsRef<Path>) -> Self {
+        Switches {
+            fixture: Some(std::fs::read(capture).expect("read the stub's capture")),
+            ..Switches::default()
+        }
+    }
+}
+
+/// A stub `claude` in its own temp folder.
+pub struct Stub {
+    dir: tempfile::TempDir,
+    /// The stub's path: pass it as `--claude` or `BOB_EVAL_CLAUDE`, or put its
+    /// folder on PATH.
+    pub bin: PathBuf,
+}
+
+impl Stub {
+    /// A stub doing what `switches` say.
+    pub fn new(switches: Switches) -> Self {
+        let dir = tempfile::tempdir().expect("stub folder");
+        let bin = dir.path().join("claude");
+        let script = SCRIPT.replace("@DIR@", dir.path().to_str().expect("utf-8 temp path"));
+        std::fs::write(&bin, script).expect("write the stub");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755))
+            .expect("make the stub executable");
+        let stub = Stub { dir, bin };
+        let Switches {
+            version,
+            fixture,
+            stderr,
+            slow,
+            stdout,
+            code,
+            mode,
+            sleep,
+            fail_plugin,
+        } = switches;
+        stub.set("version", version.as_bytes());
+        stub.set("code", format!("{code}\n").as_bytes());
+        if let Some(fixture) = fixture {
+            stub.set("fixture", &fixture);
+        }
+        if !stderr.is_empty() {
+            stub.set("stderr", &stderr);
+        }
+        if slow {
+            stub.set("slow", b"");
+        }
+        if !stdout.is_empty() {
+            stub.set("stdout", &stdout);
+        }
+        if let Some(mode) = mode {
+            stub.set("mode", mode.as_bytes());
+        }
+        if !sleep.is_zero() {
+            stub.set("sleep", sleep.as_secs_f64().to_string().as_bytes());
+        }
+        if let Some(plugin) = fail_plugin {
+            stub.set(&format!("fail-{plugin}"), b"");
+        }
+        stub
+    }
+
+    fn set(&self, name: &str, bytes: &[u8]) {
+        std::fs::write(self.dir.path().join(name), bytes).expect("write a stub switch");
+    }
+
+    /// What the stub recorded under `name`, trailing whitespace trimmed;
+    /// `None` if it never did:
+    /// - `calls`: every call's arguments, one call a line, `--version` included;
+    /// - `argv`: the last eval call's arguments, one a line;
+    /// - `cwd`: the folder the last eval ran in;
+    /// - `manifest`: `real` once a plugin's manifest was a real file (no link);
+    /// - `item-link`: where the plugin's `skills/commit` link pointed;
+    /// - `started`, `signalled`: the plugins (by manifest name), one a line, that
+    ///   began to wait in mode `wait` or `stubborn`, and that a signal ended in
+    ///   mode `wait`.
+    pub fn record(&self, name: &str) -> Option<String> {
+        std::fs::read_to_string(self.dir.path().join(name))
+            .ok()
+            .map(|t| t.trim_end().to_string())
+    }
+}
