@@ -17,7 +17,7 @@ claude:
 
 lint:
 	$(CARGO) fmt --check
-	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
 evals:
 	$(CARGO) run --locked --release --quiet -- sweep

@@ -6,8 +6,8 @@
 #[path = "../tests/support"]
 mod support {
     pub mod cmd;
-    pub mod data;
-    pub mod stub;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::stub;
 }
 
 use support::cmd::bob;

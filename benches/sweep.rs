@@ -6,10 +6,9 @@
 #[path = "../tests/support"]
 mod support {
     pub mod cmd;
-    pub mod data;
-    pub mod item;
-    pub mod stub;
-    pub mod tree;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::item;
+    pub use bob_eval_testkit::stub;
 }
 
 use std::time::{Duration, Instant};

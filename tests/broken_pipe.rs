@@ -2,23 +2,22 @@
 //! command quietly, as ripgrep does: no panic, no error message, and what the
 //! command had to do (a record) done.
 
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::{data, tree};
+}
+
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Run bob-eval with `args` and stdout a pipe whose reader is already closed.
 fn with_closed_stdout(source: &Path, args: &[&str]) -> std::process::Output {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let home = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_bob-eval"))
-        .arg("--source")
-        .arg(source)
-        .arg("--home")
-        .arg(home.path())
+    support::cmd::bob(source, home.path())
         .args(args)
-        .env_remove("BOB_SOURCE")
-        .env_remove("BOB_HOME")
-        .env_remove("ANTHROPIC_MODEL")
         .stdout(writer)
         .stderr(Stdio::piped())
         .output()
@@ -26,7 +25,7 @@ fn with_closed_stdout(source: &Path, args: &[&str]) -> std::process::Output {
 }
 
 fn data(rel: &str) -> String {
-    format!("{}/tests/data/{rel}", env!("CARGO_MANIFEST_DIR"))
+    support::data::data(rel).to_str().unwrap().to_string()
 }
 
 #[test]
@@ -34,15 +33,7 @@ fn printing_commands_end_quietly_on_a_closed_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("source");
     std::fs::create_dir_all(&source).unwrap();
-    for entry in ["evals", "skills"] {
-        let status = Command::new("cp")
-            .arg("-r")
-            .arg(Path::new(&data("real-source")).join(entry))
-            .arg(&source)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    support::tree::copy_tree(Path::new(&data("real-source")), &source);
     std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
     std::fs::write(source.join("wiki/patterns/p.md"), "# p\n").unwrap();
     let result = data("gate/result-accept.json");

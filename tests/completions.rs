@@ -1,13 +1,26 @@
 //! Shell completions and the man page come from the same clap definitions as
 //! the parser: every subcommand appears in each, and bash accepts its script.
 
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
+use std::path::Path;
 use std::process::Command;
 
-fn bob(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_bob-eval"))
+/// `bob-eval ARGS…` from a folder that is no source tree: completions and the
+/// man page need none.
+fn run(args: &[&str]) -> std::process::Output {
+    let nowhere = Path::new("/nonexistent");
+    support::cmd::bob(nowhere, nowhere)
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn bob(args: &[&str]) -> String {
+    let out = run(args);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -37,10 +50,7 @@ fn completions_for_every_shell_name_every_subcommand() {
         }
         assert!(text.contains("max-cost-usd"), "{shell}: no run flags");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_bob-eval"))
-        .args(["completions", "tcsh"])
-        .output()
-        .unwrap();
+    let out = run(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -68,10 +78,6 @@ fn the_man_page_holds_a_page_per_subcommand() {
         );
     }
     assert!(text.contains(".SH SYNOPSIS") && text.contains(".SH OPTIONS"));
-    // Needs no source tree: it works from anywhere.
-    let elsewhere = Command::new(env!("CARGO_BIN_EXE_bob-eval"))
-        .args(["--source", "/nonexistent", "man"])
-        .output()
-        .unwrap();
-    assert_eq!(elsewhere.status.code(), Some(0));
+    // Needs no source tree: `run` names one that does not exist.
+    assert_eq!(run(&["man"]).status.code(), Some(0));
 }

@@ -3,28 +3,23 @@
 //! what is not a regular file, partial means partial, and scripts hold no more
 //! authority than the pipelines need.
 
-mod stub;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::tree;
+}
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
-use stub::{Stub, data};
+use support::cmd::bob;
+use support::data::data;
+use support::stub::{Stub, Switches};
 
-/// `bob-eval --source <src> --home <home> <args…>` with nothing of the shell's setup.
-fn bob(source: &Path, home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("bob-eval").unwrap();
-    cmd.env_remove("ANTHROPIC_MODEL")
-        .env_remove("BOB_EVAL_CLAUDE")
-        .env_remove("BOB_SOURCE")
-        .env_remove("BOB_HOME")
-        .env_remove("EVALS")
-        .env_remove("EVALS_MODEL")
-        .env_remove("EVALS_MAX_COST_USD")
-        .arg("--source")
-        .arg(source)
-        .arg("--home")
-        .arg(home);
-    cmd
+/// A stub answering with the `run1_main` capture.
+fn answering() -> Stub {
+    Stub::new(Switches::answering(data("platform/run1_main.json")))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -34,15 +29,18 @@ fn text(bytes: &[u8]) -> String {
 /// A stub that would produce a good result, and a check that it was never asked to run.
 fn never_paid(stub: &Stub, out: &std::process::Output, code: i32) {
     assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
-    assert!(stub.argv().is_none(), "the platform ran: {:?}", stub.argv());
+    assert!(
+        stub.record("argv").is_none(),
+        "the platform ran: {:?}",
+        stub.record("argv")
+    );
 }
 
 #[test]
 fn bad_outputs_and_options_are_refused_before_the_platform_runs() {
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = answering();
     let missing = work.path().join("missing/r.json");
     let folder = work.path().to_str().unwrap().to_string();
     let cases: Vec<Vec<&str>> = vec![
@@ -85,8 +83,7 @@ fn bad_outputs_and_options_are_refused_before_the_platform_runs() {
 #[test]
 fn a_sweep_with_an_unusable_ceiling_is_usage_before_any_suite_runs() {
     let home = tempfile::tempdir().unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = answering();
     for bad in ["nan", "0", "1e308", "lots"] {
         let out = bob(&data("source"), home.path())
             .env("EVALS", "1")
@@ -102,8 +99,10 @@ fn a_sweep_with_an_unusable_ceiling_is_usage_before_any_suite_runs() {
 #[test]
 fn a_platform_exit_2_is_partial_whatever_its_document_says() {
     let home = tempfile::tempdir().unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json")).code(2);
+    let stub = Stub::new(Switches {
+        code: 2,
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
     let out = bob(&data("source"), home.path())
         .args(["run", "commit", "--claude"])
         .arg(&stub.bin)
@@ -118,8 +117,7 @@ fn a_platform_exit_2_is_partial_whatever_its_document_says() {
 #[test]
 fn a_missing_temp_folder_is_could_not_run() {
     let home = tempfile::tempdir().unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = answering();
     let out = bob(&data("source"), home.path())
         .env("TMPDIR", "/nonexistent/tmp")
         .args(["run", "commit", "--claude"])
@@ -133,8 +131,7 @@ fn a_missing_temp_folder_is_could_not_run() {
 fn out_writes_through_devices_and_at_a_links_target() {
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    let stub = Stub::new();
-    stub.fixture(&data("platform/run1_main.json"));
+    let stub = answering();
     let out = bob(&data("source"), home.path())
         .args(["run", "commit", "--out", "/dev/null", "--claude"])
         .arg(&stub.bin)
@@ -174,13 +171,7 @@ fn out_writes_through_devices_and_at_a_links_target() {
 /// A copy of the fixture source with a wiki and a pattern page.
 fn source_with_wiki(dir: &Path) -> std::path::PathBuf {
     let source = dir.join("source");
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(data("source"))
-        .arg(&source)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    support::tree::copy_tree(&data("source"), &source);
     std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
     std::fs::write(source.join("wiki/patterns/p.md"), "# p\n").unwrap();
     source

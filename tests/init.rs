@@ -3,7 +3,11 @@
 //! fresh suite to its placeholders only (and passing it once they are filled),
 //! and `check` in a tree without `evals/`.
 
-use assert_cmd::Command;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
 use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
@@ -41,17 +45,8 @@ impl Tree {
     }
 
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::cargo_bin("bob-eval")
-            .unwrap()
-            .args([
-                "--source",
-                self.source.as_str(),
-                "--home",
-                self.home.as_str(),
-            ])
+        let out = support::cmd::bob(self.source.as_std_path(), self.home.as_std_path())
             .args(args)
-            .env_remove("BOB_SOURCE")
-            .env_remove("BOB_HOME")
             .output()
             .unwrap();
         (
@@ -293,11 +288,9 @@ fn check_in_a_tree_without_evals_says_where_it_looked_and_how_to_start() {
 #[test]
 fn init_prints_paths_relative_to_the_current_directory() {
     let tree = Tree::new(&["skills/demo/SKILL.md"]);
-    let out = Command::cargo_bin("bob-eval")
-        .unwrap()
+    let out = support::cmd::bob(std::path::Path::new("."), tree.home.as_std_path())
         .current_dir(&tree.source)
-        .args(["--home", tree.home.as_str(), "init", "demo"])
-        .env_remove("BOB_SOURCE")
+        .args(["init", "demo"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

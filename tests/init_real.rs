@@ -3,9 +3,13 @@
 //! trigger pair measures the item (a scripted model fires the skill on the
 //! `fires` prompt only → fires_rate 1, quiet_rate 1).
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::fake_api;
+    pub use bob_eval_testkit::real;
+}
 
-use assert_cmd::Command;
 use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
 use serde_json::Value;
 use support::fake_api::{FakeApi, Script};
@@ -28,16 +32,11 @@ fn the_generated_suite_runs_on_the_real_platform() {
     )
     .unwrap();
     let bob = |args: &[&str]| {
-        Command::cargo_bin("bob-eval")
-            .unwrap()
+        support::cmd::bob(&source, &dir.path().join("bob-home"))
             .env_clear()
-            .envs(support::platform_env(&api, dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::claude_bin())
+            .envs(support::real::platform_env(&api, dir.path()))
+            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
             .current_dir(dir.path())
-            .arg("--source")
-            .arg(&source)
-            .arg("--home")
-            .arg(dir.path().join("bob-home"))
             .args(args)
             .output()
             .unwrap()

@@ -6,10 +6,9 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub mod data;
-    pub mod item;
-    pub mod stub;
-    pub mod tree;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::item;
+    pub use bob_eval_testkit::stub;
 }
 
 use serde_json::Value;

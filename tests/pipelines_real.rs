@@ -6,10 +6,8 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub mod data;
-    pub mod fake_api;
-    pub mod real;
-    pub mod tree;
+    pub use bob_eval_testkit::fake_api;
+    pub use bob_eval_testkit::real;
 }
 
 use std::path::{Path, PathBuf};

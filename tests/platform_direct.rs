@@ -4,10 +4,9 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
-    pub mod data;
-    pub mod fake_api;
-    pub mod real;
-    pub mod tree;
+    pub use bob_eval_testkit::fake_api;
+    pub use bob_eval_testkit::real;
+    pub use bob_eval_testkit::tree;
 }
 
 use serde_json::{Value, json};

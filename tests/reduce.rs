@@ -3,8 +3,8 @@
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
-    pub mod data;
-    pub mod expect;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::expect;
 }
 
 use bob_eval::Error;

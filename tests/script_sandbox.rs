@@ -7,8 +7,8 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub mod data;
-    pub mod tree;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::tree;
 }
 
 use std::path::PathBuf;

@@ -10,9 +10,13 @@
 //!   quiet_rate 0, trigger_rate 0.5;
 //! - behaves: both hold → 1, 1, 1.
 
-mod support;
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::fake_api;
+    pub use bob_eval_testkit::real;
+}
 
-use assert_cmd::Command;
 use serde_json::Value;
 use support::fake_api::{FakeApi, Script};
 
@@ -27,17 +31,12 @@ const REASON: &str = "Skip the hook because";
 fn exam(script: Script) -> (Value, String) {
     let api = FakeApi::start(script);
     let dir = tempfile::tempdir().unwrap();
-    let source = support::source_copy(dir.path());
-    let out = Command::cargo_bin("bob-eval")
-        .unwrap()
+    let source = support::real::source_copy(dir.path());
+    let out = support::cmd::bob(&source, &dir.path().join("bob-home"))
         .env_clear()
-        .envs(support::platform_env(&api, dir.path()))
-        .env("BOB_EVAL_CLAUDE", support::claude_bin())
+        .envs(support::real::platform_env(&api, dir.path()))
+        .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
         .current_dir(dir.path())
-        .arg("--source")
-        .arg(&source)
-        .arg("--home")
-        .arg(dir.path().join("bob-home"))
         .args([
             "exam",
             "commit",

@@ -95,13 +95,18 @@ impl Shown {
     }
 
     fn path(&self, path: &Utf8Path) -> Utf8PathBuf {
-        match &self.cwd {
+        let shown = match &self.cwd {
             Some(cwd) => path
                 .strip_prefix(cwd)
                 .map(Utf8Path::to_owned)
                 .unwrap_or_else(|_| path.to_owned()),
             None => path.to_owned(),
-        }
+        };
+        // `--source .` gives `./evals/…`: the same path, said plainly.
+        shown
+            .strip_prefix(".")
+            .map(Utf8Path::to_owned)
+            .unwrap_or(shown)
     }
 
     /// ` --source DIR` unless the source is the current directory.

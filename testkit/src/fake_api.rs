@@ -215,6 +215,26 @@ impl Script {
         self
     }
 
+    /// Answer `text` on agent turns whose prompt holds `prompt_marker`.
+    pub fn answer(self, prompt_marker: &str, text: &str) -> Self {
+        let marker = prompt_marker.to_string();
+        let text = text.to_string();
+        self.rule(move |r| r.prompt_contains(&marker), Reply::Text(text))
+    }
+
+    /// Answer `reply` on agent turns matching `when`.
+    pub fn rule(
+        mut self,
+        when: impl Fn(&ApiRequest) -> bool + Send + Sync + 'static,
+        reply: Reply,
+    ) -> Self {
+        self.rules.push(Rule {
+            when: Arc::new(when),
+            reply: Arc::new(move |_| reply.clone()),
+        });
+        self
+    }
+
     /// The text of agent turns no rule matched.
     pub fn otherwise(mut self, text: &str) -> Self {
         self.otherwise = text.to_string();

@@ -1,10 +1,10 @@
 //! The real platform tier: the real `claude` binary, the environment that runs
-//! it fully offline against the fake Messages API ([`super::fake_api`]), and a
+//! it fully offline against the fake Messages API ([`crate::fake_api`]), and a
 //! fresh copy of the fixture source it works on.
 
-use super::data::data;
-use super::fake_api::FakeApi;
-use super::tree::copy_tree;
+use crate::data::data;
+use crate::fake_api::FakeApi;
+use crate::tree::copy_tree;
 use std::path::{Path, PathBuf};
 
 /// The real platform binary: `$BOB_EVAL_TEST_CLAUDE`, else the one `make claude`
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 pub fn claude_bin() -> PathBuf {
     let path = match std::env::var_os("BOB_EVAL_TEST_CLAUDE") {
         Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .join(".cache/claude-code/node_modules/.bin/claude"),
     };
     assert!(

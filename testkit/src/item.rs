@@ -1,7 +1,7 @@
 //! More items for a source tree: the real-source `commit` suite under other names.
 
-use super::data::data;
-use super::tree::copy_tree;
+use crate::data::data;
+use crate::tree::copy_tree;
 use std::path::Path;
 
 /// Add item `item` to `source`: the fixture's commit skill and suite
