@@ -97,6 +97,9 @@ pub struct SkillEval {
     /// this invocation spent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused_cost_usd: Option<f64>,
+    /// Digest of the suite measured: its cases' names and contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_digest: Option<String>,
 }
 
 /// One case of a [`SkillEval`].
@@ -124,6 +127,10 @@ pub struct CaseEval {
     pub cost_usd: f64,
     /// Runs in both arms.
     pub runs: u32,
+    /// Digest of the case folder the runs were made on (absent when the
+    /// document was reduced from a single platform result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// A `skill-eval-baseline/1` document: `evals/<item>/baseline.json`.
@@ -162,6 +169,14 @@ pub struct BestEntry {
     pub run: String,
     /// The run's date.
     pub date: String,
+    /// Digest of the suite it was measured on (its cases' names and
+    /// contents); absent in entries recorded before the evidence store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_digest: Option<String>,
+    /// Its cases and the digest of each, so a later result can say which
+    /// cases were removed, added or changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cases: Option<BTreeMap<String, String>>,
 }
 
 /// Which way the trigger pair failed, in words; `None` when it held (or was not measured).
@@ -177,6 +192,56 @@ pub fn trigger_problem(fires_rate: Option<f64>, quiet_rate: Option<f64>) -> Opti
 }
 
 impl SkillEval {
+    /// Each case's digest by name, when every case has one.
+    pub fn case_digests(&self) -> Option<BTreeMap<String, String>> {
+        self.cases
+            .iter()
+            .map(|c| c.digest.clone().map(|d| (c.name.clone(), d)))
+            .collect()
+    }
+
+    /// How the suite measured here differs from the one `best` was measured
+    /// on, in words (cases removed, added, changed); `None` when it is the
+    /// same or either side does not say.
+    pub fn suite_change(&self, best: &BestEntry) -> Option<String> {
+        let (mine, theirs) = (self.suite_digest.as_ref()?, best.suite_digest.as_ref()?);
+        if mine == theirs {
+            return None;
+        }
+        let (now, then) = (self.case_digests()?, best.cases.clone().unwrap_or_default());
+        let names = |it: Vec<&String>| {
+            it.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let removed: Vec<&String> = then.keys().filter(|k| !now.contains_key(*k)).collect();
+        let added: Vec<&String> = now.keys().filter(|k| !then.contains_key(*k)).collect();
+        let changed: Vec<&String> = now
+            .iter()
+            .filter(|(k, d)| then.get(*k).is_some_and(|t| t != *d))
+            .map(|(k, _)| k)
+            .collect();
+        let mut parts = Vec::new();
+        if !removed.is_empty() {
+            parts.push(format!("removed {}", names(removed)));
+        }
+        if !added.is_empty() {
+            parts.push(format!("added {}", names(added)));
+        }
+        if !changed.is_empty() {
+            parts.push(format!("changed {}", names(changed)));
+        }
+        if parts.is_empty() {
+            parts.push("its cases differ".into());
+        }
+        Some(format!(
+            "the suite is not the one the best ({}) was measured on: {}; the comparison is not like for like",
+            best.run,
+            parts.join("; ")
+        ))
+    }
+
     /// [`trigger_problem`] of the whole result.
     pub fn trigger_problem(&self) -> Option<&'static str> {
         trigger_problem(self.fires_rate, self.quiet_rate)
@@ -299,6 +364,7 @@ impl SkillEval {
             cases: vec![],
             reused_runs: None,
             reused_cost_usd: None,
+            suite_digest: None,
         }
     }
 }

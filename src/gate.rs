@@ -51,6 +51,10 @@ pub struct Decision {
     pub best: Option<BestEntry>,
     /// Every condition, in rule order.
     pub conditions: Vec<Condition>,
+    /// When the suite differs from the one the best was measured on: how.
+    /// Advice only; the rule does not read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_change: Option<String>,
 }
 
 impl Decision {
@@ -154,6 +158,7 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
 
     let conditions = vec![not_partial, beats_best, helps, trigger];
     Decision {
+        suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
         accepted: conditions.iter().all(|c| c.status != Status::Fail),
         item: result.item.clone(),
         model: model.to_string(),
@@ -229,6 +234,8 @@ mod tests {
                 trigger_rate: trigger,
                 run: "eval-commit-20261009T084444Z".into(),
                 date: "2026-10-09".into(),
+                suite_digest: None,
+                cases: None,
             },
         );
         b

@@ -183,6 +183,8 @@ pub fn record(
                 trigger_rate: applied.trigger_rate,
                 run: result.run.clone(),
                 date: result.date.clone(),
+                suite_digest: result.suite_digest.clone(),
+                cases: result.case_digests(),
             },
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");

@@ -348,6 +348,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         cases,
         reused_runs: None,
         reused_cost_usd: None,
+        suite_digest: None,
     };
     let value = serde_json::to_value(&out)
         .map_err(|e| Error::invalid(path, format!("cannot be reduced: {e}")))?;
@@ -502,6 +503,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
                     .sum(),
             ),
             runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
+            digest: None,
         }
     });
     ReducedCase {

@@ -568,3 +568,117 @@ fn propose_under_the_default_model_warns() {
         stderr(&out)
     );
 }
+
+/// `evidence list` shows what `run` kept, `export` writes it as JSON Lines, and
+/// `import` into another store adds it once; a bad line refuses its file.
+#[test]
+fn evidence_list_export_and_import() {
+    let w = World::new(&["commit"]);
+    let out = w
+        .cmd()
+        .args(["run", "commit", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = w
+        .cmd()
+        .args(["evidence", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let runs: u64 = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["runs"].as_u64().unwrap())
+        .sum();
+    assert_eq!(runs, 8, "{list}");
+    let human = w.cmd().args(["evidence", "list"]).output().unwrap();
+    assert!(
+        stdout(&human).contains("8 run(s) kept in"),
+        "{}",
+        stdout(&human)
+    );
+
+    let out = w
+        .cmd()
+        .args(["evidence", "export", "commit"])
+        .output()
+        .unwrap();
+    let lines = stdout(&out);
+    assert_eq!(lines.lines().count(), 8);
+    let file = w.root.join("runs.jsonl");
+    std::fs::write(&file, &lines).unwrap();
+    let other = w.root.join("other.db");
+    for added in [8, 0] {
+        let out = w
+            .cmd()
+            .args(["evidence", "import", "--json", "--evidence"])
+            .arg(&other)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(report[0]["added"], added, "{report}");
+    }
+    let bad = w.root.join("bad.jsonl");
+    let mut text: Vec<&str> = lines.lines().collect();
+    text.insert(2, "{not json");
+    std::fs::write(&bad, text.join("\n")).unwrap();
+    let third = w.root.join("third.db");
+    let out = w
+        .cmd()
+        .args(["evidence", "import", "--evidence"])
+        .arg(&third)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.jsonl:3"), "{}", stderr(&out));
+    let out = w
+        .cmd()
+        .args(["evidence", "list", "--json", "--evidence"])
+        .arg(&third)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out).trim(),
+        "[]",
+        "nothing of a refused file is kept"
+    );
+}
+
+/// A best measured on another suite is still the best (the rule is unchanged),
+/// but `propose` says how the suite changed, in words and in `--json`.
+#[test]
+fn propose_says_when_the_suite_is_not_the_one_the_best_was_measured_on() {
+    let w = World::new(&["commit"]);
+    let propose = |extra: &[&str]| {
+        w.cmd()
+            .args(["propose", "commit", "--model", "haiku", "--runs", "1"])
+            .args(["--pr", "#1", "--pages", "commit-skipped-hook"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = propose(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("NOTE"), "{}", stdout(&out));
+    assert!(w.baseline("commit")["best"]["haiku"]["suite_digest"].is_string());
+
+    let prompt = w.source.join("evals/commit/fires/prompt.md");
+    let text = std::fs::read_to_string(&prompt).unwrap();
+    std::fs::write(&prompt, format!("{text}\nOne more sentence.\n")).unwrap();
+    let out = propose(&["--json"]);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let change = doc["decision"]["suite_change"].as_str().unwrap_or_default();
+    assert!(change.contains("changed `fires`"), "{doc}");
+    let out = propose(&[]);
+    assert!(
+        stdout(&out).contains("NOTE: the suite is not the one the best"),
+        "{}",
+        stdout(&out)
+    );
+}

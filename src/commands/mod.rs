@@ -6,6 +6,7 @@ pub mod args;
 pub mod check;
 pub mod check_wiki;
 pub mod completions;
+pub mod evidence;
 pub mod exam;
 pub mod gate;
 pub mod init;
@@ -99,6 +100,10 @@ pub enum Command {
     ///
     /// Example: bob-eval script my-pipeline.rhai commit --runs 1
     Script(script::ScriptArgs),
+    /// The runs kept in the evidence store: list them, export them, import another machine's.
+    ///
+    /// Example: bob-eval evidence list commit
+    Evidence(evidence::EvidenceArgs),
     /// Print shell completions.
     ///
     /// Example: bob-eval completions bash > ~/.local/share/bash-completion/completions/bob-eval
@@ -128,6 +133,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Propose(args) => propose::exec(&ctx()?, &args),
         Command::Sweep(args) => sweep::exec(&ctx()?, &args),
         Command::Script(args) => script::exec(&ctx()?, &args),
+        Command::Evidence(args) => evidence::exec(&ctx()?, &args),
         Command::Completions(args) => completions::exec(&args),
         Command::Man(args) => completions::exec_man(&args),
     }

@@ -634,6 +634,15 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     doc.partial_reason = reason;
     doc.reused_runs = Some(evidence.reused_runs);
     doc.reused_cost_usd = Some(evidence.reused_cost_usd);
+    for case in &mut doc.cases {
+        case.digest = evidence
+            .plan
+            .cases
+            .iter()
+            .find(|c| c.name == case.name)
+            .map(|c| c.digest.clone());
+    }
+    doc.suite_digest = Some(evidence.plan.suite_digest());
     let value = serde_json::to_value(&doc)
         .map_err(|e| Error::invalid(&label, format!("cannot be reduced: {e}")))?;
     crate::schema::validate_skill_eval(&value, &label)?;

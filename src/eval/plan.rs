@@ -92,6 +92,21 @@ impl Plan {
         }
     }
 
+    /// Digest of the cases measured: their names and contents.
+    pub fn suite_digest(&self) -> String {
+        let parts: Vec<String> = self
+            .cases
+            .iter()
+            .map(|c| format!("{}={}", c.name, c.digest))
+            .collect();
+        crate::evidence::options_digest(
+            &parts
+                .iter()
+                .map(|p| ("case", p.as_str()))
+                .collect::<Vec<_>>(),
+        )
+    }
+
     /// Every key, case by case, with arm before without.
     pub fn keys(&self, platform_version: &str) -> Vec<RunKey> {
         self.cases

@@ -45,6 +45,9 @@ pub fn render(d: &Decision) -> String {
         };
         let _ = writeln!(out, "  {mark} {}", c.text);
     }
+    if let Some(change) = &d.suite_change {
+        let _ = writeln!(out, "  ! NOTE: {change}");
+    }
     out
 }
 
@@ -101,6 +104,8 @@ mod tests {
                 trigger_rate: Some(1.0),
                 run: "eval-commit-20261009T084444Z".into(),
                 date: "2026-10-09".into(),
+                suite_digest: None,
+                cases: None,
             },
         );
         b

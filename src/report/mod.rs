@@ -2,6 +2,7 @@
 //! snapshot-tested, and the progress display.
 
 pub mod check;
+pub mod evidence;
 pub mod gate;
 pub mod progress;
 pub mod run;

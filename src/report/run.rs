@@ -127,6 +127,7 @@ mod tests {
                     quiet_rate: None,
                     cost_usd: 0.31,
                     runs: 6,
+                    digest: None,
                 },
                 CaseEval {
                     name: "quiet".into(),
@@ -143,6 +144,7 @@ mod tests {
                     quiet_rate: None,
                     cost_usd: 0.1023,
                     runs: if partial { 3 } else { 6 },
+                    digest: None,
                 },
             ],
             ..SkillEval::sample(0.8333, 0.6667)
@@ -173,6 +175,7 @@ mod tests {
             quiet_rate: None,
             cost_usd: 0.1,
             runs: 2,
+            digest: None,
         }];
         let text = summary(&doc);
         assert!(

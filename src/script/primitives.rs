@@ -33,6 +33,7 @@ pub const NAMES: &[&str] = &[
     "load_result",
     "load_baseline",
     "write_result",
+    "evidence",
     "env",
     "to_json",
     "output",
@@ -532,6 +533,12 @@ fn register_types(engine: &mut Engine) {
             .unwrap_or(Dynamic::UNIT)
     });
     engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
+    engine.register_get("suite_change", |d: &mut GateDecision| {
+        d.decision
+            .suite_change
+            .clone()
+            .map_or(Dynamic::UNIT, Into::into)
+    });
     engine.register_get("model", |d: &mut GateDecision| d.decision.model.clone());
     engine.register_fn("to_string", |d: &mut GateDecision| {
         format!(
@@ -795,6 +802,19 @@ mod library {
             m.insert("ok".into(), (!report.has_errors()).into());
             m.insert("report".into(), to_dynamic(&report)?);
             Ok(m)
+        });
+        let h = host.clone();
+        engine.register_fn("evidence", move |item: &str| -> RResult<Dynamic> {
+            let summary = || -> crate::Result<Vec<crate::evidence::ListEntry>> {
+                crate::config::validate_item_name(item)?;
+                let path = crate::eval::evidence_path(&h.ctx, &h.options.eval);
+                if !path.exists() {
+                    return Ok(Vec::new());
+                }
+                crate::evidence::Store::open(&path)?.list(&[item.to_string()])
+            };
+            let entries = summary().map_err(|e| raise(&h, e))?;
+            to_dynamic(&entries)
         });
         let h = host.clone();
         engine.register_fn("load_result", move |path: &str| -> RResult<EvalResult> {

@@ -115,7 +115,15 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
     ),
     (
         "GateDecision",
-        &["accepted", "reasons", "conditions", "best", "item", "model"],
+        &[
+            "accepted",
+            "reasons",
+            "conditions",
+            "best",
+            "item",
+            "model",
+            "suite_change",
+        ],
     ),
 ];
 

@@ -1,0 +1,111 @@
+//! `bob-eval evidence list|export|import`: the runs kept in the evidence
+//! store, listed, written as JSON Lines, or joined from another machine's
+//! export (a CI job's) — importing the same runs twice adds nothing.
+
+use crate::config::Context;
+use crate::error::{Error, Result, exit};
+use crate::evidence::Store;
+use camino::Utf8PathBuf;
+use clap::{Args, Subcommand};
+
+/// `evidence`.
+#[derive(Debug, Args)]
+pub struct EvidenceArgs {
+    /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
+    #[arg(long, value_name = "PATH", global = true)]
+    pub evidence: Option<Utf8PathBuf>,
+    /// What to do with it.
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+/// What `evidence` does.
+#[derive(Debug, Subcommand)]
+pub enum Action {
+    /// Runs per item, case, arm and model, with their dates and cost.
+    ///
+    /// Example: bob-eval evidence list commit --json
+    List {
+        /// Only these items [default: every item]
+        #[arg(value_name = "ITEM")]
+        items: Vec<String>,
+        /// Print the list as JSON on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the runs as JSON Lines (one run a line, format `bob-eval-evidence/1`) on stdout.
+    ///
+    /// Example: bob-eval evidence export commit > runs.jsonl
+    Export {
+        /// Only these items [default: every item]
+        #[arg(value_name = "ITEM")]
+        items: Vec<String>,
+    },
+    /// Add the runs of JSON Lines exports; a bad line refuses its whole file.
+    ///
+    /// Example: bob-eval evidence import ci-shard-1.jsonl ci-shard-2.jsonl
+    Import {
+        /// Export files
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<Utf8PathBuf>,
+        /// Print what was added as JSON on stdout
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Run the action on the store.
+pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
+    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    match &args.action {
+        Action::List { items, json } => {
+            for item in items {
+                crate::config::validate_item_name(item)?;
+            }
+            let store = open_existing(&path)?;
+            let entries = store.list(items)?;
+            if *json {
+                super::print(&super::json(&entries))?;
+            } else {
+                super::print(&crate::report::evidence::list(&path, &entries))?;
+            }
+        }
+        Action::Export { items } => {
+            for item in items {
+                crate::config::validate_item_name(item)?;
+            }
+            let store = open_existing(&path)?;
+            let mut out = Vec::new();
+            store.export(items, &mut out, "<stdout>".into())?;
+            super::print(&String::from_utf8_lossy(&out))?;
+        }
+        Action::Import { files, json } => {
+            let mut store = Store::open(&path)?;
+            let mut reports = Vec::new();
+            for file in files {
+                let report = store.import_file(file)?;
+                reports.push(serde_json::json!({"file": file, "runs": report.runs, "added": report.added, "already": report.already}));
+                if !*json {
+                    eprintln!(
+                        "{file}: {} run(s): {} added, {} already kept",
+                        report.runs, report.added, report.already
+                    );
+                }
+            }
+            if *json {
+                super::print(&super::json(&reports))?;
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Open the store for reading: a missing one is an error that says where it looked.
+fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
+    if !path.exists() {
+        return Err(Error::Usage(format!(
+            "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"
+        )));
+    }
+    Store::open(path)
+}

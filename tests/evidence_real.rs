@@ -1,0 +1,220 @@
+//! The evidence store on the real platform tier (real `claude`, fake API):
+//! runs are bought once and reused. Model calls are counted at the fake API.
+//! The fixture's `commit` suite is grown to four cases: `fires`, `quiet`, and
+//! copies of them, `fires-b` and `quiet-b`, whose prompts carry a marker of
+//! their own so each case's calls can be told apart.
+
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::{fake_api, real, tree};
+}
+
+use serde_json::Value;
+use std::path::PathBuf;
+use support::fake_api::{FakeApi, Kind, Script};
+
+const SKILL: &str = "bob-eval-commit:commit";
+const FIRES: &str = "Write the commit message";
+const GOOD: &str = "fix(hooks): skip the pre-commit hook when only docs change\n\nSkip the hook because docs-only commits do not need lint or tests.";
+const BAD: &str = "Skip pre-commit hook for docs-only changes.";
+const REASON: &str = "Skip the hook because";
+/// Only the `-b` copies' prompts hold these.
+const FIRES_B: &str = "(second fires case)";
+const QUIET_B: &str = "(second quiet case)";
+
+fn model() -> Script {
+    Script::new()
+        .fire_skill(SKILL, FIRES, GOOD)
+        .otherwise(BAD)
+        .judge_passes_if_contains(REASON)
+}
+
+/// A temp world: the fixture source with four cases, a home, the fake API.
+struct World {
+    dir: tempfile::TempDir,
+    source: PathBuf,
+    api: FakeApi,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let source = support::real::source_copy(dir.path());
+        let suite = source.join("evals/commit");
+        for (from, to, marker) in [("fires", "fires-b", FIRES_B), ("quiet", "quiet-b", QUIET_B)] {
+            support::tree::copy_tree(&suite.join(from), &suite.join(to));
+            let prompt = suite.join(to).join("prompt.md");
+            let text = std::fs::read_to_string(&prompt).unwrap();
+            std::fs::write(&prompt, format!("{} {marker}\n", text.trim_end())).unwrap();
+        }
+        World {
+            dir,
+            source,
+            api: FakeApi::start(model()),
+        }
+    }
+
+    /// `bob-eval ARGS` against the real platform, fully offline.
+    fn bob(&self, args: &[&str]) -> (i32, String, String) {
+        let out = support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
+            .env_clear()
+            .envs(support::real::platform_env(&self.api, self.dir.path()))
+            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
+            .current_dir(self.dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn run(&self, args: &[&str]) -> Value {
+        let mut all = vec!["run", "commit", "--runs", "1", "--max-cost-usd", "1"];
+        all.extend(args);
+        let (code, out, err) = self.bob(&all);
+        assert_eq!(code, 0, "{out}\n{err}");
+        serde_json::from_str(&out).unwrap()
+    }
+
+    /// Agent calls so far, and those whose prompt holds `marker`.
+    fn calls(&self, marker: Option<&str>) -> usize {
+        self.api
+            .requests_of(Kind::Agent)
+            .iter()
+            .filter(|r| marker.is_none_or(|m| r.user_text().contains(m)))
+            .count()
+    }
+
+    fn suite(&self) -> PathBuf {
+        self.source.join("evals/commit")
+    }
+}
+
+fn case<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name} in {doc}"))
+}
+
+/// Run again with nothing changed: zero model calls, nothing spent, the same
+/// numbers; then edit one case of the four: only its runs are bought again.
+#[test]
+fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
+    let w = World::new();
+    let first = w.run(&[]);
+    assert_eq!(first["reused_runs"], 0);
+    assert!(first["cost_usd"].as_f64().unwrap() > 0.0);
+    let bought = w.calls(None);
+    assert!(bought > 0);
+
+    let second = w.run(&[]);
+    assert_eq!(w.calls(None), bought, "an unchanged suite made model calls");
+    assert_eq!(second["cost_usd"], 0.0);
+    assert_eq!(second["reused_runs"], 8, "4 cases × 2 arms × 1 run");
+    for key in [
+        "with",
+        "without",
+        "delta",
+        "verdict",
+        "trigger_rate",
+        "suite_digest",
+    ] {
+        assert_eq!(first[key], second[key], "{key}");
+    }
+
+    let prompt = w.suite().join("quiet-b/prompt.md");
+    let text = std::fs::read_to_string(&prompt).unwrap();
+    std::fs::write(
+        &prompt,
+        text.replace(QUIET_B, &format!("{QUIET_B} (edited)")),
+    )
+    .unwrap();
+    let (before_b, before_all) = (w.calls(Some(QUIET_B)), w.calls(None));
+    let third = w.run(&[]);
+    let new_b = w.calls(Some(QUIET_B)) - before_b;
+    assert_eq!(new_b, 2, "one run on each arm of the edited case");
+    assert_eq!(
+        w.calls(None) - before_all,
+        new_b,
+        "only the edited case was bought"
+    );
+    assert_eq!(third["reused_runs"], 6);
+    assert_ne!(
+        case(&third, "quiet-b")["digest"],
+        case(&first, "quiet-b")["digest"]
+    );
+    assert_eq!(
+        case(&third, "fires")["digest"],
+        case(&first, "fires")["digest"]
+    );
+
+    // --fresh buys everything again.
+    let before = w.calls(None);
+    let fresh = w.run(&["--fresh"]);
+    assert_eq!(fresh["reused_runs"], 0);
+    assert!(w.calls(None) > before);
+}
+
+/// `--case` makes model calls for the matching cases only, and the result is
+/// partial (`filtered`): the gate never accepts it.
+#[test]
+fn a_case_filter_calls_the_model_for_that_case_only() {
+    let w = World::new();
+    let doc = w.run(&["--case", "quiet-*", "--fresh"]);
+    assert_eq!(
+        w.calls(None),
+        w.calls(Some(QUIET_B)),
+        "calls for other cases"
+    );
+    assert!(w.calls(None) > 0);
+    assert_eq!(doc["partial"], true);
+    assert_eq!(doc["partial_reason"], "filtered");
+    let names: Vec<&str> = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["quiet-b"]);
+}
+
+/// A second sweep over unchanged suites makes no model call and costs nothing.
+#[test]
+fn a_second_sweep_makes_no_model_call() {
+    let w = World::new();
+    let sweep = || {
+        let (code, out, err) = {
+            let out = support::cmd::bob(&w.source, &w.dir.path().join("bob-home"))
+                .env_clear()
+                .envs(support::real::platform_env(&w.api, w.dir.path()))
+                .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
+                .env("EVALS", "1")
+                .env("EVALS_MAX_COST_USD", "1")
+                .current_dir(w.dir.path())
+                .args(["sweep", "--json"])
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        assert_eq!(code, Some(0), "{out}\n{err}");
+        let rows: Value = serde_json::from_str(&out).unwrap();
+        rows[0]["result"].clone()
+    };
+    let first = sweep();
+    let calls = w.calls(None);
+    let second = sweep();
+    assert_eq!(w.calls(None), calls, "the second sweep made model calls");
+    assert_eq!(second["cost_usd"], 0.0);
+    assert_eq!(first["with"], second["with"]);
+}
