@@ -100,6 +100,22 @@ pub struct SkillEval {
     /// Digest of the suite measured: its cases' names and contents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_digest: Option<String>,
+    /// How sure the suite's numbers are: 95 % intervals of `with`, `without`
+    /// and `delta`, and whether `delta` is clear of 0 or within noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Stats>,
+}
+
+/// The suite's intervals (see `docs/statistics.md` for the methods).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// The confidence of every interval (0.95).
+    pub confidence: f64,
+    /// The suite's estimates and advisory.
+    pub suite: crate::stats::SuiteStats,
+    /// Trigger results of the with arm, when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<crate::stats::TriggerCount>,
 }
 
 /// One case of a [`SkillEval`].
@@ -131,6 +147,9 @@ pub struct CaseEval {
     /// document was reduced from a single platform result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The case's 95 % intervals and advisory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<crate::stats::CaseStats>,
 }
 
 /// A `skill-eval-baseline/1` document: `evals/<item>/baseline.json`.
@@ -177,6 +196,12 @@ pub struct BestEntry {
     /// cases were removed, added or changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cases: Option<BTreeMap<String, String>>,
+    /// Runs per arm of a case behind the score (the mean over cases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<f64>,
+    /// The score's 95 % interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<crate::stats::Interval>,
 }
 
 /// Which way the trigger pair failed, in words; `None` when it held (or was not measured).
@@ -365,6 +390,7 @@ impl SkillEval {
             reused_runs: None,
             reused_cost_usd: None,
             suite_digest: None,
+            stats: None,
         }
     }
 }

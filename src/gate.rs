@@ -55,6 +55,11 @@ pub struct Decision {
     /// Advice only; the rule does not read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite_change: Option<String>,
+    /// How sure each estimated condition is (clear, or within noise with the
+    /// interval and the runs that would settle it). Advice only: the rule
+    /// does not read it. Absent for a result without intervals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<crate::stats::GateAdvice>,
 }
 
 impl Decision {
@@ -158,6 +163,13 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
 
     let conditions = vec![not_partial, beats_best, helps, trigger];
     Decision {
+        advice: result.stats.as_ref().map(|s| {
+            crate::stats::gate_advice(
+                &s.suite,
+                best.as_ref().map(|b| (b.score, b.trigger_rate)),
+                s.trigger,
+            )
+        }),
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
         accepted: conditions.iter().all(|c| c.status != Status::Fail),
         item: result.item.clone(),
@@ -236,6 +248,8 @@ mod tests {
                 date: "2026-10-09".into(),
                 suite_digest: None,
                 cases: None,
+                runs: None,
+                interval: None,
             },
         );
         b
@@ -475,5 +489,42 @@ mod tests {
             reasons.contains("fired on 0.00 of its fires results and held quiet on 1.00 (never fired where it should)"),
             "{reasons}"
         );
+    }
+
+    #[test]
+    fn the_decision_says_how_sure_each_condition_is() {
+        use crate::stats::{Advisory, CaseRuns, compare};
+        let noisy = compare(
+            &[CaseRuns {
+                case: 0,
+                with: vec![1.0, 1.0, 0.0],
+                without: vec![0.0, 1.0, 0.0],
+                cost_usd: 0.0,
+            }],
+            crate::stats::CONFIDENCE,
+        );
+        let result = SkillEval {
+            stats: Some(crate::document::Stats {
+                confidence: noisy.confidence,
+                suite: noisy.suite,
+                trigger: None,
+            }),
+            ..SkillEval::sample(0.6667, 0.3333)
+        };
+        let d = decide(&result, &Baseline::empty("commit"));
+        assert!(d.accepted, "the rule is unchanged: 2 of 3 beats 1 of 3");
+        let advice = d.advice.expect("advice for a result with intervals");
+        assert!(
+            matches!(advice.helps, Advisory::WithinNoise { .. }),
+            "{advice:?}"
+        );
+        assert!(
+            advice
+                .helps
+                .in_words()
+                .starts_with("within noise: 95 % interval [")
+        );
+        let json = serde_json::to_value(&d).unwrap();
+        assert_eq!(json["advice"]["helps"]["advisory"], "within-noise");
     }
 }

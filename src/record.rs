@@ -185,6 +185,8 @@ pub fn record(
                 date: result.date.clone(),
                 suite_digest: result.suite_digest.clone(),
                 cases: result.case_digests(),
+                runs: result.stats.as_ref().map(|s| s.suite.runs_per_arm),
+                interval: result.stats.as_ref().map(|s| s.suite.with.interval),
             },
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");

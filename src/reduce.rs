@@ -271,14 +271,28 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     let mut run_errors = false;
     let mut cases = Vec::with_capacity(doc.cases.len());
     let mut triggers = Triggers::default();
+    let mut samples = Vec::with_capacity(doc.cases.len());
     for case in &doc.cases {
         let reduced = reduce_case(case);
         run_errors |= reduced.not_comparable;
         triggers.add(reduced.triggers);
         match reduced.eval {
-            Some(eval) => cases.push(eval),
+            Some(eval) => {
+                samples.push(crate::stats::CaseRuns {
+                    case: samples.len(),
+                    with: case.arms.with.iter().map(|r| r.score).collect(),
+                    without: case.arms.without.iter().map(|r| r.score).collect(),
+                    cost_usd: 0.0,
+                });
+                cases.push(eval);
+            }
             None => run_errors = true,
         }
+    }
+    // 95 % intervals and advisories, from the very runs the numbers come from.
+    let comparison = crate::stats::compare(&samples, crate::stats::CONFIDENCE);
+    for (case, stats) in cases.iter_mut().zip(comparison.cases) {
+        case.stats = Some(stats.rounded());
     }
     if cases.is_empty() {
         let why = match doc.partial_reason.as_deref() {
@@ -349,6 +363,14 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         reused_runs: None,
         reused_cost_usd: None,
         suite_digest: None,
+        stats: Some(crate::document::Stats {
+            confidence: comparison.confidence,
+            suite: comparison.suite.rounded(),
+            trigger: (triggers.total > 0).then(|| crate::stats::TriggerCount {
+                fired: u32::try_from(triggers.passed).unwrap_or(u32::MAX),
+                results: u32::try_from(triggers.total).unwrap_or(u32::MAX),
+            }),
+        }),
     };
     let value = serde_json::to_value(&out)
         .map_err(|e| Error::invalid(path, format!("cannot be reduced: {e}")))?;
@@ -504,6 +526,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             ),
             runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
             digest: None,
+            stats: None,
         }
     });
     ReducedCase {

@@ -43,7 +43,20 @@ pub fn render(d: &Decision) -> String {
             Status::Fail => '✗',
             Status::Skipped => '–',
         };
-        let _ = writeln!(out, "  {mark} {}", c.text);
+        let sure = d.advice.as_ref().and_then(|a| match c.name {
+            "beats-best" => Some(a.beats_best),
+            "helps" => Some(a.helps),
+            "trigger-rate" => a.trigger_rate,
+            _ => None,
+        });
+        match sure {
+            Some(advisory) if c.status != Status::Skipped => {
+                let _ = writeln!(out, "  {mark} {} ({})", c.text, advisory.in_words());
+            }
+            _ => {
+                let _ = writeln!(out, "  {mark} {}", c.text);
+            }
+        }
     }
     if let Some(change) = &d.suite_change {
         let _ = writeln!(out, "  ! NOTE: {change}");
@@ -106,6 +119,8 @@ mod tests {
                 date: "2026-10-09".into(),
                 suite_digest: None,
                 cases: None,
+                runs: None,
+                interval: None,
             },
         );
         b

@@ -128,6 +128,7 @@ mod tests {
                     cost_usd: 0.31,
                     runs: 6,
                     digest: None,
+                    stats: None,
                 },
                 CaseEval {
                     name: "quiet".into(),
@@ -145,6 +146,7 @@ mod tests {
                     cost_usd: 0.1023,
                     runs: if partial { 3 } else { 6 },
                     digest: None,
+                    stats: None,
                 },
             ],
             ..SkillEval::sample(0.8333, 0.6667)
@@ -176,6 +178,7 @@ mod tests {
             cost_usd: 0.1,
             runs: 2,
             digest: None,
+            stats: None,
         }];
         let text = summary(&doc);
         assert!(

@@ -446,6 +446,17 @@ fn register_types(engine: &mut Engine) {
             .map_or(Dynamic::UNIT, |w| w.to_string().into())
     });
     engine.register_get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
+    engine.register_get("noise", |r: &mut EvalResult| -> Dynamic {
+        match r.doc.stats.as_ref().map(|s| &s.suite.advisory) {
+            Some(a @ crate::stats::Advisory::WithinNoise { .. }) => format!(
+                "delta {} is {}",
+                crate::document::fmt_score(r.doc.delta),
+                a.in_words()
+            )
+            .into(),
+            _ => Dynamic::UNIT,
+        }
+    });
     engine.register_get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });

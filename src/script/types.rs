@@ -89,6 +89,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "fires_rate",
             "quiet_rate",
             "trigger_problem",
+            "noise",
             "cost_usd",
             "reused_runs",
             "reused_cost_usd",

@@ -43,6 +43,47 @@ pub enum Advisory {
 }
 
 impl Advisory {
+    /// The same, its interval to 4 decimals.
+    pub fn rounded(self) -> Advisory {
+        match self {
+            Advisory::WithinNoise {
+                interval,
+                runs_needed,
+            } => Advisory::WithinNoise {
+                interval: interval.rounded(),
+                runs_needed,
+            },
+            clear => clear,
+        }
+    }
+
+    /// In words: `clear`, or `within noise: 95 % interval [a, b]; about N
+    /// more runs per arm of each case would settle an effect this size`.
+    pub fn in_words(&self) -> String {
+        match self {
+            Advisory::Clear { .. } => "clear".into(),
+            Advisory::WithinNoise {
+                interval,
+                runs_needed,
+            } => {
+                let more = runs_needed.map_or_else(
+                    || "no number of runs would settle a tie this close".to_string(),
+                    |n| {
+                        format!(
+                            "about {n} more runs per arm of each case would settle an effect this size"
+                        )
+                    },
+                );
+                format!(
+                    "within noise: {:.0} % interval [{:.2}, {:.2}]; {more}",
+                    interval.confidence * 100.0,
+                    interval.low,
+                    interval.high
+                )
+            }
+        }
+    }
+
     /// True for [`Advisory::Clear`].
     pub fn is_clear(&self) -> bool {
         matches!(self, Advisory::Clear { .. })

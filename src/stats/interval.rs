@@ -51,7 +51,32 @@ pub struct Interval {
     pub method: Method,
 }
 
+/// `x` to 4 decimals, as documents write numbers.
+fn r4(x: f64) -> f64 {
+    let r = (x * 10_000.0).round() / 10_000.0;
+    if r == 0.0 { 0.0 } else { r }
+}
+
+impl Estimate {
+    /// The same, to 4 decimals (as documents are written).
+    pub fn rounded(self) -> Estimate {
+        Estimate {
+            value: r4(self.value),
+            interval: self.interval.rounded(),
+        }
+    }
+}
+
 impl Interval {
+    /// The same, limits to 4 decimals (as documents are written).
+    pub fn rounded(self) -> Interval {
+        Interval {
+            low: r4(self.low),
+            high: r4(self.high),
+            ..self
+        }
+    }
+
     /// True when `x` lies inside (limits included).
     pub fn contains(&self, x: f64) -> bool {
         self.low <= x && x <= self.high

@@ -79,6 +79,32 @@ pub struct Comparison {
     pub suite: SuiteStats,
 }
 
+impl CaseStats {
+    /// The same, every number to 4 decimals (as documents are written).
+    pub fn rounded(self) -> CaseStats {
+        CaseStats {
+            with: self.with.rounded(),
+            without: self.without.rounded(),
+            delta: self.delta.rounded(),
+            advisory: self.advisory.rounded(),
+            ..self
+        }
+    }
+}
+
+impl SuiteStats {
+    /// The same, every number to 4 decimals (as documents are written).
+    pub fn rounded(self) -> SuiteStats {
+        SuiteStats {
+            with: self.with.rounded(),
+            without: self.without.rounded(),
+            delta: self.delta.rounded(),
+            advisory: self.advisory.rounded(),
+            ..self
+        }
+    }
+}
+
 /// Intervals and advisories for every case and the suite at `confidence`
 /// (use [`CONFIDENCE`], 95 %, for a fixed number of runs). A case whose arm
 /// has no run gets the whole range for that arm: nothing is known of it.
