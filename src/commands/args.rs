@@ -12,9 +12,11 @@ pub struct PlatformArgs {
     /// Model to run [default: $ANTHROPIC_MODEL, else settings.json `model`, else the platform's default]
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
-    /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`, else 3)
-    #[arg(long, value_name = "N", value_parser = |s: &str| eval::parse_count(s, eval::runs_from))]
-    pub runs: Option<u32>,
+    /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`,
+    /// else 3); or `auto` / `auto:MAX` (MAX 2-50, default 10): buy runs in
+    /// rounds, more only for the cases still within noise, until settled
+    #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
+    pub runs: Option<crate::stats::RunsSpec>,
     /// Cost ceiling in dollars for the whole run; must be above 0
     /// [default: settings.json `_workflow.eval_max_cost_usd`, else 2]
     #[arg(long, value_name = "USD", allow_negative_numbers = true)]
@@ -66,7 +68,14 @@ impl PlatformArgs {
     pub fn options(&self) -> EvalOptions {
         EvalOptions {
             model: self.model.clone(),
-            runs: self.runs,
+            runs: match self.runs {
+                Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
+                _ => None,
+            },
+            auto: match self.runs {
+                Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
+                _ => None,
+            },
             max_cost_usd: self.max_cost_usd.clone(),
             judge_model: self.judge_model.clone(),
             jobs: self.jobs,

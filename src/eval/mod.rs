@@ -8,6 +8,7 @@
 //! [`assemble_plugin`], before the platform is started: a bad flag never
 //! costs a run.
 
+pub mod auto;
 pub mod plan;
 
 use crate::config::{self, Context, Settings};
@@ -66,6 +67,29 @@ pub struct EvalOptions {
     pub fresh: bool,
     /// `--evidence PATH`: the evidence store [default: `$BOB_EVIDENCE`, else `<home>/evidence.db`].
     pub evidence: Option<Utf8PathBuf>,
+    /// `--runs auto[:MAX]`: buy runs in rounds until the comparison is settled,
+    /// at most MAX per arm of each case (`runs` is then unset).
+    pub auto: Option<u32>,
+}
+
+impl EvalOptions {
+    /// Set `--runs` from its text: `N`, `auto` or `auto:MAX`.
+    pub fn set_runs(&mut self, text: &str) -> std::result::Result<(), String> {
+        match text
+            .parse::<crate::stats::RunsSpec>()
+            .map_err(|e| e.to_string())?
+        {
+            crate::stats::RunsSpec::Fixed(n) => {
+                self.runs = Some(n);
+                self.auto = None;
+            }
+            crate::stats::RunsSpec::Auto { max } => {
+                self.runs = None;
+                self.auto = Some(max);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `--runs`: an integer in [`RUNS`].
@@ -248,6 +272,7 @@ struct ToRun {
     plan: Plan,
     store: Utf8PathBuf,
     fresh: bool,
+    auto: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -314,6 +339,7 @@ pub fn assemble_plugin(
             plan,
             store: evidence_path(ctx, opts),
             fresh: opts.fresh,
+            auto: opts.auto,
         })),
     })
 }
@@ -355,6 +381,9 @@ pub struct Evidence {
     pub partial_reason: Option<String>,
     /// When this invocation started.
     pub started: chrono::DateTime<chrono::Utc>,
+    /// Under `--runs auto`: the driver's last look (intervals at its
+    /// confidence), why it stopped and how many rounds it bought.
+    pub auto: Option<auto::AutoSummary>,
 }
 
 /// Step 2: check the platform's version and run it on the plugin (progress to
@@ -377,11 +406,16 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 plan,
                 store,
                 fresh,
+                auto,
             } = *to_run;
             let claude = probe.finish()?;
             let mut store = Store::open(&store)?;
-            let (output, evidence) =
-                buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?;
+            let (output, evidence) = match auto {
+                None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
+                Some(max) => auto::buy_adaptively(
+                    &claude, &plugin, &run, plan, &mut store, fresh, max, observer,
+                )?,
+            };
             Ok(PlatformRun {
                 item,
                 run,
@@ -448,20 +482,7 @@ fn buy_and_gather(
                 .map(|(c, n)| (Some(c.name.clone()), Some(*n)))
                 .collect()
         };
-    let runs_ctx = PlatformRunsContext {
-        item: plan.item.clone(),
-        item_digest: plan.item_digest.clone(),
-        case_digests: plan
-            .cases
-            .iter()
-            .map(|c| (c.name.clone(), c.digest.clone()))
-            .collect::<BTreeMap<_, _>>(),
-        model: plan.model.clone(),
-        judge_model: plan.judge_model.clone(),
-        tools: plan.tools.clone(),
-        options: plan.options.clone(),
-        bought_by,
-    };
+    let runs_ctx = runs_context(&plan, bought_by);
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
     // This invocation's runs by key, in the platform's order: used first,
     // whatever they are (a run cut short by the ceiling counts here, though
@@ -473,41 +494,25 @@ fn buy_and_gather(
             partial_reason.get_or_insert_with(|| "cost_ceiling".into());
             break;
         }
-        let opts = RunOptions {
-            case,
-            runs,
-            max_cost_usd: remaining,
-            ..run.clone()
-        };
-        let out = platform::run(claude, plugin, &opts, observer.clone())?;
-        // The platform's own document, checked as always (it loaded the plugin,
-        // its numbers are sound); its partial state carries over.
-        let ctx = ReduceContext {
-            item: plan.item.clone(),
-            model: plan.model.clone(),
-            max_cost_usd: remaining,
-            started: Some(out.started),
-        };
-        let checked = crate::reduce::reduce_file(
-            &out.document,
-            Origin::Platform {
-                exit_code: out.exit_code,
+        let call = buy_once(
+            claude,
+            plugin,
+            &RunOptions {
+                case,
+                runs,
+                max_cost_usd: remaining,
+                ..run.clone()
             },
-            &ctx,
+            &plan,
+            &runs_ctx,
+            store,
+            observer.clone(),
         )?;
-        spent += platform_cost(&out.document);
-        if checked.partial && partial_reason.is_none() {
-            partial_reason = checked.partial_reason.clone();
+        spent += call.cost_usd;
+        if partial_reason.is_none() {
+            partial_reason = call.partial_reason;
         }
-        let bytes = std::fs::read(&out.document)
-            .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
-        let runs = evidence::runs_from_platform(&bytes, &out.document, &runs_ctx).map_err(|e| {
-            Error::PlatformFailed {
-                message: format!("its result cannot be kept as evidence: {e}"),
-                details: vec![],
-            }
-        })?;
-        store.insert(&runs)?;
+        let (out, runs) = (call.output, call.runs);
         for r in runs {
             bought.entry(r.key.id()).or_default().push(r);
         }
@@ -561,8 +566,79 @@ fn buy_and_gather(
             bought_runs,
             partial_reason,
             started,
+            auto: None,
         },
     ))
+}
+
+/// The key parts of runs bought for `plan`, paid for by run `bought_by`.
+pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContext {
+    PlatformRunsContext {
+        item: plan.item.clone(),
+        item_digest: plan.item_digest.clone(),
+        case_digests: plan
+            .cases
+            .iter()
+            .map(|c| (c.name.clone(), c.digest.clone()))
+            .collect::<BTreeMap<_, _>>(),
+        model: plan.model.clone(),
+        judge_model: plan.judge_model.clone(),
+        tools: plan.tools.clone(),
+        options: plan.options.clone(),
+        bought_by,
+    }
+}
+
+/// What one platform call bought.
+pub(crate) struct Bought {
+    pub(crate) output: PlatformOutput,
+    pub(crate) runs: Vec<StoredRun>,
+    pub(crate) cost_usd: f64,
+    pub(crate) partial_reason: Option<String>,
+}
+
+/// One platform call under `opts`: its document checked as always (the plugin
+/// loaded, the numbers are sound), its runs kept in the store (one
+/// transaction), its cost and partial state returned.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn buy_once(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    plan: &Plan,
+    runs_ctx: &PlatformRunsContext,
+    store: &mut Store,
+    observer: Arc<dyn Observer>,
+) -> Result<Bought> {
+    let out = platform::run(claude, plugin, opts, observer)?;
+    let ctx = ReduceContext {
+        item: plan.item.clone(),
+        model: plan.model.clone(),
+        max_cost_usd: opts.max_cost_usd,
+        started: Some(out.started),
+    };
+    let checked = crate::reduce::reduce_file(
+        &out.document,
+        Origin::Platform {
+            exit_code: out.exit_code,
+        },
+        &ctx,
+    )?;
+    let bytes = std::fs::read(&out.document)
+        .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
+    let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
+        Error::PlatformFailed {
+            message: format!("its result cannot be kept as evidence: {e}"),
+            details: vec![],
+        }
+    })?;
+    store.insert(&runs)?;
+    Ok(Bought {
+        cost_usd: platform_cost(&out.document),
+        partial_reason: checked.partial.then_some(checked.partial_reason).flatten(),
+        output: out,
+        runs,
+    })
 }
 
 /// `costUsd` of a platform result (0 when unreadable: it was read once already).
@@ -643,6 +719,17 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
             .map(|c| c.digest.clone());
     }
     doc.suite_digest = Some(evidence.plan.suite_digest());
+    if let Some(auto) = &evidence.auto {
+        // The driver's own look, at its confidence (above 95 %: the looks are paid for).
+        doc.stats = Some(crate::document::Stats {
+            confidence: auto.comparison.confidence,
+            suite: auto.comparison.suite.clone().rounded(),
+            trigger: doc.stats.as_ref().and_then(|s| s.trigger),
+        });
+        for (case, stats) in doc.cases.iter_mut().zip(&auto.comparison.cases) {
+            case.stats = Some(stats.clone().rounded());
+        }
+    }
     let value = serde_json::to_value(&doc)
         .map_err(|e| Error::invalid(&label, format!("cannot be reduced: {e}")))?;
     crate::schema::validate_skill_eval(&value, &label)?;

@@ -89,7 +89,13 @@ pub fn options_map(o: &Options) -> Map {
     let mut m = Map::new();
     m.insert("item".into(), opt_str(&o.item));
     m.insert("model".into(), opt_str(&p.model));
-    m.insert("runs".into(), opt_int(p.runs));
+    m.insert(
+        "runs".into(),
+        match p.auto {
+            Some(max) => format!("auto:{max}").into(),
+            None => opt_int(p.runs),
+        },
+    );
     m.insert("max_cost_usd".into(), opt_str(&p.max_cost_usd));
     m.insert("judge_model".into(), opt_str(&p.judge_model));
     m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
@@ -194,7 +200,12 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
     for (key, v) in map {
         match key.as_str() {
             "model" => opts.model = text(key, v)?,
-            "runs" => opts.runs = count(key, v, eval::runs_from)?,
+            "runs" => match v.clone().try_cast::<ImmutableString>() {
+                Some(text) => opts
+                    .set_runs(&text)
+                    .map_err(|e| format!("option `runs`: {e}"))?,
+                None => opts.runs = count(key, v, eval::runs_from)?,
+            },
             "max_cost_usd" => opts.max_cost_usd = text(key, v)?,
             "judge_model" => opts.judge_model = text(key, v)?,
             "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,

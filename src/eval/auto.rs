@@ -1,0 +1,245 @@
+//! `--runs auto[:MAX]`: runs bought in rounds by the statistics driver
+//! ([`crate::stats::adaptive`]) until the comparison is settled, MAX runs
+//! per arm of each case are reached, or the ceiling is spent. The platform is
+//! the driver's [`RunSource`]: a round asks for more runs of some cases; each
+//! is served first from the evidence store (runs not used yet), then bought
+//! with the platform's `--case` and `--runs`.
+
+use super::plan::{Plan, UsedRuns};
+use super::{Evidence, buy_once, runs_context};
+use crate::error::{Error, Result};
+use crate::event::{Event, Observer};
+use crate::evidence::{RunKey, Store, StoredRun};
+use crate::platform::{self, PlatformOutput, RunOptions};
+use crate::plugin::Plugin;
+use crate::stats::{AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource};
+use std::sync::Arc;
+
+/// What the driver concluded, for the document.
+#[derive(Debug, Clone)]
+pub struct AutoSummary {
+    /// Its last look: intervals at the confidence that look was allowed.
+    pub comparison: Comparison,
+    /// Why it stopped, in words.
+    pub stop: String,
+    /// Rounds bought.
+    pub rounds: usize,
+}
+
+/// The platform (and the evidence store) as the driver's run source.
+struct PlatformSource<'a> {
+    claude: &'a platform::Platform,
+    plugin: &'a Plugin,
+    run: &'a RunOptions,
+    plan: &'a Plan,
+    keys: Vec<RunKey>,
+    store: &'a mut Store,
+    fresh: bool,
+    observer: Arc<dyn Observer>,
+    runs_ctx: crate::evidence::PlatformRunsContext,
+    /// Per case, the runs used so far.
+    used: Vec<UsedRuns>,
+    /// Ids bought by this invocation.
+    bought: Vec<String>,
+    spent: f64,
+    last: Option<PlatformOutput>,
+    round: usize,
+}
+
+impl PlatformSource<'_> {
+    /// Runs of `key` (index) kept in the store and not used yet, newest first.
+    fn unused(&self, index: usize, taken: &[StoredRun], want: usize) -> Result<Vec<StoredRun>> {
+        if self.fresh || want == 0 {
+            return Ok(Vec::new());
+        }
+        let kept = self
+            .store
+            .lookup(std::slice::from_ref(&self.keys[index]), taken.len() + want)?;
+        Ok(kept
+            .into_iter()
+            .flatten()
+            .filter(|r| !taken.iter().any(|t| t.id == r.id))
+            .take(want)
+            .collect())
+    }
+}
+
+impl RunSource for PlatformSource<'_> {
+    type Error = Error;
+
+    fn run(&mut self, requests: &[RunRequest], budget_usd: f64) -> Result<Round> {
+        self.round += 1;
+        let names: Vec<&str> = requests
+            .iter()
+            .map(|r| self.plan.cases[r.case].name.as_str())
+            .collect();
+        self.observer.event(&Event::Notice(format!(
+            "runs auto: round {}: {} more run(s) per arm of {}",
+            self.round,
+            requests.first().map_or(0, |r| r.runs_per_arm),
+            names.join(", ")
+        )));
+        let mut cases = Vec::with_capacity(requests.len());
+        let mut partial_reason = None;
+        let mut left = budget_usd;
+        for request in requests {
+            let (i, want) = (request.case, request.runs_per_arm as usize);
+            let case = &self.plan.cases[i];
+            let mut fresh_runs = [Vec::new(), Vec::new()];
+            for (arm, slot) in fresh_runs.iter_mut().enumerate() {
+                let taken = if arm == 0 {
+                    &self.used[i].with
+                } else {
+                    &self.used[i].without
+                };
+                *slot = self.unused(2 * i + arm, taken, want)?;
+            }
+            let missing = fresh_runs
+                .iter()
+                .map(|r| want.saturating_sub(r.len()))
+                .max()
+                .unwrap_or(0);
+            let mut cost = 0.0;
+            if missing > 0 && partial_reason.is_none() {
+                if left <= 0.0 {
+                    partial_reason = Some("cost_ceiling".to_string());
+                } else {
+                    let call = buy_once(
+                        self.claude,
+                        self.plugin,
+                        &RunOptions {
+                            case: Some(case.name.clone()),
+                            runs: Some(u32::try_from(missing).unwrap_or(u32::MAX)),
+                            max_cost_usd: crate::document::round4(left),
+                            ..self.run.clone()
+                        },
+                        self.plan,
+                        &self.runs_ctx,
+                        self.store,
+                        self.observer.clone(),
+                    )?;
+                    cost = call.cost_usd;
+                    left -= call.cost_usd;
+                    self.spent += call.cost_usd;
+                    if call.partial_reason.is_some() {
+                        partial_reason = call.partial_reason;
+                    }
+                    for r in call.runs {
+                        self.bought.push(r.id.clone());
+                        let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
+                        if fresh_runs[arm].len() < want {
+                            fresh_runs[arm].push(r);
+                        }
+                    }
+                    self.last = Some(call.output);
+                }
+            }
+            let [with, without] = fresh_runs;
+            cases.push(CaseRuns {
+                case: i,
+                with: with.iter().map(|r| r.outcome.score).collect(),
+                without: without.iter().map(|r| r.outcome.score).collect(),
+                cost_usd: cost,
+            });
+            self.used[i].with.extend(with);
+            self.used[i].without.extend(without);
+        }
+        Ok(Round {
+            cases,
+            partial_reason,
+        })
+    }
+}
+
+/// Buy runs adaptively (see the module docs) and gather them as evidence.
+#[allow(clippy::too_many_arguments)]
+pub fn buy_adaptively(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    run: &RunOptions,
+    plan: Plan,
+    store: &mut Store,
+    fresh: bool,
+    max: u32,
+    observer: Arc<dyn Observer>,
+) -> Result<(Option<PlatformOutput>, Evidence)> {
+    let started = chrono::Utc::now();
+    let bought_by = format!("eval-{}-{}", plan.item, started.format("%Y%m%dT%H%M%SZ"));
+    let policy = AutoPolicy::new(max);
+    let mut source = PlatformSource {
+        claude,
+        plugin,
+        run,
+        keys: plan.keys(&claude.version),
+        runs_ctx: runs_context(&plan, bought_by),
+        used: vec![UsedRuns::default(); plan.cases.len()],
+        plan: &plan,
+        store,
+        fresh,
+        observer: observer.clone(),
+        bought: Vec::new(),
+        spent: 0.0,
+        last: None,
+        round: 0,
+    };
+    let outcome = crate::stats::adaptive(&mut source, plan.cases.len(), &policy, run.max_cost_usd)
+        .map_err(|e| match e {
+            AutoError::Source { error, .. } => error,
+            other => Error::Usage(format!("--runs auto: {other}")),
+        })?;
+    let stop = format!("{:?}", outcome.stop);
+    observer.event(&Event::Notice(format!(
+        "runs auto: stopped after {} round(s) ({stop}), {} run(s) in all",
+        outcome.rounds.len(),
+        outcome.runs
+    )));
+    let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0, 0u32);
+    for r in source
+        .used
+        .iter()
+        .flat_map(|u| u.with.iter().chain(&u.without))
+    {
+        if source.bought.contains(&r.id) {
+            bought_runs += 1;
+        } else {
+            reused_runs += 1;
+            reused_cost += r.outcome.cost_usd;
+        }
+    }
+    let partial_reason = match &outcome.stop {
+        crate::stats::Stop::CeilingSpent => Some("cost_ceiling".to_string()),
+        crate::stats::Stop::SourceStopped { reason } => Some(reason.clone()),
+        _ => None,
+    };
+    let (used, spent, last) = (source.used, source.spent, source.last);
+    Ok((
+        last,
+        Evidence {
+            plan,
+            used: used
+                .into_iter()
+                .map(|u| UsedRuns {
+                    // Oldest first, as the platform lists them.
+                    with: sorted(u.with),
+                    without: sorted(u.without),
+                })
+                .collect(),
+            spent_usd: crate::document::round4(spent),
+            reused_runs,
+            reused_cost_usd: crate::document::round4(reused_cost),
+            bought_runs,
+            partial_reason,
+            started,
+            auto: Some(AutoSummary {
+                comparison: outcome.comparison,
+                stop,
+                rounds: outcome.rounds.len(),
+            }),
+        },
+    ))
+}
+
+fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {
+    runs.sort_by_key(|r| (r.outcome.started_at, r.outcome.run));
+    runs
+}
