@@ -164,6 +164,10 @@ impl Expect {
     /// Report a required key `case` does not set (only case.yaml requires any).
     fn check_missing(self, case: &Case, out: &mut Out) {
         let Some(path) = &case.case_file else { return };
+        // A file that could not be read may set it: that is reported.
+        if case.broken {
+            return;
+        }
         match self {
             Expect::SchemaVersion => out.error(
                 "missing-key",
@@ -172,7 +176,7 @@ impl Expect {
                 "case.yaml has no `schema_version`".into(),
                 "add schema_version: \"1.1\" (quoted)",
             ),
-            Expect::CaseName if !case.broken => out.error(
+            Expect::CaseName => out.error(
                 "missing-key",
                 path,
                 Some(1),
@@ -381,7 +385,9 @@ pub fn escapes(path: &str) -> bool {
 }
 
 /// Report `path`, the value of `key` written in `file`, when it leaves the
-/// case folder or does not exist in it.
+/// case folder or does not exist in it; otherwise what it is (not followed
+/// when it is a link). A path through a symlink, FIFO or device of the suite
+/// is the suite scan's finding: nothing more is said, and `None` returned.
 pub(super) fn check_path(
     case: &Case,
     key: &str,
@@ -389,27 +395,66 @@ pub(super) fn check_path(
     file: &Utf8Path,
     line: Option<usize>,
     out: &mut Out,
-) {
+) -> Option<std::fs::Metadata> {
     if escapes(path) {
         out.error(
             "path-escape",
             file,
             line,
-            format!("`{key}: {path}` points outside the case folder"),
+            format!(
+                "`{key}: {}` points outside the case folder",
+                super::clip(path)
+            ),
             format!(
                 "put the file inside {} and use a relative path",
                 case.dir.file_name().unwrap_or("the case folder")
             ),
         );
-    } else if !case.dir.join(path).exists() {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let mut at = case.dir.clone();
+    let mut meta = std::fs::symlink_metadata(&at).ok();
+    for part in parts {
+        if meta.as_ref().is_some_and(|m| !m.is_dir()) {
+            // A file where a folder is needed: nothing is there.
+            meta = None;
+        }
+        let Some(_) = meta else { break };
+        at.push(part);
+        meta = std::fs::symlink_metadata(&at).ok();
+        if let Some(m) = &meta
+            && !m.is_dir()
+            && !m.is_file()
+        {
+            return None;
+        }
+    }
+    if meta.is_none() {
         out.error(
             "missing-file",
             file,
             line,
-            format!("`{key}: {path}` does not exist in the case folder"),
-            format!("create {path} in the case folder, or fix the path"),
+            format!(
+                "`{key}: {}` does not exist in the case folder",
+                super::clip(path)
+            ),
+            format!(
+                "create {} in the case folder, or fix the path",
+                super::clip(path)
+            ),
         );
     }
+    meta
 }
 
 /// Report every key of `case` that is not part of its section, with the

@@ -186,6 +186,21 @@ fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
         .unwrap_or_else(|_| path.to_owned())
 }
 
+/// User text for a one-line message: control characters as spaces, and at
+/// most 60 characters (a key or value may be megabytes long).
+pub(crate) fn clip(text: &str) -> String {
+    const MAX: usize = 60;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// Collects findings.
 struct Out<'a>(&'a mut Vec<Diagnostic>);
 
@@ -241,7 +256,8 @@ pub fn check_suite(
     diagnostics.extend(suite.problems.iter().cloned());
     let mut out = Out(diagnostics);
     let item = suite.item.as_str();
-    if suite.cases.is_empty() {
+    // A folder the scan could not enter may hold the cases: it is reported.
+    if suite.cases.is_empty() && !suite.incomplete {
         out.error(
             "no-cases",
             &suite.dir,
@@ -286,6 +302,15 @@ pub fn check_suite(
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
 /// not JSON, not the schema, another item's) is an error here.
 fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
+    let path = crate::config::baseline_path(source, &suite.item);
+    // A link, FIFO, device or oversized file is the suite scan's finding, and
+    // is never opened.
+    if let Ok(meta) = std::fs::symlink_metadata(&path)
+        && !meta.is_dir()
+        && suite::refusal(&path, &meta).is_some()
+    {
+        return;
+    }
     let Err(e) = crate::document::load_baseline(source, &suite.item) else {
         return;
     };

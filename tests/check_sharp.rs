@@ -1,0 +1,343 @@
+//! Sharper `bob-eval check`: items the platform will not offer, baseline
+//! files that are not JSON Lines, key suggestions only when close (and one
+//! finding per cause), and bounded, safe reading of hostile suites (links,
+//! FIFOs, devices, huge or deeply nested files, regexes that backtrack).
+
+use assert_cmd::Command;
+use camino::Utf8PathBuf;
+use serde_json::Value;
+use std::fs;
+use std::time::{Duration, Instant};
+
+const PIN: &str = r#"'"skill"\s*:\s*"(?:[\w-]+:)?demo"'"#;
+const FIRES: &str = "evals/demo/fires/prompt.md";
+const GRADER: &str = "evals/demo/fires/graders/says.md";
+const CASE_YAML: &str = "evals/demo/fires/case.yaml";
+const SKILL: &str = "skills/demo/SKILL.md";
+
+/// A source tree in a temp folder, holding one clean suite for `demo`.
+struct Src {
+    _tmp: tempfile::TempDir,
+    root: Utf8PathBuf,
+}
+
+impl Src {
+    fn good() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let src = Src { _tmp: tmp, root };
+        src.write(SKILL, "---\nname: demo\ndescription: Demo.\n---\n\nBody.\n");
+        src.write(
+            "evals/demo/baseline.json",
+            r#"{"schema":"skill-eval-baseline/1","item":"demo","best":{}}"#,
+        );
+        src.write(
+            FIRES,
+            "---\ndescription: fires\nmax_turns: 5\n---\n\nPlease do the demo thing.\n",
+        );
+        src.write(
+            "evals/demo/fires/graders/fires.md",
+            &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\n---\n"),
+        );
+        src.write(GRADER, "---\ntype: llm\n---\n\nThe answer says demo.\n");
+        src.write("evals/demo/quiet/prompt.md", "What is 2 + 2?\n");
+        src.write(
+            "evals/demo/quiet/graders/quiet.md",
+            &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\nmin: 0\nmax: 0\narm: both\n---\n"),
+        );
+        src
+    }
+
+    fn path(&self, rel: &str) -> Utf8PathBuf {
+        self.root.join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> &Self {
+        let path = self.path(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        self
+    }
+
+    fn remove(&self, rel: &str) -> &Self {
+        let path = self.path(rel);
+        if fs::symlink_metadata(&path).unwrap().is_dir() {
+            fs::remove_dir_all(path).unwrap()
+        } else {
+            fs::remove_file(path).unwrap()
+        }
+        self
+    }
+
+    fn link(&self, target: &str, rel: &str) -> &Self {
+        let path = self.path(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, path).unwrap();
+        self
+    }
+
+    fn fifo(&self, rel: &str) -> &Self {
+        let path = self.path(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(path.as_str()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        self
+    }
+
+    /// `check --json`, which must finish within `limit`: exit code and document.
+    fn json_within(&self, limit: Duration) -> (i32, Value) {
+        let start = Instant::now();
+        let out = Command::cargo_bin("bob-eval")
+            .unwrap()
+            .arg("--source")
+            .arg(self.root.as_str())
+            .args(["check", "--json"])
+            .timeout(limit)
+            .output()
+            .unwrap();
+        assert!(
+            start.elapsed() < limit,
+            "check took {:?}: {}",
+            start.elapsed(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "bad JSON ({e}): {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap(), doc)
+    }
+
+    fn json(&self) -> (i32, Value) {
+        self.json_within(Duration::from_secs(60))
+    }
+}
+
+fn diagnostics(doc: &Value) -> &Vec<Value> {
+    doc["diagnostics"].as_array().unwrap()
+}
+
+/// The only finding of `doc`, which must have code `code`.
+fn only<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    let all = diagnostics(doc);
+    assert_eq!(all.len(), 1, "want exactly one finding ({code}): {doc:#}");
+    assert_eq!(all[0]["code"], code, "{doc:#}");
+    &all[0]
+}
+
+fn text(d: &Value, field: &str) -> String {
+    d[field].as_str().unwrap().to_owned()
+}
+
+/// The one finding `edits` produce on the good suite.
+fn one_finding(edits: &[(&str, Option<&str>)], code: &str) -> Value {
+    let src = Src::good();
+    for (path, text) in edits {
+        match text {
+            Some(t) => src.write(path, t),
+            None => src.remove(path),
+        };
+    }
+    let (status, doc) = src.json();
+    assert_eq!(status, 1, "{doc:#}");
+    only(&doc, code).clone()
+}
+
+// ------------------------------------------------------- D: hostile input
+
+#[test]
+fn a_fifo_is_a_finding_and_never_opened() {
+    let src = Src::good();
+    src.fifo("evals/demo/fires/graders/pipe.md");
+    let (status, doc) = src.json_within(Duration::from_secs(20));
+    assert_eq!(status, 1);
+    assert_eq!(
+        only(&doc, "not-a-file")["file"],
+        "evals/demo/fires/graders/pipe.md"
+    );
+    // As the case's prompt or the baseline: one finding, no hang, no follow-on.
+    let src = Src::good();
+    src.remove(FIRES).fifo(FIRES);
+    src.remove("evals/demo/baseline.json")
+        .fifo("evals/demo/baseline.json");
+    let (_, doc) = src.json_within(Duration::from_secs(20));
+    let codes: Vec<&str> = diagnostics(&doc)
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["not-a-file", "not-a-file"], "{doc:#}");
+}
+
+#[test]
+fn symlinks_in_a_suite_are_findings_and_never_followed() {
+    // A link to a device that never ends, a loop, and a link out of the suite.
+    let src = Src::good();
+    src.link("/dev/zero", "evals/demo/fires/graders/zero.md");
+    src.link(".", "evals/demo/group/loop");
+    src.link("/etc", "evals/demo/fires/data");
+    let (status, doc) = src.json_within(Duration::from_secs(20));
+    assert_eq!(status, 1);
+    let mut found: Vec<(String, String)> = diagnostics(&doc)
+        .iter()
+        .map(|d| (text(d, "code"), text(d, "file")))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("symlink".into(), "evals/demo/fires/data".into()),
+            ("symlink".into(), "evals/demo/fires/graders/zero.md".into()),
+            ("symlink".into(), "evals/demo/group/loop".into()),
+        ],
+        "{doc:#}"
+    );
+    // A linked case folder: one finding, not also a missing `quiet` case.
+    let src = Src::good();
+    fs::rename(src.path("evals/demo/quiet"), src.path("quiet-real")).unwrap();
+    src.link("../../quiet-real", "evals/demo/quiet");
+    let (_, doc) = src.json();
+    assert_eq!(only(&doc, "symlink")["file"], "evals/demo/quiet");
+}
+
+#[test]
+fn oversized_files_are_findings_and_never_read() {
+    let src = Src::good();
+    for rel in [FIRES, "evals/demo/fires/big.bin"] {
+        let file = fs::File::create(src.path(rel)).unwrap();
+        file.set_len(bob_eval::config::MAX_SUITE_FILE + 1).unwrap();
+    }
+    let (status, doc) = src.json_within(Duration::from_secs(20));
+    assert_eq!(status, 1);
+    let files: Vec<String> = diagnostics(&doc)
+        .iter()
+        .map(|d| {
+            assert_eq!(d["code"], "file-too-large", "{doc:#}");
+            text(d, "file")
+        })
+        .collect();
+    assert_eq!(files, ["evals/demo/fires/big.bin", FIRES], "{doc:#}");
+}
+
+#[test]
+fn names_that_are_not_utf8_are_findings() {
+    use std::os::unix::ffi::OsStrExt;
+    let src = Src::good();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+    fs::write(
+        src.path("evals/demo/fires/graders")
+            .as_std_path()
+            .join(name),
+        "---\ntype: llm\n---\nX.\n",
+    )
+    .unwrap();
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "non-utf8-name");
+    assert!(
+        text(d, "file").starts_with("evals/demo/fires/graders/caf"),
+        "{d}"
+    );
+}
+
+#[test]
+fn yaml_nested_deep_is_refused_fast() {
+    let n = 80_000;
+    let src = Src::good();
+    src.write(
+        CASE_YAML,
+        &format!(
+            "schema_version: \"1.1\"\nname: fires\ntags: {}{}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        ),
+    );
+    src.write(
+        GRADER,
+        &format!("---\ntype: llm\nfocus: {}x\n---\nX.\n", "- ".repeat(n)),
+    );
+    let (status, doc) = src.json_within(Duration::from_secs(10));
+    assert_eq!(status, 1);
+    let found: Vec<(String, String, u64)> = diagnostics(&doc)
+        .iter()
+        .map(|d| {
+            (
+                text(d, "code"),
+                text(d, "file"),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("yaml-too-deep".into(), CASE_YAML.into(), 3),
+            ("yaml-too-deep".into(), GRADER.into(), 3),
+        ],
+        "{doc:#}"
+    );
+    // What a suite really nests passes.
+    let d = bob_eval::suite::yaml_too_deep(
+        "graders:\n  - name: a\n    type: tool_order\n    before: {tool: Write, input_match: '[[x'}\n    after: [a, [b, {c: d}]]\n",
+        bob_eval::suite::MAX_YAML_DEPTH,
+    );
+    assert_eq!(d, None);
+}
+
+#[test]
+fn a_refused_case_yaml_has_no_follow_on_findings() {
+    let d = one_finding(
+        &[(CASE_YAML, Some("schema_version: [\nname: fires\n"))],
+        "invalid-yaml",
+    );
+    assert_eq!(d["file"], CASE_YAML);
+}
+
+/// Folders nested under `base` until their path is longer than the system
+/// takes (made one at a time, relative to the last): the deepest cannot be
+/// listed, whoever runs the test.
+fn too_long_a_path(base: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new("g".repeat(255)).unwrap();
+    let base = std::ffi::CString::new(base.as_os_str().as_bytes()).unwrap();
+    unsafe {
+        let mut fd = libc::open(base.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+        assert!(fd >= 0);
+        for _ in 0..17 {
+            assert_eq!(libc::mkdirat(fd, name.as_ptr(), 0o755), 0);
+            let next = libc::openat(fd, name.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+            assert!(next >= 0);
+            libc::close(fd);
+            fd = next;
+        }
+        libc::close(fd);
+    }
+}
+
+#[test]
+fn a_folder_that_cannot_be_listed_has_no_follow_on_findings() {
+    // Where `quiet` would be cannot be read: no "the suite has no quiet case".
+    let src = Src::good();
+    src.remove("evals/demo/quiet");
+    too_long_a_path(src.path("evals/demo").as_std_path());
+    let (_, doc) = src.json();
+    let d = only(&doc, "unreadable");
+    assert!(text(d, "file").starts_with("evals/demo/ggg"), "{d}");
+}
+
+#[test]
+fn an_unreadable_case_folder_has_no_follow_on_findings() {
+    if unsafe { libc::geteuid() } == 0 {
+        // Root reads a folder whatever its mode: the test above covers it.
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let src = Src::good();
+    let quiet = src.path("evals/demo/quiet");
+    fs::set_permissions(&quiet, fs::Permissions::from_mode(0o000)).unwrap();
+    let (_, doc) = src.json();
+    fs::set_permissions(&quiet, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(only(&doc, "unreadable")["file"], "evals/demo/quiet");
+}
