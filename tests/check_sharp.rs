@@ -341,3 +341,45 @@ fn an_unreadable_case_folder_has_no_follow_on_findings() {
     fs::set_permissions(&quiet, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(only(&doc, "unreadable")["file"], "evals/demo/quiet");
 }
+
+#[test]
+fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
+    let d = one_finding(
+        &[(GRADER, Some("---\ntype: regex\npattern: '(a+)+$'\n---\n"))],
+        "regex-backtracking",
+    );
+    assert_eq!(d["severity"], "error");
+    assert!(text(&d, "message").contains("`(a+)+`"), "{d}");
+    // A trigger pin is run by check: a hazardous one is reported, not run.
+    let src = Src::good();
+    src.write(
+        "evals/demo/quiet/graders/quiet.md",
+        "---\ntype: tool_used\ntool: Skill\ninput_match: '^(\\w+\\s?)+$'\nmin: 0\nmax: 0\narm: both\n---\n",
+    );
+    let (_, doc) = src.json_within(Duration::from_secs(20));
+    assert_eq!(
+        only(&doc, "regex-backtracking")["file"],
+        "evals/demo/quiet/graders/quiet.md"
+    );
+    // Too deep or too long to compile safely.
+    let deep = format!("{}a{}", "(".repeat(50_000), ")".repeat(50_000));
+    let long = "a".repeat(100_000);
+    for pattern in [deep, long] {
+        let d = one_finding(
+            &[(
+                GRADER,
+                Some(&format!("---\ntype: regex\npattern: '{pattern}'\n---\n")),
+            )],
+            "regex-too-complex",
+        );
+        assert!(text(&d, "message").len() < 200, "{d}");
+    }
+    // Unambiguous repeats pass.
+    let src = Src::good();
+    src.write(
+        GRADER,
+        "---\ntype: regex\npattern: '^(?:[\\w-]+:)*demo(, \\d+)*$'\n---\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
+}

@@ -11,6 +11,7 @@
 //! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
 //! (what JavaScript's `RegExp` accepts).
 
+mod backtrack;
 mod graders;
 pub mod js_regex;
 pub mod keys;
