@@ -146,6 +146,132 @@ fn one_finding(edits: &[(&str, Option<&str>)], code: &str) -> Value {
     only(&doc, code).clone()
 }
 
+// ---------------------------------------------------------------- A: items
+
+#[test]
+fn a_skill_without_frontmatter_is_not_offered() {
+    let src = Src::good();
+    src.write(SKILL, "# Demo\n\nJust prose.\n");
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "item-no-frontmatter");
+    assert_eq!(
+        (d["severity"].as_str(), d["file"].as_str()),
+        (Some("error"), Some(SKILL))
+    );
+    assert!(text(d, "fix").contains("name: demo"), "{d}");
+}
+
+#[test]
+fn a_skill_needs_a_name_and_a_description() {
+    let src = Src::good();
+    src.write(SKILL, "---\nname: demo\n---\nBody.\n");
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "item-missing-key");
+    assert!(text(d, "message").contains("`description`"), "{d}");
+
+    src.write(SKILL, "---\ndescription: Demo.\n---\nBody.\n");
+    let (_, doc) = src.json();
+    let d = only(&doc, "item-missing-key");
+    assert!(text(d, "message").contains("`name`"), "{d}");
+    assert_eq!(text(d, "fix"), "add name: demo");
+
+    src.write(SKILL, "---\nname: demo\ndescription: ''\n---\nBody.\n");
+    let (_, doc) = src.json();
+    only(&doc, "item-missing-key");
+}
+
+#[test]
+fn frontmatter_is_read_as_leniently_as_the_platform_reads_it() {
+    // Strict YAML refuses `: ` in a plain value; the platform quotes it and reads on.
+    let src = Src::good();
+    src.write(
+        SKILL,
+        "---\nname: demo\ndescription: Write the message (type(scope): subject). Use: always.\n---\nBody.\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
+    // What even the second try cannot read is one finding.
+    src.write(
+        SKILL,
+        "---\nname: demo\ndescription: [unclosed\n  - x: y\n---\nBody.\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "invalid-yaml");
+    assert!(
+        text(d, "message").contains("does not offer the skill"),
+        "{d}"
+    );
+}
+
+#[test]
+fn a_skill_named_unlike_its_folder_is_not_offered() {
+    let src = Src::good();
+    src.write(
+        SKILL,
+        "---\nname: demo-skill\ndescription: Demo.\n---\nBody.\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "item-name-mismatch");
+    assert_eq!(d["line"], 2);
+    assert!(text(d, "message").contains("`name: demo-skill`"), "{d}");
+    assert!(text(d, "fix").starts_with("set name: demo"), "{d}");
+}
+
+#[test]
+fn commands_and_agents_need_a_description() {
+    let src = Src::good();
+    src.remove("skills/demo");
+    src.write("commands/demo.md", "---\nargument-hint: x\n---\nDo it.\n");
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "item-missing-key");
+    assert_eq!(d["file"], "commands/demo.md");
+    assert!(text(d, "message").contains("command"), "{d}");
+
+    src.remove("commands/demo.md");
+    src.write("agents/demo.md", "You review code.\n");
+    let (_, doc) = src.json();
+    assert_eq!(only(&doc, "item-no-frontmatter")["file"], "agents/demo.md");
+
+    src.write(
+        "agents/demo.md",
+        "---\nname: demo\ndescription: Reviews code.\n---\nYou review code.\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
+}
+
+#[test]
+fn an_item_in_two_places_is_an_error_naming_both() {
+    let src = Src::good();
+    src.write(
+        "registry/skills/demo/SKILL.md",
+        "---\nname: demo\ndescription: Demo.\n---\nBody.\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "item-ambiguous");
+    assert_eq!(d["severity"], "error");
+    let message = text(d, "message");
+    assert!(
+        message.contains("skills/demo/SKILL.md and registry/skills/demo/SKILL.md"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_item_stays_a_warning() {
+    let src = Src::good();
+    src.remove("skills/demo");
+    let (status, doc) = src.json();
+    assert_eq!(status, 0);
+    assert_eq!(only(&doc, "no-item")["severity"], "warning");
+}
+
 // ------------------------------------------------------- D: hostile input
 
 #[test]

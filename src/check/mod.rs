@@ -8,13 +8,16 @@
 //!
 //! Here: the report, and the suite and case checks that drive the rules of
 //! [`keys`] (case keys and their values), `graders` (one check per grader
-//! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
-//! (what JavaScript's `RegExp` accepts).
+//! type), [`trigger`] (the fires/quiet pair and its pin), `offered` (the item
+//! the suite tests, as the platform offers it), [`js_regex`](mod@js_regex)
+//! (what JavaScript's `RegExp` accepts) and `backtrack` (patterns that could
+//! backtrack catastrophically, found by their shape and never run).
 
 mod backtrack;
 mod graders;
 pub mod js_regex;
 pub mod keys;
+mod offered;
 pub mod trigger;
 
 pub use js_regex::js_regex;
@@ -27,6 +30,7 @@ use crate::suite::{self, Case, Suite};
 use camino::{Utf8Path, Utf8PathBuf};
 use graders::check_case_graders;
 use keys::{check_key_values, check_unknown_keys};
+use offered::check_item;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
@@ -267,23 +271,7 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
-    match crate::item::find(source, item) {
-        Ok(_) => {}
-        Err(Error::ItemAmbiguous { found, .. }) => out.warn(
-            "item-ambiguous",
-            &suite.dir,
-            None,
-            format!("more than one item is named `{item}` ({} places)", found.len()),
-            "rename or remove all but one of skills/, commands/, agents/ (and registry/) entries",
-        ),
-        Err(_) => out.warn(
-            "no-item",
-            &suite.dir,
-            None,
-            format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
-            format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
-        ),
-    }
+    check_item(source, suite, &mut out);
     let mut seen: HashMap<&str, &Case> = HashMap::new();
     for case in &suite.cases {
         check_case(case, &mut out);
