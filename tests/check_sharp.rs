@@ -272,6 +272,39 @@ fn a_missing_item_stays_a_warning() {
     assert_eq!(only(&doc, "no-item")["severity"], "warning");
 }
 
+// ------------------------------------------------------- B: baseline_file
+
+#[test]
+fn a_baseline_file_must_be_json_lines() {
+    let src = Src::good();
+    src.write(
+        GRADER,
+        "---\ntype: baseline\nbaseline_file: data/b.jsonl\n---\nAs good as the baseline.\n",
+    );
+    src.write(
+        "evals/demo/fires/data/b.jsonl",
+        "{\"role\":\"user\"}\n\n[1, 2]\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
+
+    src.write(
+        "evals/demo/fires/data/b.jsonl",
+        "{\"role\":\"user\"}\n{\"role\": assistant}\nnot json either\n",
+    );
+    let (status, doc) = src.json();
+    assert_eq!(status, 1);
+    let d = only(&doc, "baseline-file-invalid");
+    assert_eq!(d["file"], "evals/demo/fires/data/b.jsonl");
+    assert_eq!(d["line"], 2);
+    assert!(text(d, "message").contains("line 2"), "{d}");
+
+    src.remove("evals/demo/fires/data/b.jsonl");
+    fs::create_dir_all(src.path("evals/demo/fires/data/b.jsonl")).unwrap();
+    let (_, doc) = src.json();
+    assert_eq!(only(&doc, "baseline-file-invalid")["file"], GRADER);
+}
+
 // ------------------------------------------------------- D: hostile input
 
 #[test]

@@ -437,22 +437,82 @@ fn check_llm_grader(grader: &Grader, out: &mut Out) {
     }
 }
 
-/// `type: baseline`: criteria text and a `baseline_file` inside the case folder.
+/// `type: baseline`: criteria text and a `baseline_file` inside the case
+/// folder that is JSON Lines.
 fn check_baseline_grader(case: &Case, grader: &Grader, out: &mut Out) {
     if let Some(e) = grader.get("criteria") {
         expect_string("criteria", e, out);
     }
     if let Some(e) = grader.get("baseline_file")
         && expect_string("baseline_file", e, out)
-    {
-        check_path(
+        && let Some(meta) = check_path(
             case,
             "baseline_file",
             e.as_str().unwrap_or(""),
             &grader.file,
             e.line.or(grader.line),
             out,
+        )
+    {
+        check_json_lines(case, grader, e, &meta, out);
+    }
+}
+
+/// Report a `baseline_file` (the entry `e`, found as `meta`) that is not
+/// JSON Lines: a folder, not UTF-8, or a non-empty line that is not JSON.
+fn check_json_lines(
+    case: &Case,
+    grader: &Grader,
+    e: &Entry,
+    meta: &std::fs::Metadata,
+    out: &mut Out,
+) {
+    let rel = e.as_str().unwrap_or("");
+    let path = case.dir.join(rel);
+    let fix = "write one JSON value per line (JSON Lines: the recorded transcript to compare with)";
+    if meta.is_dir() {
+        out.error(
+            "baseline-file-invalid",
+            &grader.file,
+            e.line.or(grader.line),
+            format!(
+                "`baseline_file: {}` of grader `{}` is a folder, not a JSON Lines file",
+                super::clip(rel),
+                grader.name
+            ),
+            fix,
         );
+        return;
+    }
+    if meta.len() > crate::config::MAX_SUITE_FILE {
+        // The suite scan reports it, and it is never read.
+        return;
+    }
+    let text = match suite::read_text(&path, false) {
+        Ok(text) => text,
+        Err(d) => {
+            out.0.push(d);
+            return;
+        }
+    };
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            out.error(
+                "baseline-file-invalid",
+                &path,
+                Some(n + 1),
+                format!(
+                    "line {} of the baseline_file of grader `{}` is not JSON ({err}), so the judge has no baseline to compare with",
+                    n + 1,
+                    grader.name
+                ),
+                fix,
+            );
+            return;
+        }
     }
 }
 
