@@ -305,6 +305,132 @@ fn a_baseline_file_must_be_json_lines() {
     assert_eq!(only(&doc, "baseline-file-invalid")["file"], GRADER);
 }
 
+// ------------------------------------------------- C: sharper suggestions
+
+#[test]
+fn a_far_key_gets_the_known_keys_not_a_guess() {
+    let d = one_finding(
+        &[(
+            GRADER,
+            Some("---\ntype: llm\nbogus: trace\n---\nSays demo.\n"),
+        )],
+        "unknown-key",
+    );
+    let fix = text(&d, "fix");
+    assert!(!fix.contains("did you mean"), "{fix}");
+    assert_eq!(
+        fix,
+        "remove it; keys for llm: type, name, weight, arm, criteria, focus"
+    );
+    // A swap of two letters is one edit.
+    let d = one_finding(
+        &[(GRADER, Some("---\ntpye: llm\n---\nSays demo.\n"))],
+        "unknown-key",
+    );
+    assert_eq!(text(&d, "fix"), "did you mean `type`?");
+}
+
+#[test]
+fn a_key_of_another_file_says_which_file() {
+    let d = one_finding(
+        &[(
+            GRADER,
+            Some("---\ntype: llm\nmax_turns: 4\n---\nSays demo.\n"),
+        )],
+        "unknown-key",
+    );
+    assert!(
+        text(&d, "fix").contains("belongs in prompt.md frontmatter (or case.yaml `execution:`)"),
+        "{d}"
+    );
+    let d = one_finding(
+        &[(FIRES, Some("---\ncriteria: says demo\n---\n\nPlease.\n"))],
+        "unknown-key",
+    );
+    assert!(text(&d, "fix").contains("graders/<name>.md"), "{d}");
+    let d = one_finding(
+        &[(
+            GRADER,
+            Some("---\ntype: llm\nhistory_file: h.jsonl\n---\nSays demo.\n"),
+        )],
+        "unknown-key",
+    );
+    assert!(
+        text(&d, "fix").contains("case.yaml under `context:`"),
+        "{d}"
+    );
+}
+
+#[test]
+fn a_key_written_for_a_required_one_is_one_finding() {
+    let d = one_finding(
+        &[(GRADER, Some("---\ntype: regex\nregex: demo\n---\n"))],
+        "unknown-key",
+    );
+    assert_eq!(text(&d, "fix"), "use `pattern:`");
+    assert_eq!(d["line"], 3);
+    let d = one_finding(
+        &[(GRADER, Some("---\ntype: regex\npatern: demo\n---\n"))],
+        "unknown-key",
+    );
+    assert_eq!(text(&d, "fix"), "did you mean `pattern`?");
+    let d = one_finding(
+        &[(
+            CASE_YAML,
+            Some(
+                "schema_version: \"1.1\"\nname: fires\ngraders:\n  - name: x\n    type: file_exists\n    glob: out/*.md\n",
+            ),
+        )],
+        "unknown-key",
+    );
+    assert_eq!(text(&d, "fix"), "use `path:`");
+}
+
+#[test]
+fn a_top_level_prompt_in_case_yaml_gets_one_coherent_fix() {
+    // case.yaml alone: the prompt is misplaced, not missing.
+    let d = one_finding(
+        &[
+            (FIRES, None),
+            (
+                CASE_YAML,
+                Some("schema_version: \"1.1\"\nname: fires\nprompt: Please do the demo thing.\n"),
+            ),
+        ],
+        "unknown-key",
+    );
+    assert_eq!(d["file"], CASE_YAML);
+    assert_eq!(text(&d, "fix"), "move `prompt` under `execution:`");
+    // With prompt.md's body, moving it would change nothing.
+    let d = one_finding(
+        &[(
+            CASE_YAML,
+            Some("schema_version: \"1.1\"\nname: fires\nprompt: Other.\n"),
+        )],
+        "unknown-key",
+    );
+    assert_eq!(
+        text(&d, "fix"),
+        "remove it: the case's prompt is the body of prompt.md"
+    );
+}
+
+#[test]
+fn a_huge_key_is_clipped_and_quick() {
+    let src = Src::good();
+    let key = "k".repeat(4 << 20);
+    // An explicit key: a plain one is at most 1,024 characters.
+    src.write(FIRES, &format!("---\n? {key}\n: 1\n---\n\nPlease.\n"));
+    let (status, doc) = src.json_within(Duration::from_secs(20));
+    assert_eq!(status, 1);
+    let d = only(&doc, "unknown-key");
+    assert!(
+        text(d, "message").len() < 200,
+        "{}",
+        text(d, "message").len()
+    );
+}
+
 // ------------------------------------------------------- D: hostile input
 
 #[test]

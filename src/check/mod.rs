@@ -334,19 +334,20 @@ fn check_case(case: &Case, out: &mut Out) {
 fn check_prompt(case: &Case, out: &mut Out) {
     let prompt = case.prompt_text();
     if prompt.trim().is_empty() {
-        if !case.broken {
+        // A `prompt:` in the wrong place is reported as such, with where it goes.
+        let misplaced = case.unknown_keys.iter().any(|u| u.key == "prompt");
+        if !case.broken && !misplaced {
             let message = if case.context.contains_key("history_file") {
                 "the case has no prompt: context.history_file needs a next turn to resume with"
             } else {
                 "the case has no prompt"
             };
-            out.error(
-                "empty-prompt",
-                &case.main_file(),
-                None,
-                message.into(),
-                "write the user prompt to test as the body of prompt.md, below the frontmatter",
-            );
+            let fix = if case.prompt_file.is_some() {
+                "write the user prompt to test as the body of prompt.md, below the frontmatter"
+            } else {
+                "set the user prompt to test under `execution:` in case.yaml (prompt: …), or write it as the body of a prompt.md"
+            };
+            out.error("empty-prompt", &case.main_file(), None, message.into(), fix);
         }
     } else if let Some(e) = case.prompt()
         && TODO_LINE.is_match(prompt)
