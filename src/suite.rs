@@ -9,12 +9,18 @@
 //! The loader never stops at the first problem and never panics: every key
 //! keeps its file and line, and what cannot be read becomes a [`Diagnostic`] in
 //! [`Suite::problems`], so `bob-eval check` can report everything at once.
+//!
+//! Input is bounded: no link in a suite is ever followed, only regular files
+//! of at most [`MAX_SUITE_FILE`] bytes are
+//! opened (a FIFO or device never is, so nothing can hang), and YAML nested
+//! deeper than [`MAX_YAML_DEPTH`] is refused before it reaches the parser.
 
+use crate::config::MAX_SUITE_FILE;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_norway::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Folder names the platform's case walk never enters.
 pub const SKIPPED_DIRS: [&str; 5] = ["results", "mocks", "node_modules", ".claude", ".git"];
@@ -74,7 +80,7 @@ pub const CASE_EXECUTION_KEYS: [&str; 10] = [
 /// Keys of `case.yaml` `context:`.
 pub const CONTEXT_KEYS: [&str; 3] = ["scaffold_script", "history_file", "add_dirs"];
 
-/// Deepest folder nesting the case walk enters (guards against symlink loops).
+/// Deepest folder nesting the search for case folders enters.
 const MAX_DEPTH: usize = 16;
 
 /// The names of every suite under `source/evals/`, sorted (files are ignored).
@@ -605,6 +611,11 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// What could not be read or parsed (never fatal to the load).
     pub problems: Vec<Diagnostic>,
+    /// True when part of the suite could not be searched for cases (an
+    /// unreadable folder, a symlink, a name that is not UTF-8, nesting too
+    /// deep): a case may be missing only because of it, which
+    /// [`Suite::problems`] already says.
+    pub incomplete: bool,
 }
 
 /// Load `evals/<item>/` under `source`. Errors only when the suite folder is
@@ -617,19 +628,26 @@ pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
 }
 
 /// Load a suite folder (no name or existence checks).
+///
+/// Every entry of the suite is looked at without following it (what `run`
+/// copies: all but the contents of the top-level `results/`): a symlink, a
+/// FIFO, socket or device, a file above [`MAX_SUITE_FILE`]
+/// bytes and a name that is not UTF-8 are findings, and are never opened.
 pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
-    let mut problems = Vec::new();
-    let mut case_dirs = Vec::new();
-    walk(dir, 0, &mut case_dirs, &mut problems);
-    let cases = case_dirs
+    let mut scan = Scan::default();
+    scan.folder(dir, 0, Walk::Search, true);
+    let mut problems = scan.problems;
+    let cases = scan
+        .cases
         .iter()
-        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &mut problems))
+        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &scan.refused, &mut problems))
         .collect();
     Suite {
         item: item.into(),
         dir: dir.to_owned(),
         cases,
         problems,
+        incomplete: scan.incomplete,
     }
 }
 
@@ -650,119 +668,294 @@ fn problem(
     }
 }
 
-/// A case folder found by [`walk`], with which of its two files it holds.
+/// A case folder found by the scan, with which of its two files it holds
+/// (present as any kind of entry: one that is refused still makes the case).
 struct CaseDir {
     dir: Utf8PathBuf,
     prompt: bool,
     yaml: bool,
 }
 
-/// The kind of a directory entry, following a symlink only when it is one
-/// (the entry's own type costs no `stat`).
-fn entry_kind(entry: &std::fs::DirEntry) -> (bool, bool) {
-    match entry.file_type() {
-        Ok(t) if t.is_symlink() => std::fs::metadata(entry.path())
-            .map(|m| (m.is_file(), m.is_dir()))
-            .unwrap_or((false, false)),
-        Ok(t) => (t.is_file(), t.is_dir()),
-        Err(_) => (false, false),
-    }
+/// How the scan treats a folder.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Searching for case folders.
+    Search,
+    /// Inside a case (or a skipped folder): only looking at the entries.
+    Look,
 }
 
-/// Find the case folders under `dir`: one listing per folder, no `stat` per file.
-fn walk(dir: &Utf8Path, depth: usize, out: &mut Vec<CaseDir>, problems: &mut Vec<Diagnostic>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            problems.push(problem(
-                "unreadable",
-                dir,
-                None,
-                format!("cannot read the folder: {e}"),
-                "make it readable or remove it",
-            ));
-            return;
-        }
-    };
-    let (mut prompt, mut yaml) = (false, false);
-    let mut subdirs: Vec<String> = Vec::new();
-    for entry in entries.filter_map(|e| e.ok()) {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        match name.as_str() {
-            "prompt.md" | "case.yaml" => {
-                let (is_file, is_dir) = entry_kind(&entry);
-                if is_file {
-                    if name == "prompt.md" {
-                        prompt = true;
-                    } else {
-                        yaml = true;
-                    }
-                } else if is_dir {
-                    subdirs.push(name);
-                }
-            }
-            n if SKIPPED_DIRS.contains(&n) => {}
-            _ => {
-                if entry_kind(&entry).1 {
-                    subdirs.push(name);
-                }
-            }
-        }
-    }
-    if prompt || yaml {
-        out.push(CaseDir {
-            dir: dir.to_owned(),
-            prompt,
-            yaml,
-        });
-        return;
-    }
-    subdirs.sort();
-    for name in subdirs {
-        let sub = dir.join(&name);
-        if depth >= MAX_DEPTH {
-            problems.push(problem(
-                "too-deep",
-                &sub,
-                None,
-                format!("case folders nest deeper than {MAX_DEPTH} levels"),
-                "flatten the groups (or remove a symlink loop)",
-            ));
-            continue;
-        }
-        walk(&sub, depth + 1, out, problems);
-    }
+/// Deepest folder nesting the scan enters below a suite (case folders are
+/// searched for only [`MAX_DEPTH`] deep).
+const MAX_SCAN_DEPTH: usize = 64;
+
+/// The scan of a suite folder: its case folders, and every entry it refuses.
+#[derive(Default)]
+struct Scan {
+    cases: Vec<CaseDir>,
+    problems: Vec<Diagnostic>,
+    /// Entries reported here and never to be opened.
+    refused: BTreeSet<Utf8PathBuf>,
+    incomplete: bool,
 }
 
-/// Read a UTF-8 file; `None` (with a problem recorded) when it cannot be read or is not UTF-8.
-fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
-    match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Some(text),
-            Err(_) => {
-                problems.push(problem(
+impl Scan {
+    /// Look at every entry of `dir` (one listing, one `lstat` per file, no link
+    /// ever followed) and descend; `top` is the suite folder itself.
+    fn folder(&mut self, dir: &Utf8Path, depth: usize, walk: Walk, top: bool) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.problems.push(problem(
                     "unreadable",
-                    path,
+                    dir,
                     None,
-                    "not UTF-8 text".into(),
-                    "save the file as UTF-8",
+                    format!("cannot read the folder: {e}"),
+                    "make it readable or remove it",
                 ));
-                None
+                self.incomplete = true;
+                return;
             }
-        },
-        Err(e) => {
-            problems.push(problem(
-                "unreadable",
-                path,
-                None,
-                format!("cannot read: {e}"),
-                "make it readable or remove it",
-            ));
-            None
+        };
+        let (mut prompt, mut yaml) = (false, false);
+        let mut subdirs: Vec<String> = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    self.problems.push(problem(
+                        "unreadable",
+                        dir,
+                        None,
+                        format!("cannot read the folder: {e}"),
+                        "make it readable or remove it",
+                    ));
+                    self.incomplete = true;
+                    break;
+                }
+            };
+            let kind = entry.file_type().ok();
+            let name = match entry.file_name().into_string() {
+                Ok(name) => name,
+                Err(raw) => {
+                    let shown = raw.to_string_lossy().into_owned();
+                    self.problems.push(problem(
+                        "non-utf8-name",
+                        &dir.join(&shown),
+                        None,
+                        format!(
+                            "the name {shown:?} is not UTF-8: neither the platform nor bob-eval can name it"
+                        ),
+                        "rename it with a UTF-8 name, or remove it",
+                    ));
+                    if walk == Walk::Search && kind.is_none_or(|k| k.is_dir()) {
+                        self.incomplete = true;
+                    }
+                    continue;
+                }
+            };
+            let path = dir.join(&name);
+            let marker = matches!(name.as_str(), "prompt.md" | "case.yaml");
+            match kind {
+                Some(k) if k.is_dir() => {
+                    subdirs.push(name);
+                    continue;
+                }
+                Some(k) if k.is_file() => {
+                    let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    if len > MAX_SUITE_FILE {
+                        self.problems.push(too_large(&path, len));
+                        self.refused.insert(path);
+                    }
+                }
+                other => {
+                    let symlink = other.is_some_and(|k| k.is_symlink());
+                    self.problems.push(if symlink {
+                        problem(
+                            "symlink",
+                            &path,
+                            None,
+                            "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
+                            "copy the target into the suite in its place",
+                        )
+                    } else {
+                        not_a_file(&path)
+                    });
+                    self.refused.insert(path);
+                    if walk == Walk::Search && !marker {
+                        // It may stand for a folder holding cases.
+                        self.incomplete = true;
+                    }
+                    if !marker {
+                        continue;
+                    }
+                }
+            }
+            if marker && walk == Walk::Search && kind.is_some() {
+                if name == "prompt.md" {
+                    prompt = true;
+                } else {
+                    yaml = true;
+                }
+            }
+        }
+        let walk = if walk == Walk::Search && (prompt || yaml) {
+            self.cases.push(CaseDir {
+                dir: dir.to_owned(),
+                prompt,
+                yaml,
+            });
+            Walk::Look
+        } else {
+            walk
+        };
+        subdirs.sort();
+        for name in subdirs {
+            // `run` copies all but the results of earlier runs.
+            if top && name == "results" {
+                continue;
+            }
+            let sub = dir.join(&name);
+            let sub_walk = if SKIPPED_DIRS.contains(&name.as_str()) {
+                Walk::Look
+            } else {
+                walk
+            };
+            let limit = if sub_walk == Walk::Search {
+                MAX_DEPTH
+            } else {
+                MAX_SCAN_DEPTH
+            };
+            if depth >= limit {
+                let what = if sub_walk == Walk::Search {
+                    "case folders"
+                } else {
+                    "folders"
+                };
+                self.problems.push(problem(
+                    "too-deep",
+                    &sub,
+                    None,
+                    format!("{what} nest deeper than {limit} levels"),
+                    "flatten the folders",
+                ));
+                self.incomplete |= sub_walk == Walk::Search;
+                continue;
+            }
+            self.folder(&sub, depth + 1, sub_walk, false);
         }
     }
+}
+
+fn too_large(path: &Utf8Path, len: u64) -> Diagnostic {
+    problem(
+        "file-too-large",
+        path,
+        None,
+        format!("{len} bytes, more than the {MAX_SUITE_FILE} a suite file may hold"),
+        "keep suite files small: trim it, or generate it in a scaffold_script",
+    )
+}
+
+fn not_a_file(path: &Utf8Path) -> Diagnostic {
+    problem(
+        "not-a-file",
+        path,
+        None,
+        "not a regular file (a FIFO, socket or device): it is never opened (`run` refuses the suite)".into(),
+        "replace it with a regular file, or remove it",
+    )
+}
+
+/// Why `meta` (of `path`, not followed when it is a link) is not a file a
+/// suite may hold, if it is not.
+pub fn refusal(path: &Utf8Path, meta: &std::fs::Metadata) -> Option<Diagnostic> {
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        Some(problem(
+            "symlink",
+            path,
+            None,
+            "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
+            "copy the target into the suite in its place",
+        ))
+    } else if kind.is_dir() {
+        Some(problem(
+            "unreadable",
+            path,
+            None,
+            "cannot read: it is a folder".into(),
+            "make it a file, or fix the path",
+        ))
+    } else if !kind.is_file() {
+        Some(not_a_file(path))
+    } else if meta.len() > MAX_SUITE_FILE {
+        Some(too_large(path, meta.len()))
+    } else {
+        None
+    }
+}
+
+/// Read a UTF-8 text file of at most [`MAX_SUITE_FILE`] bytes. Only a regular
+/// file is ever opened (a FIFO, socket or device never is), a symlink is refused
+/// unless `follow` is set, and the read stops after the limit whatever the
+/// file claims, so a file that grows (or a device swapped in) cannot grow memory.
+pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: std::io::Error| {
+        problem(
+            "unreadable",
+            path,
+            None,
+            format!("cannot read: {e}"),
+            "make it readable or remove it",
+        )
+    };
+    let meta = if follow {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    }
+    .map_err(cannot)?;
+    if let Some(d) = refusal(path, &meta) {
+        return Err(d);
+    }
+    let mut flags = libc::O_NONBLOCK;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(cannot)?;
+    // What was opened may not be what was looked at.
+    let meta = file.metadata().map_err(cannot)?;
+    if let Some(d) = refusal(path, &meta) {
+        return Err(d);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_SUITE_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_SUITE_FILE {
+        return Err(too_large(path, bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        problem(
+            "unreadable",
+            path,
+            None,
+            "not UTF-8 text".into(),
+            "save the file as UTF-8",
+        )
+    })
+}
+
+/// Read a suite file; `None` (with a problem recorded) when it cannot be read.
+fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
+    read_text(path, false).map_err(|d| problems.push(d)).ok()
 }
 
 /// A markdown file split into frontmatter and body, the platform's way
@@ -919,12 +1112,119 @@ fn yaml_key(content: &str) -> Option<String> {
     Some(key.to_owned())
 }
 
+/// Deepest nesting of collections a suite's YAML may have. A case needs a
+/// handful of levels; the parser takes seconds over a document nested tens of
+/// thousands deep before it refuses it, so deeper text is never handed to it.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// The 0-based line where `text` nests collections deeper than `max`, if it
+/// does. A linear scan, not a parser: block indentation, `- `/`? `/`key: `
+/// indicators on one line, and `[`/`{` outside quoted scalars, comments and
+/// block scalars all count, so it may count a level YAML would not, never
+/// fewer (a bracket in a plain scalar counts).
+pub fn yaml_too_deep(text: &str, max: usize) -> Option<usize> {
+    let mut indents: Vec<usize> = Vec::new();
+    let mut flow = 0usize;
+    // The quote of a quoted scalar open at the end of the previous line.
+    let mut quote: Option<char> = None;
+    // The indent of the line that opened a block scalar (`|`, `>`).
+    let mut block_scalar: Option<usize> = None;
+    for (n, line) in text.lines().enumerate() {
+        let content = line.trim_start_matches(' ');
+        let indent = line.len() - content.len();
+        if let Some(parent) = block_scalar {
+            if content.trim().is_empty() || indent > parent {
+                continue;
+            }
+            block_scalar = None;
+        }
+        if quote.is_none() && flow == 0 {
+            if content.is_empty() || content.starts_with('#') {
+                continue;
+            }
+            while indents.last().is_some_and(|&i| i >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+        }
+        let mut on_line = 0usize;
+        let mut scalar_start = true;
+        let mut prev = ' ';
+        let mut chars = content.chars().peekable();
+        while let Some(c) = chars.next() {
+            if let Some(q) = quote {
+                match c {
+                    '\\' if q == '"' => {
+                        chars.next();
+                    }
+                    '\'' if q == '\'' && chars.peek() == Some(&'\'') => {
+                        chars.next();
+                    }
+                    _ if c == q => {
+                        quote = None;
+                        scalar_start = false;
+                    }
+                    _ => {}
+                }
+                prev = c;
+                continue;
+            }
+            let spaced = chars.peek().is_none_or(|n| n.is_whitespace());
+            match c {
+                '#' if prev.is_whitespace() => break,
+                '\'' | '"' if scalar_start => quote = Some(c),
+                '[' | '{' => {
+                    flow += 1;
+                    scalar_start = true;
+                }
+                ']' | '}' => {
+                    flow = flow.saturating_sub(1);
+                    scalar_start = false;
+                }
+                ',' => scalar_start = true,
+                '-' | '?' if scalar_start && spaced => on_line += 1,
+                ':' if spaced => {
+                    // In a flow collection its bracket counted the level.
+                    if flow == 0 {
+                        on_line += 1;
+                    }
+                    scalar_start = true;
+                }
+                '|' | '>' if scalar_start && flow == 0 => {
+                    block_scalar = Some(indent);
+                    break;
+                }
+                c if c.is_whitespace() => {}
+                _ => scalar_start = false,
+            }
+            if indents.len() + on_line + flow > max {
+                return Some(n);
+            }
+            prev = c;
+        }
+        if indents.len() + on_line + flow > max {
+            return Some(n);
+        }
+    }
+    None
+}
+
 /// Parse YAML text into a value; on error, a diagnostic with the file line.
+/// Text nested deeper than [`MAX_YAML_DEPTH`] is refused before it is parsed.
 pub fn parse_yaml(
     text: &str,
     file: &Utf8Path,
     first_line: usize,
 ) -> std::result::Result<Value, Diagnostic> {
+    if let Some(n) = yaml_too_deep(text, MAX_YAML_DEPTH) {
+        return Err(problem(
+            "yaml-too-deep",
+            file,
+            Some(first_line + n),
+            format!("the YAML nests deeper than {MAX_YAML_DEPTH} levels, so it is not read"),
+            "flatten it: a case or grader needs only a few levels of keys and lists",
+        ));
+    }
     serde_norway::from_str::<Value>(text).map_err(|e| {
         let line = e.location().map(|l| l.line() + first_line - 1);
         let message = e.to_string();
@@ -951,15 +1251,15 @@ pub fn key_string(key: &Value) -> String {
 }
 
 /// Frontmatter of a markdown file, parsed.
-struct Frontmatter {
+pub struct Frontmatter {
     /// Keys with values and lines, in file order.
-    keys: Vec<(String, Entry)>,
+    pub keys: Vec<(String, Entry)>,
     /// The body.
-    body: String,
+    pub body: String,
     /// The body's first line.
-    body_line: usize,
+    pub body_line: usize,
     /// Whether there was a frontmatter block at all.
-    had: bool,
+    pub had: bool,
 }
 
 impl Frontmatter {
@@ -978,7 +1278,10 @@ impl Frontmatter {
     }
 }
 
-fn read_markdown(
+/// Split `text`, the markdown file `path`, and parse its frontmatter; `None`
+/// (with a problem recorded) when the frontmatter is unterminated, not YAML or
+/// not a mapping.
+pub fn read_markdown(
     path: &Utf8Path,
     text: &str,
     problems: &mut Vec<Diagnostic>,
@@ -1087,11 +1390,13 @@ struct CaseKeys {
 
 /// Load one case folder: `case.yaml`, then `prompt.md` over it, then
 /// `graders/*.md` after the graders of `case.yaml`. What cannot be read goes to
-/// `problems` and marks the case broken.
+/// `problems` and marks the case broken; so does a file the scan `refused`
+/// (reported there, never opened).
 fn load_case(
     dir: &Utf8Path,
     has_yaml: bool,
     has_prompt: bool,
+    refused: &BTreeSet<Utf8PathBuf>,
     problems: &mut Vec<Diagnostic>,
 ) -> Case {
     let before = problems.len();
@@ -1099,13 +1404,22 @@ fn load_case(
     let prompt_file = has_prompt.then(|| dir.join("prompt.md"));
 
     let mut keys = CaseKeys::default();
+    let mut unread = false;
     if let Some(path) = &case_file {
-        read_case_yaml(path, &mut keys, problems);
+        if refused.contains(path) {
+            unread = true;
+        } else {
+            read_case_yaml(path, &mut keys, problems);
+        }
     }
     if let Some(path) = &prompt_file {
-        read_prompt_md(path, &mut keys, problems);
+        if refused.contains(path) {
+            unread = true;
+        } else {
+            read_prompt_md(path, &mut keys, problems);
+        }
     }
-    load_grader_files(dir, &mut keys.graders, &mut keys.ignored_graders, problems);
+    unread |= load_grader_files(dir, &mut keys, refused, problems);
 
     let source = match (&case_file, &prompt_file) {
         (Some(_), Some(_)) => CaseSource::Mixed,
@@ -1131,7 +1445,7 @@ fn load_case(
         graders: keys.graders,
         ignored_graders: keys.ignored_graders,
         unknown_keys: keys.unknown_keys,
-        broken: problems.len() > before,
+        broken: unread || problems.len() > before,
     }
 }
 
@@ -1342,35 +1656,54 @@ fn merge_execution_key(execution: &mut BTreeMap<String, Entry>, key: String, ent
     execution.insert(key, entry);
 }
 
-/// Append the graders of `graders/*.md` (in name order) to `graders`; a file
-/// without frontmatter goes to `ignored` (the platform skips it).
+/// Append the graders of `graders/*.md` (in name order) to `keys.graders`; a
+/// file without frontmatter goes to `keys.ignored_graders` (the platform skips
+/// it). True when a grader file was left unread because the scan `refused` it
+/// (or could not list graders/).
 fn load_grader_files(
     dir: &Utf8Path,
-    graders: &mut Vec<Grader>,
-    ignored: &mut Vec<Utf8PathBuf>,
+    keys: &mut CaseKeys,
+    refused: &BTreeSet<Utf8PathBuf>,
     problems: &mut Vec<Diagnostic>,
-) {
+) -> bool {
     let gdir = dir.join("graders");
-    let entries = match std::fs::read_dir(&gdir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(e) => {
+    match std::fs::symlink_metadata(&gdir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        Ok(m) if m.is_dir() => {}
+        // A link, a FIFO or an unreadable folder: the scan says so.
+        Ok(m) if !m.is_file() => return true,
+        _ if refused.contains(&gdir) => return true,
+        Ok(_) | Err(_) => {
             problems.push(problem(
                 "unreadable",
                 &gdir,
                 None,
-                format!("cannot read graders/: {e}"),
-                "make graders/ a readable folder of .md files",
+                "graders is not a folder".into(),
+                "make graders/ a folder of .md files",
             ));
-            return;
+            return false;
         }
+    }
+    // The scan reports a folder it cannot list.
+    let Ok(entries) = std::fs::read_dir(&gdir) else {
+        return true;
     };
-    let mut files: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| !entry_kind(e).1)
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".md"))
-        .collect();
+    let mut unread = false;
+    let mut files: Vec<String> = Vec::new();
+    for entry in entries.filter_map(|e| e.ok()) {
+        // Names that are not UTF-8 are reported by the scan.
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !name.ends_with(".md") || entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if refused.contains(&gdir.join(&name)) {
+            unread = true;
+        } else {
+            files.push(name);
+        }
+    }
     files.sort();
     for file in files {
         let path = gdir.join(&file);
@@ -1381,7 +1714,7 @@ fn load_grader_files(
             continue;
         };
         if !fm.had {
-            ignored.push(path);
+            keys.ignored_graders.push(path);
             continue;
         }
         let body = fm.body_entry(&path);
@@ -1402,13 +1735,14 @@ fn load_grader_files(
             .and_then(Entry::as_str)
             .map(str::to_owned)
             .unwrap_or(stem);
-        graders.push(Grader {
+        keys.graders.push(Grader {
             name,
             file: path,
             line: Some(1),
             fields,
         });
     }
+    unread
 }
 
 #[cfg(test)]
@@ -1444,6 +1778,26 @@ mod tests {
         assert_eq!(lines["graders.0.type"], 9);
         assert_eq!(lines["graders.1.name"], 10);
         assert_eq!(lines["context.add_dirs.0"], 14);
+    }
+
+    #[test]
+    fn yaml_depth_counts_what_nests_and_skips_text() {
+        assert_eq!(yaml_too_deep("a: [[[x]]]\n", 3), Some(0));
+        assert_eq!(yaml_too_deep("a: [[[x]]]\n", 5), None);
+        assert_eq!(yaml_too_deep("- - - - - x\n", 4), Some(0));
+        assert_eq!(yaml_too_deep("a:\n  b:\n    c:\n      d: x\n", 4), Some(3));
+        assert_eq!(yaml_too_deep("a:\n  b:\n    c:\n      d: x\n", 5), None);
+        // Quoted scalars, comments and block scalars are text, not nesting.
+        let text =
+            "a: '[[[[[[x'\nb: \"[[[[[\\\"[[\"\nc: # [[[[[[\nd: |\n  [[[[[[[\n  {{{{{{\ne: x\n";
+        assert_eq!(yaml_too_deep(text, 3), None);
+        // A quote inside a plain scalar hides nothing.
+        assert_eq!(yaml_too_deep("a: it's [[[[[[\n", 3), Some(0));
+        // Sibling keys and list items do not add up.
+        let flat: String = (0..500)
+            .map(|i| format!("k{i}: [a, {{b: c}}]\n- x\n"))
+            .collect();
+        assert_eq!(yaml_too_deep(&flat, 8), None);
     }
 
     #[test]
@@ -1576,7 +1930,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.join("graders/plain.md"), "no frontmatter\n").unwrap();
         let mut problems = Vec::new();
-        let case = load_case(&dir, true, true, &mut problems);
+        let case = load_case(&dir, true, true, &BTreeSet::new(), &mut problems);
 
         assert_eq!(case.name, "from-yaml");
         assert_eq!(case.source, CaseSource::Mixed);

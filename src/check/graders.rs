@@ -3,7 +3,7 @@
 //! what it checks.
 
 use super::js_regex::{check_flags, check_js_regex};
-use super::keys::{check_path, closest, expect_string, fix_for_unknown, kind_name};
+use super::keys::{case_key_home, check_path, closest, expect_string, kind_name};
 use super::{INIT_CRITERIA, Out, TODO_LINE};
 use crate::suite::{self, COMMON_GRADER_KEYS, Case, Entry, Grader, GraderKind};
 use camino::Utf8Path;
@@ -22,7 +22,9 @@ pub(super) fn check_case_graders(case: &Case, out: &mut Out) {
             "start the file with `---`, `type: llm` (or another type), `---`, then the criteria",
         );
     }
-    if case.graders.is_empty() && case.ignored_graders.is_empty() && !case.broken {
+    // A `graders:` in the wrong place is reported as such, with where it goes.
+    let misplaced = case.unknown_keys.iter().any(|u| u.key == "graders");
+    if case.graders.is_empty() && case.ignored_graders.is_empty() && !case.broken && !misplaced {
         out.error(
             "no-graders",
             &case.main_file(),
@@ -55,8 +57,9 @@ fn check_grader(case: &Case, grader: &Grader, out: &mut Out) {
     let Some(kind) = grader_kind(grader, out) else {
         return;
     };
-    check_unknown_grader_keys(grader, kind, out);
-    check_required_grader_keys(grader, kind, out);
+    let stand_ins = stand_ins(grader, kind);
+    check_unknown_grader_keys(grader, kind, &stand_ins, out);
+    check_required_grader_keys(grader, kind, &stand_ins, out);
     check_common_values(grader, out);
     check_placeholders(grader, out);
     match kind {
@@ -76,11 +79,10 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
     let types = GraderKind::ALL.map(GraderKind::as_str);
     let Some(type_entry) = grader.get("type") else {
         // A mistyped `type` (`typ:`, `tpye:`) says so, at its line.
-        if let Some((key, entry)) = grader
-            .fields
-            .iter()
-            .find(|(key, _)| closest(key, &["type"]).is_some())
-        {
+        if let Some((key, entry)) = grader.fields.iter().find(|(key, _)| {
+            closest(key, &["type"]).is_some()
+                || matches!(key.as_str(), "kind" | "grader" | "grader_type")
+        }) {
             out.error(
                 "unknown-key",
                 file,
@@ -89,7 +91,11 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
                     "unknown key `{key}` in grader `{}`, which has no `type` (the platform refuses the case)",
                     grader.name
                 ),
-                "did you mean `type`?",
+                if closest(key, &["type"]).is_some() {
+                    "did you mean `type`?"
+                } else {
+                    "use `type:`"
+                },
             );
             return None;
         }
@@ -133,42 +139,152 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
     kind
 }
 
-/// Report each key a grader of `kind` does not take, naming the type it
-/// belongs to or the closest key.
-fn check_unknown_grader_keys(grader: &Grader, kind: GraderKind, out: &mut Out) {
-    let allowed: Vec<&str> = COMMON_GRADER_KEYS
+/// Words written for a key a grader type requires.
+const WORDS_FOR: [(&str, &[&str]); 5] = [
+    ("pattern", &["regex", "regexp", "re", "expr", "expression"]),
+    (
+        "criteria",
+        &[
+            "criterion",
+            "rubric",
+            "prompt",
+            "expect",
+            "expected",
+            "check",
+        ],
+    ),
+    ("tool", &["tool_name", "tools"]),
+    ("path", &["file", "glob", "paths", "pattern"]),
+    ("baseline_file", &["baseline", "file", "transcript"]),
+];
+
+/// A key the grader does not take, written for one it requires and lacks.
+struct StandIn {
+    /// The key as written.
+    written: String,
+    /// The required key it stands for.
+    meant: &'static str,
+    /// True when it is a misspelling of it (not another word for it).
+    typo: bool,
+}
+
+/// The keys of `grader` written for required keys it lacks: a misspelling or
+/// another word for one (`regex:` for `pattern:`), else the only unknown key
+/// when exactly one required key is missing. One cause, one finding: the
+/// unknown key is reported with the key to use, the missing key is not.
+fn stand_ins(grader: &Grader, kind: GraderKind) -> Vec<StandIn> {
+    let allowed = allowed_keys(kind);
+    let missing: Vec<&'static str> = kind
+        .required()
+        .iter()
+        .copied()
+        .filter(|k| !grader.fields.contains_key(*k))
+        .collect();
+    let unknown: Vec<&String> = grader
+        .fields
+        .keys()
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
+    let mut found: Vec<StandIn> = Vec::new();
+    for meant in &missing {
+        let words = WORDS_FOR
+            .iter()
+            .find(|(k, _)| k == meant)
+            .map_or(&[][..], |(_, w)| *w);
+        let pick = unknown
+            .iter()
+            .filter(|u| !found.iter().any(|f| &f.written == **u))
+            .find_map(|u| {
+                if closest(u, &[meant]).is_some() {
+                    Some((u, true))
+                } else {
+                    words.contains(&u.as_str()).then_some((u, false))
+                }
+            });
+        if let Some((u, typo)) = pick {
+            found.push(StandIn {
+                written: (*u).clone(),
+                meant,
+                typo,
+            });
+        }
+    }
+    if found.is_empty()
+        && let ([meant], [only]) = (missing.as_slice(), unknown.as_slice())
+        && closest(only, &allowed).is_none()
+        && owner_type(only).is_none()
+        && case_key_home(only).is_none()
+    {
+        found.push(StandIn {
+            written: (*only).clone(),
+            meant,
+            typo: false,
+        });
+    }
+    found
+}
+
+/// Every key a grader of `kind` takes.
+fn allowed_keys(kind: GraderKind) -> Vec<&'static str> {
+    COMMON_GRADER_KEYS
         .iter()
         .chain(kind.keys())
         .copied()
-        .collect();
+        .collect()
+}
+
+/// The grader type `key` belongs to, if any.
+fn owner_type(key: &str) -> Option<GraderKind> {
+    GraderKind::ALL
+        .into_iter()
+        .find(|k| k.keys().contains(&key))
+}
+
+/// Report each key a grader of `kind` does not take: the key it stands for,
+/// the closest key, the grader type or the case file it belongs to, else the
+/// keys it takes.
+fn check_unknown_grader_keys(
+    grader: &Grader,
+    kind: GraderKind,
+    stand_ins: &[StandIn],
+    out: &mut Out,
+) {
+    let allowed = allowed_keys(kind);
     for (key, entry) in &grader.fields {
         if allowed.contains(&key.as_str()) {
             continue;
         }
-        let owner = GraderKind::ALL
-            .into_iter()
-            .find(|k| k.keys().contains(&key.as_str()));
-        let fix = match owner {
-            Some(o) if closest(key, &allowed).is_none() => {
-                format!(
-                    "`{key}` belongs to {} graders; remove it (keys for {}: {})",
-                    o.as_str(),
-                    kind.as_str(),
-                    allowed.join(", ")
-                )
+        let fix = if let Some(s) = stand_ins.iter().find(|s| &s.written == key) {
+            if s.typo {
+                format!("did you mean `{}`?", s.meant)
+            } else {
+                format!("use `{}:`", s.meant)
             }
-            _ => fix_for_unknown(
-                key,
-                &allowed,
-                &format!("keys for {}: {}", kind.as_str(), allowed.join(", ")),
-            ),
+        } else if let Some(k) = closest(key, &allowed) {
+            format!("did you mean `{k}`?")
+        } else if let Some(o) = owner_type(key) {
+            format!(
+                "`{key}` belongs to {} graders; remove it (keys for {}: {})",
+                o.as_str(),
+                kind.as_str(),
+                allowed.join(", ")
+            )
+        } else if let Some(home) = case_key_home(key) {
+            home
+        } else {
+            format!(
+                "remove it; keys for {}: {}",
+                kind.as_str(),
+                allowed.join(", ")
+            )
         };
         out.error(
             "unknown-key",
             &grader.file,
             entry.line.or(grader.line),
             format!(
-                "unknown key `{key}` in {} grader `{}` (the platform refuses the case)",
+                "unknown key `{}` in {} grader `{}` (the platform refuses the case)",
+                super::clip(key),
                 kind.as_str(),
                 grader.name
             ),
@@ -177,10 +293,16 @@ fn check_unknown_grader_keys(grader: &Grader, kind: GraderKind, out: &mut Out) {
     }
 }
 
-/// Report each key a grader of `kind` requires and does not set.
-fn check_required_grader_keys(grader: &Grader, kind: GraderKind, out: &mut Out) {
+/// Report each key a grader of `kind` requires and does not set (unless an
+/// unknown key stands for it, reported as such).
+fn check_required_grader_keys(
+    grader: &Grader,
+    kind: GraderKind,
+    stand_ins: &[StandIn],
+    out: &mut Out,
+) {
     for key in kind.required() {
-        if !grader.fields.contains_key(*key) {
+        if !grader.fields.contains_key(*key) && !stand_ins.iter().any(|s| s.meant == *key) {
             let fix = match (*key, grader.file.extension()) {
                 ("criteria", Some("md")) => {
                     "write the criteria as the file body, below the frontmatter".to_string()
@@ -437,22 +559,82 @@ fn check_llm_grader(grader: &Grader, out: &mut Out) {
     }
 }
 
-/// `type: baseline`: criteria text and a `baseline_file` inside the case folder.
+/// `type: baseline`: criteria text and a `baseline_file` inside the case
+/// folder that is JSON Lines.
 fn check_baseline_grader(case: &Case, grader: &Grader, out: &mut Out) {
     if let Some(e) = grader.get("criteria") {
         expect_string("criteria", e, out);
     }
     if let Some(e) = grader.get("baseline_file")
         && expect_string("baseline_file", e, out)
-    {
-        check_path(
+        && let Some(meta) = check_path(
             case,
             "baseline_file",
             e.as_str().unwrap_or(""),
             &grader.file,
             e.line.or(grader.line),
             out,
+        )
+    {
+        check_json_lines(case, grader, e, &meta, out);
+    }
+}
+
+/// Report a `baseline_file` (the entry `e`, found as `meta`) that is not
+/// JSON Lines: a folder, not UTF-8, or a non-empty line that is not JSON.
+fn check_json_lines(
+    case: &Case,
+    grader: &Grader,
+    e: &Entry,
+    meta: &std::fs::Metadata,
+    out: &mut Out,
+) {
+    let rel = e.as_str().unwrap_or("");
+    let path = case.dir.join(rel);
+    let fix = "write one JSON value per line (JSON Lines: the recorded transcript to compare with)";
+    if meta.is_dir() {
+        out.error(
+            "baseline-file-invalid",
+            &grader.file,
+            e.line.or(grader.line),
+            format!(
+                "`baseline_file: {}` of grader `{}` is a folder, not a JSON Lines file",
+                super::clip(rel),
+                grader.name
+            ),
+            fix,
         );
+        return;
+    }
+    if meta.len() > crate::config::MAX_SUITE_FILE {
+        // The suite scan reports it, and it is never read.
+        return;
+    }
+    let text = match suite::read_text(&path, false) {
+        Ok(text) => text,
+        Err(d) => {
+            out.0.push(d);
+            return;
+        }
+    };
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            out.error(
+                "baseline-file-invalid",
+                &path,
+                Some(n + 1),
+                format!(
+                    "line {} of the baseline_file of grader `{}` is not JSON ({err}), so the judge has no baseline to compare with",
+                    n + 1,
+                    grader.name
+                ),
+                fix,
+            );
+            return;
+        }
     }
 }
 

@@ -1,6 +1,9 @@
 //! The JavaScript regex rules: the platform compiles every `pattern` and
 //! `input_match` with `new RegExp(pattern, flags)`, so a pattern JavaScript
 //! refuses (or an inline flag group it does not know) throws on every run.
+//! A suite's pattern is compiled here only when it is short and shallow
+//! enough, and run (by the trigger checks, on inputs of a line) only when it
+//! cannot backtrack catastrophically ([`hazard`]).
 
 use super::Out;
 use camino::Utf8Path;
@@ -67,6 +70,77 @@ pub fn js_regex(pattern: &str, flags: &str) -> std::result::Result<regress::Rege
     regress::Regex::with_flags(pattern, engine_flags.as_str()).map_err(|e| e.to_string())
 }
 
+/// The longest pattern `check` compiles, in bytes (compiling takes time in
+/// proportion; a real pattern is a line or two).
+pub const MAX_PATTERN_LEN: usize = 16 * 1024;
+
+/// The deepest group nesting `check` compiles (regress compiles nested groups
+/// by recursion: tens of thousands of levels overflow its stack).
+pub const MAX_PATTERN_DEPTH: usize = 32;
+
+/// Why a pattern is not safe to compile or run: its message and fix.
+pub fn hazard(key: &str, pattern: &str, flags: &str) -> Option<(&'static str, String, String)> {
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Some((
+            "regex-too-complex",
+            format!(
+                "`{key}` is {} bytes long, more than the {MAX_PATTERN_LEN} bob-eval compiles",
+                pattern.len()
+            ),
+            "shorten the pattern: match what the item teaches, not a whole text".into(),
+        ));
+    }
+    if group_depth(pattern) > MAX_PATTERN_DEPTH {
+        return Some((
+            "regex-too-complex",
+            format!("`{key}` nests groups deeper than {MAX_PATTERN_DEPTH} levels"),
+            "flatten the groups".into(),
+        ));
+    }
+    if js_regex(pattern, flags).is_err() {
+        // Not a regex at all: `regex-invalid` says so.
+        return None;
+    }
+    let (start, end) = super::backtrack::catastrophic_group(pattern, flags)?;
+    let group = super::clip(&pattern[start..end]);
+    Some((
+        "regex-backtracking",
+        format!(
+            "`{key}` repeats `{group}`, a group whose own repeat can be split between its iterations in many ways: on a long output JavaScript backtracks for hours and the run hangs"
+        ),
+        "repeat once (`a+`, not `(a+)+`), or end each iteration on a character the inner repeat cannot match (`([\\w-]+:)*`)".into(),
+    ))
+}
+
+/// The deepest nesting of groups in `pattern` (outside classes and escapes).
+fn group_depth(pattern: &str) -> usize {
+    let (mut depth, mut deepest, mut in_class, mut escaped) = (0usize, 0usize, false, false);
+    for c in pattern.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// `pattern` compiled with `flags` when it is safe to run ([`hazard`] finds
+/// nothing) and JavaScript accepts it.
+pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<regress::Regex, String> {
+    if let Some((_, message, _)) = hazard("pattern", pattern, flags) {
+        return Err(message);
+    }
+    js_regex(pattern, flags)
+}
+
 /// Report the value of `key` when JavaScript would refuse it as a regex with
 /// `flags`: an inline flag group, or a syntax error.
 pub(super) fn check_js_regex(
@@ -97,6 +171,10 @@ pub(super) fn check_js_regex(
             format!("`{key}` uses the inline flag group `(?{letters})`, which JavaScript does not accept: the grader throws on every run"),
             fix,
         );
+        return;
+    }
+    if let Some((code, message, fix)) = hazard(key, pattern, flags) {
+        out.error(code, file, line, message, fix);
         return;
     }
     if let Err(e) = js_regex(pattern, flags) {

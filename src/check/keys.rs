@@ -5,8 +5,8 @@
 
 use super::Out;
 use crate::suite::{
-    self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, CONTEXT_KEYS, Case, EXECUTION_KEYS, Entry, Section,
-    TOP_KEYS, UnknownKey,
+    self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, COMMON_GRADER_KEYS, CONTEXT_KEYS, Case,
+    EXECUTION_KEYS, Entry, GraderKind, Section, TOP_KEYS, UnknownKey,
 };
 use camino::Utf8Path;
 use serde_norway::Value;
@@ -164,6 +164,10 @@ impl Expect {
     /// Report a required key `case` does not set (only case.yaml requires any).
     fn check_missing(self, case: &Case, out: &mut Out) {
         let Some(path) = &case.case_file else { return };
+        // A file that could not be read may set it: that is reported.
+        if case.broken {
+            return;
+        }
         match self {
             Expect::SchemaVersion => out.error(
                 "missing-key",
@@ -172,7 +176,7 @@ impl Expect {
                 "case.yaml has no `schema_version`".into(),
                 "add schema_version: \"1.1\" (quoted)",
             ),
-            Expect::CaseName if !case.broken => out.error(
+            Expect::CaseName => out.error(
                 "missing-key",
                 path,
                 Some(1),
@@ -381,7 +385,9 @@ pub fn escapes(path: &str) -> bool {
 }
 
 /// Report `path`, the value of `key` written in `file`, when it leaves the
-/// case folder or does not exist in it.
+/// case folder or does not exist in it; otherwise what it is (not followed
+/// when it is a link). A path through a symlink, FIFO or device of the suite
+/// is the suite scan's finding: nothing more is said, and `None` returned.
 pub(super) fn check_path(
     case: &Case,
     key: &str,
@@ -389,31 +395,70 @@ pub(super) fn check_path(
     file: &Utf8Path,
     line: Option<usize>,
     out: &mut Out,
-) {
+) -> Option<std::fs::Metadata> {
     if escapes(path) {
         out.error(
             "path-escape",
             file,
             line,
-            format!("`{key}: {path}` points outside the case folder"),
+            format!(
+                "`{key}: {}` points outside the case folder",
+                super::clip(path)
+            ),
             format!(
                 "put the file inside {} and use a relative path",
                 case.dir.file_name().unwrap_or("the case folder")
             ),
         );
-    } else if !case.dir.join(path).exists() {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let mut at = case.dir.clone();
+    let mut meta = std::fs::symlink_metadata(&at).ok();
+    for part in parts {
+        if meta.as_ref().is_some_and(|m| !m.is_dir()) {
+            // A file where a folder is needed: nothing is there.
+            meta = None;
+        }
+        let Some(_) = meta else { break };
+        at.push(part);
+        meta = std::fs::symlink_metadata(&at).ok();
+        if let Some(m) = &meta
+            && !m.is_dir()
+            && !m.is_file()
+        {
+            return None;
+        }
+    }
+    if meta.is_none() {
         out.error(
             "missing-file",
             file,
             line,
-            format!("`{key}: {path}` does not exist in the case folder"),
-            format!("create {path} in the case folder, or fix the path"),
+            format!(
+                "`{key}: {}` does not exist in the case folder",
+                super::clip(path)
+            ),
+            format!(
+                "create {} in the case folder, or fix the path",
+                super::clip(path)
+            ),
         );
     }
+    meta
 }
 
 /// Report every key of `case` that is not part of its section, with the
-/// closest known key or the section it belongs in.
+/// closest known key or the file and section it belongs in.
 pub(super) fn check_unknown_keys(case: &Case, out: &mut Out) {
     for u in &case.unknown_keys {
         let key = u.key.as_str();
@@ -423,98 +468,177 @@ pub(super) fn check_unknown_keys(case: &Case, out: &mut Out) {
                 &u.file,
                 u.line,
                 format!(
-                    "unknown key `{key}` in prompt.md frontmatter (the platform refuses the case)"
+                    "unknown key `{}` in prompt.md frontmatter (the platform refuses the case)",
+                    super::clip(key)
                 ),
-                fix_for_prompt_key(key),
+                fix_for_prompt_key(case, key),
             ),
             Section::CaseTop | Section::CaseExecution | Section::CaseContext => {
-                report_unknown_case_yaml_key(u, out)
+                report_unknown_case_yaml_key(case, u, out)
             }
         }
     }
 }
 
+/// Every key any grader takes, but `name` (which a case takes too).
+fn is_grader_key(key: &str) -> bool {
+    key != "name"
+        && (COMMON_GRADER_KEYS.contains(&key)
+            || GraderKind::ALL.iter().any(|k| k.keys().contains(&key)))
+}
+
+/// Where a grader key belongs, for a case file that holds one.
+fn grader_home(key: &str) -> String {
+    format!(
+        "`{key}` is a grader key: it belongs in a grader file, graders/<name>.md (or an item of case.yaml `graders:`)"
+    )
+}
+
+/// Where a case key belongs, for a grader that holds one; `None` when `key`
+/// is not a case key.
+pub(super) fn case_key_home(key: &str) -> Option<String> {
+    Some(if key == "prompt" {
+        "the prompt is not a grader key: it belongs in the body of prompt.md (or case.yaml `execution.prompt`)".into()
+    } else if EXECUTION_KEYS.contains(&key) {
+        format!(
+            "`{key}` is a case key: it belongs in prompt.md frontmatter (or case.yaml `execution:`)"
+        )
+    } else if TOP_KEYS.contains(&key) && key != "name" {
+        format!(
+            "`{key}` is a case key: it belongs in prompt.md frontmatter (or at the top of case.yaml)"
+        )
+    } else if CONTEXT_KEYS.contains(&key) {
+        format!("`{key}` is a case key: it belongs in case.yaml under `context:`")
+    } else if matches!(key, "execution" | "context" | "graders") {
+        format!("`{key}:` belongs at the top of case.yaml")
+    } else {
+        return None;
+    })
+}
+
 /// The fix for an unknown key in prompt.md frontmatter.
-fn fix_for_prompt_key(key: &str) -> String {
+fn fix_for_prompt_key(case: &Case, key: &str) -> String {
     let prompt_keys: Vec<&str> = TOP_KEYS
         .iter()
         .chain(EXECUTION_KEYS.iter())
         .copied()
         .collect();
+    let has_body = case
+        .prompt()
+        .is_some_and(|e| Some(&e.file) == case.prompt_file.as_ref());
     if CONTEXT_KEYS.contains(&key) {
         format!("`{key}` belongs in case.yaml under `context:`")
+    } else if key == "prompt" && has_body {
+        "remove it: the prompt is the body of prompt.md, below the frontmatter".into()
     } else if key == "prompt" {
-        "the prompt is the body of prompt.md, below the frontmatter".into()
+        "move the prompt to the body of prompt.md, below the frontmatter".into()
     } else if key == "graders" {
         "put each grader in graders/<name>.md".into()
+    } else if key == "execution" {
+        "write its keys straight into the frontmatter (max_turns: 5), without `execution:`".into()
+    } else if key == "context" {
+        "`context:` belongs in case.yaml".into()
+    } else if let Some(k) = closest(key, &prompt_keys) {
+        format!("did you mean `{k}`?")
+    } else if is_grader_key(key) {
+        grader_home(key)
     } else {
-        fix_for_unknown(
-            key,
-            &prompt_keys,
-            &format!("known keys: {}", prompt_keys.join(", ")),
-        )
+        format!("remove it; known keys: {}", prompt_keys.join(", "))
     }
 }
 
 /// An unknown key in case.yaml (the platform drops it without a word): move it
-/// to the section it belongs in, or fix its spelling.
-fn report_unknown_case_yaml_key(u: &UnknownKey, out: &mut Out) {
+/// to the section it belongs in (or remove it, when the case sets that key
+/// already), or fix its spelling.
+fn report_unknown_case_yaml_key(case: &Case, u: &UnknownKey, out: &mut Out) {
     let key = u.key.as_str();
     let (where_, own): (&str, &[&str]) = match u.section {
         Section::CaseTop => ("at the top of case.yaml", &CASE_YAML_KEYS),
         Section::CaseExecution => ("under `execution:`", &CASE_EXECUTION_KEYS),
         _ => ("under `context:`", &CONTEXT_KEYS),
     };
+    // A prompt moved where the case has one already would only be overridden:
+    // one fix, whatever else the case says about its prompt.
+    let move_or_remove = |set: Option<&Entry>, there: &str| match set {
+        Some(e) if key == "prompt" && e.file != u.file => {
+            "remove it: the case's prompt is the body of prompt.md".to_string()
+        }
+        Some(_) if key == "prompt" => {
+            "remove it: the case's prompt is `execution.prompt`".to_string()
+        }
+        _ => format!("move `{key}` {there}"),
+    };
     let fix = if u.section != Section::CaseExecution && CASE_EXECUTION_KEYS.contains(&key) {
-        format!("move `{key}` under `execution:`")
+        move_or_remove(case.execution.get(key), "under `execution:`")
     } else if u.section != Section::CaseContext && CONTEXT_KEYS.contains(&key) {
-        format!("move `{key}` under `context:`")
+        move_or_remove(case.context.get(key), "under `context:`")
     } else if u.section != Section::CaseTop && CASE_YAML_KEYS.contains(&key) {
-        format!("move `{key}` to the top level of case.yaml")
+        move_or_remove(case.top.get(key), "to the top level of case.yaml")
+    } else if let Some(k) = closest(key, own) {
+        format!("did you mean `{k}`?")
+    } else if is_grader_key(key) {
+        grader_home(key)
     } else {
-        fix_for_unknown(key, own, &format!("known keys there: {}", own.join(", ")))
+        format!("remove it; known keys there: {}", own.join(", "))
     };
     out.error(
         "unknown-key",
         &u.file,
         u.line,
-        format!("unknown key `{key}` {where_} (the platform silently drops it)"),
+        format!(
+            "unknown key `{}` {where_} (the platform silently drops it)",
+            super::clip(key)
+        ),
         fix,
     );
 }
 
-/// The closest known key to `key`, when it is close enough to be a typo.
+/// The closest known key to `key`, when it is close enough to be a typo: at
+/// most one edit (a swap of two neighbours counts as one) per four characters
+/// of the key, and at least one, so `max_turn` and `tpye` find `max_turns` and
+/// `type`, and `bogus` finds nothing (not `focus`, two edits away).
 pub fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let len = key.chars().count();
+    let bound = (len / 4).max(1);
+    if known.iter().all(|k| k.len().abs_diff(len) > bound) {
+        return None;
+    }
     let key_lower = key.to_ascii_lowercase();
     known
         .iter()
-        .map(|k| (levenshtein(&key_lower, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .filter(|k| k.len().abs_diff(len) <= bound)
+        .map(|k| (edit_distance(&key_lower, k), *k))
+        .filter(|(d, _)| *d <= bound)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
 }
 
-/// The edit distance between `a` and `b`.
-fn levenshtein(a: &str, b: &str) -> usize {
+/// The edit distance between `a` and `b`, a swap of two neighbours counting
+/// as one edit (optimal string alignment).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+    // d[i][j]: distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j - 1] + cost)
+                .min(d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
-        prev = cur;
     }
-    prev[b.len()]
-}
-
-/// "did you mean …?" for a typo of a `known` key, else remove it (`fallback` says why).
-pub(super) fn fix_for_unknown(key: &str, known: &[&str], fallback: &str) -> String {
-    match closest(key, known) {
-        Some(k) => format!("did you mean `{k}`?"),
-        None => format!("remove it; {fallback}"),
-    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -559,6 +683,13 @@ mod tests {
         assert_eq!(closest("allowed-tools", &keys), Some("allowed_tools"));
         assert_eq!(closest("Timeout_Seconds", &keys), Some("timeout_seconds"));
         assert_eq!(closest("zzzz", &keys), None);
+        assert_eq!(closest("runz", &keys), Some("runs"));
+        assert_eq!(closest("mdoel", &keys), Some("model"));
+        assert_eq!(closest("tpye", &["type"]), Some("type"));
+        assert_eq!(closest("typ", &["type"]), Some("type"));
+        assert_eq!(closest("bogus", &["focus", "criteria"]), None);
+        assert_eq!(closest("time", &["type"]), None);
+        assert_eq!(closest(&"x".repeat(1 << 20), &keys), None);
     }
 
     #[test]

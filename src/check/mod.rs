@@ -8,12 +8,16 @@
 //!
 //! Here: the report, and the suite and case checks that drive the rules of
 //! [`keys`] (case keys and their values), `graders` (one check per grader
-//! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
-//! (what JavaScript's `RegExp` accepts).
+//! type), [`trigger`] (the fires/quiet pair and its pin), `offered` (the item
+//! the suite tests, as the platform offers it), [`js_regex`](mod@js_regex)
+//! (what JavaScript's `RegExp` accepts) and `backtrack` (patterns that could
+//! backtrack catastrophically, found by their shape and never run).
 
+mod backtrack;
 mod graders;
 pub mod js_regex;
 pub mod keys;
+mod offered;
 pub mod trigger;
 
 pub use js_regex::js_regex;
@@ -26,6 +30,7 @@ use crate::suite::{self, Case, Suite};
 use camino::{Utf8Path, Utf8PathBuf};
 use graders::check_case_graders;
 use keys::{check_key_values, check_unknown_keys};
+use offered::check_item;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
@@ -186,6 +191,21 @@ fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
         .unwrap_or_else(|_| path.to_owned())
 }
 
+/// User text for a one-line message: control characters as spaces, and at
+/// most 60 characters (a key or value may be megabytes long).
+pub(crate) fn clip(text: &str) -> String {
+    const MAX: usize = 60;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// Collects findings.
 struct Out<'a>(&'a mut Vec<Diagnostic>);
 
@@ -241,7 +261,8 @@ pub fn check_suite(
     diagnostics.extend(suite.problems.iter().cloned());
     let mut out = Out(diagnostics);
     let item = suite.item.as_str();
-    if suite.cases.is_empty() {
+    // A folder the scan could not enter may hold the cases: it is reported.
+    if suite.cases.is_empty() && !suite.incomplete {
         out.error(
             "no-cases",
             &suite.dir,
@@ -250,23 +271,7 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
-    match crate::item::find(source, item) {
-        Ok(_) => {}
-        Err(Error::ItemAmbiguous { found, .. }) => out.warn(
-            "item-ambiguous",
-            &suite.dir,
-            None,
-            format!("more than one item is named `{item}` ({} places)", found.len()),
-            "rename or remove all but one of skills/, commands/, agents/ (and registry/) entries",
-        ),
-        Err(_) => out.warn(
-            "no-item",
-            &suite.dir,
-            None,
-            format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
-            format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
-        ),
-    }
+    check_item(source, suite, &mut out);
     let mut seen: HashMap<&str, &Case> = HashMap::new();
     for case in &suite.cases {
         check_case(case, &mut out);
@@ -286,6 +291,15 @@ pub fn check_suite(
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
 /// not JSON, not the schema, another item's) is an error here.
 fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
+    let path = crate::config::baseline_path(source, &suite.item);
+    // A link, FIFO, device or oversized file is the suite scan's finding, and
+    // is never opened.
+    if let Ok(meta) = std::fs::symlink_metadata(&path)
+        && !meta.is_dir()
+        && suite::refusal(&path, &meta).is_some()
+    {
+        return;
+    }
     let Err(e) = crate::document::load_baseline(source, &suite.item) else {
         return;
     };
@@ -320,19 +334,20 @@ fn check_case(case: &Case, out: &mut Out) {
 fn check_prompt(case: &Case, out: &mut Out) {
     let prompt = case.prompt_text();
     if prompt.trim().is_empty() {
-        if !case.broken {
+        // A `prompt:` in the wrong place is reported as such, with where it goes.
+        let misplaced = case.unknown_keys.iter().any(|u| u.key == "prompt");
+        if !case.broken && !misplaced {
             let message = if case.context.contains_key("history_file") {
                 "the case has no prompt: context.history_file needs a next turn to resume with"
             } else {
                 "the case has no prompt"
             };
-            out.error(
-                "empty-prompt",
-                &case.main_file(),
-                None,
-                message.into(),
-                "write the user prompt to test as the body of prompt.md, below the frontmatter",
-            );
+            let fix = if case.prompt_file.is_some() {
+                "write the user prompt to test as the body of prompt.md, below the frontmatter"
+            } else {
+                "set the user prompt to test under `execution:` in case.yaml (prompt: …), or write it as the body of a prompt.md"
+            };
+            out.error("empty-prompt", &case.main_file(), None, message.into(), fix);
         }
     } else if let Some(e) = case.prompt()
         && TODO_LINE.is_match(prompt)
