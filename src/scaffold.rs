@@ -326,7 +326,14 @@ mod tests {
         for f in files {
             let p = root.join(f);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, "---\nname: x\ndescription: X.\n---\n\nBody.\n").unwrap();
+            // A skill's `name` is its folder's (else `check` says the
+            // platform will not offer it); a command or agent needs none.
+            let name = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .filter(|_| p.file_name() == Some("SKILL.md"))
+                .unwrap_or("x");
+            fs::write(&p, format!("---\nname: {name}\ndescription: X.\n---\n\nBody.\n")).unwrap();
         }
         (dir, root)
     }

@@ -33,7 +33,15 @@ impl Tree {
             home,
         };
         for item in items {
-            tree.write(item, "---\nname: x\ndescription: An item.\n---\n\nBody.\n");
+            // A skill's `name` is its folder's; a command or agent needs none.
+            let name = item
+                .strip_suffix("/SKILL.md")
+                .and_then(|s| s.rsplit('/').next())
+                .unwrap_or("x");
+            tree.write(
+                item,
+                &format!("---\nname: {name}\ndescription: An item.\n---\n\nBody.\n"),
+            );
         }
         tree
     }
@@ -197,7 +205,10 @@ fn init_for_a_missing_item_writes_the_suite_and_says_so() {
     );
     assert_eq!(found, placeholders("later", "scoring"));
     // Once the item exists and the case is filled, the suite is clean.
-    tree.write("skills/later/SKILL.md", "---\nname: later\n---\n\nBody.\n");
+    tree.write(
+        "skills/later/SKILL.md",
+        "---\nname: later\ndescription: Later.\n---\n\nBody.\n",
+    );
     tree.fill("later", "scoring");
     assert_eq!(tree.check(&["later"]), (0, vec![]));
 }
