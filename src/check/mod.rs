@@ -14,9 +14,13 @@
 mod graders;
 pub mod js_regex;
 pub mod keys;
+mod mocks;
+pub mod plugin;
+pub mod traps;
 pub mod trigger;
 
 pub use js_regex::js_regex;
+pub use plugin::check_plugin;
 pub use trigger::ItemNames;
 
 use crate::config::{suite_dir, validate_item_name};
@@ -53,6 +57,8 @@ pub struct CheckReport {
     pub errors: usize,
     /// Warning-severity findings.
     pub warnings: usize,
+    /// Note-severity findings (advice; never fail `check`).
+    pub notes: usize,
     /// Every finding, sorted by file and line.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -162,22 +168,34 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
         suites.extend(summary);
         diagnostics.extend(found);
     }
+    Ok(report(source, suites, diagnostics))
+}
+
+/// The report of `suites` with `diagnostics`: paths made relative to `root`,
+/// findings sorted by file and line, and counted by severity.
+fn report(
+    root: &Utf8Path,
+    suites: Vec<SuiteSummary>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> CheckReport {
     for d in &mut diagnostics {
-        d.file = relative(source, &d.file);
+        d.file = relative(root, &d.file);
     }
     diagnostics.sort_by(|a, b| (&a.file, a.line, a.severity).cmp(&(&b.file, b.line, b.severity)));
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let warnings = diagnostics.len() - errors;
-    Ok(CheckReport {
+    let count = |severity| {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    CheckReport {
         schema: "bob-eval-check/1",
         suites,
-        errors,
-        warnings,
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        notes: count(Severity::Note),
         diagnostics,
-    })
+    }
 }
 
 fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
@@ -250,26 +268,43 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
+    // A suite whose item is no skill, command or agent, in a source that ships
+    // hooks, tests a hook: there is nothing for a Skill grader to see fire.
+    let hooks = plugin::has_hooks(source);
+    let mut hook_item = false;
     match crate::item::find(source, item) {
         Ok(_) => {}
         Err(Error::ItemAmbiguous { found, .. }) => out.warn(
             "item-ambiguous",
             &suite.dir,
             None,
-            format!("more than one item is named `{item}` ({} places)", found.len()),
+            format!(
+                "more than one item is named `{item}` ({} places)",
+                found.len()
+            ),
             "rename or remove all but one of skills/, commands/, agents/ (and registry/) entries",
         ),
-        Err(_) => out.warn(
-            "no-item",
-            &suite.dir,
-            None,
-            format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
-            format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
-        ),
+        Err(_) => {
+            hook_item = hooks;
+            out.warn(
+                "no-item",
+                &suite.dir,
+                None,
+                format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
+                format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
+            );
+        }
     }
+    let items = traps::source_items(source, item);
+    let traps = traps::Traps {
+        items: &items,
+        hooks,
+        trigger_pair: true,
+    };
     let mut seen: HashMap<&str, &Case> = HashMap::new();
     for case in &suite.cases {
         check_case(case, &mut out);
+        traps.check_case(case, &mut out);
         if let Some(first) = seen.insert(case.name.as_str(), case) {
             out.warn(
                 "duplicate-case",
@@ -280,7 +315,11 @@ pub fn check_suite(
             );
         }
     }
-    check_trigger_pair(suite, names, &mut out);
+    let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
+    mocks::check(&suite.dir, &case_dirs, &mut out);
+    if !hook_item {
+        check_trigger_pair(suite, names, &mut out);
+    }
 }
 
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,

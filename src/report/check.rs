@@ -17,10 +17,14 @@ pub fn render(report: &CheckReport) -> String {
     } else {
         let errors = plural(report.errors, "error", "errors");
         let warnings = plural(report.warnings, "warning", "warnings");
+        let notes = match report.notes {
+            0 => String::new(),
+            n => format!(", {}", plural(n, "note", "notes")),
+        };
         let verdict = if report.has_errors() { "failed" } else { "ok" };
         let _ = writeln!(
             out,
-            "{verdict}: checked {suites} ({cases}): {errors}, {warnings}"
+            "{verdict}: checked {suites} ({cases}): {errors}, {warnings}{notes}"
         );
     }
     out
@@ -57,6 +61,7 @@ mod tests {
             ],
             errors,
             warnings: diagnostics.len() - errors,
+            notes: 0,
             diagnostics,
         }
     }
