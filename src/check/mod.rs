@@ -2,14 +2,17 @@
 //!
 //! Everything the platform would refuse when loading a case, the traps it does
 //! not report at all (platform.md, "Traps"), and the trigger pair every suite
-//! must carry (skill-evals.md, "Trigger cases"). Each finding is a
-//! [`Diagnostic`] with a file, a line where known, a one-line message and a
-//! one-line fix.
+//! must carry (skill-evals.md, "Trigger cases": bob-eval's convention, not a
+//! platform rule). Each finding is a [`Diagnostic`] with a file, a line where
+//! known, a one-line message and a one-line fix.
 //!
 //! Here: the report, and the suite and case checks that drive the rules of
 //! [`keys`] (case keys and their values), `graders` (one check per grader
-//! type), [`trigger`] (the fires/quiet pair and its pin) and [`js_regex`](mod@js_regex)
-//! (what JavaScript's `RegExp` accepts).
+//! type), [`trigger`] (the fires/quiet pair and its pin), [`js_regex`](mod@js_regex)
+//! (what JavaScript's `RegExp` accepts), [`traps`] (the silent traps both
+//! layouts share) and `mocks` (the `mocks/` layers). [`plugin`] is the other
+//! layout, `check --plugin DIR`: a plugin's own `claude plugin eval` suites,
+//! with the trigger pair only a note.
 
 mod graders;
 pub mod js_regex;

@@ -12,7 +12,7 @@
 //!   holds cases, as on the platform.
 //! - Cases: the suite loader's walk (nested groups; `mocks/` and `results/`
 //!   skipped), then the case checks, the traps ([`super::traps`]), the mock
-//!   layers ([`super::mocks`]) and the `plugins:` entries.
+//!   layers (`mocks`) and the `plugins:` entries.
 //! - Items: the plugin's own skills, commands and agents (`skills/`,
 //!   `commands/`, `agents/` and the paths the manifest adds).
 //!
@@ -49,6 +49,8 @@ const COMPONENT_DIRS: [&str; 9] = [
 const WALK_SKIPS: [&str; 4] = ["node_modules", ".claude", "results", "mocks"];
 /// Deepest folder the search for `evals` folders enters.
 const MAX_DEPTH: usize = 16;
+/// Most folders the search lists (the platform's walk stops there too).
+const MAX_FOLDERS: usize = 100_000;
 
 /// The manifest, parsed.
 struct Manifest {
@@ -377,7 +379,8 @@ fn suite_roots(dir: &Utf8Path, eval_dir: &EvalDir) -> Vec<Utf8PathBuf> {
             }
             let mut roots = Vec::new();
             let mut seen = HashSet::new();
-            find_eval_dirs(dir, 0, &mut seen, &mut roots);
+            let mut budget = MAX_FOLDERS;
+            find_eval_dirs(dir, 0, &mut seen, &mut budget, &mut roots);
             roots
         }
     }
@@ -388,11 +391,13 @@ fn find_eval_dirs(
     dir: &Utf8Path,
     depth: usize,
     seen: &mut HashSet<Utf8PathBuf>,
+    budget: &mut usize,
     roots: &mut Vec<Utf8PathBuf>,
 ) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || *budget == 0 {
         return;
     }
+    *budget -= 1;
     if let Ok(real) = dir.canonicalize_utf8()
         && !seen.insert(real)
     {
@@ -422,7 +427,7 @@ fn find_eval_dirs(
                 roots.push(path);
             }
         } else {
-            find_eval_dirs(&path, depth + 1, seen, roots);
+            find_eval_dirs(&path, depth + 1, seen, budget, roots);
         }
     }
 }

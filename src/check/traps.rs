@@ -5,14 +5,17 @@
 //! 1. `tool-is-item`: a `tool_used` (or `tool_order`) grader whose `tool:` is
 //!    the name of a skill, command or agent instead of the tool that runs it.
 //!    No tool call is ever named after a skill: the platform reports
-//!    "<name> called 0x" on every run.
+//!    "`<name>` called 0x" on every run.
 //! 2. `overridden-key`: a key that shapes the run set in both `case.yaml` and
 //!    `prompt.md` with two values (`execution.max_turns: 20` and `max_turns:
 //!    5`): prompt.md's value silently wins.
 //! 3. `file-unwritable`: a grader on a file the run creates (`file_exists`, a
 //!    `files` target, a `{source: file}` target or focus) in a case whose
-//!    `allowed_tools` holds no tool that can write one. The platform only
-//!    prints "cannot pass with the granted tools" while it runs.
+//!    `allowed_tools` holds no tool that can write one (the platform's rule:
+//!    tools follow graders). Only an operator's `--allow-tools`, which grants
+//!    a tool to every case, could save it; the platform only prints "cannot
+//!    pass with the granted tools" while it runs. A warning when the plugin
+//!    has hooks (a hook could write the file).
 //! 4. `skill-match-loose`: a `tool_used: Skill` grader outside the trigger pair
 //!    whose `input_match` is not pinned to one item: it matches several items,
 //!    or near-miss names (`<item>-x`, `x<item>`, `not-<item>`).
@@ -398,7 +401,7 @@ impl Traps<'_> {
                 continue;
             };
             let (severity, hook) = if self.hooks {
-                (Severity::Warning, " (unless a plugin hook writes it)")
+                (Severity::Warning, ", unless a plugin hook writes it,")
             } else {
                 (Severity::Error, "")
             };
@@ -416,7 +419,7 @@ impl Traps<'_> {
                 &g.file,
                 g.get(key).and_then(|e| e.line).or(g.line),
                 format!(
-                    "grader `{}` checks {what}, a file the run creates, but no tool the case allows can create one, so it cannot pass{hook} (the platform only warns \"cannot pass with the granted tools\" while it runs)",
+                    "grader `{}` {what}, but the case's allowed_tools names no tool that can create a file (Write, Edit, NotebookEdit, Bash, PowerShell or an MCP tool): the grader fails every run{hook} unless the operator grants such a tool to every case (the platform only warns \"cannot pass with the granted tools\" as it runs)",
                     g.name
                 ),
                 fix,
@@ -433,19 +436,24 @@ impl Traps<'_> {
 fn needs_created_file(g: &Grader, scaffold: bool) -> Option<(String, &'static str)> {
     match g.spec()? {
         GraderSpec::FileExists { path, exists: true } => {
-            Some((format!("that `{path}` exists"), "path"))
+            Some((format!("checks that the run creates `{path}`"), "path"))
         }
         GraderSpec::Regex { target, mode, .. } => match target {
             Target::Files if !matches!(mode, MatchMode::NotContains | MatchMode::Count(0)) => {
-                Some(("the files the run created".into(), "target"))
+                Some(("reads the list of files the run creates".into(), "target"))
             }
-            Target::File(path) if !scaffold => Some((format!("the file `{path}`"), "target")),
+            Target::File(path) if !scaffold => {
+                Some((format!("reads `{path}`, a file the run creates"), "target"))
+            }
             _ => None,
         },
         GraderSpec::Llm {
             focus: Target::File(path),
             ..
-        } if !scaffold => Some((format!("the file `{path}`"), "focus")),
+        } if !scaffold => Some((
+            format!("has the judge read `{path}`, a file the run creates"),
+            "focus",
+        )),
         _ => None,
     }
 }
