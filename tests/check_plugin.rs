@@ -586,12 +586,33 @@ fn the_eval_folder_is_the_platform_s() {
 }
 
 #[test]
+fn duplicate_case_names_warn_across_eval_folders() {
+    let p = Plugin::corpus("tidy");
+    p.write(
+        "evals/python/sorts/prompt.md",
+        "---\nmax_turns: 2\n---\n\nSort `import b`, `import a`.\n",
+    )
+    .write(
+        "evals/python/sorts/graders/a.md",
+        "---\ntype: regex\n---\nimport a\n",
+    );
+    let (status, doc) = p.json();
+    assert_eq!(status, 0);
+    let d = find(&doc, "duplicate-case");
+    assert_eq!(d["severity"], "warning");
+    assert!(d["message"].as_str().unwrap().contains("`sorts`"), "{d}");
+}
+
+#[test]
 fn the_manifest() {
     let p = Plugin::corpus("tidy");
     p.remove("plugin.json");
     let (status, doc) = p.json();
     assert_eq!(status, 1);
-    assert_eq!(find(&doc, "no-manifest")["file"], "");
+    assert_eq!(
+        find(&doc, "no-manifest")["file"],
+        ".claude-plugin/plugin.json"
+    );
     // A skill folder is a plugin of its own.
     p.write("SKILL.md", "---\nname: tidy\ndescription: x\n---\nBody.\n");
     assert!(!codes(&p.json().1).contains(&"no-manifest".to_string()));

@@ -122,6 +122,23 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
             .unwrap_or_else(|| dir.join(DEFAULT_EVAL_DIR)),
         EvalDir::Named(segments) => dir.join(segments.join("/")),
     };
+    // The platform keys reports and `--case` on the name, and only warns.
+    let mut seen: std::collections::HashMap<&str, &Case> = std::collections::HashMap::new();
+    for case in &cases {
+        if let Some(first) = seen.insert(case.name.as_str(), case) {
+            out.warn(
+                "duplicate-case",
+                &case.main_file(),
+                None,
+                format!(
+                    "two cases are named `{}` (also {}): the report and --case cannot tell them apart",
+                    case.name,
+                    relative(dir, &first.dir)
+                ),
+                "give each case its own name (`name:` or the folder name)",
+            );
+        }
+    }
     if cases.is_empty() {
         out.error(
             "no-cases",
@@ -208,7 +225,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
     if !dir.join("SKILL.md").is_file() {
         out.error(
             "no-manifest",
-            dir,
+            &dir.join(".claude-plugin/plugin.json"),
             None,
             "no .claude-plugin/plugin.json: the platform finds no plugin here, so under --ablation with-without the cases refuse to load (and without it they run one arm, without the plugin)".into(),
             "add .claude-plugin/plugin.json: {\"name\": \"<plugin>\", \"version\": \"0.1.0\", \"description\": \"…\"}",
