@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use serde::Serialize;
 use std::fmt;
 
-/// How bad a finding is: errors fail `check` (exit 1), warnings do not.
+/// How bad a finding is: errors fail `check` (exit 1), warnings and notes do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -14,6 +14,9 @@ pub enum Severity {
     Error,
     /// Works, but needs attention (an operator grant, a missing item, …).
     Warning,
+    /// Advice, not a problem: the suite works as written (a convention it
+    /// could follow, with what to add).
+    Note,
 }
 
 impl Severity {
@@ -22,6 +25,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }
@@ -29,7 +33,7 @@ impl Severity {
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {
-    /// Error or warning.
+    /// Error, warning or note.
     pub severity: Severity,
     /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and tests.
     pub code: &'static str,
@@ -39,20 +43,25 @@ pub struct Diagnostic {
     pub line: Option<usize>,
     /// What is wrong, one line.
     pub message: String,
-    /// What to do, one line.
+    /// What to do (for a note: what to add), one line.
     pub fix: String,
 }
 
 impl fmt::Display for Diagnostic {
-    /// One line: `file:line: severity: message — fix: fix`.
+    /// One line: `file:line: severity: message — fix: fix` (a note says
+    /// `— to add:` instead of `— fix:`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
             Some(line) => write!(f, "{}:{line}", self.file)?,
             None => write!(f, "{}", self.file)?,
         }
+        let label = match self.severity {
+            Severity::Note => "to add",
+            Severity::Error | Severity::Warning => "fix",
+        };
         write!(
             f,
-            ": {}: {} — fix: {}",
+            ": {}: {} — {label}: {}",
             self.severity.as_str(),
             self.message,
             self.fix

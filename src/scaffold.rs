@@ -333,7 +333,11 @@ mod tests {
                 .and_then(|d| d.file_name())
                 .filter(|_| p.file_name() == Some("SKILL.md"))
                 .unwrap_or("x");
-            fs::write(&p, format!("---\nname: {name}\ndescription: X.\n---\n\nBody.\n")).unwrap();
+            fs::write(
+                &p,
+                format!("---\nname: {name}\ndescription: X.\n---\n\nBody.\n"),
+            )
+            .unwrap();
         }
         (dir, root)
     }

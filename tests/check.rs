@@ -576,7 +576,8 @@ fn unknown_case_yaml_keys() {
         "unknown-key",
         "error",
         &[(CASE_YAML, Some(&case_yaml("max_turns: 4\n")))],
-        &[(CASE_YAML, Some(&case_yaml("execution:\n  max_turns: 4\n")))],
+        // The same value as prompt.md's `max_turns: 5` (a different one is `overridden-key`).
+        &[(CASE_YAML, Some(&case_yaml("execution:\n  max_turns: 5\n")))],
     );
     assert_eq!(d["line"], 3);
     assert_eq!(d["fix"], "move `max_turns` under `execution:`");
@@ -996,9 +997,11 @@ fn groups_nest_and_skipped_folders_are_skipped() {
         "not a case: inside a case\n",
     );
     for skipped in ["results", "mocks", "node_modules", ".claude", ".git"] {
+        // Refused as a case; under mocks/ the platform reads it as a valid
+        // responder (`error: true`) for a tool named `prompt`.
         src.write(
             &format!("evals/demo/{skipped}/x/prompt.md"),
-            "---\nbogus: 1\n---\n",
+            "---\nerror: true\n---\n",
         );
     }
     let (status, doc) = src.json();

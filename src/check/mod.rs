@@ -2,25 +2,32 @@
 //!
 //! Everything the platform would refuse when loading a case, the traps it does
 //! not report at all (platform.md, "Traps"), and the trigger pair every suite
-//! must carry (skill-evals.md, "Trigger cases"). Each finding is a
-//! [`Diagnostic`] with a file, a line where known, a one-line message and a
-//! one-line fix.
+//! must carry (skill-evals.md, "Trigger cases": bob-eval's convention, not a
+//! platform rule). Each finding is a [`Diagnostic`] with a file, a line where
+//! known, a one-line message and a one-line fix.
 //!
 //! Here: the report, and the suite and case checks that drive the rules of
 //! [`keys`] (case keys and their values), `graders` (one check per grader
 //! type), [`trigger`] (the fires/quiet pair and its pin), `offered` (the item
 //! the suite tests, as the platform offers it), [`js_regex`](mod@js_regex)
-//! (what JavaScript's `RegExp` accepts) and `backtrack` (patterns that could
-//! backtrack catastrophically, found by their shape and never run).
+//! (what JavaScript's `RegExp` accepts), `backtrack` (patterns that could
+//! backtrack catastrophically, found by their shape and never run), [`traps`]
+//! (the silent traps both layouts share) and `mocks` (the `mocks/` layers).
+//! [`plugin`] is the other layout, `check --plugin DIR`: a plugin's own
+//! `claude plugin eval` suites, with the trigger pair only a note.
 
 mod backtrack;
 mod graders;
 pub mod js_regex;
 pub mod keys;
+mod mocks;
 mod offered;
+pub mod plugin;
+pub mod traps;
 pub mod trigger;
 
 pub use js_regex::js_regex;
+pub use plugin::check_plugin;
 pub use trigger::ItemNames;
 
 use crate::config::{suite_dir, validate_item_name};
@@ -58,6 +65,8 @@ pub struct CheckReport {
     pub errors: usize,
     /// Warning-severity findings.
     pub warnings: usize,
+    /// Note-severity findings (advice; never fail `check`).
+    pub notes: usize,
     /// Every finding, sorted by file and line.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -167,22 +176,34 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
         suites.extend(summary);
         diagnostics.extend(found);
     }
+    Ok(report(source, suites, diagnostics))
+}
+
+/// The report of `suites` with `diagnostics`: paths made relative to `root`,
+/// findings sorted by file and line, and counted by severity.
+fn report(
+    root: &Utf8Path,
+    suites: Vec<SuiteSummary>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> CheckReport {
     for d in &mut diagnostics {
-        d.file = relative(source, &d.file);
+        d.file = relative(root, &d.file);
     }
     diagnostics.sort_by(|a, b| (&a.file, a.line, a.severity).cmp(&(&b.file, b.line, b.severity)));
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let warnings = diagnostics.len() - errors;
-    Ok(CheckReport {
+    let count = |severity| {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    CheckReport {
         schema: "bob-eval-check/1",
         suites,
-        errors,
-        warnings,
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        notes: count(Severity::Note),
         diagnostics,
-    })
+    }
 }
 
 fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
@@ -272,9 +293,24 @@ pub fn check_suite(
         );
     }
     check_item(source, suite, &mut out);
+    // A suite whose item is no skill, command or agent, in a source that ships
+    // hooks, tests a hook: there is nothing for a Skill grader to see fire.
+    let hooks = plugin::has_hooks(source);
+    let hook_item = hooks
+        && matches!(
+            crate::item::find(source, item),
+            Err(Error::ItemNotFound { .. })
+        );
+    let items = traps::source_items(source, item);
+    let traps = traps::Traps {
+        items: &items,
+        hooks,
+        trigger_pair: true,
+    };
     let mut seen: HashMap<&str, &Case> = HashMap::new();
     for case in &suite.cases {
         check_case(case, &mut out);
+        traps.check_case(case, &mut out);
         if let Some(first) = seen.insert(case.name.as_str(), case) {
             out.warn(
                 "duplicate-case",
@@ -285,7 +321,11 @@ pub fn check_suite(
             );
         }
     }
-    check_trigger_pair(suite, names, &mut out);
+    let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
+    mocks::check(&suite.dir, &case_dirs, &mut out);
+    if !hook_item {
+        check_trigger_pair(suite, names, &mut out);
+    }
 }
 
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,

@@ -41,6 +41,22 @@ impl Trigger {
     }
 }
 
+/// Why bob-eval asks for the pair, said wherever it does: the platform has no
+/// such rule.
+pub const CONVENTION: &str = "bob-eval's convention, not a platform rule: bob-eval needs a fires/quiet pair to measure the trigger rate";
+
+/// True when `g`, a grader of the case named `case_name`, is one of the trigger
+/// pair's graders this module checks (a `fires` Skill grader wanting the item
+/// to fire, a `quiet` one wanting it never to).
+pub(super) fn is_trigger_grader(case_name: &str, g: &Grader) -> bool {
+    let trigger = match case_name {
+        "fires" => Trigger::Fires,
+        "quiet" => Trigger::Quiet,
+        _ => return false,
+    };
+    g.kind() == Some(GraderKind::ToolUsed) && g.str("tool") == Some("Skill") && trigger.is_shaped(g)
+}
+
 /// A pin verdict per `input_match` pattern, shared by both trigger cases.
 type Verdicts = HashMap<String, Option<(&'static str, String)>>;
 
@@ -95,7 +111,7 @@ fn report_missing_case(suite: &Suite, trigger: Trigger, out: &mut Out) {
         code,
         &suite.dir,
         None,
-        format!("the suite has no `{case_name}` case (every suite needs the trigger pair)"),
+        format!("the suite has no `{case_name}` case ({CONVENTION})"),
         format!("add evals/{}/{case_name}/: {what}", suite.item),
     );
 }
@@ -139,7 +155,7 @@ fn unshaped_finding(
     match (trigger, first) {
         (Trigger::Fires, None) => (
             "fires-no-trigger",
-            "the `fires` case has no tool_used grader on Skill, so nothing checks that the item fires".to_string(),
+            format!("the `fires` case has no tool_used grader on Skill, so nothing checks that the item fires ({CONVENTION})"),
             format!("add graders/fires.md: type: tool_used, tool: Skill, input_match: {}", pin_pattern(item)),
         ),
         (Trigger::Fires, Some(_)) => (
@@ -149,7 +165,7 @@ fn unshaped_finding(
         ),
         (Trigger::Quiet, None) => (
             "quiet-no-trigger",
-            "the `quiet` case has no tool_used grader on Skill, so nothing checks that the item stays quiet".to_string(),
+            format!("the `quiet` case has no tool_used grader on Skill, so nothing checks that the item stays quiet ({CONVENTION})"),
             format!(
                 "add graders/quiet.md: type: tool_used, tool: Skill, input_match: {}, min: 0, max: 0, arm: both",
                 pin_pattern(item)

@@ -1,7 +1,9 @@
-//! `bob-eval check [ITEM…] [--json]`: exit 1 when any error was found.
+//! `bob-eval check [ITEM…] [--json]` and `bob-eval check --plugin DIR [--json]`:
+//! exit 1 when any error was found (warnings and notes never fail).
 
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
+use camino::Utf8PathBuf;
 use clap::Args;
 
 /// `check`.
@@ -10,6 +12,12 @@ pub struct CheckArgs {
     /// Items whose suites to check [default: every suite under evals/]
     #[arg(value_name = "ITEM")]
     pub items: Vec<String>,
+    /// Check a plugin's own `claude plugin eval` suites instead, in the
+    /// platform's layout: the eval folder from the manifest's
+    /// `experimental.evals`, else every `evals/` folder (paths in the report
+    /// are relative to DIR)
+    #[arg(long, value_name = "DIR", conflicts_with = "items")]
+    pub plugin: Option<Utf8PathBuf>,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -18,14 +26,19 @@ pub struct CheckArgs {
 /// Check, print the report, exit 1 on errors; exit 2 when there is no
 /// `evals/` to check and no item was named.
 pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
-    let evals = ctx.source.join("evals");
-    if args.items.is_empty() && !evals.is_dir() {
-        return Err(Error::Usage(format!(
-            "nothing to check: there is no {evals}/ folder (the source is {}; set it with --source or $BOB_SOURCE); start a suite with `bob-eval init ITEM`",
-            ctx.source
-        )));
-    }
-    let report = crate::check::check_suites(&ctx.source, &args.items)?;
+    let report = match &args.plugin {
+        Some(dir) => crate::check::check_plugin(dir)?,
+        None => {
+            let evals = ctx.source.join("evals");
+            if args.items.is_empty() && !evals.is_dir() {
+                return Err(Error::Usage(format!(
+                    "nothing to check: there is no {evals}/ folder (the source is {}; set it with --source or $BOB_SOURCE); start a suite with `bob-eval init ITEM`",
+                    ctx.source
+                )));
+            }
+            crate::check::check_suites(&ctx.source, &args.items)?
+        }
+    };
     if args.json {
         super::print(&super::json(&report))?;
     } else {

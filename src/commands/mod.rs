@@ -62,9 +62,13 @@ pub enum Command {
     /// Finds what the platform would refuse (unknown keys, bad types, out-of-range
     /// runs, env keys, paths escaping the case), the traps it silently accepts
     /// (grader files without frontmatter, unknown case.yaml keys, regexes
-    /// JavaScript would not compile) and a missing or loose trigger pair.
+    /// JavaScript would not compile, a `tool:` naming a skill, a grader on a file
+    /// no allowed tool can write, …) and a missing or loose trigger pair.
+    /// `--plugin DIR` checks a plugin's own `claude plugin eval` suites in the
+    /// platform's layout instead.
     ///
     /// Example: bob-eval check commit --json
+    /// Example: bob-eval check --plugin ./my-plugin
     Check(check::CheckArgs),
     /// Run an item's suite with and without the item and print a skill-eval/1 document.
     ///

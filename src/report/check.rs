@@ -17,10 +17,14 @@ pub fn render(report: &CheckReport) -> String {
     } else {
         let errors = plural(report.errors, "error", "errors");
         let warnings = plural(report.warnings, "warning", "warnings");
+        let notes = match report.notes {
+            0 => String::new(),
+            n => format!(", {}", plural(n, "note", "notes")),
+        };
         let verdict = if report.has_errors() { "failed" } else { "ok" };
         let _ = writeln!(
             out,
-            "{verdict}: checked {suites} ({cases}): {errors}, {warnings}"
+            "{verdict}: checked {suites} ({cases}): {errors}, {warnings}{notes}"
         );
     }
     out
@@ -37,10 +41,13 @@ mod tests {
     use crate::diagnostic::{Diagnostic, Severity};
 
     fn report(diagnostics: Vec<Diagnostic>) -> CheckReport {
-        let errors = diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
+        let count = |severity| {
+            diagnostics
+                .iter()
+                .filter(|d| d.severity == severity)
+                .count()
+        };
+        let errors = count(Severity::Error);
         CheckReport {
             schema: "bob-eval-check/1",
             suites: vec![
@@ -56,7 +63,8 @@ mod tests {
                 },
             ],
             errors,
-            warnings: diagnostics.len() - errors,
+            warnings: count(Severity::Warning),
+            notes: count(Severity::Note),
             diagnostics,
         }
     }
@@ -90,6 +98,23 @@ mod tests {
             },
         ]));
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn notes_are_counted_and_never_fail() {
+        let text = render(&report(vec![Diagnostic {
+            severity: Severity::Note,
+            code: "trigger-advice",
+            file: "evals".into(),
+            line: None,
+            message: "nothing checks that skill `x` fires where it should".into(),
+            fix: "a case where it should fire, with graders/fires.md".into(),
+        }]));
+        assert_eq!(
+            text,
+            "evals: note: nothing checks that skill `x` fires where it should — to add: a case where it should fire, with graders/fires.md\n\
+             ok: checked 2 suites (3 cases): 0 errors, 0 warnings, 1 note\n"
+        );
     }
 
     #[test]
