@@ -1,5 +1,7 @@
-//! `bob-eval check [ITEM…] [--json]`: exit 1 when any error was found.
+//! `bob-eval check [ITEM…] [--format human|json|junit|markdown]`: exit 1
+//! when any error was found, whatever the format.
 
+use super::{Format, FormatArgs};
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
 use clap::Args;
@@ -10,9 +12,8 @@ pub struct CheckArgs {
     /// Items whose suites to check [default: every suite under evals/]
     #[arg(value_name = "ITEM")]
     pub items: Vec<String>,
-    /// Print the report as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 /// Check, print the report, exit 1 on errors; exit 2 when there is no
@@ -26,11 +27,12 @@ pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
         )));
     }
     let report = crate::check::check_suites(&ctx.source, &args.items)?;
-    if args.json {
-        super::print(&super::json(&report))?;
-    } else {
-        super::print(&crate::report::check::render(&report))?;
-    }
+    super::print(&match args.output.format() {
+        Format::Human => crate::report::check::render(&report),
+        Format::Json => super::json(&report),
+        Format::Junit => crate::report::junit::check(&report),
+        Format::Markdown => crate::report::markdown::check(&report),
+    })?;
     Ok(if report.has_errors() {
         exit::FAILED
     } else {
