@@ -405,9 +405,9 @@ pub fn gate(decision: &Decision) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::document::{Baseline, CaseEval};
+    use crate::document::Baseline;
 
     #[test]
     fn escapes_markup_and_the_characters_xml_forbids() {
@@ -420,33 +420,23 @@ mod tests {
         assert_eq!(escape("]]>"), "]]&gt;");
     }
 
+    /// A case as a document holds it (read through serde, so that fields added
+    /// later with defaults need no change here).
+    pub(crate) fn case_eval(name: &str, with: f64, without: f64, trigger: Option<f64>) -> CaseEval {
+        let delta = crate::document::round4(with - without);
+        serde_json::from_value(serde_json::json!({
+            "name": name, "with": with, "without": without, "delta": delta,
+            "verdict": Verdict::of(delta).as_str(), "trigger_rate": trigger,
+            "cost_usd": 0.1, "runs": 2,
+        }))
+        .expect("a valid case")
+    }
+
     fn regressed_doc() -> SkillEval {
         let mut doc = SkillEval::sample(0.5, 0.75);
         doc.cases = vec![
-            CaseEval {
-                name: "fires <&>".into(),
-                with: 1.0,
-                without: Some(0.5),
-                delta: Some(0.5),
-                verdict: Some(Verdict::Improved),
-                trigger_rate: Some(1.0),
-                fires_rate: None,
-                quiet_rate: None,
-                cost_usd: 0.1,
-                runs: 2,
-            },
-            CaseEval {
-                name: "quiet".into(),
-                with: 0.0,
-                without: Some(1.0),
-                delta: Some(-1.0),
-                verdict: Some(Verdict::Regressed),
-                trigger_rate: None,
-                fires_rate: None,
-                quiet_rate: None,
-                cost_usd: 0.1,
-                runs: 2,
-            },
+            case_eval("fires <&>", 1.0, 0.5, Some(1.0)),
+            case_eval("quiet", 0.0, 1.0, None),
         ];
         doc
     }

@@ -507,7 +507,7 @@ fn decided(title: &str, d: &Decision, result: Option<&SkillEval>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::CaseEval;
+    use crate::report::junit::tests::case_eval;
 
     #[test]
     fn cells_escape_pipes_markup_and_line_breaks_but_keep_quoted_code() {
@@ -525,18 +525,7 @@ mod tests {
     #[test]
     fn a_run_is_a_row_and_a_row_per_case() {
         let mut doc = SkillEval::sample(1.0, 0.5);
-        doc.cases = vec![CaseEval {
-            name: "fires|x".into(),
-            with: 1.0,
-            without: Some(0.5),
-            delta: Some(0.5),
-            verdict: Some(Verdict::Improved),
-            trigger_rate: Some(1.0),
-            fires_rate: None,
-            quiet_rate: None,
-            cost_usd: 0.1,
-            runs: 2,
-        }];
+        doc.cases = vec![case_eval("fires|x", 1.0, 0.5, Some(1.0))];
         let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
         insta::assert_snapshot!(md);
     }
