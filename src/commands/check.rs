@@ -1,6 +1,8 @@
-//! `bob-eval check [ITEM…] [--json]` and `bob-eval check --plugin DIR [--json]`:
-//! exit 1 when any error was found (warnings and notes never fail).
+//! `bob-eval check [ITEM…]` and `bob-eval check --plugin DIR`, in any
+//! `--format` (human, json, junit, markdown): exit 1 when any error was
+//! found, whatever the format (warnings and notes never fail).
 
+use super::{Format, FormatArgs};
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
 use camino::Utf8PathBuf;
@@ -18,9 +20,8 @@ pub struct CheckArgs {
     /// are relative to DIR)
     #[arg(long, value_name = "DIR", conflicts_with = "items")]
     pub plugin: Option<Utf8PathBuf>,
-    /// Print the report as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 /// Check, print the report, exit 1 on errors; exit 2 when there is no
@@ -39,11 +40,12 @@ pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
             crate::check::check_suites(&ctx.source, &args.items)?
         }
     };
-    if args.json {
-        super::print(&super::json(&report))?;
-    } else {
-        super::print(&crate::report::check::render(&report))?;
-    }
+    super::print(&match args.output.format() {
+        Format::Human => crate::report::check::render(&report),
+        Format::Json => super::json(&report),
+        Format::Junit => crate::report::junit::check(&report),
+        Format::Markdown => crate::report::markdown::check(&report),
+    })?;
     Ok(if report.has_errors() {
         exit::FAILED
     } else {

@@ -1,6 +1,8 @@
-//! `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--json]`: exit 0
-//! accepted, 1 rejected, 2 usage or invalid input (nothing written).
+//! `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--format
+//! human|json|junit|markdown]`: exit 0 accepted, 1 rejected, 2 usage or invalid
+//! input (nothing written).
 
+use super::{Format, FormatArgs};
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
 use camino::Utf8PathBuf;
@@ -15,9 +17,8 @@ pub struct GateArgs {
     pub result: Utf8PathBuf,
     #[command(flatten)]
     pub record: RecordArgs,
-    /// Print the decision as JSON on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 /// What `--record` needs.
@@ -59,8 +60,14 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         decision = done.decision.clone();
         recorded = Some(done);
     }
-    if args.json {
-        super::print(&super::json(&decision))?;
+    let machine = match args.output.format() {
+        Format::Human => None,
+        Format::Json => Some(super::json(&decision)),
+        Format::Junit => Some(crate::report::junit::gate(&decision)),
+        Format::Markdown => Some(crate::report::markdown::gate(&decision)),
+    };
+    if let Some(text) = machine {
+        super::print(&text)?;
         if let Some(done) = &recorded {
             eprintln!("{}", crate::report::gate::render_recorded(done));
         }

@@ -18,7 +18,7 @@ pub mod sweep;
 use crate::config::Context;
 use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 
 /// Prove that a change to a Claude Code skill really helps.
@@ -156,6 +156,76 @@ pub fn print(text: &str) -> Result<()> {
                 Error::io("<stdout>", "writing", e)
             }
         })
+}
+
+/// `--format`: how a command prints its outcome on stdout (human text on
+/// stderr, progress and warnings are the same in every format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// Text for people
+    #[default]
+    Human,
+    /// One JSON document (the same as --json)
+    Json,
+    /// JUnit XML for CI test reporters: a testsuite per item, a testcase per case or finding
+    Junit,
+    /// GitHub-flavoured Markdown tables for a pull request comment or a step summary
+    Markdown,
+}
+
+impl Format {
+    /// The name a pipeline reads as `options().format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Markdown => "markdown",
+        }
+    }
+}
+
+/// `--format FORMAT` and its alias `--json`, for `check`, `gate` and `sweep`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct FormatArgs {
+    /// What to print on stdout
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Human)]
+    pub format: Format,
+    /// The same as --format json
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+}
+
+impl FormatArgs {
+    /// The format asked for.
+    pub fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
+    }
+}
+
+/// Append `markdown` to the file `$GITHUB_STEP_SUMMARY` names, when it is set
+/// and not empty: created if missing, never truncated (GitHub Actions shows it
+/// on the run's summary page). The path is the operator's (the CI's), never a
+/// script's. A failure is a warning on stderr: the command's work is done.
+pub fn append_step_summary(markdown: &str) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let mut text = markdown.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(text.as_bytes()));
+    if let Err(e) = appended {
+        eprintln!(
+            "bob-eval: warning: could not append the summary to $GITHUB_STEP_SUMMARY ({}): {e}",
+            std::path::Path::new(&path).display()
+        );
+    }
 }
 
 /// A value as pretty JSON plus a newline.

@@ -1,5 +1,7 @@
 //! `bob-eval propose ITEM --pr PR --pages P…`: run, gate against the recorded
 //! best, record the outcome (pipelines/proposer.rhai). Exit 0 accepted, 1 rejected.
+//! The pipeline publishes the result and the decision; their Markdown is
+//! appended to `$GITHUB_STEP_SUMMARY`.
 
 use super::args::PlatformArgs;
 use crate::config::Context;
@@ -35,5 +37,9 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         json: args.json,
         ..Options::default()
     };
-    super::script::run_embedded(ctx, "proposer", options)
+    let (code, published) = super::script::run_embedded_published(ctx, "proposer", options)?;
+    if let Some(p) = &published {
+        super::append_step_summary(&crate::report::published_markdown("bob-eval propose", p));
+    }
+    Ok(code)
 }

@@ -1,12 +1,15 @@
 //! `bob-eval run ITEM`: the `skill-eval/1` document to `--out` or stdout, a
 //! summary to stderr. Nothing is written unless the whole evaluation succeeded.
+//! `--format junit|markdown` prints the cases in that format on stdout instead
+//! of the document (`--out` still gets the document).
 
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::{Result, exit};
+use crate::report::Outcome;
 use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::sync::Arc;
 
 /// `run`.
@@ -19,6 +22,21 @@ pub struct RunArgs {
     /// Write the skill-eval/1 document here (atomically) instead of stdout
     #[arg(long, value_name = "FILE")]
     pub out: Option<Utf8PathBuf>,
+    /// What to print on stdout: the document (json), or the cases as JUnit
+    /// XML or Markdown tables instead of it (--out still gets the document)
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = RunFormat::Json)]
+    pub format: RunFormat,
+}
+
+/// `run --format`: the document is JSON already, so there is no `human`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// The skill-eval/1 document (unless --out takes it)
+    Json,
+    /// JUnit XML: a testsuite for the item, a testcase per case, a failure per regressed case
+    Junit,
+    /// Markdown tables: the item, then one row per case
+    Markdown,
 }
 
 /// Evaluate and write the document.
@@ -30,9 +48,20 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
     let doc = crate::eval::evaluate(ctx, &args.item, &args.platform.options(), observer)?;
     let json = super::json(&doc);
-    match &args.out {
-        Some(path) => crate::fsio::write_atomically(path, json.as_bytes())?,
-        None => super::print(&json)?,
+    if let Some(path) = &args.out {
+        crate::fsio::write_atomically(path, json.as_bytes())?;
+    }
+    match args.format {
+        RunFormat::Json if args.out.is_none() => super::print(&json)?,
+        RunFormat::Json => {}
+        RunFormat::Junit => super::print(&crate::report::junit::results(
+            "bob-eval run",
+            &[Outcome::Ran(&doc)],
+        ))?,
+        RunFormat::Markdown => super::print(&crate::report::markdown::results(
+            "bob-eval run",
+            &[Outcome::Ran(&doc)],
+        ))?,
     }
     eprint!("{}", crate::report::run::summary(&doc));
     if let Some(path) = &args.out {

@@ -6,7 +6,7 @@ use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::{Error, Result};
 use crate::report::progress::{Terminal, mode_for_stderr};
-use crate::script::{Host, Options, run_pipeline};
+use crate::script::{Host, Options, Published, run_pipeline};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser};
 use std::sync::Arc;
@@ -54,6 +54,7 @@ pub fn parse_script_options(args: &[String]) -> Options {
             pr: parsed.pr,
             pages: parsed.pages,
             json: parsed.json,
+            format: None,
             suite_jobs: None,
             problem: None,
         },
@@ -66,13 +67,22 @@ pub fn parse_script_options(args: &[String]) -> Options {
 
 /// Run the embedded pipeline `name` with `options`, progress on stderr.
 pub fn run_embedded(ctx: &Context, name: &str, options: Options) -> Result<u8> {
+    run_embedded_published(ctx, name, options).map(|(code, _)| code)
+}
+
+/// [`run_embedded`], also returning what the pipeline handed over with `publish`.
+pub fn run_embedded_published(
+    ctx: &Context,
+    name: &str,
+    options: Options,
+) -> Result<(u8, Option<Published>)> {
     let (path, text) = crate::script::embedded(name).expect("an embedded pipeline");
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    run_pipeline(
-        Host::new(ctx.clone(), options, Vec::new(), None, observer),
-        path,
-        text,
-    )
+    let host = Host::new(ctx.clone(), options, Vec::new(), None, observer);
+    let published = host.published.clone();
+    let code = run_pipeline(host, path, text)?;
+    let published = published.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok((code, published))
 }
 
 /// Read the pipeline and run it.
@@ -97,5 +107,11 @@ pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
     if let Some(limit) = args.script_timeout {
         host.time_limit = limit;
     }
-    run_pipeline(host, args.file.as_str(), &text)
+    let published = host.published.clone();
+    let code = run_pipeline(host, args.file.as_str(), &text)?;
+    if let Some(p) = published.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        let title = format!("bob-eval script {}", args.file);
+        super::append_step_summary(&crate::report::published_markdown(&title, &p));
+    }
+    Ok(code)
 }

@@ -1,10 +1,15 @@
-//! `bob-eval sweep [--jobs N] [--json]` (`make evals`): every suite once, a
-//! table of verdicts (pipelines/sweep.rhai). Skips unless `EVALS=1`.
+//! `bob-eval sweep [--jobs N] [--format human|json|junit|markdown]` (`make
+//! evals`): every suite once, a table of verdicts (pipelines/sweep.rhai).
+//! Skips unless `EVALS=1`. The pipeline publishes its rows; this command
+//! renders them as JUnit or Markdown and appends their Markdown to
+//! `$GITHUB_STEP_SUMMARY`. The exit code is the pipeline's in every format.
 
+use super::{Format, FormatArgs};
 use crate::config::Context;
 use crate::error::Result;
 use crate::eval::EvalOptions;
-use crate::script::Options;
+use crate::report::{Outcome, published_markdown};
+use crate::script::{Options, Published};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -17,21 +22,40 @@ pub struct SweepArgs {
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
     #[arg(long, value_name = "PATH")]
     pub claude: Option<Utf8PathBuf>,
-    /// Print the summary as JSON on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
-/// Run `pipelines/sweep.rhai`.
+/// The title of the sweep's JUnit and Markdown.
+const TITLE: &str = "bob-eval sweep";
+
+/// Run `pipelines/sweep.rhai`, then render what it published.
 pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
+    let format = args.output.format();
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
             ..EvalOptions::default()
         },
-        json: args.json,
+        json: format == Format::Json,
+        format: Some(format.name()),
         suite_jobs: Some(args.jobs),
         ..Options::default()
     };
-    super::script::run_embedded(ctx, "sweep", options)
+    let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
+    // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
+    let rows = match &published {
+        Some(Published::Outcomes(rows)) => rows.as_slice(),
+        _ => &[],
+    };
+    let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
+    match format {
+        Format::Junit => super::print(&crate::report::junit::results(TITLE, &outcomes))?,
+        Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &outcomes))?,
+        Format::Human | Format::Json => {}
+    }
+    if let Some(p) = &published {
+        super::append_step_summary(&published_markdown(TITLE, p));
+    }
+    Ok(code)
 }

@@ -1,9 +1,56 @@
-//! Human output: one file per command's report, plain text for stderr/stdout,
-//! snapshot-tested, and the progress display.
+//! Output: one file per command's human report, plain text for stderr/stdout,
+//! snapshot-tested, and the progress display; `junit` and `markdown` render
+//! the same outcomes for CI (`--format junit|markdown`).
 
 pub mod check;
 pub mod evidence;
 pub mod gate;
+pub mod junit;
+pub mod markdown;
 pub mod progress;
 pub mod run;
 pub mod wiki;
+
+use crate::document::SkillEval;
+use crate::script::{ItemOutcome, Published};
+
+/// One item's outcome in a run or a sweep, as the CI formats render it.
+#[derive(Debug, Clone, Copy)]
+pub enum Outcome<'a> {
+    /// The item ran: its result.
+    Ran(&'a SkillEval),
+    /// It could not run.
+    Failed {
+        /// The item.
+        item: &'a str,
+        /// Why, as the command would print it.
+        error: &'a str,
+        /// The exit code the error carries.
+        exit_code: u8,
+    },
+}
+
+impl<'a> From<&'a ItemOutcome> for Outcome<'a> {
+    fn from(o: &'a ItemOutcome) -> Self {
+        match &o.outcome {
+            Ok(doc) => Outcome::Ran(doc),
+            Err(f) => Outcome::Failed {
+                item: &o.item,
+                error: &f.message,
+                exit_code: f.exit_code,
+            },
+        }
+    }
+}
+
+/// The Markdown of what a pipeline published (`$GITHUB_STEP_SUMMARY`):
+/// its outcomes under `title`, or a proposal's result and decision.
+pub fn published_markdown(title: &str, published: &Published) -> String {
+    match published {
+        Published::Outcomes(rows) => {
+            let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
+            markdown::results(title, &outcomes)
+        }
+        Published::Decided { result, decision } => markdown::proposal(title, result, decision),
+    }
+}

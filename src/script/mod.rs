@@ -13,9 +13,11 @@ pub mod table;
 pub mod types;
 
 use crate::config::Context;
+use crate::document::SkillEval;
 use crate::error::{Error, Result, exit};
 use crate::eval::EvalOptions;
 use crate::event::Observer;
+use crate::gate::Decision;
 use camino::Utf8PathBuf;
 use rhai::Dynamic;
 use std::sync::{Arc, Mutex};
@@ -34,8 +36,11 @@ pub struct Options {
     pub pr: Option<String>,
     /// `--pages`.
     pub pages: Vec<String>,
-    /// `--json`.
+    /// `--json` (also set by `--format json`).
     pub json: bool,
+    /// `--format`: `human`, `json`, `junit` or `markdown` (`options().format`);
+    /// `None` is `json` when [`Options::json`] is set, else `human`.
+    pub format: Option<&'static str>,
     /// `sweep --jobs`: suites at once (the platform's own `-j` is in `platform`).
     pub suite_jobs: Option<u32>,
     /// Why the arguments could not be read as options (`options()` then fails).
@@ -59,6 +64,9 @@ pub struct Host {
     pub results_dir: Utf8PathBuf,
     /// How long the script's own work may take (time in primitives aside).
     pub time_limit: std::time::Duration,
+    /// What the script handed to the command with `publish` (the last call
+    /// wins); the command keeps a clone to read it once the script is done.
+    pub published: Arc<Mutex<Option<Published>>>,
     started: std::time::Instant,
     in_primitives: Mutex<std::time::Duration>,
     failures: Mutex<Vec<Option<Error>>>,
@@ -92,6 +100,7 @@ impl Host {
             script_dir,
             observer,
             time_limit: engine::DEFAULT_TIME_LIMIT,
+            published: Arc::new(Mutex::new(None)),
             started: std::time::Instant::now(),
             in_primitives: Mutex::new(std::time::Duration::ZERO),
             failures: Mutex::new(Vec::new()),
@@ -124,6 +133,40 @@ impl Host {
         let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         failures.get_mut(id).and_then(Option::take)
     }
+}
+
+/// What a pipeline handed to the command with `publish(…)`, for the command
+/// to render (`--format junit|markdown`, `$GITHUB_STEP_SUMMARY`): the script
+/// chooses what to publish, never where it is written.
+#[derive(Debug, Clone)]
+pub enum Published {
+    /// Items' outcomes, in order: `evaluate_all`'s rows, or results.
+    Outcomes(Vec<ItemOutcome>),
+    /// A result and the decision `gate` (or `record`) made for it.
+    Decided {
+        /// The result.
+        result: Arc<SkillEval>,
+        /// The decision on it.
+        decision: Arc<Decision>,
+    },
+}
+
+/// One item's outcome in [`Published::Outcomes`].
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    /// The item.
+    pub item: String,
+    /// Its result, or why it could not run.
+    pub outcome: std::result::Result<Arc<SkillEval>, Failure>,
+}
+
+/// Why an item could not run: the error's message and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The error, as the command would print it.
+    pub message: String,
+    /// The exit code it carries.
+    pub exit_code: u8,
 }
 
 /// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.

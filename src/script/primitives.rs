@@ -6,7 +6,7 @@
 use super::types::{
     CaseResult, EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64,
 };
-use super::{Host, Options};
+use super::{Failure, Host, ItemOutcome, Options, Published};
 use crate::error::Error;
 use crate::eval::{self, EvalOptions};
 use camino::Utf8PathBuf;
@@ -39,6 +39,7 @@ pub const NAMES: &[&str] = &[
     "output",
     "table",
     "fixed",
+    "publish",
 ];
 
 type RResult<T> = Result<T, Box<EvalAltResult>>;
@@ -121,6 +122,7 @@ pub fn options_map(o: &Options) -> Map {
             .into(),
     );
     m.insert("json".into(), o.json.into());
+    m.insert("format".into(), format_of(o).into());
     m.insert("fresh".into(), p.fresh.into());
     let strings = |v: &[String]| -> Dynamic {
         v.iter()
@@ -135,8 +137,13 @@ pub fn options_map(o: &Options) -> Map {
     m
 }
 
+/// `options().format`: the `--format` given, else `json` under `--json`, else `human`.
+pub fn format_of(o: &Options) -> &'static str {
+    o.format.unwrap_or(if o.json { "json" } else { "human" })
+}
+
 /// Keys of an options map that are not platform options (ignored by `evaluate`).
-const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json"];
+const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format"];
 
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …). Unknown keys and wrong types are
@@ -431,7 +438,96 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     });
     engine.register_fn("fixed", |_: (), _: i64| -> String { "—".into() });
 
+    register_publish(engine, &host);
     library::register(engine, host);
+}
+
+/// One element of `publish([…])`: an `evaluate_all` row or a result.
+fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
+    if let Some(r) = value.clone().try_cast::<EvalResult>() {
+        return Ok(ItemOutcome {
+            item: r.doc.item.clone(),
+            outcome: Ok(r.doc),
+        });
+    }
+    let not_a_row = || {
+        misuse(format!(
+            "publish: each element must be an evaluate_all row (#{{item, ok, result or error, exit_code}}) or a result, not {}",
+            value.type_name()
+        ))
+    };
+    let row = value.read_lock::<Map>().ok_or_else(not_a_row)?;
+    let item = row
+        .get("item")
+        .and_then(|i| i.clone().try_cast::<ImmutableString>())
+        .ok_or_else(not_a_row)?
+        .to_string();
+    if let Some(r) = row
+        .get("result")
+        .and_then(|r| r.clone().try_cast::<EvalResult>())
+    {
+        return Ok(ItemOutcome {
+            item,
+            outcome: Ok(r.doc),
+        });
+    }
+    let message = row
+        .get("error")
+        .map(|e| e.to_string())
+        .ok_or_else(not_a_row)?;
+    let exit_code = row
+        .get("exit_code")
+        .and_then(|c| c.as_int().ok())
+        .and_then(|c| u8::try_from(c).ok())
+        .unwrap_or(crate::error::exit::FAILED);
+    Ok(ItemOutcome {
+        item,
+        outcome: Err(Failure { message, exit_code }),
+    })
+}
+
+/// `publish(rows)`, `publish(result)`, `publish(result, decision)`: hand the
+/// pipeline's outcome to the command, which renders it (`--format
+/// junit|markdown`, `$GITHUB_STEP_SUMMARY`). The script picks what, never where.
+fn register_publish(engine: &mut Engine, host: &Arc<Host>) {
+    fn set(host: &Host, published: Published) {
+        *host.published.lock().unwrap_or_else(|p| p.into_inner()) = Some(published);
+    }
+    let h = host.clone();
+    engine.register_fn("publish", move |rows: Array| -> RResult<()> {
+        let rows = rows.iter().map(published_row).collect::<RResult<_>>()?;
+        set(&h, Published::Outcomes(rows));
+        Ok(())
+    });
+    let h = host.clone();
+    engine.register_fn("publish", move |result: EvalResult| {
+        set(
+            &h,
+            Published::Outcomes(vec![ItemOutcome {
+                item: result.doc.item.clone(),
+                outcome: Ok(result.doc),
+            }]),
+        );
+    });
+    let h = host.clone();
+    engine.register_fn(
+        "publish",
+        move |result: EvalResult, decision: GateDecision| -> RResult<()> {
+            if !decision.is_for(&result) {
+                return Err(misuse(
+                    "publish: this decision was not made by `gate` for this result; gate the result first",
+                ));
+            }
+            set(
+                &h,
+                Published::Decided {
+                    result: result.doc,
+                    decision: decision.decision,
+                },
+            );
+            Ok(())
+        },
+    );
 }
 
 fn register_types(engine: &mut Engine) {

@@ -1,0 +1,491 @@
+//! JUnit XML (`--format junit`) of `check`, `run`, `gate` and `sweep`, for the
+//! test reporters of CI systems: one `<testsuite>` per item and one
+//! `<testcase>` per case (per finding for `check`, per condition of the rule
+//! for `gate`). A regressed case, a check error and a failed gate condition are
+//! each a `<failure>` whose message says why; an item that could not run is an
+//! `<error>`; a case that ran without a without arm and a skipped gate
+//! condition are `<skipped>`.
+//!
+//! Written by hand: the elements are few, and every text and attribute goes
+//! through [`escape`], which also keeps out the characters XML 1.0 forbids.
+
+use super::Outcome;
+use crate::check::CheckReport;
+use crate::diagnostic::Severity;
+use crate::document::{CaseEval, SkillEval, Verdict, fmt_score};
+use crate::gate::{Decision, Status};
+use std::fmt::Write;
+
+/// What became of one test case.
+enum Ending {
+    Passed,
+    /// A `<failure>`: the check, the case or the rule failed.
+    Failure {
+        message: String,
+        kind: String,
+        text: String,
+    },
+    /// An `<error>`: the test could not run at all.
+    Error {
+        message: String,
+        kind: String,
+    },
+    Skipped {
+        message: String,
+    },
+}
+
+struct Case {
+    classname: String,
+    name: String,
+    result: Ending,
+    /// `<system-out>`: the numbers or the finding in full.
+    out: Option<String>,
+}
+
+struct Suite {
+    name: String,
+    properties: Vec<(&'static str, String)>,
+    cases: Vec<Case>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl Counts {
+    fn of<'a>(cases: impl IntoIterator<Item = &'a Case>) -> Counts {
+        let mut n = Counts::default();
+        for case in cases {
+            n.tests += 1;
+            match case.result {
+                Ending::Passed => {}
+                Ending::Failure { .. } => n.failures += 1,
+                Ending::Error { .. } => n.errors += 1,
+                Ending::Skipped { .. } => n.skipped += 1,
+            }
+        }
+        n
+    }
+}
+
+/// `text` escaped for XML 1.0 character data and (double-quoted) attribute
+/// values: the five markup characters as entities; tab, newline and carriage
+/// return as character references, so that attribute normalisation keeps
+/// them; the characters XML 1.0 cannot hold at all, even as references (the
+/// other C0 controls, U+FFFE and U+FFFF), written visibly as `\u{…}`.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole document: `<testsuites name="…">` holding `suites`.
+fn document(name: &str, suites: &[Suite]) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let all = Counts::of(suites.iter().flat_map(|s| &s.cases));
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
+        escape(name),
+        all.tests,
+        all.failures,
+        all.errors
+    );
+    for suite in suites {
+        let n = Counts::of(&suite.cases);
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
+            escape(&suite.name),
+            n.tests,
+            n.failures,
+            n.errors,
+            n.skipped
+        );
+        if !suite.properties.is_empty() {
+            out.push_str("    <properties>\n");
+            for (key, value) in &suite.properties {
+                let _ = writeln!(
+                    out,
+                    "      <property name=\"{}\" value=\"{}\"/>",
+                    escape(key),
+                    escape(value)
+                );
+            }
+            out.push_str("    </properties>\n");
+        }
+        for case in &suite.cases {
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\"",
+                escape(&case.classname),
+                escape(&case.name)
+            );
+            if matches!(case.result, Ending::Passed) && case.out.is_none() {
+                out.push_str("/>\n");
+                continue;
+            }
+            out.push_str(">\n");
+            match &case.result {
+                Ending::Passed => {}
+                Ending::Failure {
+                    message,
+                    kind,
+                    text,
+                } => {
+                    let _ = writeln!(
+                        out,
+                        "      <failure message=\"{}\" type=\"{}\">{}</failure>",
+                        escape(message),
+                        escape(kind),
+                        escape(text)
+                    );
+                }
+                Ending::Error { message, kind } => {
+                    let _ = writeln!(
+                        out,
+                        "      <error message=\"{}\" type=\"{}\"/>",
+                        escape(message),
+                        escape(kind)
+                    );
+                }
+                Ending::Skipped { message } => {
+                    let _ = writeln!(out, "      <skipped message=\"{}\"/>", escape(message));
+                }
+            }
+            if let Some(text) = &case.out {
+                let _ = writeln!(out, "      <system-out>{}</system-out>", escape(text));
+            }
+            out.push_str("    </testcase>\n");
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// `bob-eval check`: a testsuite per suite, a testcase per finding (an error
+/// is a failure, a warning passes with the finding as its output); a suite
+/// without findings has one passing testcase, `no problems`. Findings outside
+/// every suite's folder go to a testsuite of their own, `bob-eval check`.
+pub fn check(report: &CheckReport) -> String {
+    let mut suites: Vec<Suite> = report
+        .suites
+        .iter()
+        .map(|s| Suite {
+            name: s.item.clone(),
+            properties: vec![("dir", s.dir.to_string()), ("cases", s.cases.join(", "))],
+            cases: Vec::new(),
+        })
+        .collect();
+    let mut stray = Suite {
+        name: "bob-eval check".into(),
+        properties: Vec::new(),
+        cases: Vec::new(),
+    };
+    for d in &report.diagnostics {
+        let owner = report
+            .suites
+            .iter()
+            .position(|s| d.file.starts_with(&s.dir));
+        let at = match d.line {
+            Some(line) => format!("{}:{line}", d.file),
+            None => d.file.to_string(),
+        };
+        let classname = owner.map_or_else(|| "bob-eval check".into(), |i| suites[i].name.clone());
+        let case = Case {
+            classname,
+            name: format!("{} {at}", d.code),
+            result: match d.severity {
+                Severity::Error => Ending::Failure {
+                    message: format!("{} — fix: {}", d.message, d.fix),
+                    kind: d.code.to_string(),
+                    text: d.to_string(),
+                },
+                Severity::Warning | Severity::Note => Ending::Passed,
+            },
+            out: (d.severity != Severity::Error).then(|| d.to_string()),
+        };
+        match owner {
+            Some(i) => suites[i].cases.push(case),
+            None => stray.cases.push(case),
+        }
+    }
+    for suite in &mut suites {
+        if suite.cases.is_empty() {
+            suite.cases.push(Case {
+                classname: suite.name.clone(),
+                name: "no problems".into(),
+                result: Ending::Passed,
+                out: None,
+            });
+        }
+    }
+    if !stray.cases.is_empty() {
+        suites.push(stray);
+    }
+    document("bob-eval check", &suites)
+}
+
+/// `bob-eval run` (one outcome) and `bob-eval sweep` (one per suite), under
+/// the root name `name`: a testsuite per item, a testcase per case; a
+/// regressed case is a failure, a case without a without arm is skipped, an
+/// item that could not run is one `run` testcase in error.
+pub fn results(name: &str, outcomes: &[Outcome<'_>]) -> String {
+    let suites: Vec<Suite> = outcomes
+        .iter()
+        .map(|o| match *o {
+            Outcome::Ran(doc) => result_suite(doc),
+            Outcome::Failed {
+                item,
+                error,
+                exit_code,
+            } => Suite {
+                name: item.to_string(),
+                properties: Vec::new(),
+                cases: vec![Case {
+                    classname: item.to_string(),
+                    name: "run".into(),
+                    result: Ending::Error {
+                        message: format!("could not run (exit {exit_code}): {error}"),
+                        kind: format!("exit-{exit_code}"),
+                    },
+                    out: None,
+                }],
+            },
+        })
+        .collect();
+    document(name, &suites)
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "none".into(), fmt_score)
+}
+
+fn signed(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", fmt_score(x))
+    } else {
+        fmt_score(x)
+    }
+}
+
+fn result_suite(doc: &SkillEval) -> Suite {
+    let mut properties = vec![
+        ("model", doc.model.clone()),
+        ("run", doc.run.clone()),
+        ("date", doc.date.clone()),
+        ("with", fmt_score(doc.with)),
+        ("without", fmt_score(doc.without)),
+        ("delta", signed(doc.delta)),
+        ("verdict", doc.verdict.as_str().into()),
+        ("trigger_rate", opt(doc.trigger_rate)),
+        ("cost_usd", fmt_score(doc.cost_usd)),
+        ("max_cost_usd", fmt_score(doc.max_cost_usd)),
+        ("partial", doc.partial.to_string()),
+    ];
+    if let Some(reason) = &doc.partial_reason {
+        properties.push(("partial_reason", reason.clone()));
+    }
+    if let Some(problem) = doc.trigger_problem() {
+        properties.push(("trigger_problem", problem.into()));
+    }
+    Suite {
+        name: doc.item.clone(),
+        properties,
+        cases: doc.cases.iter().map(|c| case(doc, c)).collect(),
+    }
+}
+
+fn case(doc: &SkillEval, c: &CaseEval) -> Case {
+    let numbers = format!(
+        "with {}, without {}, delta {}, verdict {}, trigger rate {}, runs {}, cost ${}",
+        fmt_score(c.with),
+        opt(c.without),
+        c.delta.map_or_else(|| "none".into(), signed),
+        c.verdict.map_or("none", Verdict::as_str),
+        opt(c.trigger_rate),
+        c.runs,
+        fmt_score(c.cost_usd)
+    );
+    let result = match (c.verdict, c.without, c.delta) {
+        (Some(Verdict::Regressed), Some(without), Some(delta)) => Ending::Failure {
+            message: format!(
+                "regressed: with {} is below without {} (delta {}): the item makes this case worse",
+                fmt_score(c.with),
+                fmt_score(without),
+                signed(delta)
+            ),
+            kind: "regressed".into(),
+            text: numbers.clone(),
+        },
+        (Some(_), ..) => Ending::Passed,
+        (None, ..) => Ending::Skipped {
+            message: match &doc.partial_reason {
+                Some(reason) => format!(
+                    "not comparable: the without arm has no run (the result is partial: {reason})"
+                ),
+                None => "not comparable: the without arm has no run".into(),
+            },
+        },
+    };
+    Case {
+        classname: doc.item.clone(),
+        name: c.name.clone(),
+        out: (!matches!(result, Ending::Failure { .. })).then_some(numbers),
+        result,
+    }
+}
+
+/// `bob-eval gate`: one testsuite for the item, one testcase per condition of
+/// the rule; a failed condition (a reason for the reject) is a failure with
+/// its sentence as the message, a skipped one is skipped.
+pub fn gate(decision: &Decision) -> String {
+    let d = decision;
+    let mut properties = vec![
+        ("accepted", d.accepted.to_string()),
+        ("model", d.model.clone()),
+        ("run", d.run.clone()),
+        ("with", fmt_score(d.with)),
+        ("without", fmt_score(d.without)),
+        ("trigger_rate", opt(d.trigger_rate)),
+    ];
+    if let Some(best) = &d.best {
+        properties.push(("best", fmt_score(best.score)));
+        properties.push(("best_run", best.run.clone()));
+    }
+    let cases = d
+        .conditions
+        .iter()
+        .map(|c| Case {
+            classname: d.item.clone(),
+            name: c.name.to_string(),
+            result: match c.status {
+                Status::Pass => Ending::Passed,
+                Status::Fail => Ending::Failure {
+                    message: c.text.clone(),
+                    kind: "rejected".into(),
+                    text: c.text.clone(),
+                },
+                Status::Skipped => Ending::Skipped {
+                    message: c.text.clone(),
+                },
+            },
+            out: (c.status == Status::Pass).then(|| c.text.clone()),
+        })
+        .collect();
+    document(
+        "bob-eval gate",
+        &[Suite {
+            name: d.item.clone(),
+            properties,
+            cases,
+        }],
+    )
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::document::Baseline;
+
+    #[test]
+    fn escapes_markup_and_the_characters_xml_forbids() {
+        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(escape("x\ty\nz\r"), "x&#9;y&#10;z&#13;");
+        assert_eq!(
+            escape("\u{0}\u{1b}\u{fffe}é"),
+            "\\u{0000}\\u{001b}\\u{fffe}é"
+        );
+        assert_eq!(escape("]]>"), "]]&gt;");
+    }
+
+    /// A case as a document holds it (read through serde, so that fields added
+    /// later with defaults need no change here).
+    pub(crate) fn case_eval(name: &str, with: f64, without: f64, trigger: Option<f64>) -> CaseEval {
+        let delta = crate::document::round4(with - without);
+        serde_json::from_value(serde_json::json!({
+            "name": name, "with": with, "without": without, "delta": delta,
+            "verdict": Verdict::of(delta).as_str(), "trigger_rate": trigger,
+            "cost_usd": 0.1, "runs": 2,
+        }))
+        .expect("a valid case")
+    }
+
+    fn regressed_doc() -> SkillEval {
+        let mut doc = SkillEval::sample(0.5, 0.75);
+        doc.cases = vec![
+            case_eval("fires <&>", 1.0, 0.5, Some(1.0)),
+            case_eval("quiet", 0.0, 1.0, None),
+        ];
+        doc
+    }
+
+    #[test]
+    fn a_regressed_case_is_a_failure_with_its_reason() {
+        let xml = results("bob-eval run", &[Outcome::Ran(&regressed_doc())]);
+        assert!(
+            xml.contains(
+                r#"<testsuite name="commit" tests="2" failures="1" errors="0" skipped="0">"#
+            ),
+            "{xml}"
+        );
+        assert!(xml.contains(r#"name="fires &lt;&amp;&gt;""#), "{xml}");
+        assert!(
+            xml.contains(r#"<failure message="regressed: with 0.00 is below without 1.00 (delta -1.00): the item makes this case worse" type="regressed">"#),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn an_item_that_could_not_run_is_an_error() {
+        let xml = results(
+            "bob-eval sweep",
+            &[Outcome::Failed {
+                item: "beta",
+                error: "the plugin did not load",
+                exit_code: 3,
+            }],
+        );
+        assert!(
+            xml.contains(r#"<error message="could not run (exit 3): the plugin did not load" type="exit-3"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"tests="1" failures="0" errors="1">"#),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn every_failed_condition_of_a_reject_is_a_failure() {
+        let doc = SkillEval::sample(0.5, 0.75);
+        let d = crate::gate::decide(&doc, &Baseline::empty("commit"));
+        assert!(!d.accepted);
+        let xml = gate(&d);
+        assert_eq!(xml.matches("<failure ").count(), d.reasons().len(), "{xml}");
+        for reason in d.reasons() {
+            assert!(xml.contains(&escape(&reason)), "{xml}");
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! GitHub-flavoured Markdown (`--format markdown`, `$GITHUB_STEP_SUMMARY`) of
+//! `check`, `run`, `gate`, `sweep` and `propose`: a heading that says how it
+//! went, then the tables a pull request comment wants (one row per suite,
+//! item, case, finding or condition).
+//!
+//! Every text from outside bob-eval (item, case and file names, messages that
+//! quote a suite) is escaped for a table cell: `|` and the other Markdown
+//! punctuation backslash-escaped, line breaks made spaces, the spans a message
+//! quotes in backticks kept as code.
+
+use super::Outcome;
+use crate::check::CheckReport;
+use crate::diagnostic::Severity;
+use crate::document::{SkillEval, Verdict, fmt_score};
+use crate::gate::{Decision, Status};
+use std::fmt::Write;
+
+/// Column alignment.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// The characters of `s` that are not ASCII controls; a line break is a space
+/// (a table row is one line), another control a visible `\u{…}`.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as literal text in a table cell: ASCII punctuation that Markdown or a
+/// table could read as markup is backslash-escaped.
+fn plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in one_line(s).chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '!' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `s` as code in a table cell (plain text when it holds a backtick).
+fn code(s: &str) -> String {
+    if s.contains('`') || s.is_empty() {
+        plain(s)
+    } else {
+        format!("`{}`", one_line(s).replace('|', "\\|"))
+    }
+}
+
+/// A bob-eval message in a table cell: the spans it quotes in backticks stay
+/// code, the rest is [`plain`]; with an unmatched backtick, all of it is plain.
+fn prose(s: &str) -> String {
+    if s.matches('`').count() % 2 == 1 {
+        return plain(s);
+    }
+    s.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 0 {
+                plain(part)
+            } else {
+                format!("`{}`", one_line(part).replace('|', "\\|"))
+            }
+        })
+        .collect()
+}
+
+/// A table: the header row, the separator row, one row per entry.
+fn table(out: &mut String, columns: &[(&str, Align)], rows: &[Vec<String>]) {
+    let line = |cells: &mut dyn Iterator<Item = String>| -> String {
+        let cells: Vec<String> = cells.collect();
+        format!("| {} |", cells.join(" | "))
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        line(&mut columns.iter().map(|(h, _)| h.to_string()))
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        line(&mut columns.iter().map(|(_, a)| match a {
+            Align::Left => "---".to_string(),
+            Align::Right => "---:".to_string(),
+        }))
+    );
+    for row in rows {
+        let _ = writeln!(out, "{}", line(&mut row.iter().cloned()));
+    }
+    out.push('\n');
+}
+
+fn score(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+fn signed(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{x:.4}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn rate(x: Option<f64>) -> String {
+    x.map_or_else(|| "—".into(), |r| format!("{r:.2}"))
+}
+
+fn dollars(x: f64) -> String {
+    format!("${x:.4}")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `bob-eval check`: a heading with the totals, a table of suites (cases,
+/// errors, warnings), then a table of findings, one row each.
+pub fn check(report: &CheckReport) -> String {
+    let mut out = String::new();
+    let suites = plural(report.suites.len(), "suite", "suites");
+    let cases = plural(report.case_count(), "case", "cases");
+    if report.diagnostics.is_empty() {
+        let _ = writeln!(
+            out,
+            "### ✅ bob-eval check: no problems in {suites} ({cases})\n"
+        );
+    } else {
+        let mark = if report.has_errors() { "❌" } else { "⚠️" };
+        let _ = writeln!(
+            out,
+            "### {mark} bob-eval check: {}, {} in {suites} ({cases})\n",
+            plural(report.errors, "error", "errors"),
+            plural(report.warnings, "warning", "warnings")
+        );
+    }
+    let rows: Vec<Vec<String>> = report
+        .suites
+        .iter()
+        .map(|s| {
+            let count = |severity| {
+                report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == severity && d.file.starts_with(&s.dir))
+                    .count()
+                    .to_string()
+            };
+            vec![
+                plain(&s.item),
+                s.cases.len().to_string(),
+                count(Severity::Error),
+                count(Severity::Warning),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        &[
+            ("suite", Align::Left),
+            ("cases", Align::Right),
+            ("errors", Align::Right),
+            ("warnings", Align::Right),
+        ],
+        &rows,
+    );
+    if !report.diagnostics.is_empty() {
+        let rows: Vec<Vec<String>> = report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let at = match d.line {
+                    Some(line) => format!("{}:{line}", d.file),
+                    None => d.file.to_string(),
+                };
+                vec![
+                    d.severity.as_str().into(),
+                    code(d.code),
+                    code(&at),
+                    prose(&d.message),
+                    prose(&d.fix),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                ("severity", Align::Left),
+                ("code", Align::Left),
+                ("where", Align::Left),
+                ("finding", Align::Left),
+                ("fix", Align::Left),
+            ],
+            &rows,
+        );
+    }
+    out
+}
+
+/// `bob-eval run` and `bob-eval sweep`, headed `title`: a table with one row
+/// per item, the notes (could not run, partial, trigger problems), then each
+/// item's cases, one row per case (folded under `<details>` when there are
+/// several items).
+pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
+    let mut out = String::new();
+    let mut tally: Vec<(String, usize)> = Vec::new();
+    for o in outcomes {
+        let word = match o {
+            Outcome::Ran(doc) => doc.verdict.as_str(),
+            Outcome::Failed { .. } => "could not run",
+        };
+        match tally.iter_mut().find(|(w, _)| w == word) {
+            Some((_, n)) => *n += 1,
+            None => tally.push((word.to_string(), 1)),
+        }
+    }
+    let failed = outcomes.iter().any(|o| matches!(o, Outcome::Failed { .. }));
+    // A regressed item, or a regressed case inside an item that did not regress.
+    let regressed = outcomes
+        .iter()
+        .any(|o| matches!(o, Outcome::Ran(d) if regressed_cases(d) > 0 || d.verdict == Verdict::Regressed));
+    let mark = if failed {
+        "❌"
+    } else if regressed {
+        "⚠️"
+    } else {
+        "✅"
+    };
+    let tally: Vec<String> = tally.iter().map(|(w, n)| format!("{n} {w}")).collect();
+    let _ = writeln!(
+        out,
+        "### {mark} {title}: {}{}\n",
+        plural(outcomes.len(), "item", "items"),
+        if tally.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", tally.join(", "))
+        }
+    );
+    let rows: Vec<Vec<String>> = outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Ran(d) => vec![
+                plain(&d.item),
+                plain(&d.model),
+                score(d.with),
+                score(d.without),
+                signed(d.delta),
+                if d.partial {
+                    format!("{} (partial)", d.verdict.as_str())
+                } else {
+                    d.verdict.as_str().into()
+                },
+                rate(d.trigger_rate),
+                format!("{} of {}", dollars(d.cost_usd), dollars(d.max_cost_usd)),
+            ],
+            Outcome::Failed {
+                item, exit_code, ..
+            } => {
+                let none = "—".to_string();
+                vec![
+                    plain(item),
+                    none.clone(),
+                    none.clone(),
+                    none.clone(),
+                    none.clone(),
+                    format!("could not run (exit {exit_code})"),
+                    none.clone(),
+                    none,
+                ]
+            }
+        })
+        .collect();
+    table(
+        &mut out,
+        &[
+            ("item", Align::Left),
+            ("model", Align::Left),
+            ("with", Align::Right),
+            ("without", Align::Right),
+            ("delta", Align::Right),
+            ("verdict", Align::Left),
+            ("trigger", Align::Right),
+            ("cost", Align::Right),
+        ],
+        &rows,
+    );
+    let mut notes = Vec::new();
+    for o in outcomes {
+        match o {
+            Outcome::Failed {
+                item,
+                error,
+                exit_code,
+            } => notes.push(format!(
+                "**{}** could not run (exit {exit_code}): {}",
+                plain(item),
+                prose(error)
+            )),
+            Outcome::Ran(d) => {
+                if d.partial {
+                    notes.push(format!(
+                        "**{}** is partial ({}): not every case ran comparably; the gate will not accept it",
+                        plain(&d.item),
+                        plain(d.partial_reason.as_deref().unwrap_or("unspecified"))
+                    ));
+                }
+                if let Some(problem) = d.trigger_problem() {
+                    notes.push(format!(
+                        "**{}** {problem} (fires {}, quiet {})",
+                        plain(&d.item),
+                        rate(d.fires_rate),
+                        rate(d.quiet_rate)
+                    ));
+                }
+            }
+        }
+    }
+    for note in &notes {
+        let _ = writeln!(out, "- {note}");
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    let fold = outcomes.len() > 1;
+    for o in outcomes {
+        let Outcome::Ran(d) = o else { continue };
+        if fold {
+            let worse = match regressed_cases(d) {
+                0 => String::new(),
+                n => format!(" ({n} regressed)"),
+            };
+            let _ = writeln!(
+                out,
+                "<details><summary>{}: {}{worse}, {}</summary>\n",
+                super::junit::escape(&one_line(&d.item)),
+                plural(d.cases.len(), "case", "cases"),
+                d.verdict.as_str()
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "Cases of {} on {} ({}):\n",
+                plain(&d.item),
+                plain(&d.model),
+                plain(&d.run)
+            );
+        }
+        cases(&mut out, d);
+        if fold {
+            out.push_str("</details>\n\n");
+        }
+    }
+    out
+}
+
+/// How many of `d`'s cases regressed.
+fn regressed_cases(d: &SkillEval) -> usize {
+    d.cases
+        .iter()
+        .filter(|c| c.verdict == Some(Verdict::Regressed))
+        .count()
+}
+
+/// One row per case of `d`.
+fn cases(out: &mut String, d: &SkillEval) {
+    let rows: Vec<Vec<String>> = d
+        .cases
+        .iter()
+        .map(|c| {
+            vec![
+                plain(&c.name),
+                score(c.with),
+                c.without.map_or_else(|| "—".into(), score),
+                c.delta.map_or_else(|| "—".into(), signed),
+                c.verdict.map_or("—", Verdict::as_str).into(),
+                rate(c.trigger_rate),
+                c.runs.to_string(),
+                dollars(c.cost_usd),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("case", Align::Left),
+            ("with", Align::Right),
+            ("without", Align::Right),
+            ("delta", Align::Right),
+            ("verdict", Align::Left),
+            ("trigger", Align::Right),
+            ("runs", Align::Right),
+            ("cost", Align::Right),
+        ],
+        &rows,
+    );
+}
+
+/// `bob-eval gate`: a heading with the outcome, the numbers compared, then one
+/// row per condition of the rule.
+pub fn gate(decision: &Decision) -> String {
+    decided("bob-eval gate", decision, None)
+}
+
+/// A proposal (`bob-eval propose`), headed `title`: the gate's tables, then
+/// the result's cases.
+pub fn proposal(title: &str, result: &SkillEval, decision: &Decision) -> String {
+    decided(title, decision, Some(result))
+}
+
+fn decided(title: &str, d: &Decision, result: Option<&SkillEval>) -> String {
+    let mut out = String::new();
+    let (mark, outcome) = if d.accepted {
+        ("✅", "accepted")
+    } else {
+        ("❌", "rejected")
+    };
+    let _ = writeln!(
+        out,
+        "### {mark} {title}: {} {outcome} on {}\n",
+        plain(&d.item),
+        plain(&d.model)
+    );
+    let best = d.best.as_ref().map_or_else(
+        || format!("none recorded for {}", plain(&d.model)),
+        |b| {
+            format!(
+                "{} ({}, {})",
+                fmt_score(b.score),
+                plain(&b.run),
+                plain(&b.date)
+            )
+        },
+    );
+    let best_rate = d.best.as_ref().map_or("—".into(), |b| rate(b.trigger_rate));
+    table(
+        &mut out,
+        &[
+            ("run", Align::Left),
+            ("with", Align::Right),
+            ("without", Align::Right),
+            ("best", Align::Left),
+            ("trigger rate", Align::Right),
+            ("best's trigger rate", Align::Right),
+        ],
+        &[vec![
+            plain(&d.run),
+            fmt_score(d.with),
+            fmt_score(d.without),
+            best,
+            rate(d.trigger_rate),
+            best_rate,
+        ]],
+    );
+    let rows: Vec<Vec<String>> = d
+        .conditions
+        .iter()
+        .map(|c| {
+            let status = match c.status {
+                Status::Pass => "✓ pass",
+                Status::Fail => "✗ fail",
+                Status::Skipped => "– skipped",
+            };
+            vec![code(c.name), status.into(), prose(&c.text)]
+        })
+        .collect();
+    table(
+        &mut out,
+        &[
+            ("condition", Align::Left),
+            ("outcome", Align::Left),
+            ("why", Align::Left),
+        ],
+        &rows,
+    );
+    if let Some(r) = result {
+        if let Some(problem) = r.trigger_problem() {
+            let _ = writeln!(
+                out,
+                "- the item {problem} (fires {}, quiet {})\n",
+                rate(r.fires_rate),
+                rate(r.quiet_rate)
+            );
+        }
+        let _ = writeln!(out, "Cases ({}):\n", plain(&r.run));
+        cases(&mut out, r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::junit::tests::case_eval;
+
+    #[test]
+    fn cells_escape_pipes_markup_and_line_breaks_but_keep_quoted_code() {
+        assert_eq!(plain("a|b*c_d\ne"), "a\\|b\\*c\\_d e");
+        assert_eq!(plain("<b>&x"), "\\<b\\>\\&x");
+        assert_eq!(
+            prose("unknown key `a|b` in <x>"),
+            "unknown key `a\\|b` in \\<x\\>"
+        );
+        assert_eq!(prose("one ` tick"), "one \\` tick");
+        assert_eq!(code("evals/a|b.md:3"), "`evals/a\\|b.md:3`");
+        assert_eq!(plain("\u{1}"), "\\\\u{0001}");
+    }
+
+    #[test]
+    fn a_run_is_a_row_and_a_row_per_case() {
+        let mut doc = SkillEval::sample(1.0, 0.5);
+        doc.cases = vec![case_eval("fires|x", 1.0, 0.5, Some(1.0))];
+        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn a_reject_lists_every_condition() {
+        let doc = SkillEval::sample(0.5, 0.75);
+        let d = crate::gate::decide(&doc, &crate::document::Baseline::empty("commit"));
+        insta::assert_snapshot!(gate(&d));
+    }
+}
