@@ -636,11 +636,11 @@ pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
 pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
     let mut scan = Scan::default();
     scan.folder(dir, 0, Walk::Search, true);
-    let mut problems = scan.problems;
+    let mut problems = std::mem::take(&mut scan.problems);
     let cases = scan
         .cases
         .iter()
-        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &scan.refused, &mut problems))
+        .map(|d| load_case(&d.dir, d.yaml, d.prompt, &scan, &mut problems))
         .collect();
     Suite {
         item: item.into(),
@@ -696,6 +696,9 @@ struct Scan {
     problems: Vec<Diagnostic>,
     /// Entries reported here and never to be opened.
     refused: BTreeSet<Utf8PathBuf>,
+    /// The regular files of every `graders` folder, so the loader need not
+    /// list it again.
+    graders: HashMap<Utf8PathBuf, Vec<String>>,
     incomplete: bool,
 }
 
@@ -719,6 +722,7 @@ impl Scan {
         };
         let (mut prompt, mut yaml) = (false, false);
         let mut subdirs: Vec<String> = Vec::new();
+        let mut files: Vec<String> = Vec::new();
         for entry in entries {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -766,6 +770,8 @@ impl Scan {
                     if len > MAX_SUITE_FILE {
                         self.problems.push(too_large(&path, len));
                         self.refused.insert(path);
+                    } else if !marker {
+                        files.push(name.clone());
                     }
                 }
                 other => {
@@ -798,6 +804,9 @@ impl Scan {
                     yaml = true;
                 }
             }
+        }
+        if dir.file_name() == Some("graders") {
+            self.graders.insert(dir.to_owned(), files);
         }
         let walk = if walk == Walk::Search && (prompt || yaml) {
             self.cases.push(CaseDir {
@@ -901,8 +910,6 @@ pub fn refusal(path: &Utf8Path, meta: &std::fs::Metadata) -> Option<Diagnostic> 
 /// unless `follow` is set, and the read stops after the limit whatever the
 /// file claims, so a file that grows (or a device swapped in) cannot grow memory.
 pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let cannot = |e: std::io::Error| {
         problem(
             "unreadable",
@@ -921,6 +928,33 @@ pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, D
     if let Some(d) = refusal(path, &meta) {
         return Err(d);
     }
+    read_opened(path, follow)
+}
+
+/// [`read_text`] for a file already looked at: opened without following a
+/// link (unless `follow`) nor waiting on a FIFO, and refused after all
+/// unless what was opened is a regular file of bounded size.
+fn read_opened(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: std::io::Error| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return problem(
+                "symlink",
+                path,
+                None,
+                "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
+                "copy the target into the suite in its place",
+            );
+        }
+        problem(
+            "unreadable",
+            path,
+            None,
+            format!("cannot read: {e}"),
+            "make it readable or remove it",
+        )
+    };
     let mut flags = libc::O_NONBLOCK;
     if !follow {
         flags |= libc::O_NOFOLLOW;
@@ -953,9 +987,10 @@ pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, D
     })
 }
 
-/// Read a suite file; `None` (with a problem recorded) when it cannot be read.
+/// Read a suite file the scan has looked at (a regular file of bounded
+/// size); `None` (with a problem recorded) when it cannot be read.
 fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
-    read_text(path, false).map_err(|d| problems.push(d)).ok()
+    read_opened(path, false).map_err(|d| problems.push(d)).ok()
 }
 
 /// A markdown file split into frontmatter and body, the platform's way
@@ -1396,9 +1431,10 @@ fn load_case(
     dir: &Utf8Path,
     has_yaml: bool,
     has_prompt: bool,
-    refused: &BTreeSet<Utf8PathBuf>,
+    scan: &Scan,
     problems: &mut Vec<Diagnostic>,
 ) -> Case {
+    let refused = &scan.refused;
     let before = problems.len();
     let case_file = has_yaml.then(|| dir.join("case.yaml"));
     let prompt_file = has_prompt.then(|| dir.join("prompt.md"));
@@ -1419,7 +1455,7 @@ fn load_case(
             read_prompt_md(path, &mut keys, problems);
         }
     }
-    unread |= load_grader_files(dir, &mut keys, refused, problems);
+    unread |= load_grader_files(dir, &mut keys, scan, problems);
 
     let source = match (&case_file, &prompt_file) {
         (Some(_), Some(_)) => CaseSource::Mixed,
@@ -1656,39 +1692,43 @@ fn merge_execution_key(execution: &mut BTreeMap<String, Entry>, key: String, ent
     execution.insert(key, entry);
 }
 
-/// Append the graders of `graders/*.md` (in name order) to `keys.graders`; a
-/// file without frontmatter goes to `keys.ignored_graders` (the platform skips
-/// it). True when a grader file was left unread because the scan `refused` it
-/// (or could not list graders/).
-fn load_grader_files(
-    dir: &Utf8Path,
-    keys: &mut CaseKeys,
+/// What a `graders` folder the scan did not list holds.
+enum Listing {
+    /// Its regular files (not refused), and whether a refused one was left out.
+    Files(Vec<String>, bool),
+    /// There is no `graders` folder (or a file in its place, reported here).
+    None,
+    /// It cannot be read (a link, a FIFO, an unreadable folder: the scan says so).
+    Unread,
+}
+
+/// List `gdir` when the scan did not (it is missing, not a folder, refused,
+/// or deeper than the scan went).
+fn listed_grader_files(
+    gdir: &Utf8Path,
     refused: &BTreeSet<Utf8PathBuf>,
     problems: &mut Vec<Diagnostic>,
-) -> bool {
-    let gdir = dir.join("graders");
-    match std::fs::symlink_metadata(&gdir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+) -> Listing {
+    match std::fs::symlink_metadata(gdir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Listing::None,
         Ok(m) if m.is_dir() => {}
-        // A link, a FIFO or an unreadable folder: the scan says so.
-        Ok(m) if !m.is_file() => return true,
-        _ if refused.contains(&gdir) => return true,
+        Ok(m) if !m.is_file() => return Listing::Unread,
+        _ if refused.contains(gdir) => return Listing::Unread,
         Ok(_) | Err(_) => {
             problems.push(problem(
                 "unreadable",
-                &gdir,
+                gdir,
                 None,
                 "graders is not a folder".into(),
                 "make graders/ a folder of .md files",
             ));
-            return false;
+            return Listing::None;
         }
     }
-    // The scan reports a folder it cannot list.
-    let Ok(entries) = std::fs::read_dir(&gdir) else {
-        return true;
+    let Ok(entries) = std::fs::read_dir(gdir) else {
+        return Listing::Unread;
     };
-    let mut unread = false;
+    let mut skipped = false;
     let mut files: Vec<String> = Vec::new();
     for entry in entries.filter_map(|e| e.ok()) {
         // Names that are not UTF-8 are reported by the scan.
@@ -1698,12 +1738,46 @@ fn load_grader_files(
         if !name.ends_with(".md") || entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        if refused.contains(&gdir.join(&name)) {
-            unread = true;
+        if refused.contains(&gdir.join(&name)) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            skipped = true;
         } else {
             files.push(name);
         }
     }
+    Listing::Files(files, skipped)
+}
+
+/// Append the graders of `graders/*.md` (in name order) to `keys.graders`; a
+/// file without frontmatter goes to `keys.ignored_graders` (the platform skips
+/// it). True when a grader file was left unread because the scan `refused` it
+/// (or could not list graders/).
+fn load_grader_files(
+    dir: &Utf8Path,
+    keys: &mut CaseKeys,
+    scan: &Scan,
+    problems: &mut Vec<Diagnostic>,
+) -> bool {
+    let gdir = dir.join("graders");
+    let refused = &scan.refused;
+    let unread;
+    let mut files: Vec<String> = match scan.graders.get(&gdir) {
+        // Listed by the scan: its regular files, none refused.
+        Some(files) => {
+            unread = refused
+                .iter()
+                .any(|p| p.parent() == Some(gdir.as_path()) && p.as_str().ends_with(".md"));
+            files.clone()
+        }
+        None => match listed_grader_files(&gdir, refused, problems) {
+            Listing::Files(files, skipped) => {
+                unread = skipped;
+                files
+            }
+            Listing::None => return false,
+            Listing::Unread => return true,
+        },
+    };
+    files.retain(|n| n.ends_with(".md"));
     files.sort();
     for file in files {
         let path = gdir.join(&file);
@@ -1930,7 +2004,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.join("graders/plain.md"), "no frontmatter\n").unwrap();
         let mut problems = Vec::new();
-        let case = load_case(&dir, true, true, &BTreeSet::new(), &mut problems);
+        let case = load_case(&dir, true, true, &Scan::default(), &mut problems);
 
         assert_eq!(case.name, "from-yaml");
         assert_eq!(case.source, CaseSource::Mixed);

@@ -3,7 +3,7 @@
 //! refuses (or an inline flag group it does not know) throws on every run.
 //! A suite's pattern is compiled here only when it is short and shallow
 //! enough, and run (by the trigger checks, on inputs of a line) only when it
-//! cannot backtrack catastrophically ([`hazard`]).
+//! cannot backtrack catastrophically.
 
 use super::Out;
 use camino::Utf8Path;
@@ -78,8 +78,12 @@ pub const MAX_PATTERN_LEN: usize = 16 * 1024;
 /// by recursion: tens of thousands of levels overflow its stack).
 pub const MAX_PATTERN_DEPTH: usize = 32;
 
-/// Why a pattern is not safe to compile or run: its message and fix.
-pub fn hazard(key: &str, pattern: &str, flags: &str) -> Option<(&'static str, String, String)> {
+/// A finding about a pattern: its code, message and fix.
+type Finding = (&'static str, String, String);
+
+/// Why `pattern`, the value of `key`, is not safe to compile: too long, or
+/// groups nested too deep.
+fn compile_hazard(key: &str, pattern: &str) -> Option<Finding> {
     if pattern.len() > MAX_PATTERN_LEN {
         return Some((
             "regex-too-complex",
@@ -97,10 +101,12 @@ pub fn hazard(key: &str, pattern: &str, flags: &str) -> Option<(&'static str, St
             "flatten the groups".into(),
         ));
     }
-    if js_regex(pattern, flags).is_err() {
-        // Not a regex at all: `regex-invalid` says so.
-        return None;
-    }
+    None
+}
+
+/// Why `pattern` (which compiles) is not safe to run: a group that can
+/// backtrack catastrophically.
+fn run_hazard(key: &str, pattern: &str, flags: &str) -> Option<Finding> {
     let (start, end) = super::backtrack::catastrophic_group(pattern, flags)?;
     let group = super::clip(&pattern[start..end]);
     Some((
@@ -132,13 +138,18 @@ fn group_depth(pattern: &str) -> usize {
     deepest
 }
 
-/// `pattern` compiled with `flags` when it is safe to run ([`hazard`] finds
-/// nothing) and JavaScript accepts it.
+/// `pattern` compiled with `flags` when JavaScript accepts it and it is safe
+/// to compile and to run (short and shallow enough, and no group that can
+/// backtrack catastrophically).
 pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<regress::Regex, String> {
-    if let Some((_, message, _)) = hazard("pattern", pattern, flags) {
+    if let Some((_, message, _)) = compile_hazard("pattern", pattern) {
         return Err(message);
     }
-    js_regex(pattern, flags)
+    let re = js_regex(pattern, flags)?;
+    match run_hazard("pattern", pattern, flags) {
+        Some((_, message, _)) => Err(message),
+        None => Ok(re),
+    }
 }
 
 /// Report the value of `key` when JavaScript would refuse it as a regex with
@@ -173,7 +184,7 @@ pub(super) fn check_js_regex(
         );
         return;
     }
-    if let Some((code, message, fix)) = hazard(key, pattern, flags) {
+    if let Some((code, message, fix)) = compile_hazard(key, pattern) {
         out.error(code, file, line, message, fix);
         return;
     }
@@ -187,6 +198,10 @@ pub(super) fn check_js_regex(
             ),
             "fix the pattern in JavaScript syntax (escape literal ( ) [ ] { } with \\)",
         );
+        return;
+    }
+    if let Some((code, message, fix)) = run_hazard(key, pattern, flags) {
+        out.error(code, file, line, message, fix);
     }
 }
 
