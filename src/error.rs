@@ -8,6 +8,8 @@ use crate::diagnostic::Diagnostic;
 use camino::Utf8PathBuf;
 use std::fmt;
 
+pub mod interrupt;
+
 /// Process exit codes (README, "Exit codes"). The only place they are defined.
 pub mod exit {
     /// Done: the command completed (`gate`: accepted).
@@ -18,7 +20,7 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// Could not run: platform missing, too old or failed; item did not load.
     pub const COULD_NOT_RUN: u8 = 3;
-    /// Interrupted by Ctrl-C or SIGTERM.
+    /// Interrupted: SIGINT (Ctrl-C), SIGTERM, SIGHUP or SIGQUIT ([`super::interrupt`]).
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -180,7 +182,8 @@ pub enum Error {
         message: String,
     },
 
-    /// Ctrl-C or SIGTERM.
+    /// SIGINT (Ctrl-C), SIGTERM, SIGHUP or SIGQUIT ([`interrupt`]), or a
+    /// platform that reports it was interrupted.
     #[error("interrupted")]
     Interrupted,
 

@@ -2,9 +2,24 @@
 //!
 //! The argument list is fixed by contracts.md ("run"); the platform's stderr is
 //! kept in `<plugin>/.bob-eval/platform-stderr.log` and parsed, best effort, for
-//! progress. Ctrl-C and SIGTERM go to the child first; bob-eval then stops with
-//! [`Error::Interrupted`].
+//! progress.
+//!
+//! Signals ([`interrupt`]): the probe and the run each hold an
+//! [`interrupt::Guard`]. A signal caught during `claude --version` kills the
+//! probe; one caught during a run goes to the platform first (SIGINT as it
+//! is, SIGHUP, SIGTERM and SIGQUIT as SIGTERM, the platform's graceful stop),
+//! and SIGKILL follows 20 s later if it has not exited. Either way
+//! bob-eval then stops with [`Error::Interrupted`].
+//!
+//! Nothing the platform starts outlives it. Each child (probe or run) leads
+//! its own process group and carries a tag ([`TAG`]) in its environment,
+//! which everything it starts inherits. The platform starts its agents in
+//! sessions of their own, out of its group: once it is stopped (a signal, the
+//! timeout) or lost (an early error), every process carrying the tag is
+//! killed too (Linux, through `/proc`), so an agent orphaned by a platform
+//! that ignored SIGTERM makes no more model calls.
 
+use crate::error::interrupt;
 use crate::error::{Error, Result};
 use crate::event::{Event, Observer};
 use crate::plugin::Plugin;
@@ -14,7 +29,7 @@ use regex::Regex;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
@@ -95,57 +110,64 @@ pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
 }
 
 /// A `claude --version` started by [`start_locate`], not yet waited for.
-/// Dropped without [`VersionProbe::finish`] (an error in between), it kills and
-/// reaps the probe, so no zombie outlives it.
+/// Dropped without [`VersionProbe::finish`] (an error in between, an
+/// interrupt), it kills the probe and everything it started and reaps it, so
+/// neither a process nor a zombie outlives it.
 #[derive(Debug)]
 pub struct VersionProbe {
     path: Utf8PathBuf,
-    /// `None` once [`VersionProbe::finish`] took it.
-    child: Option<std::process::Child>,
+    child: Tracked,
+    /// Released after the probe is gone (fields drop in this order).
+    guard: interrupt::Guard,
 }
 
 /// Find `claude` and start `claude --version` without waiting for it, so that
 /// other set-up work (the plugin) overlaps the platform's start-up.
+/// [`Error::Interrupted`] once a signal was caught.
 pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
     let path = find_binary(flag)?;
-    let child = Command::new(&path)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
-        })?;
-    Ok(VersionProbe {
-        path,
-        child: Some(child),
-    })
+    let guard = interrupt::guard()?;
+    let child = Tracked::spawn(
+        Command::new(&path)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}")))?;
+    Ok(VersionProbe { path, child, guard })
 }
 
 impl VersionProbe {
-    /// Wait for `claude --version` and check what it printed.
-    pub fn finish(mut self) -> Result<Platform> {
-        let path = std::mem::take(&mut self.path);
-        let mut child = self.child.take().expect("a probe is finished once");
-        let waited = wait_at_most(&mut child, VERSION_TIMEOUT);
-        if !matches!(waited, Ok(true)) {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(match waited {
-                Err(e) => {
-                    Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
-                }
-                _ => Error::PlatformFailed {
+    /// Wait for `claude --version` and check what it printed. A signal caught
+    /// meanwhile kills the probe: [`Error::Interrupted`].
+    pub fn finish(self) -> Result<Platform> {
+        // The guard is held until the probe is reaped or dropped.
+        let VersionProbe {
+            path,
+            child,
+            guard: _guard,
+        } = self;
+        let waited = wait_at_most(&child, VERSION_TIMEOUT);
+        match waited {
+            Ok(Waited::Exited) => {}
+            Ok(Waited::Interrupted) => return Err(Error::Interrupted),
+            Ok(Waited::TimedOut) => {
+                return Err(Error::PlatformFailed {
                     message: format!(
                         "`{path} --version` did not answer within {} s: is it Claude Code? {INSTALL}",
                         VERSION_TIMEOUT.as_secs()
                     ),
                     details: vec![],
-                },
-            });
+                });
+            }
+            Err(e) => {
+                return Err(Error::PlatformMissing(format!(
+                    "{path} could not be started: {e}; {INSTALL}"
+                )));
+            }
         }
-        let output = child.wait_with_output().map_err(|e| {
+        let output = child.output().map_err(|e| {
             Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}"))
         })?;
         let text = String::from_utf8_lossy(&output.stdout);
@@ -175,30 +197,36 @@ impl VersionProbe {
 /// How long `claude --version` may take before bob-eval gives up on it.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Wait until `child` exits (`Ok(true)`) or `limit` passes (`Ok(false)`), without
-/// reaping it: its output stays readable. Polls at 1 ms, backing off to 50 ms.
-fn wait_at_most(child: &mut std::process::Child, limit: Duration) -> std::io::Result<bool> {
-    let deadline = std::time::Instant::now() + limit;
+/// How [`wait_at_most`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waited {
+    /// The child exited (not reaped).
+    Exited,
+    /// The limit passed first.
+    TimedOut,
+    /// A signal was caught first ([`interrupt::caught`]).
+    Interrupted,
+}
+
+/// Wait until `child` exits, `limit` passes or a signal is caught, without
+/// reaping it: its output stays readable and its group id reserved. Polls at
+/// 1 ms, backing off to 50 ms.
+fn wait_at_most(child: &Tracked, limit: Duration) -> std::io::Result<Waited> {
+    let deadline = Instant::now() + limit;
     let mut pause = Duration::from_millis(1);
     loop {
-        if child.try_wait()?.is_some() {
-            return Ok(true);
+        if child.exited()? {
+            return Ok(Waited::Exited);
         }
-        let now = std::time::Instant::now();
+        if interrupt::caught().is_some() {
+            return Ok(Waited::Interrupted);
+        }
+        let now = Instant::now();
         if now >= deadline {
-            return Ok(false);
+            return Ok(Waited::TimedOut);
         }
         std::thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(Duration::from_millis(50));
-    }
-}
-
-impl Drop for VersionProbe {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
     }
 }
 
@@ -331,108 +359,196 @@ fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
     plugin_dir.join(".bob-eval").join("out")
 }
 
-/// Signal state shared with the handlers: the signal caught during a run, and
-/// whether a run is in progress (outside one, a signal exits with 130 at once).
-struct Signals {
-    caught: Arc<AtomicUsize>,
-    idle: Arc<AtomicBool>,
-    /// Platform runs in progress (a sweep runs several at once).
-    active: Mutex<usize>,
+/// The environment variable that tags a child of bob-eval and everything it
+/// starts: `<bob-eval pid>-<count>-<nanoseconds>`, one value per child.
+pub const TAG: &str = "BOB_EVAL_PLATFORM_TAG";
+
+/// A fresh value for [`TAG`].
+fn new_tag() -> String {
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{}-{nanos}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::SeqCst)
+    )
 }
 
-fn signals() -> Result<&'static Signals> {
-    static S: OnceLock<std::result::Result<Signals, String>> = OnceLock::new();
-    S.get_or_init(|| {
-        let caught = Arc::new(AtomicUsize::new(0));
-        let idle = Arc::new(AtomicBool::new(true));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&idle))
-                .map_err(|e| e.to_string())?;
-            signal_hook::flag::register_usize(sig, Arc::clone(&caught), sig as usize)
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(Signals {
-            caught,
-            idle,
-            active: Mutex::new(0),
-        })
-    })
-    .as_ref()
-    .map_err(|e| Error::PlatformFailed {
-        message: format!("cannot install signal handlers: {e}"),
-        details: vec![],
-    })
-}
-
-impl Signals {
-    /// Mark one more run in progress. The first run clears an old signal; a
-    /// run starting while others are being interrupted is refused.
-    fn begin(&'static self) -> Result<Busy> {
-        let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
-        if *active == 0 {
-            self.caught.store(0, Ordering::SeqCst);
-        } else if self.caught.load(Ordering::SeqCst) != 0 {
-            return Err(Error::Interrupted);
-        }
-        *active += 1;
-        self.idle.store(false, Ordering::SeqCst);
-        Ok(Busy(self))
-    }
-}
-
-/// Marks a run in progress until dropped; the process is idle (a signal exits
-/// at once) only when no run is left.
-struct Busy(&'static Signals);
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        let mut active = self.0.active.lock().unwrap_or_else(|p| p.into_inner());
-        *active = active.saturating_sub(1);
-        if *active == 0 {
-            self.0.idle.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
-/// The platform child, leader of its own process group. The child is reaped
-/// only by [`Group::reap`], after the last signal to the group: until then its
+/// A child (the probe, or the platform), leader of its own process group and
+/// tagged with [`TAG`]. The child is reaped only by [`Tracked::reap`] or
+/// [`Tracked::output`], after the last signal to the group: until then its
 /// pid, and so the group id, cannot be reused. Dropped unreaped (an early
-/// error), it kills the group and reaps the child, so nothing outlives the run.
-struct Group {
-    child: std::process::Child,
+/// error, an interrupt), it kills the group and every tagged process and reaps
+/// the child, so nothing it started outlives it.
+#[derive(Debug)]
+struct Tracked {
+    /// `None` once reaped.
+    child: Option<std::process::Child>,
     pid: libc::pid_t,
-    reaped: bool,
+    tag: String,
 }
 
-impl Group {
-    fn new(child: std::process::Child) -> Self {
-        let pid = child.id() as libc::pid_t;
-        Group {
-            child,
+impl Tracked {
+    /// Spawn `cmd` in a process group of its own, tagged.
+    fn spawn(cmd: &mut Command) -> std::io::Result<Self> {
+        let tag = new_tag();
+        let child = cmd.process_group(0).env(TAG, &tag).spawn()?;
+        let pid = libc::pid_t::try_from(child.id())
+            .map_err(|_| std::io::Error::other("a process id out of range"))?;
+        Ok(Tracked {
+            child: Some(child),
             pid,
-            reaped: false,
-        }
+            tag,
+        })
     }
 
     /// Send `sig` to every process in the group.
     fn signal(&self, sig: libc::c_int) {
-        // SAFETY: kill(2) on the process group of our own child, which is not reaped yet.
+        // SAFETY: kill(2) on the process group of our own child, which is not
+        // reaped yet (so the group id is still ours).
         unsafe { libc::kill(-self.pid, sig) };
     }
 
-    /// Reap the child (it has exited: [`wait_exited`] said so).
-    fn reap(mut self) -> std::io::Result<ExitStatus> {
-        self.reaped = true;
-        self.child.wait()
+    /// Kill the group, then every process carrying the tag wherever it went.
+    fn kill_all(&self) {
+        self.signal(libc::SIGKILL);
+        kill_tagged(&self.tag);
+    }
+
+    /// Whether the child has exited, without reaping it (`WNOHANG | WNOWAIT`).
+    fn exited(&self) -> std::io::Result<bool> {
+        loop {
+            // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: waitid(2) on our own child; WNOWAIT leaves it unreaped.
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    self.pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                )
+            };
+            if rc == 0 {
+                // SAFETY: waitid filled `info`; si_pid is 0 when no child changed state.
+                return Ok(unsafe { info.si_pid() } != 0);
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+    }
+
+    /// The child has exited: kill what is left of its group (and, with
+    /// `everything`, every tagged process), then reap it.
+    fn reap(mut self, everything: bool) -> std::io::Result<ExitStatus> {
+        if everything {
+            self.kill_all();
+        } else {
+            self.signal(libc::SIGKILL);
+        }
+        let mut child = self.child.take().expect("reaped once");
+        child.wait()
+    }
+
+    /// The child has exited: kill what is left of its group, then read its
+    /// output and reap it.
+    fn output(mut self) -> std::io::Result<std::process::Output> {
+        self.signal(libc::SIGKILL);
+        let child = self.child.take().expect("reaped once");
+        child.wait_with_output()
+    }
+
+    /// The child, to take its pipes.
+    fn child_mut(&mut self) -> &mut std::process::Child {
+        self.child.as_mut().expect("not reaped yet")
     }
 }
 
-impl Drop for Group {
+impl Drop for Tracked {
     fn drop(&mut self) {
-        if !self.reaped {
-            self.signal(libc::SIGKILL);
-            let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            self.kill_all();
+            let _ = child.wait();
         }
+    }
+}
+
+/// SIGKILL every process but this one whose environment holds `TAG=tag`, until
+/// none is left (at most 2 s). Each is pinned with a pidfd and checked again
+/// before the signal, so a pid reused meanwhile is never hit.
+#[cfg(target_os = "linux")]
+fn kill_tagged(tag: &str) {
+    let entry = format!("{TAG}={tag}");
+    let own = std::process::id();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = 0;
+        for pid in dir
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+            .filter(|pid| u32::try_from(*pid).is_ok_and(|p| p != own))
+        {
+            if tagged(pid, &entry) {
+                found += 1;
+                kill_pinned(pid, &entry);
+            }
+        }
+        if found == 0 || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Without `/proc`, only the process group is reached.
+#[cfg(not(target_os = "linux"))]
+fn kill_tagged(_tag: &str) {}
+
+/// Whether process `pid` (alive, ours to read) has `entry` in its environment.
+#[cfg(target_os = "linux")]
+fn tagged(pid: libc::pid_t, entry: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == entry.as_bytes()))
+}
+
+/// SIGKILL `pid` if it still holds `entry`, through a pidfd (plain kill(2) on
+/// kernels without pidfds).
+#[cfg(target_os = "linux")]
+fn kill_pinned(pid: libc::pid_t, entry: &str) {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open(2) takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let Ok(raw) = libc::c_int::try_from(fd) else {
+        return;
+    };
+    if raw < 0 {
+        if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+            // SAFETY: kill(2) on a pid just seen with our tag.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        return;
+    }
+    // SAFETY: `raw` is a new fd that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    // The fd pins this very process: check it is still the tagged one.
+    if tagged(pid, entry) {
+        // SAFETY: pidfd_send_signal(2) on a pidfd we own, no siginfo, no flags.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                fd.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
     }
 }
 
@@ -441,7 +557,7 @@ fn wait_exited(pid: libc::pid_t) -> std::io::Result<()> {
     loop {
         // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid(2) on our own child; WNOWAIT leaves it for `Group::reap`.
+        // SAFETY: waitid(2) on our own child; WNOWAIT leaves it for `Tracked::reap`.
         let rc = unsafe {
             libc::waitid(
                 libc::P_PID,
@@ -525,8 +641,21 @@ enum Action {
     Kill,
 }
 
+/// The signal the platform gets for one bob-eval caught: SIGINT as it is, the
+/// others as SIGTERM. The platform is not on bob-eval's terminal (its own
+/// process group, no stdin), so a hang-up is not its own; and SIGTERM, unlike
+/// SIGHUP and SIGQUIT, is the stop it handles gracefully (it ends its agents
+/// and removes its own temp folder).
+fn forwarded(caught: libc::c_int) -> libc::c_int {
+    if caught == libc::SIGINT {
+        libc::SIGINT
+    } else {
+        libc::SIGTERM
+    }
+}
+
 /// The wait loop's decisions as a pure state machine (no clock, no signals of
-/// its own): a caught signal is forwarded once, and SIGKILL follows
+/// its own): a caught signal is forwarded once ([`forwarded`]), and SIGKILL follows
 /// [`KILL_AFTER`] later; past `--platform-timeout` the group gets SIGTERM,
 /// then SIGKILL after [`TIMEOUT_GRACE`]. A signal caught during that grace is
 /// still forwarded, and its longer grace then applies. SIGKILL is sent once.
@@ -555,7 +684,7 @@ impl Waiter {
             && self.forwarded.is_none()
         {
             self.forwarded = Some(now);
-            return Action::Signal(sig);
+            return Action::Signal(forwarded(sig));
         }
         if stopping.is_none() && timeout.is_some_and(|t| elapsed > t) {
             self.timed_out = Some(now);
@@ -580,6 +709,9 @@ impl Waiter {
 /// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
 /// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
 /// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
+/// A signal caught before or during the run stops it: [`Error::Interrupted`].
+/// When it returns, nothing the platform started in its process group is
+/// left, nor, after a stop, anything carrying its tag.
 pub fn run(
     platform: &Platform,
     plugin: &Plugin,
@@ -597,28 +729,27 @@ pub fn run(
     let log =
         std::fs::File::create(&stderr_log).map_err(|e| Error::io(&stderr_log, "creating", e))?;
 
-    let sig = signals()?;
-    let _busy = sig.begin()?;
+    // Taken before the platform starts, released after it is gone.
+    let _guard = interrupt::guard()?;
 
     let started = Utc::now();
     let clock = Instant::now();
     // Its own process group, so that a forwarded signal or a timeout reaches
     // everything the platform started, not only its first process.
-    let mut child = Command::new(&platform.path)
-        .args(arguments(&plugin.dir, opts))
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(stdout_file))
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::PlatformMissing(format!(
-                "{} could not be started: {e}; {INSTALL}",
-                platform.path
-            ))
-        })?;
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let group = Group::new(child);
+    let mut group = Tracked::spawn(
+        Command::new(&platform.path)
+            .args(arguments(&plugin.dir, opts))
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(stdout_file))
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| {
+        Error::PlatformMissing(format!(
+            "{} could not be started: {e}; {INSTALL}",
+            platform.path
+        ))
+    })?;
+    let stderr = group.child_mut().stderr.take().expect("stderr is piped");
 
     let summary = Arc::new(Mutex::new(StderrSummary::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -629,13 +760,13 @@ pub fn run(
     });
     let reader = spawn_stderr_reader(stderr, log, item, observer, Arc::clone(&summary), done_tx);
 
-    let waiter = wait_for_exit(&group, platform, sig, clock, timeout)?;
-    if waiter.timed_out.is_some() {
-        // Whatever the platform left in its group must not outlive the run.
-        group.signal(libc::SIGKILL);
-    }
+    let waiter = wait_for_exit(&group, platform, clock, timeout)?;
+    // Whatever the platform left in its group must not outlive the run; after
+    // a stop, neither may the agents it started in sessions of their own.
+    let stopped =
+        waiter.forwarded.is_some() || waiter.timed_out.is_some() || interrupt::caught().is_some();
     let status = group
-        .reap()
+        .reap(stopped)
         .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
     // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
     if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
@@ -643,7 +774,7 @@ pub fn run(
     }
     let summary = std::mem::take(&mut *summary.lock().unwrap_or_else(|p| p.into_inner()));
 
-    if waiter.forwarded.is_some() || sig.caught.load(Ordering::SeqCst) != 0 {
+    if waiter.forwarded.is_some() || interrupt::caught().is_some() {
         return Err(Error::Interrupted);
     }
     if let (Some(_), Some(limit)) = (waiter.timed_out, timeout) {
@@ -667,7 +798,9 @@ pub fn run(
 
 /// Read the platform's stderr on a thread until it closes: copy each line to
 /// `log`, turn progress lines into events, keep the `✗` lines and a tail in
-/// `summary`, then say so on `done`.
+/// `summary`, then say so on `done`. An observer that panics (its stderr went
+/// with the terminal: SIGHUP) does not stop the reading, so the platform never
+/// blocks on a full pipe.
 fn spawn_stderr_reader(
     stderr: std::process::ChildStderr,
     mut log: std::fs::File,
@@ -677,6 +810,10 @@ fn spawn_stderr_reader(
     done: mpsc::Sender<()>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
+        let tell = |event: &Event| {
+            let _ =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| observer.event(event)));
+        };
         let mut input = BufReader::new(stderr);
         let mut buf = Vec::new();
         while read_line_bounded(&mut input, &mut buf, MAX_LINE).is_ok_and(|n| n > 0) {
@@ -686,7 +823,7 @@ fn spawn_stderr_reader(
             }
             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
             if let Some(event) = parse_progress(&item, &line) {
-                observer.event(&event);
+                tell(&event);
             }
             let mut s = summary.lock().unwrap_or_else(|p| p.into_inner());
             if line.trim_start().starts_with('✗') && s.cross_lines.len() < 50 {
@@ -702,7 +839,7 @@ fn spawn_stderr_reader(
             buf.clear();
         }
         let _ = log.flush();
-        observer.event(&Event::PlatformFinished { item });
+        tell(&Event::PlatformFinished { item });
         let _ = done.send(());
     })
 }
@@ -711,9 +848,8 @@ fn spawn_stderr_reader(
 /// every [`POLL`] apply what [`Waiter::tick`] decides. Returns the waiter, which
 /// says whether a signal was forwarded or the run timed out.
 fn wait_for_exit(
-    group: &Group,
+    group: &Tracked,
     platform: &Platform,
-    sig: &Signals,
     clock: Instant,
     timeout: Option<Duration>,
 ) -> Result<Waiter> {
@@ -730,10 +866,7 @@ fn wait_for_exit(
                 return Ok(waiter);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let caught = match sig.caught.load(Ordering::SeqCst) {
-                    0 => None,
-                    n => Some(n as libc::c_int),
-                };
+                let caught = interrupt::caught();
                 let now = Instant::now();
                 match waiter.tick(now, now.saturating_duration_since(clock), caught, timeout) {
                     Action::Wait => {}
@@ -895,7 +1028,7 @@ mod tests {
     #[test]
     fn a_dropped_probe_leaves_no_zombie() {
         let probe = start_locate(Some(Utf8Path::new("/bin/sleep"))).unwrap();
-        let pid = probe.child.as_ref().unwrap().id() as libc::pid_t;
+        let pid = probe.child.pid;
         drop(probe);
         let mut status = 0;
         // SAFETY: waitpid on a child of this process, without blocking.
@@ -905,17 +1038,76 @@ mod tests {
 
     #[test]
     fn waiting_for_a_probe_is_bounded() {
-        let mut slow = Command::new("/bin/sleep").arg("5").spawn().unwrap();
-        let waited = wait_at_most(&mut slow, Duration::from_millis(50)).unwrap();
-        let _ = slow.kill();
-        let _ = slow.wait();
-        assert!(!waited, "a 5 s child counted as done within 50 ms");
-        let mut quick = Command::new("/bin/true").spawn().unwrap();
-        assert!(wait_at_most(&mut quick, Duration::from_secs(10)).unwrap());
+        let slow = Tracked::spawn(Command::new("/bin/sleep").arg("5")).unwrap();
+        let waited = wait_at_most(&slow, Duration::from_millis(50)).unwrap();
+        drop(slow);
+        assert_eq!(
+            waited,
+            Waited::TimedOut,
+            "a 5 s child counted as done within 50 ms"
+        );
+        let quick = Tracked::spawn(&mut Command::new("/bin/true")).unwrap();
+        assert_eq!(
+            wait_at_most(&quick, Duration::from_secs(10)).unwrap(),
+            Waited::Exited
+        );
         assert!(
-            quick.wait().unwrap().success(),
+            quick.reap(false).unwrap().success(),
             "still reapable after the wait"
         );
+    }
+
+    #[test]
+    fn a_tagged_process_is_killed_in_a_session_of_its_own() {
+        // The child starts a grandchild in a new session (as the platform
+        // starts its agents), prints its pid and exits once it runs `sleep`
+        // (setsid(2) done: out of reach of the group's SIGKILL).
+        let script = "setsid sleep 30 </dev/null >/dev/null 2>&1 & p=$!; \
+            until grep -qa '^sleep' /proc/$p/cmdline 2>/dev/null; do sleep 0.01; done; echo $p";
+        let child = Tracked::spawn(
+            Command::new("/bin/sh")
+                .args(["-c", script])
+                .stdout(Stdio::piped()),
+        )
+        .unwrap();
+        let tag = child.tag.clone();
+        assert_eq!(
+            wait_at_most(&child, Duration::from_secs(10)).unwrap(),
+            Waited::Exited
+        );
+        let out = child.output().unwrap();
+        let orphan: libc::pid_t = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        let entry = format!("{TAG}={tag}");
+        assert!(tagged(orphan, &entry), "the orphan {orphan} is not running");
+        kill_tagged(&tag);
+        let left: Vec<libc::pid_t> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|pid| tagged(*pid, &entry))
+            .collect();
+        assert!(left.is_empty(), "tagged processes left: {left:?}");
+    }
+
+    #[test]
+    fn sighup_sigterm_and_sigquit_reach_the_platform_as_sigterm() {
+        for (caught, sent) in [
+            (libc::SIGINT, libc::SIGINT),
+            (libc::SIGTERM, libc::SIGTERM),
+            (libc::SIGHUP, libc::SIGTERM),
+            (libc::SIGQUIT, libc::SIGTERM),
+        ] {
+            let mut w = Waiter::default();
+            let t0 = Instant::now();
+            assert_eq!(
+                w.tick(t0, Duration::ZERO, Some(caught), None),
+                Action::Signal(sent),
+                "{}",
+                interrupt::name(caught)
+            );
+            let later = KILL_AFTER + MS;
+            assert_eq!(w.tick(t0 + later, later, Some(caught), None), Action::Kill);
+        }
     }
 
     #[test]

@@ -5,7 +5,12 @@
 //! in a folder nobody else may write to. The item itself is symlinked, so the
 //! plugin always holds the source tree's current text; the suite is copied so
 //! that `baseline.json` and old `results/` never reach the platform.
+//!
+//! A plugin holds an [`interrupt::Guard`] from before its folder exists until
+//! after the folder is removed: a signal never ends the process in between,
+//! and assembly stops at the next step once one is caught.
 
+use crate::error::interrupt;
 use crate::error::{Error, Result};
 use crate::item::Item;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -23,6 +28,8 @@ pub struct Plugin {
     pub item: Item,
     /// The temp folder; `None` once kept.
     temp: Option<tempfile::TempDir>,
+    /// Released after the folder is removed (fields drop in this order).
+    _guard: interrupt::Guard,
 }
 
 impl Plugin {
@@ -35,8 +42,12 @@ impl Plugin {
     }
 }
 
-/// Assemble the plugin for `item` from `source`: manifest, item symlink, suite copy.
+/// Assemble the plugin for `item` from `source`: manifest, item symlink, suite
+/// copy. A signal caught meanwhile stops it with [`Error::Interrupted`] at the
+/// next step, and the folder is removed.
 pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
+    // Taken first, so it is released last: after `temp` removed the folder.
+    let guard = interrupt::guard()?;
     let suite = crate::config::existing_suite(source, &item.name)?;
     let temp = tempfile::Builder::new()
         .prefix(&format!("bob-eval-{}-", item.name))
@@ -54,6 +65,7 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
     let dir = utf8(&real)?;
     // The platform refuses a plugin folder that others may write to.
     set_mode(&dir, 0o700)?;
+    interrupt::check()?;
     let name = crate::item::plugin_name(&item.name);
 
     let manifest_dir = dir.join(".claude-plugin");
@@ -66,6 +78,7 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
     let text = serde_json::to_string_pretty(&manifest).expect("a JSON value serialises") + "\n";
     let manifest_path = manifest_dir.join("plugin.json");
     fs::write(&manifest_path, text).map_err(|e| Error::io(&manifest_path, "writing", e))?;
+    interrupt::check()?;
 
     let target = fs::canonicalize(&item.path).map_err(|e| Error::io(&item.path, "resolving", e))?;
     let link = dir.join(&item.plugin_path);
@@ -78,12 +91,14 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
     let evals = dir.join("evals");
     make_dir(&evals)?;
     copy_suite(&suite, &evals.join(&item.name), true)?;
+    interrupt::check()?;
 
     Ok(Plugin {
         dir,
         name,
         item: item.clone(),
         temp: Some(temp),
+        _guard: guard,
     })
 }
 
@@ -140,6 +155,7 @@ fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
         .read_dir_utf8()
         .map_err(|e| Error::io(from, "reading", e))?;
     for entry in entries {
+        interrupt::check()?;
         let entry = entry.map_err(|e| Error::io(from, "reading", e))?;
         let name = entry.file_name();
         let src = entry.path();

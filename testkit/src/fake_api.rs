@@ -52,6 +52,9 @@
 //!    tool result comes back, answer with the given text.
 //! 4. Otherwise [`Script::otherwise`]'s text (default `"OK."`).
 //!
+//! [`Script::delay`] makes the model slow: each `/v1/messages` answer waits
+//! that long (the request is recorded on arrival).
+//!
 //! Every answer reports the usage of [`Script::usage`] (agent turns; default
 //! 1000 input and 100 output tokens) or 500/5 (votes), so the platform's cost
 //! is predictable.
@@ -157,6 +160,7 @@ pub struct Script {
     reject: Option<Reply>,
     usage: Usage,
     judge_usage: Usage,
+    delay: Duration,
 }
 
 impl Default for Script {
@@ -182,6 +186,7 @@ impl Script {
                 input_tokens: 500,
                 output_tokens: 5,
             },
+            delay: Duration::ZERO,
         }
     }
 
@@ -287,6 +292,13 @@ impl Script {
             input_tokens,
             output_tokens,
         };
+        self
+    }
+
+    /// A slow model: wait `delay` before answering each `/v1/messages`
+    /// request (it is recorded on arrival, before the wait).
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
         self
     }
 
@@ -675,7 +687,11 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         None => return Ok(()),
     };
     let (status, content_type, body, recorded) = respond(&req, shared);
+    let messages = recorded.kind != Kind::Other;
     shared.log.lock().unwrap().push(recorded);
+    if messages && !shared.script.delay.is_zero() {
+        std::thread::sleep(shared.script.delay);
+    }
     let mut stream = stream;
     stream.write_all(&http_response(status, content_type, &body))?;
     stream.flush()?;

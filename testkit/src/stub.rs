@@ -2,7 +2,8 @@
 //! folder, set up with [`Switches`] and read back through [`Stub::record`].
 //! It serves every stub-tier test and bench, one plugin or many at once.
 //!
-//! Asked `--version`, it prints [`Switches::version`]. Asked to run an eval
+//! Asked `--version`, it sleeps [`Switches::version_sleep`] (recording that it
+//! does), then prints [`Switches::version`]. Asked to run an eval
 //! (`plugin eval PLUGIN … --output-dir OUT …`), in this order it
 //! - records the call (the records are listed at [`Stub::record`]);
 //! - for the plugin [`Switches::fail_plugin`] names, prints a case load error
@@ -23,7 +24,10 @@ use std::time::Duration;
 const SCRIPT: &str = r#"#!/bin/sh
 D='@DIR@'
 echo "$*" >> "$D/calls"
-if [ "$1" = "--version" ]; then cat "$D/version"; exit 0; fi
+if [ "$1" = "--version" ]; then
+  if [ -f "$D/version_sleep" ]; then echo $$ >> "$D/probing"; sleep "$(cat "$D/version_sleep")"; fi
+  cat "$D/version"; exit 0
+fi
 pwd > "$D/cwd"
 printf '%s\n' "$@" > "$D/argv"
 out=""
@@ -75,6 +79,13 @@ if [ -f "$D/mode" ]; then
       echo "$name" >> "$D/started"
       sleep 30
       ;;
+    detached)
+      setsid sleep 60 </dev/null >/dev/null 2>&1 &
+      echo $! >> "$D/detached"
+      trap '' INT TERM
+      echo "$name" >> "$D/started"
+      sleep 30
+      ;;
     wait)
       trap 'echo "$name" >> "$D/signalled"; kill $pid 2>/dev/null; exit 130' INT TERM
       sleep 30 &
@@ -102,10 +113,14 @@ pub struct Switches {
     /// The exit code.
     pub code: i32,
     /// `segv`, `abort`, `kill` (the stub signals itself), `wait` (for SIGINT or
-    /// SIGTERM, then exit 130) or `stubborn` (ignore both and sleep 30 s).
+    /// SIGTERM, then exit 130), `stubborn` (ignore both and sleep 30 s) or
+    /// `detached` (start a `sleep 60` in a session of its own, as the real
+    /// platform starts its agents, then act as `stubborn`).
     pub mode: Option<&'static str>,
     /// How long an eval takes before it writes the document.
     pub sleep: Duration,
+    /// How long `--version` takes before it answers.
+    pub version_sleep: Duration,
     /// A plugin (`bob-eval-<item>`) the stub cannot load: a case load error on
     /// stderr, exit 1, no document.
     pub fail_plugin: Option<&'static str>,
@@ -123,6 +138,7 @@ impl Default for Switches {
             code: 0,
             mode: None,
             sleep: Duration::ZERO,
+            version_sleep: Duration::ZERO,
             fail_plugin: None,
         }
     }
@@ -166,6 +182,7 @@ impl Stub {
             code,
             mode,
             sleep,
+            version_sleep,
             fail_plugin,
         } = switches;
         stub.set("version", version.as_bytes());
@@ -188,6 +205,12 @@ impl Stub {
         if !sleep.is_zero() {
             stub.set("sleep", sleep.as_secs_f64().to_string().as_bytes());
         }
+        if !version_sleep.is_zero() {
+            stub.set(
+                "version_sleep",
+                version_sleep.as_secs_f64().to_string().as_bytes(),
+            );
+        }
         if let Some(plugin) = fail_plugin {
             stub.set(&format!("fail-{plugin}"), b"");
         }
@@ -206,8 +229,11 @@ impl Stub {
     /// - `manifest`: `real` once a plugin's manifest was a real file (no link);
     /// - `item-link`: where the plugin's `skills/commit` link pointed;
     /// - `started`, `signalled`: the plugins (by manifest name), one a line, that
-    ///   began to wait in mode `wait` or `stubborn`, and that a signal ended in
-    ///   mode `wait`.
+    ///   began to wait in mode `wait`, `stubborn` or `detached`, and that a
+    ///   signal ended in mode `wait`;
+    /// - `probing`: the pid of each `--version` call that began to sleep
+    ///   [`Switches::version_sleep`];
+    /// - `detached`: the pid of each `sleep 60` mode `detached` started.
     pub fn record(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.dir.path().join(name))
             .ok()

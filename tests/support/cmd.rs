@@ -16,10 +16,24 @@ pub const NO_PLATFORM: &str = "/nonexistent/bob-eval-tests/claude";
 /// platform names one (`--claude`, or `BOB_EVAL_CLAUDE` again), and a test of
 /// the PATH lookup removes the variable.
 ///
+/// Nor does an ignored signal: SIGHUP, SIGINT, SIGTERM and SIGQUIT start with
+/// their default action, as in a terminal's foreground job, even when the
+/// tests run in the background of a script (which ignores SIGINT and
+/// SIGQUIT, and bob-eval would keep ignoring them).
+///
 /// A plain [`Command`]: `output()` or `spawn()` it, or `assert()` it with
 /// `assert_cmd::prelude::*`.
 pub fn bob(source: &Path, home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bob-eval"));
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM, libc::SIGQUIT] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
     for (name, _) in std::env::vars_os() {
         let leaks = ["BOB_", "ANTHROPIC_", "EVALS"]
             .iter()
