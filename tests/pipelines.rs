@@ -682,3 +682,30 @@ fn propose_says_when_the_suite_is_not_the_one_the_best_was_measured_on() {
         stdout(&out)
     );
 }
+
+/// `sweep` takes the filters, grants and `--runs` of `run` and hands them to
+/// the platform for every suite; a filtered sweep's results are partial.
+#[test]
+fn sweep_passes_filters_grants_and_runs_to_every_suite() {
+    let w = World::new(&["alpha", "commit"]);
+    let out = w
+        .cmd()
+        .args(["sweep", "--json", "--case", "fires", "--runs", "2"])
+        .args(["--allow-tools", "Write", "--disallow-tools", "Agent"])
+        .env("EVALS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let calls = w.calls();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for call in &calls {
+        assert!(
+            call.contains("--runs 2 --case fires --allow-tools Write --disallow-tools Agent"),
+            "{call}"
+        );
+    }
+    let rows: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row["result"]["partial_reason"], "filtered", "{row}");
+    }
+}

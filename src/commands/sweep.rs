@@ -22,6 +22,22 @@ pub struct SweepArgs {
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
     #[arg(long, value_name = "PATH")]
     pub claude: Option<Utf8PathBuf>,
+    /// Runs per case and arm for every suite [default: 1]; `auto` or `auto:MAX`
+    /// buys rounds until each suite's comparison is settled
+    #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
+    pub runs: Option<crate::stats::RunsSpec>,
+    /// Only the cases whose names match this glob, in every suite (repeatable)
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Only the cases holding this tag (repeatable)
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Grant gated tools to every case of every suite
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub allow_tools: Vec<String>,
+    /// Keep built-in tools from the model in every case of every suite
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub disallow_tools: Vec<String>,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -35,6 +51,18 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
+            runs: match args.runs {
+                Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
+                _ => None,
+            },
+            auto: match args.runs {
+                Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
+                _ => None,
+            },
+            cases: args.cases.clone(),
+            tags: args.tags.clone(),
+            allow_tools: args.allow_tools.clone(),
+            disallow_tools: args.disallow_tools.clone(),
             ..EvalOptions::default()
         },
         json: format == Format::Json,

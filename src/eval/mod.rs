@@ -209,6 +209,10 @@ fn plan(
         (opts.cases.is_empty() || opts.cases.iter().any(|g| plan::glob_matches(g, &case.name)))
             && (opts.tags.is_empty() || case.tags().iter().any(|t| opts.tags.contains(t)))
     };
+    let mut all_digests = BTreeMap::new();
+    for case in &suite.cases {
+        all_digests.insert(case.name.clone(), evidence::digest_dir(&case.dir)?);
+    }
     let mut cases = Vec::new();
     for case in suite.cases.iter().filter(|c| selected(c)) {
         let triggers = case
@@ -222,7 +226,7 @@ fn plan(
             .collect();
         cases.push(PlannedCase {
             name: case.name.clone(),
-            digest: evidence::digest_dir(&case.dir)?,
+            digest: all_digests[&case.name].clone(),
             runs: opts
                 .runs
                 .unwrap_or_else(|| u32::try_from(case.runs()).unwrap_or(u32::MAX)),
@@ -245,6 +249,7 @@ fn plan(
         item: found.name.clone(),
         item_digest,
         filtered: cases.len() < suite.cases.len(),
+        all_digests,
         cases,
         model: run.model.clone(),
         judge_model: run.judge_model.clone().unwrap_or_else(|| "default".into()),
@@ -576,11 +581,7 @@ pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContex
     PlatformRunsContext {
         item: plan.item.clone(),
         item_digest: plan.item_digest.clone(),
-        case_digests: plan
-            .cases
-            .iter()
-            .map(|c| (c.name.clone(), c.digest.clone()))
-            .collect::<BTreeMap<_, _>>(),
+        case_digests: plan.all_digests.clone(),
         model: plan.model.clone(),
         judge_model: plan.judge_model.clone(),
         tools: plan.tools.clone(),

@@ -37,6 +37,9 @@ pub struct Plan {
     pub cases: Vec<PlannedCase>,
     /// True when `--case`/`--tag` left some of the suite's cases out.
     pub filtered: bool,
+    /// The digest of every case of the suite, selected or not: a platform
+    /// result holding more cases than asked for is still kept whole.
+    pub all_digests: std::collections::BTreeMap<String, String>,
     /// The model as asked.
     pub model: String,
     /// The judge model as asked (`default` when not named).

@@ -651,6 +651,21 @@ fn register_types(engine: &mut Engine) {
             .unwrap_or(Dynamic::UNIT)
     });
     engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
+    engine.register_get("advice", |d: &mut GateDecision| -> Array {
+        let Some(a) = d.decision.advice else {
+            return Array::new();
+        };
+        [
+            ("beats-best", Some(a.beats_best)),
+            ("helps", Some(a.helps)),
+            ("trigger-rate", a.trigger_rate),
+        ]
+        .into_iter()
+        .filter_map(|(name, advisory)| {
+            advisory.map(|x| Dynamic::from(format!("{name}: {}", x.in_words())))
+        })
+        .collect()
+    });
     engine.register_get("suite_change", |d: &mut GateDecision| {
         d.decision
             .suite_change

@@ -124,6 +124,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "item",
             "model",
             "suite_change",
+            "advice",
         ],
     ),
 ];
