@@ -3,6 +3,11 @@
 //! finding per cause), and bounded, safe reading of hostile suites (links,
 //! FIFOs, devices, huge or deeply nested files, regexes that backtrack).
 
+/// The parts of tests/support this file uses (see tests/support/README.md).
+mod support {
+    pub mod cmd;
+}
+
 use assert_cmd::Command;
 use camino::Utf8PathBuf;
 use serde_json::Value;
@@ -87,14 +92,15 @@ impl Src {
     /// `check --json`, which must finish within `limit`: exit code and document.
     fn json_within(&self, limit: Duration) -> (i32, Value) {
         let start = Instant::now();
-        let out = Command::cargo_bin("bob-eval")
-            .unwrap()
-            .arg("--source")
-            .arg(self.root.as_str())
-            .args(["check", "--json"])
-            .timeout(limit)
-            .output()
-            .unwrap();
+        let home = self.root.join("home");
+        let out = Command::from_std(support::cmd::bob(
+            self.root.as_std_path(),
+            home.as_std_path(),
+        ))
+        .args(["check", "--json"])
+        .timeout(limit)
+        .output()
+        .unwrap();
         assert!(
             start.elapsed() < limit,
             "check took {:?}: {}",
