@@ -41,6 +41,20 @@ pub struct PlatformArgs {
     /// [default: no limit]
     #[arg(long, value_name = "SECONDS", env = "BOB_EVAL_PLATFORM_TIMEOUT", value_parser = eval::parse_timeout, allow_negative_numbers = true)]
     pub platform_timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Buy every run anew instead of reusing runs kept in the evidence store
+    #[arg(long)]
+    pub fresh: bool,
+    /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
+    #[arg(long, value_name = "PATH")]
+    pub evidence: Option<Utf8PathBuf>,
+}
+
+/// Which cases run and with which tools: shared by `run`, `exam`, `propose`
+/// and `sweep`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct FilterArgs {
     /// Only the cases whose names match this glob (`*`, `?`, `[…]`; repeatable).
     /// A filtered result is partial (`filtered`): the gate never accepts it
     #[arg(long = "case", value_name = "GLOB")]
@@ -55,12 +69,6 @@ pub struct PlatformArgs {
     /// Keep built-in tools from the model in every case, even if granted
     #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
     pub disallow_tools: Vec<String>,
-    /// Buy every run anew instead of reusing runs kept in the evidence store
-    #[arg(long)]
-    pub fresh: bool,
-    /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
-    #[arg(long, value_name = "PATH")]
-    pub evidence: Option<Utf8PathBuf>,
 }
 
 impl PlatformArgs {
@@ -83,10 +91,10 @@ impl PlatformArgs {
             keep: self.keep,
             platform_result: self.platform_result.clone(),
             platform_timeout: self.platform_timeout,
-            cases: self.cases.clone(),
-            tags: self.tags.clone(),
-            allow_tools: self.allow_tools.clone(),
-            disallow_tools: self.disallow_tools.clone(),
+            cases: self.filters.cases.clone(),
+            tags: self.filters.tags.clone(),
+            allow_tools: self.filters.allow_tools.clone(),
+            disallow_tools: self.filters.disallow_tools.clone(),
             fresh: self.fresh,
             evidence: self.evidence.clone(),
         }

@@ -26,18 +26,8 @@ pub struct SweepArgs {
     /// buys rounds until each suite's comparison is settled
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
-    /// Only the cases whose names match this glob, in every suite (repeatable)
-    #[arg(long = "case", value_name = "GLOB")]
-    pub cases: Vec<String>,
-    /// Only the cases holding this tag (repeatable)
-    #[arg(long = "tag", value_name = "TAG")]
-    pub tags: Vec<String>,
-    /// Grant gated tools to every case of every suite
-    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
-    pub allow_tools: Vec<String>,
-    /// Keep built-in tools from the model in every case of every suite
-    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
-    pub disallow_tools: Vec<String>,
+    #[command(flatten)]
+    pub filters: super::args::FilterArgs,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -59,10 +49,10 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
                 Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
                 _ => None,
             },
-            cases: args.cases.clone(),
-            tags: args.tags.clone(),
-            allow_tools: args.allow_tools.clone(),
-            disallow_tools: args.disallow_tools.clone(),
+            cases: args.filters.cases.clone(),
+            tags: args.filters.tags.clone(),
+            allow_tools: args.filters.allow_tools.clone(),
+            disallow_tools: args.filters.disallow_tools.clone(),
             ..EvalOptions::default()
         },
         json: format == Format::Json,
