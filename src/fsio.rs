@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where bytes for `path` really go: the path itself, or a symlink's final target.
@@ -48,20 +48,28 @@ fn folder(path: &Utf8Path) -> &Utf8Path {
     }
 }
 
-/// Refuse, before anything is spent, a destination that cannot be written:
-/// an empty path, a folder, a missing or unwritable parent folder.
-pub fn check_writable(path: &Utf8Path) -> Result<()> {
+/// Where bytes for `path` go and what is there now; an empty path or a folder
+/// is refused (the one rule `check_writable` and `Staged::write` share).
+fn destination(path: &Utf8Path) -> Result<(Utf8PathBuf, Option<fs::Metadata>)> {
     if path.as_str().is_empty() {
         return Err(Error::Usage("the output path is empty".into()));
     }
     let target = resolve(path)?;
-    match fs::metadata(&target) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(Error::Usage(format!(
-                "{path} is a folder: give a file name inside it"
-            )));
-        }
-        Ok(meta) if !meta.file_type().is_file() => {
+    let existing = fs::metadata(&target).ok();
+    if existing.as_ref().is_some_and(fs::Metadata::is_dir) {
+        return Err(Error::Usage(format!(
+            "{path} is a folder: give a file name inside it"
+        )));
+    }
+    Ok((target, existing))
+}
+
+/// Refuse, before anything is spent, a destination that cannot be written:
+/// an empty path, a folder, a missing or unwritable parent folder.
+pub fn check_writable(path: &Utf8Path) -> Result<()> {
+    let (target, existing) = destination(path)?;
+    match existing {
+        Some(meta) if !meta.file_type().is_file() => {
             // A device or FIFO is written through: it must open for writing.
             return OpenOptions::new()
                 .write(true)
@@ -120,28 +128,15 @@ impl Staged {
     /// Write `bytes` for `path` to a temp file beside its target and fsync it.
     /// A replaced file keeps its mode; a new one gets 0644 less the umask.
     pub fn write(path: &Utf8Path, bytes: &[u8]) -> Result<Staged> {
-        if path.as_str().is_empty() {
-            return Err(Error::Usage("the output path is empty".into()));
-        }
-        let target = resolve(path)?;
-        let existing = fs::metadata(&target).ok();
-        if let Some(meta) = &existing {
-            if meta.is_dir() {
-                return Err(Error::Usage(format!(
-                    "{path} is a folder: give a file name inside it"
-                )));
-            }
-            if !meta.file_type().is_file() {
-                let ft = meta.file_type();
-                if ft.is_char_device() || ft.is_fifo() || ft.is_block_device() || ft.is_socket() {
-                    return Ok(Staged {
-                        temp: None,
-                        target,
-                        shown: path.to_owned(),
-                        through: Some(bytes.to_vec()),
-                    });
-                }
-            }
+        let (target, existing) = destination(path)?;
+        // Not a folder (refused) nor a regular file: a device, FIFO or socket.
+        if existing.as_ref().is_some_and(|m| !m.file_type().is_file()) {
+            return Ok(Staged {
+                temp: None,
+                target,
+                shown: path.to_owned(),
+                through: Some(bytes.to_vec()),
+            });
         }
         let mode = existing.as_ref().map(|m| m.permissions().mode() & 0o7777);
         let temp = temp_path(&target);
@@ -277,6 +272,7 @@ pub fn lock(path: &Utf8Path) -> Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt;
 
     fn names(dir: &Utf8Path) -> Vec<String> {
         let mut v: Vec<String> = fs::read_dir(dir)

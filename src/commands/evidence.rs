@@ -59,9 +59,7 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
     let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
     match &args.action {
         Action::List { items, json } => {
-            for item in items {
-                crate::config::validate_item_name(item)?;
-            }
+            validate_names(items)?;
             let store = open_existing(&path)?;
             let entries = store.list(items)?;
             if *json {
@@ -71,9 +69,7 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
             }
         }
         Action::Export { items } => {
-            for item in items {
-                crate::config::validate_item_name(item)?;
-            }
+            validate_names(items)?;
             let store = open_existing(&path)?;
             let mut out = Vec::new();
             store.export(items, &mut out, "<stdout>".into())?;
@@ -98,6 +94,13 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
         }
     }
     Ok(exit::OK)
+}
+
+/// Every name must be an item name (exit 2 naming the first that is not).
+fn validate_names(items: &[String]) -> Result<()> {
+    items
+        .iter()
+        .try_for_each(|item| crate::config::validate_item_name(item))
 }
 
 /// Open the store for reading: a missing one is an error that says where it looked.

@@ -635,24 +635,12 @@ pub(crate) fn buy_once(
     })?;
     store.insert(&runs)?;
     Ok(Bought {
-        cost_usd: platform_cost(&out.document),
+        // The checked document's cost is the platform's `costUsd` (to 4 decimals).
+        cost_usd: checked.cost_usd,
         partial_reason: checked.partial.then_some(checked.partial_reason).flatten(),
         output: out,
         runs,
     })
-}
-
-/// `costUsd` of a platform result (0 when unreadable: it was read once already).
-fn platform_cost(document: &Utf8Path) -> f64 {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "costUsd", default)]
-        cost_usd: f64,
-    }
-    std::fs::read(document)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Head>(&b).ok())
-        .map_or(0.0, |h| h.cost_usd)
 }
 
 impl PlatformRun {
