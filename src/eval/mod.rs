@@ -15,7 +15,7 @@ use crate::config::{self, Context, Settings};
 use crate::document::{SkillEval, round4};
 use crate::error::{Error, Result};
 use crate::event::{Event, Observer};
-use crate::evidence::{self, Arm, PlatformRunsContext, Store, StoredRun};
+use crate::evidence::{self, PlatformRunsContext, Store, StoredRun};
 use crate::platform::{self, PlatformOutput, RunOptions, VersionProbe};
 use crate::plugin::Plugin;
 use crate::reduce::{Origin, ReduceContext};
@@ -468,11 +468,15 @@ fn buy_and_gather(
     let bought_by = format!("eval-{}-{}", plan.item, started.format("%Y%m%dT%H%M%SZ"));
     let keys = plan.keys(&claude.version);
     let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
-    let stored = if fresh {
-        vec![Vec::new(); keys.len()]
-    } else {
-        store.lookup(&keys, most)?
+    // The stored runs of every key, newest first (none with --fresh).
+    let kept = |store: &Store| -> Result<Vec<Vec<StoredRun>>> {
+        if fresh {
+            Ok(vec![Vec::new(); keys.len()])
+        } else {
+            store.lookup(&keys, most)
+        }
     };
+    let stored = kept(store)?;
     let need = missing(&plan, &stored);
     // One call for the whole suite when nothing is stored and nothing filtered:
     // the platform then runs each case its own number of times.
@@ -528,15 +532,11 @@ fn buy_and_gather(
     }
     // The runs used, per case and arm the planned number: this invocation's
     // first, then the most recent stored ones (none with --fresh).
-    let stored = if fresh {
-        vec![Vec::new(); keys.len()]
-    } else {
-        store.lookup(&keys, most)?
-    };
+    let stored = kept(store)?;
     let mut used = Vec::with_capacity(plan.cases.len());
     let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0_f64, 0u32);
     for (i, case) in plan.cases.iter().enumerate() {
-        let mut pick = |arm: Arm, index: usize| -> Vec<StoredRun> {
+        let mut pick = |index: usize| -> Vec<StoredRun> {
             let new = bought.get(&keys[index].id()).cloned().unwrap_or_default();
             // What the platform ran now counts whole (it may run more than planned).
             let wanted = (case.runs as usize).max(new.len());
@@ -546,7 +546,6 @@ fn buy_and_gather(
                 .take(wanted.saturating_sub(new.len()))
                 .cloned()
                 .collect();
-            debug_assert!(keys[index].arm == arm);
             bought_runs += u32::try_from(new.len()).unwrap_or(u32::MAX);
             reused_runs += u32::try_from(old.len()).unwrap_or(u32::MAX);
             reused_cost += old.iter().map(|r| r.outcome.cost_usd).sum::<f64>();
@@ -556,8 +555,8 @@ fn buy_and_gather(
             runs
         };
         used.push(UsedRuns {
-            with: pick(Arm::With, 2 * i),
-            without: pick(Arm::Without, 2 * i + 1),
+            with: pick(2 * i),
+            without: pick(2 * i + 1),
         });
     }
     Ok((
