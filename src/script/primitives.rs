@@ -530,6 +530,15 @@ fn register_publish(engine: &mut Engine, host: &Arc<Host>) {
     );
 }
 
+/// A copy of `value` as a Rhai map (`()` when absent): the script reads the
+/// intervals and advisories, and what it changes in its copy changes nothing.
+fn read_only<T: serde::Serialize>(value: &Option<T>) -> Dynamic {
+    value
+        .as_ref()
+        .and_then(|v| to_dynamic(v).ok())
+        .unwrap_or(Dynamic::UNIT)
+}
+
 fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<EvalResult>("EvalResult");
     engine.register_get("item", |r: &mut EvalResult| r.doc.item.clone());
@@ -564,6 +573,7 @@ fn register_types(engine: &mut Engine) {
             _ => Dynamic::UNIT,
         }
     });
+    engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
     engine.register_get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });
@@ -614,6 +624,7 @@ fn register_types(engine: &mut Engine) {
     });
     engine.register_get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
     engine.register_get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
+    engine.register_get("stats", |c: &mut CaseResult| read_only(&c.case.stats));
     engine.register_fn("to_string", |c: &mut CaseResult| {
         format!("Case({} {})", c.case.name, c.case.with)
     });
@@ -665,6 +676,9 @@ fn register_types(engine: &mut Engine) {
             advisory.map(|x| Dynamic::from(format!("{name}: {}", x.in_words())))
         })
         .collect()
+    });
+    engine.register_get("advisories", |d: &mut GateDecision| {
+        read_only(&d.decision.advice)
     });
     engine.register_get("suite_change", |d: &mut GateDecision| {
         d.decision

@@ -90,6 +90,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "quiet_rate",
             "trigger_problem",
             "noise",
+            "stats",
             "cost_usd",
             "reused_runs",
             "reused_cost_usd",
@@ -112,6 +113,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "quiet_rate",
             "cost_usd",
             "runs",
+            "stats",
         ],
     ),
     (
@@ -125,6 +127,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "model",
             "suite_change",
             "advice",
+            "advisories",
         ],
     ),
 ];
