@@ -86,7 +86,7 @@ pub fn table(history: &History) -> String {
     let headers = [
         "item",
         "model",
-        "runs",
+        "points",
         "with",
         "without",
         "trigger",
@@ -117,7 +117,7 @@ pub fn table(history: &History) -> String {
         }
     }
     out.push_str(&crate::script::table::render(&headers, &rows));
-    out.push_str("\n(with, without, trigger: the latest run's; best: baseline.json's)\n");
+    out.push_str("\n(a point: what one `bob-eval run` bought; with, without, trigger: the latest point's; best: baseline.json's)\n");
 
     let headers = [
         "date", "item", "model", "run", "with", "without", "trigger", "cost", "decision",
@@ -182,8 +182,10 @@ pub fn table(history: &History) -> String {
 /// The chart's size and plot area, in SVG units.
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 360.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 24.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 40.0;
+/// Space between the plot's edges and its first and last point.
+const PAD: f64 = 40.0;
 const TOP: f64 = 64.0;
 const BOTTOM: f64 = 56.0;
 
@@ -194,11 +196,11 @@ const COLOURS: [&str; 6] = [
 
 /// The x of slot `i` of `n` slots across the plot; one slot sits in the middle.
 pub fn x_of(i: usize, n: usize) -> f64 {
-    let width = WIDTH - LEFT - RIGHT;
+    let width = WIDTH - LEFT - RIGHT - 2.0 * PAD;
     if n <= 1 {
-        LEFT + width / 2.0
+        LEFT + PAD + width / 2.0
     } else {
-        LEFT + width * i as f64 / (n - 1) as f64
+        LEFT + PAD + width * i.min(n - 1) as f64 / (n - 1) as f64
     }
 }
 
@@ -388,7 +390,11 @@ fn legend(out: &mut String, series: &[Series]) {
 fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
     let model = escape(&s.model);
     best_line(out, s, xs);
-    for (arm, dash, fill) in [("with", "", colour), ("without", " stroke-dasharray=\"5 4\"", "#fff")] {
+    // The without arm first, as rings, so that a with dot at the same place shows inside.
+    for (arm, dash, fill, r) in [
+        ("without", " stroke-dasharray=\"5 4\"", "#fff", 6),
+        ("with", "", colour, 4),
+    ] {
         let value = |p: &Point| if arm == "with" { p.with } else { p.without };
         let line: Vec<String> = s
             .points
@@ -412,7 +418,7 @@ fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
             };
             let _ = writeln!(
                 out,
-                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"2\"><title>{}</title></circle>",
+                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"2\"><title>{}</title></circle>",
                 escape(&p.run),
                 v.map_or_else(String::new, fmt_score),
                 escape(&tooltip(s, p, arm, v)),
@@ -523,4 +529,154 @@ fn points_table(out: &mut String, item: &ItemHistory) {
         );
     }
     out.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Best, Decision};
+    use chrono::DateTime;
+
+    fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> Point {
+        Point {
+            run: run.into(),
+            time: DateTime::from_timestamp(1_796_000_000 + i64::from(day) * 86_400, 0).unwrap(),
+            date: format!("2026-12-{day:02}"),
+            with,
+            without: Some(0.5),
+            trigger_rate: Some(1.0),
+            cost_usd: 0.25,
+            runs: 4,
+            cases: 2,
+            decision: decision.map(|outcome| Decision {
+                outcome,
+                pr: Some(format!("#{day}")),
+                before: None,
+                after: with.unwrap_or(0.0),
+                source: "wiki",
+            }),
+            best: None,
+        }
+    }
+
+    fn history(points: Vec<Point>) -> History {
+        History {
+            schema: crate::history::SCHEMA,
+            evidence: "/home/op/.bob/evidence.db".into(),
+            skipped_wiki_rows: 0,
+            items: vec![ItemHistory {
+                item: "commit".into(),
+                series: vec![Series {
+                    model: "claude-sonnet-5-5".into(),
+                    best: Some(Best {
+                        score: 0.9,
+                        run: "eval-commit-20261202T000000Z".into(),
+                        date: "2026-12-02".into(),
+                    }),
+                    points,
+                }],
+                unmatched: vec![],
+            }],
+        }
+    }
+
+    #[test]
+    fn sparkline_is_a_fixed_scale_from_zero_to_one() {
+        assert_eq!(sparkline(&[]), "");
+        let all: Vec<Option<f64>> = (0..8).map(|i| Some(f64::from(i) / 7.0)).collect();
+        assert_eq!(sparkline(&all), "▁▂▃▄▅▆▇█");
+        assert_eq!(
+            sparkline(&[Some(0.5), Some(0.5), Some(0.5)]),
+            "▅▅▅",
+            "equal values are equal bars, not a stretched range"
+        );
+        assert_eq!(
+            sparkline(&[Some(-1.0), Some(2.0), None, Some(f64::NAN)]),
+            "▁█··"
+        );
+        let many = vec![Some(1.0); 50];
+        let line = sparkline(&many);
+        assert!(line.starts_with('…'));
+        assert_eq!(line.chars().count(), SPARK_MAX + 1);
+    }
+
+    #[test]
+    fn scaling_holds_one_point_in_the_middle_and_scores_in_the_plot() {
+        let middle = LEFT + (WIDTH - LEFT - RIGHT) / 2.0;
+        assert_eq!(x_of(0, 1), middle);
+        assert_eq!(x_of(0, 0), middle);
+        assert_eq!(x_of(0, 2), LEFT + PAD);
+        assert_eq!(x_of(1, 2), WIDTH - RIGHT - PAD);
+        assert_eq!(x_of(5, 2), x_of(1, 2), "past the last slot is the last slot");
+        assert_eq!(y_of(1.0), TOP);
+        assert_eq!(y_of(0.0), HEIGHT - BOTTOM);
+        assert_eq!(y_of(7.0), TOP);
+        assert_eq!(y_of(f64::NAN), HEIGHT - BOTTOM);
+        assert_eq!(y_of(-1.0), HEIGHT - BOTTOM);
+    }
+
+    #[test]
+    fn an_empty_history_says_so_in_both_forms() {
+        let mut h = history(vec![]);
+        h.items[0].series.clear();
+        let text = table(&h);
+        assert_eq!(
+            text,
+            "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys there, then `bob-eval history` shows them\n"
+        );
+        let page = html(&h);
+        assert!(page.contains("<p class=\"empty\">no runs kept in "), "{page}");
+        assert!(!page.contains("<svg"));
+        h.items.clear();
+        assert!(table(&h).starts_with("no runs kept in /home/op/.bob/evidence.db: "));
+    }
+
+    #[test]
+    fn one_point_is_a_chart_with_one_dot_per_arm_and_no_lines() {
+        let mut p = point("eval-commit-20261202T000000Z", 2, Some(0.9), Some(Outcome::Accepted));
+        p.best = Some(0.9);
+        let page = html(&history(vec![p]));
+        assert_eq!(page.matches("<svg class=\"chart\"").count(), 1);
+        assert!(page.contains("data-item=\"commit\" data-points=\"1\""));
+        assert_eq!(page.matches("<circle class=\"point\"").count(), 2);
+        assert_eq!(page.matches("<polyline").count(), 0);
+        let x = format!("cx=\"{:.1}\"", x_of(0, 1));
+        assert_eq!(page.matches(&x).count(), 2, "both dots in the middle");
+        assert_eq!(page.matches("class=\"mark accepted\"").count(), 1);
+        assert!(page.contains("✓ #2</text>"));
+        assert_eq!(page.matches("<path class=\"best\"").count(), 1);
+    }
+
+    #[test]
+    fn equal_values_draw_a_flat_line_and_text_is_escaped() {
+        let mut a = point("eval-commit-<a>", 1, Some(0.5), None);
+        let b = point("eval-commit-b", 2, Some(0.5), Some(Outcome::Rejected));
+        a.decision = Some(Decision {
+            outcome: Outcome::Accepted,
+            pr: Some("<b>&".into()),
+            before: None,
+            after: 0.5,
+            source: "wiki",
+        });
+        let page = html(&history(vec![a, b]));
+        let y = format!("{:.1}", y_of(0.5));
+        let line = page
+            .lines()
+            .find(|l| l.starts_with("<polyline class=\"line\" data-arm=\"with\""))
+            .unwrap();
+        assert_eq!(line.matches(&format!(",{y}")).count(), 2, "{line}");
+        assert!(page.contains("✓ &lt;b&gt;&amp;"));
+        assert!(page.contains("data-run=\"eval-commit-&lt;a&gt;\""));
+        assert!(!page.contains("<b>&"));
+    }
+
+    #[test]
+    fn table_shows_each_series_and_point() {
+        let points = vec![
+            point("eval-commit-20261201T000000Z", 1, Some(0.5), Some(Outcome::Accepted)),
+            point("eval-commit-20261202T000000Z", 2, None, None),
+            point("eval-commit-20261203T000000Z", 3, Some(1.0), Some(Outcome::Rejected)),
+        ];
+        insta::assert_snapshot!(table(&history(points)));
+    }
 }
