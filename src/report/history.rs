@@ -142,7 +142,7 @@ pub fn table(history: &History) -> String {
             }
         }
     }
-    out.push_str("\nRuns, oldest first:\n\n");
+    out.push_str("\nPoints by item and model, oldest first:\n\n");
     out.push_str(&crate::script::table::render(&headers, &rows));
     out.push('\n');
     for item in &history.items {
@@ -186,7 +186,7 @@ const LEFT: f64 = 64.0;
 const RIGHT: f64 = 40.0;
 /// Space between the plot's edges and its first and last point.
 const PAD: f64 = 40.0;
-const TOP: f64 = 64.0;
+const TOP: f64 = 80.0;
 const BOTTOM: f64 = 56.0;
 
 /// Line colours, one per model in turn.
