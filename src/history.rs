@@ -214,7 +214,12 @@ fn point(item: &str, by: &str, runs: &[&StoredRun]) -> Point {
         let arm = usize::from(run.key.arm == Arm::Without);
         cases.entry(&run.key.case).or_default()[arm].push(run.outcome.score);
         if run.key.arm == Arm::With && matches!(run.key.case.as_str(), "fires" | "quiet") {
-            for g in run.outcome.graders.iter().filter(|g| g.name == run.key.case) {
+            for g in run
+                .outcome
+                .graders
+                .iter()
+                .filter(|g| g.name == run.key.case)
+            {
                 triggers += 1;
                 fired += u32::from(g.passed);
             }
@@ -249,7 +254,10 @@ fn mean(values: &[f64]) -> f64 {
 
 /// The day in a run id `eval-<item>-YYYYMMDDTHHMMSSZ`, as `YYYY-MM-DD`.
 fn run_date(item: &str, run: &str) -> Option<String> {
-    let stamp = run.strip_prefix("eval-")?.strip_prefix(item)?.strip_prefix('-')?;
+    let stamp = run
+        .strip_prefix("eval-")?
+        .strip_prefix(item)?
+        .strip_prefix('-')?;
     chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ")
         .ok()
         .map(|t| t.format("%Y-%m-%d").to_string())
@@ -273,7 +281,9 @@ fn mark(series: &mut [Series], rows: &[&Row]) -> Vec<Row> {
             let point = &series[*s].points[*p];
             point.decision.is_none()
                 && point.date == row.date
-                && point.with.is_some_and(|w| (w - row.after).abs() < SAME_SCORE)
+                && point
+                    .with
+                    .is_some_and(|w| (w - row.after).abs() < SAME_SCORE)
         });
         match found {
             Some(&(s, p)) => {
@@ -429,11 +439,21 @@ mod tests {
         let points = &h[0].series[0].points;
         assert_eq!(points[0].decision, None);
         let d = points[1].decision.as_ref().unwrap();
-        assert_eq!((d.outcome, d.pr.as_deref()), (Outcome::Accepted, Some("#1")));
-        assert_eq!(points[2].decision.as_ref().unwrap().outcome, Outcome::Rejected);
+        assert_eq!(
+            (d.outcome, d.pr.as_deref()),
+            (Outcome::Accepted, Some("#1"))
+        );
+        assert_eq!(
+            points[2].decision.as_ref().unwrap().outcome,
+            Outcome::Rejected
+        );
         assert_eq!(h[0].unmatched, vec![rows[2].clone()]);
         let bests: Vec<Option<f64>> = points.iter().map(|p| p.best).collect();
-        assert_eq!(bests, [None, Some(0.8), Some(0.5)], "a reject's best is its before");
+        assert_eq!(
+            bests,
+            [None, Some(0.8), Some(0.5)],
+            "a reject's best is its before"
+        );
     }
 
     #[test]
@@ -460,14 +480,22 @@ mod tests {
         let s = &h[0].series[0];
         assert_eq!(s.best.as_ref().unwrap().run, by);
         let d = s.points[0].decision.as_ref().unwrap();
-        assert_eq!((d.outcome, d.source, d.pr.clone()), (Outcome::Accepted, "baseline", None));
+        assert_eq!(
+            (d.outcome, d.source, d.pr.clone()),
+            (Outcome::Accepted, "baseline", None)
+        );
         assert_eq!(s.points[0].best, Some(0.6));
     }
 
     #[test]
     fn an_item_without_runs_has_no_series_and_keeps_its_rows() {
         let rows = [row("2026-11-30", 0.8, Outcome::Accepted, "#1")];
-        let h = gather(&[], &["commit".into(), "commit".into()], &BTreeMap::new(), &rows);
+        let h = gather(
+            &[],
+            &["commit".into(), "commit".into()],
+            &BTreeMap::new(),
+            &rows,
+        );
         assert_eq!(h.len(), 1);
         assert!(h[0].series.is_empty());
         assert_eq!(h[0].unmatched.len(), 1);

@@ -443,11 +443,7 @@ mod tests {
         let source = Utf8Path::from_path(dir.path()).unwrap();
         assert_eq!(read_rows(source).unwrap(), (vec![], 0), "no file, no rows");
         std::fs::create_dir_all(source.join("wiki")).unwrap();
-        std::fs::write(
-            impact_path(source),
-            format!("{HEADER}{EXAMPLE}\n| bad |\n"),
-        )
-        .unwrap();
+        std::fs::write(impact_path(source), format!("{HEADER}{EXAMPLE}\n| bad |\n")).unwrap();
         assert_eq!(read_rows(source).unwrap(), (vec![example()], 1));
     }
 

@@ -76,7 +76,9 @@ impl World {
 
     /// `gate ITEM FILE --record` of `doc`, the PR `pr`; the gate's exit code.
     fn record(&self, doc: &Value, pr: &str) -> i32 {
-        let file = self.root.join(format!("{}.json", doc["run"].as_str().unwrap()));
+        let file = self
+            .root
+            .join(format!("{}.json", doc["run"].as_str().unwrap()));
         std::fs::write(&file, doc.to_string()).unwrap();
         let item = doc["item"].as_str().unwrap();
         let out = self
@@ -254,7 +256,12 @@ fn json_has_a_point_per_buying_run_marked_from_the_wiki_and_baseline() {
     assert_eq!(field("cost_usd"), [json!(0.05), json!(0.05), json!(0.05)]);
     let marks: Vec<(Value, Value)> = points
         .iter()
-        .map(|p| (p["decision"]["outcome"].clone(), p["decision"]["pr"].clone()))
+        .map(|p| {
+            (
+                p["decision"]["outcome"].clone(),
+                p["decision"]["pr"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         marks,
@@ -280,7 +287,10 @@ fn json_has_a_point_per_buying_run_marked_from_the_wiki_and_baseline() {
 fn the_table_has_a_sparkline_and_marks_per_item_and_model() {
     let w = history_world();
     let text = String::from_utf8(w.ok(&["history"]).stdout).unwrap();
-    assert!(text.contains("▁ 0 … █ 1"), "the header says what the bars are:\n{text}");
+    assert!(
+        text.contains("▁ 0 … █ 1"),
+        "the header says what the bars are:\n{text}"
+    );
     let row = |item: &str, model: &str| {
         text.lines()
             .find(|l| l.starts_with(item) && l.contains(model) && l.contains('$'))
@@ -290,7 +300,10 @@ fn the_table_has_a_sparkline_and_marks_per_item_and_model() {
     let sonnet = row("commit", SONNET);
     assert!(sonnet.contains("▇█▆"), "{sonnet}");
     assert!(sonnet.ends_with("✓✓✗"), "{sonnet}");
-    assert!(row("commit", "haiku").contains("▅"), "0.625 is the fifth bar");
+    assert!(
+        row("commit", "haiku").contains("▅"),
+        "0.625 is the fifth bar"
+    );
     assert!(row("tidy", SONNET).ends_with('-'), "not gated");
     assert!(text.contains("eval-commit-20261205T100000Z"), "{text}");
     assert!(text.contains("rejected #13"), "{text}");
@@ -366,7 +379,10 @@ fn headless(page: &Path, args: &[&str]) -> String {
             "--disable-component-update",
             "--disable-sync",
         ])
-        .arg(format!("--user-data-dir={}", profile.path().join("p").display()))
+        .arg(format!(
+            "--user-data-dir={}",
+            profile.path().join("p").display()
+        ))
         .args(args)
         .arg(format!("file://{}", page.display()))
         .stdin(Stdio::null())
@@ -383,7 +399,10 @@ fn headless(page: &Path, args: &[&str]) -> String {
             // SAFETY: kill(2) on the pid of the child this test started.
             unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
             let _ = child.wait();
-            panic!("chromium did not finish within 2 minutes on {}", page.display());
+            panic!(
+                "chromium did not finish within 2 minutes on {}",
+                page.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     };
@@ -401,7 +420,10 @@ fn a_real_browser_draws_a_chart_per_item_with_every_point() {
     let dom = headless(&page, &["--dump-dom"]);
     let doc = Html::parse_document(&dom);
     let charts = select(&doc, "svg.chart");
-    let items: Vec<&str> = charts.iter().map(|c| c.attr("data-item").unwrap()).collect();
+    let items: Vec<&str> = charts
+        .iter()
+        .map(|c| c.attr("data-item").unwrap())
+        .collect();
     assert_eq!(items, ["commit", "tidy"], "a chart per item");
     for (item, points) in [("commit", 4), ("tidy", 1)] {
         let chart = format!("svg.chart[data-item=\"{item}\"]");
@@ -413,7 +435,11 @@ fn a_real_browser_draws_a_chart_per_item_with_every_point() {
         assert_eq!(declared, points.to_string());
     }
     let marks = |outcome: &str| {
-        select(&doc, &format!("svg.chart[data-item=\"commit\"] g.mark[data-outcome=\"{outcome}\"]")).len()
+        select(
+            &doc,
+            &format!("svg.chart[data-item=\"commit\"] g.mark[data-outcome=\"{outcome}\"]"),
+        )
+        .len()
     };
     assert_eq!((marks("accepted"), marks("rejected")), (2, 1));
     let best = select(&doc, "svg.chart[data-item=\"commit\"] path.best");

@@ -353,8 +353,7 @@ impl Store {
         let mut count = 0;
         self.each_run(items, "exporting runs", |run| {
             count += 1;
-            writeln!(out, "{}", run.to_line())
-                .map_err(|e| Error::io(name, "writing the export", e))
+            writeln!(out, "{}", run.to_line()).map_err(|e| Error::io(name, "writing the export", e))
         })?;
         out.flush()
             .map_err(|e| Error::io(name, "writing the export", e))?;
@@ -736,7 +735,11 @@ mod tests {
         let mut again = Vec::new();
         fresh.export(&[], &mut again, "-".into()).unwrap();
         assert_eq!(again, out, "export is stable across stores");
-        assert_eq!(fresh.runs(&[]).unwrap(), runs.to_vec(), "runs reads what export writes");
+        assert_eq!(
+            fresh.runs(&[]).unwrap(),
+            runs.to_vec(),
+            "runs reads what export writes"
+        );
         assert!(fresh.runs(&["other".into()]).unwrap().is_empty());
     }
 

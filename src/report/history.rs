@@ -18,7 +18,11 @@ const SPARK_MAX: usize = 40;
 /// `·` where there is none; only the newest [`SPARK_MAX`], after `…`.
 pub fn sparkline(values: &[Option<f64>]) -> String {
     let skip = values.len().saturating_sub(SPARK_MAX);
-    let mut out = if skip > 0 { "…".to_string() } else { String::new() };
+    let mut out = if skip > 0 {
+        "…".to_string()
+    } else {
+        String::new()
+    };
     out.extend(values[skip..].iter().map(|v| match v {
         Some(v) if v.is_finite() => {
             let i = (v.clamp(0.0, 1.0) * (BARS.len() - 1) as f64).round() as usize;
@@ -32,7 +36,11 @@ pub fn sparkline(values: &[Option<f64>]) -> String {
 /// One mark per point, aligned with [`sparkline`]: `✓` accepted, `✗` rejected, `-` none.
 fn marks(points: &[Point]) -> String {
     let skip = points.len().saturating_sub(SPARK_MAX);
-    let mut out = if skip > 0 { "…".to_string() } else { String::new() };
+    let mut out = if skip > 0 {
+        "…".to_string()
+    } else {
+        String::new()
+    };
     out.extend(points[skip..].iter().map(|p| match &p.decision {
         Some(d) if d.outcome == Outcome::Accepted => '✓',
         Some(_) => '✗',
@@ -293,7 +301,11 @@ fn chart(out: &mut String, item: &ItemHistory) {
     let name = escape(&item.item);
     let order = slots(item);
     let n = order.len();
-    let mut xs: Vec<Vec<f64>> = item.series.iter().map(|s| vec![0.0; s.points.len()]).collect();
+    let mut xs: Vec<Vec<f64>> = item
+        .series
+        .iter()
+        .map(|s| vec![0.0; s.points.len()])
+        .collect();
     for (slot, &(s, p)) in order.iter().enumerate() {
         xs[s][p] = x_of(slot, n);
     }
@@ -437,7 +449,11 @@ fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
             out,
             "<g class=\"mark {class}\" data-outcome=\"{class}\" data-model=\"{model}\" data-run=\"{}\"><text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"middle\" class=\"{class}\" style=\"fill:{}\">{sign} {}</text></g>",
             escape(&p.run),
-            if class == "accepted" { "#2a7d2a" } else { "#b22" },
+            if class == "accepted" {
+                "#2a7d2a"
+            } else {
+                "#b22"
+            },
             escape(label)
         );
     }
@@ -607,7 +623,11 @@ mod tests {
         assert_eq!(x_of(0, 0), middle);
         assert_eq!(x_of(0, 2), LEFT + PAD);
         assert_eq!(x_of(1, 2), WIDTH - RIGHT - PAD);
-        assert_eq!(x_of(5, 2), x_of(1, 2), "past the last slot is the last slot");
+        assert_eq!(
+            x_of(5, 2),
+            x_of(1, 2),
+            "past the last slot is the last slot"
+        );
         assert_eq!(y_of(1.0), TOP);
         assert_eq!(y_of(0.0), HEIGHT - BOTTOM);
         assert_eq!(y_of(7.0), TOP);
@@ -625,7 +645,10 @@ mod tests {
             "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys there, then `bob-eval history` shows them\n"
         );
         let page = html(&h);
-        assert!(page.contains("<p class=\"empty\">no runs kept in "), "{page}");
+        assert!(
+            page.contains("<p class=\"empty\">no runs kept in "),
+            "{page}"
+        );
         assert!(!page.contains("<svg"));
         h.items.clear();
         assert!(table(&h).starts_with("no runs kept in /home/op/.bob/evidence.db: "));
@@ -633,7 +656,12 @@ mod tests {
 
     #[test]
     fn one_point_is_a_chart_with_one_dot_per_arm_and_no_lines() {
-        let mut p = point("eval-commit-20261202T000000Z", 2, Some(0.9), Some(Outcome::Accepted));
+        let mut p = point(
+            "eval-commit-20261202T000000Z",
+            2,
+            Some(0.9),
+            Some(Outcome::Accepted),
+        );
         p.best = Some(0.9);
         let page = html(&history(vec![p]));
         assert_eq!(page.matches("<svg class=\"chart\"").count(), 1);
@@ -673,9 +701,19 @@ mod tests {
     #[test]
     fn table_shows_each_series_and_point() {
         let points = vec![
-            point("eval-commit-20261201T000000Z", 1, Some(0.5), Some(Outcome::Accepted)),
+            point(
+                "eval-commit-20261201T000000Z",
+                1,
+                Some(0.5),
+                Some(Outcome::Accepted),
+            ),
             point("eval-commit-20261202T000000Z", 2, None, None),
-            point("eval-commit-20261203T000000Z", 3, Some(1.0), Some(Outcome::Rejected)),
+            point(
+                "eval-commit-20261203T000000Z",
+                3,
+                Some(1.0),
+                Some(Outcome::Rejected),
+            ),
         ];
         insta::assert_snapshot!(table(&history(points)));
     }
