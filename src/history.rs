@@ -502,6 +502,36 @@ mod tests {
     }
 
     #[test]
+    fn a_history_is_a_valid_document() {
+        let runs = vec![
+            run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
+            run(
+                "fires",
+                Arm::Without,
+                0.5,
+                1,
+                "eval-commit-20261201T000000Z",
+            ),
+        ];
+        let rows = [
+            row("2026-11-30", 0.8, Outcome::Accepted, "#1"),
+            row("2026-12-09", 0.8, Outcome::Rejected, "#2"),
+        ];
+        let history = History {
+            schema: SCHEMA,
+            evidence: "/e.db".into(),
+            skipped_wiki_rows: 1,
+            items: gather(&runs, &items(), &BTreeMap::new(), &rows),
+        };
+        let doc = serde_json::to_value(&history).unwrap();
+        assert!(doc["items"][0]["series"][0]["points"][1]["with"].is_null());
+        crate::schema::validate_history(&doc, "h.json".into()).unwrap();
+        let mut bad = doc.clone();
+        bad["items"][0]["series"][0]["points"][0]["with"] = 2.into();
+        assert!(crate::schema::validate_history(&bad, "h.json".into()).is_err());
+    }
+
+    #[test]
     fn run_dates_come_from_the_items_stamp_only() {
         assert_eq!(
             run_date("commit", "eval-commit-20261202T094337Z").as_deref(),

@@ -98,6 +98,7 @@ fn a_stub_run_and_its_record_are_one_accepted_point_with_the_documents_numbers()
 
     let h = w.json(&["history", "--json"]);
     assert_eq!(h["schema"], "bob-eval-history/1");
+    bob_eval::schema::validate_history(&h, "<stdout>".into()).unwrap();
     let items = h["items"].as_array().unwrap();
     assert_eq!(items.len(), 1, "{h}");
     let series = &items[0]["series"][0];
@@ -232,6 +233,7 @@ fn history_world() -> World {
 fn json_has_a_point_per_buying_run_marked_from_the_wiki_and_baseline() {
     let w = history_world();
     let h = w.json(&["history", "--json"]);
+    bob_eval::schema::validate_history(&h, "<stdout>".into()).unwrap();
     let items: Vec<&str> = h["items"]
         .as_array()
         .unwrap()
@@ -330,6 +332,42 @@ fn nothing_kept_says_where_it_looked_and_bad_names_are_refused() {
 
     let out = w.cmd(&["history", "../x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+
+    let folder = w.root.join("home");
+    let out = w
+        .cmd(&["history", "--html", folder.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a folder is no page");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a folder"));
+}
+
+#[test]
+fn bob_evidence_names_the_store() {
+    let w = history_world();
+    let store = w.root.join("home/evidence.db");
+    let moved = w.root.join("elsewhere.db");
+    std::fs::rename(&store, &moved).unwrap();
+    let out = w.cmd(&["history"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "the default store is gone");
+    let h: Value = serde_json::from_slice(
+        &w.cmd(&["history", "--json"])
+            .env("BOB_EVIDENCE", &moved)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(h["evidence"], moved.to_str().unwrap());
+    assert_eq!(h["items"].as_array().unwrap().len(), 2);
+    let flag = w.json(&[
+        "history",
+        "tidy",
+        "--json",
+        "--evidence",
+        moved.to_str().unwrap(),
+    ]);
+    assert_eq!(flag["items"].as_array().unwrap().len(), 1);
 }
 
 /// The page `history --html` writes for [`history_world`], and the world.

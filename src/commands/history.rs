@@ -52,7 +52,9 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
         eprintln!("bob-eval: wrote {file}");
     }
     if args.json {
-        super::print(&super::json(&history))?;
+        let doc = serde_json::to_value(&history).expect("a history serializes");
+        crate::schema::validate_history(&doc, "<stdout>".into())?;
+        super::print(&super::json(&doc))?;
     } else {
         super::print(&crate::report::history::table(&history))?;
     }
