@@ -15,6 +15,7 @@ mod support {
 use bob_eval::evidence::{Arm, GraderOutcome, RunKey, RunOutcome, StoredRun, options_digest};
 use scraper::{Html, Selector};
 use serde_json::{Value, json};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -401,11 +402,13 @@ fn chromium() -> PathBuf {
     path
 }
 
-/// Headless chromium on `page` with `args`, in a fresh profile; its stdout.
-/// Killed (by its pid) if it has not finished in two minutes.
+/// Headless chromium on `page` with `args`, in a fresh profile and its own
+/// process group; its stdout. The group (which this test started) is killed
+/// if chromium has not finished in two minutes.
 fn headless(page: &Path, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let stdout = profile.path().join("stdout");
+    let stderr = profile.path().join("stderr");
     let mut child = Command::new(chromium())
         .args([
             "--headless",
@@ -425,7 +428,8 @@ fn headless(page: &Path, args: &[&str]) -> String {
         .arg(format!("file://{}", page.display()))
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .process_group(0)
         .spawn()
         .expect("chromium starts");
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -434,8 +438,8 @@ fn headless(page: &Path, args: &[&str]) -> String {
             break status;
         }
         if Instant::now() > deadline {
-            // SAFETY: kill(2) on the pid of the child this test started.
-            unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+            // SAFETY: kill(2) on the process group of the child this test started.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();
             panic!(
                 "chromium did not finish within 2 minutes on {}",
@@ -444,7 +448,11 @@ fn headless(page: &Path, args: &[&str]) -> String {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(status.success(), "chromium failed: {status}");
+    assert!(
+        status.success(),
+        "chromium failed ({status}): {}",
+        std::fs::read_to_string(&stderr).unwrap_or_default()
+    );
     std::fs::read_to_string(stdout).unwrap()
 }
 

@@ -220,7 +220,8 @@ pub fn y_of(v: f64) -> f64 {
 }
 
 /// The page: a chart and a table of points per item. Every chart is an
-/// `<svg class="chart" data-item=ITEM data-points=N>` (N points per arm); every point a
+/// `<svg class="chart" data-item=ITEM data-points=N>` (N points, each a dot
+/// per arm with a usable run); every point a
 /// `<circle class="point" data-arm=with|without data-model data-run>` with a
 /// `<title>`; the best a `<path class="best">`; a decision a
 /// `<g class="mark" data-outcome=accepted|rejected>` with a visible label.
@@ -421,19 +422,16 @@ fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
                 line.join(" ")
             );
         }
+        // A point with no usable run on this arm has no dot there (the table says —).
         for (p, x) in s.points.iter().zip(xs) {
-            let v = value(p);
-            // A point with no value on this arm sits on the axis, hollow and grey.
-            let (y, fill, stroke) = match v {
-                Some(v) => (y_of(v), fill, colour),
-                None => (y_of(0.0), "#fff", "#bbb"),
-            };
+            let Some(v) = value(p) else { continue };
             let _ = writeln!(
                 out,
-                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"2\"><title>{}</title></circle>",
+                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\"><title>{}</title></circle>",
                 escape(&p.run),
-                v.map_or_else(String::new, fmt_score),
-                escape(&tooltip(s, p, arm, v)),
+                fmt_score(v),
+                y_of(v),
+                escape(&tooltip(s, p, arm, Some(v))),
             );
         }
     }
@@ -696,6 +694,20 @@ mod tests {
         assert!(page.contains("✓ &lt;b&gt;&amp;"));
         assert!(page.contains("data-run=\"eval-commit-&lt;a&gt;\""));
         assert!(!page.contains("<b>&"));
+    }
+
+    #[test]
+    fn an_arm_without_a_value_has_no_dot() {
+        let mut p = point("eval-commit-a", 1, Some(0.5), None);
+        p.without = None;
+        let page = html(&history(vec![p, point("eval-commit-b", 2, None, None)]));
+        assert!(page.contains("data-points=\"2\""));
+        assert_eq!(page.matches("data-arm=\"with\" data-model").count(), 1);
+        assert_eq!(
+            page.matches("<circle class=\"point\" data-arm=\"without\"")
+                .count(),
+            1
+        );
     }
 
     #[test]
