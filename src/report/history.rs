@@ -391,13 +391,27 @@ fn legend(out: &mut String, series: &[Series]) {
         );
         x += 40.0 + 8.0 * (s.model.chars().count() as f64 + 8.0);
     }
-    let _ = writeln!(
-        out,
-        "<g class=\"legend-best\"><path d=\"M{x:.1} 30 h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"26\">best recorded</text><text x=\"{:.1}\" y=\"46\" class=\"accepted\">✓ accepted</text><text x=\"{:.1}\" y=\"46\" class=\"rejected\">✗ rejected</text></g>\n</g>",
-        x + 34.0,
-        x,
-        x + 80.0
-    );
+    let has_best = series
+        .iter()
+        .any(|s| s.best.is_some() || s.points.iter().any(|p| p.best.is_some()));
+    if has_best {
+        let _ = writeln!(
+            out,
+            "<g class=\"legend-best\"><path d=\"M{x:.1} 22 h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"22\">best recorded</text></g>",
+            x + 34.0
+        );
+    }
+    if series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.decision.is_some()))
+    {
+        let _ = writeln!(
+            out,
+            "<g class=\"legend-marks\"><text x=\"{x:.1}\" y=\"42\" style=\"fill:#2a7d2a\">✓ accepted</text><text x=\"{:.1}\" y=\"42\" style=\"fill:#b22\">✗ rejected</text></g>",
+            x + 80.0
+        );
+    }
+    out.push_str("</g>\n");
 }
 
 fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
@@ -671,6 +685,7 @@ mod tests {
         assert_eq!(page.matches("class=\"mark accepted\"").count(), 1);
         assert!(page.contains("✓ #2</text>"));
         assert_eq!(page.matches("<path class=\"best\"").count(), 1);
+        assert!(page.contains("class=\"legend-best\"") && page.contains("class=\"legend-marks\""));
     }
 
     #[test]
