@@ -1,5 +1,6 @@
-//! `bob-eval history`: a stub run and its record become one accepted point
-//! whose numbers are the document's; an imported store with gated results
+//! `bob-eval history`: two stub runs and their records become an accepted and
+//! a rejected point whose numbers are the documents'; an imported store with
+//! gated results
 //! gives the table, the JSON and an HTML page, which a real browser (Debian's
 //! `chromium`, headless) loads: its DOM is read with an HTML parser and a
 //! screenshot is kept in `target/test-artifacts/history.png`.
@@ -13,6 +14,7 @@ mod support {
 }
 
 use bob_eval::evidence::{Arm, GraderOutcome, RunKey, RunOutcome, StoredRun, options_digest};
+use chrono::{DateTime, Utc};
 use scraper::{Html, Selector};
 use serde_json::{Value, json};
 use std::os::unix::process::CommandExt;
@@ -91,11 +93,58 @@ impl World {
     }
 }
 
+/// The pipelines' capture one day later (so its runs are new runs) with the
+/// `quiet` case's with arm failing.
+fn later_capture() -> Vec<u8> {
+    let text = std::fs::read_to_string(data("pipelines/aggregate-result.json")).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let later = |v: &mut Value| {
+        let t: DateTime<Utc> = v.as_str().unwrap().parse().unwrap();
+        *v = (t + chrono::Duration::days(1)).to_rfc3339().into();
+    };
+    later(&mut doc["startedAt"]);
+    for case in doc["cases"].as_array_mut().unwrap() {
+        let quiet = case["name"] == "quiet";
+        for arm in ["with", "without"] {
+            for run in case["arms"][arm].as_array_mut().unwrap() {
+                later(&mut run["startedAt"]);
+                if quiet && arm == "with" {
+                    run["score"] = 0.into();
+                    run["passed"] = false.into();
+                }
+            }
+        }
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
 #[test]
-fn a_stub_run_and_its_record_are_one_accepted_point_with_the_documents_numbers() {
+fn stub_runs_and_their_records_are_points_with_the_documents_numbers() {
     let w = World::new();
-    let doc = w.json(&["run", "commit", "--model", SONNET]);
-    assert_eq!(w.record(&doc, "#7"), 0, "the first result is accepted");
+    let first = w.json(&["run", "commit", "--model", SONNET]);
+    assert_eq!(w.record(&first, "#7"), 0, "the first result is accepted");
+    // A run id is the start to the second: the next run starts in a later one.
+    let stamp = |t: DateTime<Utc>| format!("eval-commit-{}", t.format("%Y%m%dT%H%M%SZ"));
+    while stamp(Utc::now()) == first["run"] {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let later = Stub::new(Switches {
+        fixture: Some(later_capture()),
+        ..Switches::default()
+    });
+    let out = w
+        .cmd(&["run", "commit", "--model", SONNET, "--fresh"])
+        .env("BOB_EVAL_CLAUDE", &later.bin)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(w.record(&second, "#8"), 1, "the second is worse: rejected");
 
     let h = w.json(&["history", "--json"]);
     assert_eq!(h["schema"], "bob-eval-history/1");
@@ -105,17 +154,24 @@ fn a_stub_run_and_its_record_are_one_accepted_point_with_the_documents_numbers()
     let series = &items[0]["series"][0];
     assert_eq!(series["model"], SONNET);
     let points = series["points"].as_array().unwrap();
-    assert_eq!(points.len(), 1, "{h}");
-    let p = &points[0];
-    assert_eq!(p["run"], doc["run"]);
-    assert_eq!(p["date"], doc["date"]);
-    for field in ["with", "without", "trigger_rate", "cost_usd"] {
-        assert_eq!(p[field], doc[field], "{field}: {p} vs the document");
+    assert_eq!(points.len(), 2, "{h}");
+    for ((p, doc), (outcome, pr)) in points
+        .iter()
+        .zip([&first, &second])
+        .zip([("accepted", "#7"), ("rejected", "#8")])
+    {
+        assert_eq!(p["run"], doc["run"]);
+        assert_eq!(p["date"], doc["date"]);
+        for field in ["with", "without", "trigger_rate", "cost_usd"] {
+            assert_eq!(p[field], doc[field], "{field}: {p} vs the document");
+        }
+        assert_eq!(p["decision"]["outcome"], outcome);
+        assert_eq!(p["decision"]["pr"], pr);
+        assert_eq!(p["best"], first["with"], "the reject left the best");
     }
-    assert_eq!(p["decision"]["outcome"], "accepted");
-    assert_eq!(p["decision"]["pr"], "#7");
-    assert_eq!(p["best"], doc["with"]);
-    assert_eq!(series["best"]["run"], doc["run"]);
+    assert!(second["with"].as_f64() < first["with"].as_f64());
+    assert_eq!(series["best"]["run"], first["run"]);
+    assert!(items[0]["unmatched"].as_array().unwrap().is_empty());
 }
 
 /// One kept run: `item` on `model`, `case` and `arm`, bought by `by` at
