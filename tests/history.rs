@@ -1,9 +1,8 @@
 //! `bob-eval history`: two stub runs and their records become an accepted and
 //! a rejected point whose numbers are the documents'; an imported store with
-//! gated results
-//! gives the table, the JSON and an HTML page, which a real browser (Debian's
-//! `chromium`, headless) loads: its DOM is read with an HTML parser and a
-//! screenshot is kept in `target/test-artifacts/history.png`.
+//! gated results gives the table, the JSON and an HTML page, which a real
+//! browser (Debian's `chromium`, headless) loads: its DOM is read with an HTML
+//! parser and a screenshot is kept in `target/test-artifacts/history.png`.
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
