@@ -48,7 +48,7 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
     let history = crate::history::load(&ctx.source, &store, &args.items)?;
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
-        crate::fsio::Staged::write(file, page.as_bytes())?.commit()?;
+        crate::fsio::write_atomically(file, page.as_bytes())?;
         eprintln!("bob-eval: wrote {file}");
     }
     if args.json {
