@@ -130,8 +130,10 @@ pub fn load(source: &Utf8Path, store: &Store, items: &[String]) -> Result<Histor
         items = runs.iter().map(|r| r.key.item.clone()).collect();
         items.dedup();
     }
+    // An imported run may name what is no item of a source tree: it has no baseline.
     let baselines = items
         .iter()
+        .filter(|item| crate::config::validate_item_name(item).is_ok())
         .map(|item| Ok((item.clone(), load_baseline(source, item)?)))
         .collect::<Result<BTreeMap<_, _>>>()?;
     let (rows, skipped_wiki_rows) = crate::wiki::read_rows(source)?;
@@ -529,6 +531,46 @@ mod tests {
         let mut bad = doc.clone();
         bad["items"][0]["series"][0]["points"][0]["with"] = 2.into();
         assert!(crate::schema::validate_history(&bad, "h.json".into()).is_err());
+    }
+
+    #[test]
+    fn load_reads_the_store_the_baselines_and_the_wiki() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let mut store = Store::open(&root.join("evidence.db")).unwrap();
+        let mut odd = run("fires", Arm::With, 1.0, 1, "b");
+        odd.key.item = "Not An Item".into();
+        let odd = StoredRun::new(odd.key, odd.outcome);
+        store
+            .insert(&[
+                run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
+                odd,
+            ])
+            .unwrap();
+        std::fs::create_dir_all(root.join("wiki")).unwrap();
+        std::fs::write(
+            crate::config::impact_path(root),
+            format!(
+                "{}{}\n| bad |\n",
+                crate::wiki::HEADER,
+                crate::wiki::format_row(&row("2026-11-30", 0.8, Outcome::Accepted, "#1"))
+            ),
+        )
+        .unwrap();
+        let h = load(root, &store, &[]).unwrap();
+        let names: Vec<&str> = h.items.iter().map(|i| i.item.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Not An Item", "commit"],
+            "an odd imported name has no baseline"
+        );
+        assert_eq!(h.skipped_wiki_rows, 1);
+        let d = h.items[1].series[0].points[0].decision.as_ref().unwrap();
+        assert_eq!(d.pr.as_deref(), Some("#1"));
+        assert_eq!(
+            load(root, &store, &["tidy".into()]).unwrap().items[0].series,
+            vec![]
+        );
     }
 
     #[test]
