@@ -1028,6 +1028,24 @@ mod tests {
     }
 
     #[test]
+    fn opts_runs_takes_a_count_or_auto() {
+        let base = EvalOptions::default();
+        let with = |v: Dynamic| {
+            let mut map = Map::new();
+            map.insert("runs".into(), v);
+            eval_options(&map, &base)
+        };
+        let auto = with("auto:6".into()).unwrap();
+        assert_eq!((auto.auto, auto.runs), (Some(6), None));
+        assert_eq!(with("auto".into()).unwrap().auto, Some(10));
+        let fixed = with(Dynamic::from(3_i64)).unwrap();
+        assert_eq!((fixed.auto, fixed.runs), (None, Some(3)));
+        for bad in ["auto:0", "auto:x", "sometimes"] {
+            assert!(with(bad.into()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn write_result_writes_only_under_the_results_folder() {
         let dir = camino::Utf8Path::new("/src/results");
         assert_eq!(
