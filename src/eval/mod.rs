@@ -70,6 +70,9 @@ pub struct EvalOptions {
     /// `--runs auto[:MAX]`: buy runs in rounds until the comparison is settled,
     /// at most MAX per arm of each case (`runs` is then unset).
     pub auto: Option<u32>,
+    /// `sweep --max-total-usd`: [`evaluate_all`] launches no suite once its
+    /// suites have spent this much (the operator's, never a script's).
+    pub max_total_usd: Option<f64>,
 }
 
 impl EvalOptions {
@@ -746,12 +749,48 @@ pub struct Evaluated {
     pub outcome: Result<SkillEval>,
 }
 
+/// One item's outcome as a sweep reports it: [`Evaluated`] made cloneable
+/// (a pipeline's `Published::Outcomes`, a shard's manifest).
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    /// The item.
+    pub item: String,
+    /// Its result, or why it could not run.
+    pub outcome: std::result::Result<Arc<SkillEval>, Failure>,
+}
+
+/// Why an item could not run: the error's message and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The error, as the command would print it.
+    pub message: String,
+    /// The exit code it carries.
+    pub exit_code: u8,
+}
+
+impl From<Evaluated> for ItemOutcome {
+    fn from(e: Evaluated) -> Self {
+        ItemOutcome {
+            item: e.item,
+            outcome: e.outcome.map(Arc::new).map_err(|err| Failure {
+                message: err.to_string(),
+                exit_code: err.exit_code(),
+            }),
+        }
+    }
+}
+
 /// Evaluate `items`, `jobs` at once, in the order given. Each finished suite
 /// is reported to `observer` ([`Event::SuiteFinished`]); run-level progress is
 /// not (several platforms at once would interleave it). An interrupt stops
 /// the whole batch: suites not yet started are not started, and the result
 /// is [`Error::Interrupted`]. Bad options (a ceiling, a model) fail the whole
 /// batch before anything runs.
+///
+/// Under [`EvalOptions::max_total_usd`], a suite whose turn comes once the
+/// finished suites' `cost_usd` reaches the budget is not launched: its outcome
+/// is [`Error::BudgetSpent`]. Suites in flight finish, so the spend exceeds
+/// the budget by at most `jobs` suites' ceilings.
 pub fn evaluate_all(
     ctx: &Context,
     items: &[String],
@@ -777,13 +816,25 @@ pub fn evaluate_all(
     resolve(ctx, opts)?;
     let quiet: Arc<dyn Observer> = Arc::new(SuitesOnly(observer.clone()));
     let interrupted = AtomicBool::new(false);
+    let spent = std::sync::Mutex::new(0.0_f64);
     let done = crate::parallel::map(items, jobs, |item| {
         if interrupted.load(Ordering::SeqCst) {
             return None;
         }
-        let outcome = evaluate(ctx, item, opts, quiet.clone());
+        let so_far = *spent.lock().unwrap_or_else(|p| p.into_inner());
+        let outcome = match opts.max_total_usd {
+            Some(budget) if so_far >= budget => Err(Error::BudgetSpent {
+                spent: so_far,
+                budget,
+            }),
+            _ => evaluate(ctx, item, opts, quiet.clone()),
+        };
+        if let Ok(doc) = &outcome {
+            *spent.lock().unwrap_or_else(|p| p.into_inner()) += doc.cost_usd;
+        }
         let said = match &outcome {
             Ok(doc) => doc.verdict.as_str().to_string(),
+            Err(err @ Error::BudgetSpent { .. }) => err.to_string(),
             Err(err) => {
                 if matches!(err, Error::Interrupted) {
                     interrupted.store(true, Ordering::SeqCst);
