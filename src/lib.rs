@@ -8,6 +8,7 @@
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
 //!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
+//!   [`shard`]: a sweep split over machines and merged back;
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
 //! - [`commands`]: clap, one file per subcommand.
@@ -35,6 +36,7 @@ pub mod report;
 pub mod scaffold;
 pub mod schema;
 pub mod script;
+pub mod shard;
 pub mod stats;
 pub mod suite;
 pub mod wiki;
@@ -65,7 +67,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "scaffold", "evidence",
         ],
     ),
-    ("eval", &["eval"]),
+    ("eval", &["eval", "shard"]),
     ("script", &["script"]),
     ("report", &["report"]),
     ("commands", &["commands"]),
