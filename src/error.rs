@@ -191,7 +191,7 @@ pub enum Error {
     Interrupted,
 
     /// A sweep's suite left unlaunched: the sweep had spent its `--max-total-usd`.
-    #[error("not run (budget): the sweep had spent ${spent:.2} of its --max-total-usd ${budget:.2}")]
+    #[error("not launched: the sweep had spent ${spent:.2} of its --max-total-usd ${budget:.2}")]
     BudgetSpent {
         /// What the sweep had spent when the suite's turn came.
         spent: f64,
