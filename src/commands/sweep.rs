@@ -101,6 +101,12 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
     // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
     let Some(Published::Outcomes(rows)) = published else {
+        // JUnit and Markdown readers still get their (empty) document.
+        match format {
+            Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
+            Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &[]))?,
+            Format::Human | Format::Json => {}
+        }
         return Ok(code);
     };
     let code = print_rows(&rows, format)?;

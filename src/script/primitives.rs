@@ -131,10 +131,10 @@ pub fn options_map(o: &Options) -> Map {
             .into()
     };
     m.insert("cases".into(), strings(&p.cases));
-    m.insert(
-        "suites".into(),
-        o.suites.as_deref().map_or(Dynamic::UNIT, strings),
-    );
+    // Only under `sweep --shard`: the map is also a valid `opts` for `evaluate`.
+    if let Some(suites) = &o.suites {
+        m.insert("suites".into(), strings(suites));
+    }
     m.insert("tags".into(), strings(&p.tags));
     m.insert("allow_tools".into(), strings(&p.allow_tools));
     m.insert("disallow_tools".into(), strings(&p.disallow_tools));
