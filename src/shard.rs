@@ -154,7 +154,10 @@ pub fn write_out_dir(
     for row in rows {
         if let Ok(doc) = &row.outcome {
             let text = serde_json::to_string_pretty(&**doc).expect("a document serialises") + "\n";
-            crate::fsio::write_atomically(&dir.join(format!("{}.json", row.item)), text.as_bytes())?;
+            crate::fsio::write_atomically(
+                &dir.join(format!("{}.json", row.item)),
+                text.as_bytes(),
+            )?;
             documents += 1;
         }
     }
@@ -213,20 +216,25 @@ fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::invalid(
                 &path,
-                format!("no shard manifest: is {dir} a folder `bob-eval sweep --shard K/N --out-dir` wrote, and did that sweep finish?"),
+                format!(
+                    "no shard manifest: is {dir} a folder `bob-eval sweep --shard K/N --out-dir` wrote, and did that sweep finish?"
+                ),
             ));
         }
         Err(e) => return Err(Error::unreadable(&path, e)),
     };
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::invalid(&path, format!("not JSON: {e}")))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Error::invalid(&path, format!("not JSON: {e}")))?;
     crate::schema::validate_shard(&value, &path)?;
     let manifest: Manifest = serde_json::from_value(value)
         .map_err(|e| Error::invalid(&path, format!("not a {SCHEMA} manifest: {e}")))?;
     if manifest.shard > manifest.shards {
         return Err(Error::invalid(
             &path,
-            format!("shard {}/{} does not exist", manifest.shard, manifest.shards),
+            format!(
+                "shard {}/{} does not exist",
+                manifest.shard, manifest.shards
+            ),
         ));
     }
     Ok(manifest)
@@ -277,7 +285,10 @@ pub fn collect(tree: &[String], dirs: &[Utf8PathBuf]) -> Result<Collected> {
         if let Some(other) = by_shard.insert(m.shard, dir) {
             return Err(Error::invalid(
                 &path,
-                format!("shard {}/{count} is also {other}: pass each shard's folder once", m.shard),
+                format!(
+                    "shard {}/{count} is also {other}: pass each shard's folder once",
+                    m.shard
+                ),
             ));
         }
     }
@@ -402,7 +413,11 @@ mod tests {
             .count();
         // Only the suites the fifth shard wins move: about a fifth.
         assert!((100..=300).contains(&moved), "{moved}");
-        assert!(items.iter().all(|i| shard_of(i, 5) == 5 || shard_of(i, 5) == shard_of(i, 4)));
+        assert!(
+            items
+                .iter()
+                .all(|i| shard_of(i, 5) == 5 || shard_of(i, 5) == shard_of(i, 4))
+        );
     }
 
     #[test]

@@ -280,7 +280,10 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                     none.clone(),
                     none.clone(),
                     none.clone(),
-                    format!("{} (exit {exit_code})", super::sweep::not_run_word(*exit_code)),
+                    format!(
+                        "{} (exit {exit_code})",
+                        super::sweep::not_run_word(*exit_code)
+                    ),
                     none.clone(),
                     none,
                 ]

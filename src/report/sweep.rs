@@ -50,9 +50,11 @@ pub fn human(rows: &[ItemOutcome]) -> String {
             ],
         })
         .collect();
-    let headers: Vec<String> = ["item", "with", "without", "delta", "verdict", "trigger", "cost"]
-        .map(String::from)
-        .to_vec();
+    let headers: Vec<String> = [
+        "item", "with", "without", "delta", "verdict", "trigger", "cost",
+    ]
+    .map(String::from)
+    .to_vec();
     let mut out = table::render(&headers, &lines) + "\n";
     let mut unlaunched = Vec::new();
     for row in rows {
@@ -107,7 +109,11 @@ pub fn json(rows: &[ItemOutcome]) -> String {
 /// The exit code of a sweep with these rows: 1 when a suite could not run,
 /// else 4 when the budget left suites unlaunched, else 0 (whatever the verdicts).
 pub fn exit_code(rows: &[ItemOutcome]) -> u8 {
-    let codes = || rows.iter().filter_map(|r| r.outcome.as_ref().err()).map(|f| f.exit_code);
+    let codes = || {
+        rows.iter()
+            .filter_map(|r| r.outcome.as_ref().err())
+            .map(|f| f.exit_code)
+    };
     if codes().any(|c| c != exit::INCOMPLETE) {
         exit::FAILED
     } else if codes().any(|c| c == exit::INCOMPLETE) {
@@ -142,8 +148,14 @@ mod tests {
     #[test]
     fn unlaunched_suites_are_one_line() {
         let text = human(&[failed("a", 4), failed("b", 4), failed("c", 3)]);
-        assert!(text.contains("a     —     —        —      not run (budget)"), "{text}");
-        assert!(text.contains("c: could not run (exit 3): c failed\n"), "{text}");
+        assert!(
+            text.contains("a     —     —        —      not run (budget)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("c: could not run (exit 3): c failed\n"),
+            "{text}"
+        );
         assert!(text.ends_with("2 suite(s) a failed\n"), "{text}");
     }
 }
