@@ -107,7 +107,14 @@ fn read_json(path: &Path) -> Value {
 fn four_shards_collect_to_the_unsharded_sweep() {
     let w = World::new(10);
     let suites = 12;
-    let whole = w.run("home-whole", &["sweep", "--jobs", "4"]);
+    let summary = |name: &str| w.root.join(name);
+    let whole = bob(&w.source, &w.root.join("home-whole"))
+        .env("EVALS", "1")
+        .env("BOB_EVAL_CLAUDE", &w.stub.bin)
+        .env("GITHUB_STEP_SUMMARY", summary("whole.md"))
+        .args(["sweep", "--jobs", "4"])
+        .output()
+        .unwrap();
     assert_eq!(whole.status.code(), Some(0), "{}", text(&whole.stderr));
     let whole_json = w.run(
         "home-json",
@@ -157,9 +164,19 @@ fn four_shards_collect_to_the_unsharded_sweep() {
 
     let mut collect = vec!["collect"];
     collect.extend(dirs.iter().map(String::as_str));
-    let merged = w.run("home-collect", &collect);
+    let merged = bob(&w.source, &w.root.join("home-collect"))
+        .env("GITHUB_STEP_SUMMARY", summary("merged.md"))
+        .args(&collect)
+        .output()
+        .unwrap();
     assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
     assert_eq!(text(&merged.stdout), text(&whole.stdout));
+    let markdown = std::fs::read_to_string(summary("merged.md")).unwrap();
+    assert_eq!(
+        markdown,
+        std::fs::read_to_string(summary("whole.md")).unwrap()
+    );
+    assert!(markdown.contains("12 items"), "{markdown}");
     assert!(
         text(&merged.stdout).contains("tdd-flow"),
         "{}",
