@@ -107,6 +107,7 @@ pub enum Command {
     /// not run · 4 incomplete: --max-total-usd left suites unlaunched.
     ///
     /// Example: EVALS=1 bob-eval sweep --jobs 4
+    ///
     /// Example: EVALS=1 bob-eval sweep --shard 2/4 --jobs 8 --out-dir shard-2 --max-total-usd 20
     Sweep(sweep::SweepArgs),
     /// Merge the folders of a sharded sweep: import their runs, print the sweep.

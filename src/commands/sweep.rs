@@ -28,9 +28,11 @@ pub struct SweepArgs {
     /// buys rounds until each suite's comparison is settled
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
-    /// Run only shard K of N (1-based): each suite belongs to one shard by its
-    /// name alone (rendezvous hashing), so N machines sweep the tree between
-    /// them; merge their --out-dir folders with `bob-eval collect`
+    /// Run only shard K of N (1-based). The split is computed from the suite
+    /// list alone, the same on every machine (rendezvous hashing with bounded
+    /// loads: at most ⌈suites/N⌉ a shard; a suite added or removed moves few
+    /// others), so N machines sweep the tree between them; merge their
+    /// --out-dir folders with `bob-eval collect`
     #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>())]
     pub shard: Option<Shard>,
     /// Also write each suite's skill-eval/1 document as DIR/<item>.json, the
