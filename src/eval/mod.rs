@@ -749,8 +749,8 @@ pub struct Evaluated {
     pub outcome: Result<SkillEval>,
 }
 
-/// One item's outcome as a sweep reports it: [`Evaluated`] made cloneable
-/// (a pipeline's `Published::Outcomes`, a shard's manifest).
+/// One item's outcome as a sweep reports it, cloneable (a pipeline's
+/// `Published::Outcomes`, a shard's folder, `collect`'s rows).
 #[derive(Debug, Clone)]
 pub struct ItemOutcome {
     /// The item.
@@ -766,18 +766,6 @@ pub struct Failure {
     pub message: String,
     /// The exit code it carries.
     pub exit_code: u8,
-}
-
-impl From<Evaluated> for ItemOutcome {
-    fn from(e: Evaluated) -> Self {
-        ItemOutcome {
-            item: e.item,
-            outcome: e.outcome.map(Arc::new).map_err(|err| Failure {
-                message: err.to_string(),
-                exit_code: err.exit_code(),
-            }),
-        }
-    }
 }
 
 /// Evaluate `items`, `jobs` at once, in the order given. Each finished suite
