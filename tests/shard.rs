@@ -310,3 +310,30 @@ fn the_budget_leaves_suites_unlaunched_and_the_sweep_incomplete() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn a_bad_shard_or_out_dir_is_refused_before_anything_runs() {
+    let w = World::new(1);
+    for (args, says) in [
+        (vec!["sweep", "--shard", "5/4"], "is not K/N"),
+        (vec!["sweep", "--shard", "0/4"], "is not K/N"),
+        (
+            vec!["sweep", "--shard", "1/2", "--out-dir", "/proc/no-such"],
+            "--out-dir /proc/no-such",
+        ),
+    ] {
+        let out = w.run("home", &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(says),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert!(w.stub.record("calls").is_none(), "the platform never ran");
+}
