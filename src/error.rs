@@ -20,6 +20,9 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// Could not run: platform missing, too old or failed; item did not load.
     pub const COULD_NOT_RUN: u8 = 3;
+    /// Incomplete: `sweep --max-total-usd` spent its budget and left suites
+    /// unlaunched (a suite that could not run still makes it [`FAILED`]).
+    pub const INCOMPLETE: u8 = 4;
     /// Interrupted: SIGINT (Ctrl-C), SIGTERM, SIGHUP or SIGQUIT ([`super::interrupt`]).
     pub const INTERRUPTED: u8 = 130;
 }
@@ -187,6 +190,15 @@ pub enum Error {
     #[error("interrupted")]
     Interrupted,
 
+    /// A sweep's suite left unlaunched: the sweep had spent its `--max-total-usd`.
+    #[error("not launched: the sweep had spent ${spent:.2} of its --max-total-usd ${budget:.2}")]
+    BudgetSpent {
+        /// What the sweep had spent when the suite's turn came.
+        spent: f64,
+        /// The budget.
+        budget: f64,
+    },
+
     /// Stdout's reader went away (`bob-eval check | head -1`); the binary ends quietly.
     #[error("the output pipe was closed")]
     BrokenPipe,
@@ -239,6 +251,7 @@ impl Error {
             | Error::PlatformFailed { .. }
             | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
             Error::Interrupted => exit::INTERRUPTED,
+            Error::BudgetSpent { .. } => exit::INCOMPLETE,
             Error::BrokenPipe => exit::OK,
             Error::Store { .. } => exit::COULD_NOT_RUN,
         }

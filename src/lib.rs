@@ -9,6 +9,7 @@
 //!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`],
 //!   [`history`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
+//!   [`shard`]: a sweep split over machines and merged back;
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
 //! - [`commands`]: clap, one file per subcommand.
@@ -37,6 +38,7 @@ pub mod report;
 pub mod scaffold;
 pub mod schema;
 pub mod script;
+pub mod shard;
 pub mod stats;
 pub mod suite;
 pub mod wiki;
@@ -67,7 +69,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "scaffold", "evidence", "history",
         ],
     ),
-    ("eval", &["eval"]),
+    ("eval", &["eval", "shard"]),
     ("script", &["script"]),
     ("report", &["report"]),
     ("commands", &["commands"]),

@@ -12,6 +12,8 @@ pub const SKILL_EVAL_SCHEMA: &str = include_str!("../schemas/skill-eval.schema.j
 pub const BASELINE_SCHEMA: &str = include_str!("../schemas/skill-eval-baseline.schema.json");
 /// `schemas/bob-eval-history.schema.json`, embedded.
 pub const HISTORY_SCHEMA: &str = include_str!("../schemas/bob-eval-history.schema.json");
+/// `schemas/bob-eval-shard.schema.json`, embedded.
+pub const SHARD_SCHEMA: &str = include_str!("../schemas/bob-eval-shard.schema.json");
 
 fn compile(text: &str) -> Validator {
     let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
@@ -31,6 +33,11 @@ fn baseline() -> &'static Validator {
 fn history() -> &'static Validator {
     static V: OnceLock<Validator> = OnceLock::new();
     V.get_or_init(|| compile(HISTORY_SCHEMA))
+}
+
+fn shard() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(SHARD_SCHEMA))
 }
 
 /// Compile the `skill-eval/1` validator on a background thread, so that a
@@ -77,6 +84,11 @@ pub fn validate_baseline(doc: &Value, path: &Utf8Path) -> Result<()> {
 /// Validate a `bob-eval-history/1` document; `path` names it in the error.
 pub fn validate_history(doc: &Value, path: &Utf8Path) -> Result<()> {
     check(history(), "bob-eval-history/1", doc, path)
+}
+
+/// Validate a `bob-eval-shard/1` manifest; `path` names it in the error.
+pub fn validate_shard(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(shard(), "bob-eval-shard/1", doc, path)
 }
 
 #[cfg(test)]

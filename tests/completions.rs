@@ -30,7 +30,7 @@ fn bob(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-const SUBCOMMANDS: [&str; 8] = [
+const SUBCOMMANDS: [&str; 9] = [
     "check",
     "run",
     "gate",
@@ -38,6 +38,7 @@ const SUBCOMMANDS: [&str; 8] = [
     "exam",
     "propose",
     "sweep",
+    "collect",
     "script",
 ];
 
@@ -49,6 +50,7 @@ fn completions_for_every_shell_name_every_subcommand() {
             assert!(text.contains(sub), "{shell}: no {sub}");
         }
         assert!(text.contains("max-cost-usd"), "{shell}: no run flags");
+        assert!(text.contains("max-total-usd"), "{shell}: no sweep flags");
     }
     let out = run(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));

@@ -97,6 +97,7 @@ impl PlatformArgs {
             disallow_tools: self.filters.disallow_tools.clone(),
             fresh: self.fresh,
             evidence: self.evidence.clone(),
+            max_total_usd: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod check;
 pub mod check_wiki;
+pub mod collect;
 pub mod completions;
 pub mod evidence;
 pub mod exam;
@@ -32,7 +33,8 @@ use std::io::Write;
 ///
 /// Exit codes: 0 done (gate: accepted) · 1 gate rejected, check found problems,
 /// sweep could not run a suite · 2 usage or invalid input · 3 could not run
-/// (platform missing, too old or failed; item did not load) · 130 interrupted.
+/// (platform missing, too old or failed; item did not load) · 4 sweep
+/// incomplete (--max-total-usd left suites unlaunched) · 130 interrupted.
 #[derive(Debug, Parser)]
 #[command(
     name = "bob-eval",
@@ -99,8 +101,25 @@ pub enum Command {
     /// Run every suite once and summarise the verdicts (pipelines/sweep.rhai; `make evals`).
     ///
     /// Skips unless EVALS=1. EVALS_MODEL sets the model, EVALS_MAX_COST_USD the
-    /// per-suite ceiling (default 0.50).
+    /// per-suite ceiling (default 0.50). On a CI matrix, each of N jobs sweeps
+    /// one shard into a folder and `collect` merges the folders.
+    ///
+    /// Exit codes: 0 every suite ran (whatever the verdicts) · 1 a suite could
+    /// not run · 4 incomplete: --max-total-usd left suites unlaunched.
+    ///
+    /// Example: EVALS=1 bob-eval sweep --jobs 4
+    ///
+    /// Example: EVALS=1 bob-eval sweep --shard 2/4 --jobs 8 --out-dir shard-2 --max-total-usd 20
     Sweep(sweep::SweepArgs),
+    /// Merge the folders of a sharded sweep: import their runs, print the sweep.
+    ///
+    /// Prints what the unsharded sweep prints (the table, --json, --format
+    /// junit|markdown, $GITHUB_STEP_SUMMARY) and exits with its code. Refused,
+    /// with nothing imported: a missing shard, a shard given twice, a suite two
+    /// shards ran, folders written for another source tree (another suite list).
+    ///
+    /// Example: bob-eval collect shard-1 shard-2 shard-3 shard-4 --format markdown
+    Collect(collect::CollectArgs),
     /// Run an operator's own Rhai pipeline with the same primitives as exam and propose.
     ///
     /// Example: bob-eval script my-pipeline.rhai commit --runs 1
@@ -141,6 +160,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Exam(args) => exam::exec(&ctx()?, &args),
         Command::Propose(args) => propose::exec(&ctx()?, &args),
         Command::Sweep(args) => sweep::exec(&ctx()?, &args),
+        Command::Collect(args) => collect::exec(&ctx()?, &args),
         Command::Script(args) => script::exec(&ctx()?, &args),
         Command::Evidence(args) => evidence::exec(&ctx()?, &args),
         Command::History(args) => history::exec(&ctx()?, &args),

@@ -56,6 +56,7 @@ pub fn parse_script_options(args: &[String]) -> Options {
             json: parsed.json,
             format: None,
             suite_jobs: None,
+            suites: None,
             problem: None,
         },
         Err(e) => Options {

@@ -1,15 +1,17 @@
-//! `bob-eval sweep [--jobs N] [--format human|json|junit|markdown]` (`make
-//! evals`): every suite once, a table of verdicts (pipelines/sweep.rhai).
-//! Skips unless `EVALS=1`. The pipeline publishes its rows; this command
-//! renders them as JUnit or Markdown and appends their Markdown to
-//! `$GITHUB_STEP_SUMMARY`. The exit code is the pipeline's in every format.
+//! `bob-eval sweep [--jobs N] [--shard K/N --out-dir DIR] [--max-total-usd USD]
+//! [--format human|json|junit|markdown]` (`make evals`): every suite once (or
+//! one shard's), a table of verdicts (pipelines/sweep.rhai). Skips unless
+//! `EVALS=1`. The pipeline publishes its rows; [`print_rows`] prints them in
+//! every format, appends their Markdown to `$GITHUB_STEP_SUMMARY` and gives the
+//! exit code, for `sweep` and for `collect` alike.
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
-use crate::error::Result;
-use crate::eval::EvalOptions;
-use crate::report::{Outcome, published_markdown};
+use crate::error::{Error, Result};
+use crate::eval::{EvalOptions, ItemOutcome};
+use crate::report::Outcome;
 use crate::script::{Options, Published};
+use crate::shard::{self, Shard};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -26,18 +28,53 @@ pub struct SweepArgs {
     /// buys rounds until each suite's comparison is settled
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
+    /// Run only shard K of N (1-based). The split is computed from the suite
+    /// list alone, the same on every machine (rendezvous hashing with bounded
+    /// loads: at most ⌈suites/N⌉ a shard; a suite added or removed moves few
+    /// others), so N machines sweep the tree between them; merge their
+    /// --out-dir folders with `bob-eval collect`
+    #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>())]
+    pub shard: Option<Shard>,
+    /// Also write each suite's skill-eval/1 document as DIR/<item>.json, the
+    /// shard's runs as DIR/runs.jsonl (an evidence export) and DIR/shard.json
+    /// (the manifest `collect` checks)
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<Utf8PathBuf>,
+    /// Launch no suite once the suites have spent this much in all (US dollars).
+    /// Suites in flight finish, so the spend may pass it by at most --jobs
+    /// suites' ceilings; the suites left show as "not run (budget)" and the
+    /// exit code is 4 (incomplete)
+    #[arg(long, value_name = "USD", value_parser = parse_budget)]
+    pub max_total_usd: Option<f64>,
     #[command(flatten)]
     pub filters: super::args::FilterArgs,
     #[command(flatten)]
     pub output: FormatArgs,
 }
 
-/// The title of the sweep's JUnit and Markdown.
-const TITLE: &str = "bob-eval sweep";
+fn parse_budget(text: &str) -> std::result::Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .ok_or_else(|| format!("{text:?} is not a positive number of US dollars"))
+}
 
-/// Run `pipelines/sweep.rhai`, then render what it published.
+/// The title of the sweep's JUnit and Markdown.
+pub const TITLE: &str = "bob-eval sweep";
+
+/// Run `pipelines/sweep.rhai` on every suite or the shard's, then print what it
+/// published and write the shard's folder.
 pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let format = args.output.format();
+    let tree = match (&args.shard, &args.out_dir) {
+        (None, None) => Vec::new(),
+        _ => crate::suite::list(&ctx.source)?,
+    };
+    let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
+    if let Some(dir) = &args.out_dir {
+        prepare_out_dir(dir)?;
+    }
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
@@ -53,27 +90,67 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
             disallow_tools: args.filters.disallow_tools.clone(),
+            max_total_usd: args.max_total_usd,
             ..EvalOptions::default()
         },
         json: format == Format::Json,
         format: Some(format.name()),
         suite_jobs: Some(args.jobs),
+        suites: args.shard.map(|s| shard::select(&tree, s)),
         ..Options::default()
     };
+    let store = crate::eval::evidence_path(ctx, &options.eval);
     let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
     // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
-    let rows = match &published {
-        Some(Published::Outcomes(rows)) => rows.as_slice(),
-        _ => &[],
+    let Some(Published::Outcomes(rows)) = published else {
+        // JUnit and Markdown readers still get their (empty) document.
+        match format {
+            Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
+            Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &[]))?,
+            Format::Human | Format::Json => {}
+        }
+        return Ok(code);
     };
-    let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
-    match format {
-        Format::Junit => super::print(&crate::report::junit::results(TITLE, &outcomes))?,
-        Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &outcomes))?,
-        Format::Human | Format::Json => {}
-    }
-    if let Some(p) = &published {
-        super::append_step_summary(&published_markdown(TITLE, p));
+    let code = print_rows(&rows, format)?;
+    if let Some(dir) = &args.out_dir {
+        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store)?;
+        eprintln!(
+            "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
+            rows.len(),
+            written.documents,
+            written.runs
+        );
     }
     Ok(code)
+}
+
+/// Create the shard's folder and remove an earlier manifest, so that a sweep
+/// that stops half way leaves a folder `collect` refuses; refused before
+/// anything is spent when it cannot be written.
+fn prepare_out_dir(dir: &camino::Utf8Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Usage(format!("--out-dir {dir}: cannot create it: {e}")))?;
+    let manifest = dir.join(shard::MANIFEST);
+    crate::fsio::check_writable(&manifest)?;
+    match std::fs::remove_file(&manifest) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(manifest, "removing the earlier manifest", e)),
+    }
+}
+
+/// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),
+/// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return the exit code
+/// they give. `collect` prints merged shards through this same function.
+pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<u8> {
+    let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
+    let markdown = crate::report::markdown::results(TITLE, &outcomes);
+    match format {
+        Format::Human => super::print(&crate::report::sweep::human(rows))?,
+        Format::Json => super::print(&crate::report::sweep::json(rows))?,
+        Format::Junit => super::print(&crate::report::junit::results(TITLE, &outcomes))?,
+        Format::Markdown => super::print(&markdown)?,
+    }
+    super::append_step_summary(&markdown);
+    Ok(crate::report::sweep::exit_code(rows))
 }

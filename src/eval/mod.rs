@@ -70,6 +70,9 @@ pub struct EvalOptions {
     /// `--runs auto[:MAX]`: buy runs in rounds until the comparison is settled,
     /// at most MAX per arm of each case (`runs` is then unset).
     pub auto: Option<u32>,
+    /// `sweep --max-total-usd`: [`evaluate_all`] launches no suite once its
+    /// suites have spent this much (the operator's, never a script's).
+    pub max_total_usd: Option<f64>,
 }
 
 impl EvalOptions {
@@ -746,6 +749,25 @@ pub struct Evaluated {
     pub outcome: Result<SkillEval>,
 }
 
+/// One item's outcome as a sweep reports it, cloneable (a pipeline's
+/// `Published::Outcomes`, a shard's folder, `collect`'s rows).
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    /// The item.
+    pub item: String,
+    /// Its result, or why it could not run.
+    pub outcome: std::result::Result<Arc<SkillEval>, Failure>,
+}
+
+/// Why an item could not run: the error's message and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The error, as the command would print it.
+    pub message: String,
+    /// The exit code it carries.
+    pub exit_code: u8,
+}
+
 /// Evaluate `items`, `jobs` at once, in the order given. Run-level progress
 /// goes to `observer` as for one suite (each event names its item, so an
 /// observer can show the suites in flight side by side), and each finished
@@ -753,6 +775,11 @@ pub struct Evaluated {
 /// the whole batch: suites not yet started are not started, and the result
 /// is [`Error::Interrupted`]. Bad options (a ceiling, a model) fail the whole
 /// batch before anything runs.
+///
+/// Under [`EvalOptions::max_total_usd`], a suite whose turn comes once the
+/// finished suites' `cost_usd` reaches the budget is not launched: its outcome
+/// is [`Error::BudgetSpent`]. Suites in flight finish, so the spend exceeds
+/// the budget by at most `jobs` suites' ceilings.
 pub fn evaluate_all(
     ctx: &Context,
     items: &[String],
@@ -764,11 +791,22 @@ pub fn evaluate_all(
     // Options wrong for one suite are wrong for all: refuse them before any suite runs.
     resolve(ctx, opts)?;
     let interrupted = AtomicBool::new(false);
+    let spent = std::sync::Mutex::new(0.0_f64);
     let done = crate::parallel::map(items, jobs, |item| {
         if interrupted.load(Ordering::SeqCst) {
             return None;
         }
-        let outcome = evaluate(ctx, item, opts, observer.clone());
+        let so_far = *spent.lock().unwrap_or_else(|p| p.into_inner());
+        let outcome = match opts.max_total_usd {
+            Some(budget) if so_far >= budget => Err(Error::BudgetSpent {
+                spent: so_far,
+                budget,
+            }),
+            _ => evaluate(ctx, item, opts, observer.clone()),
+        };
+        if let Ok(doc) = &outcome {
+            *spent.lock().unwrap_or_else(|p| p.into_inner()) += doc.cost_usd;
+        }
         let said = match &outcome {
             Ok(doc) => format!(
                 "{}{}  with {}  without {}  delta {}  {} runs  ${:.2}",
@@ -780,6 +818,7 @@ pub fn evaluate_all(
                 doc.cases.iter().map(|c| c.runs).sum::<u32>(),
                 doc.cost_usd
             ),
+            Err(err @ Error::BudgetSpent { .. }) => err.to_string(),
             Err(err) => {
                 if matches!(err, Error::Interrupted) {
                     interrupted.store(true, Ordering::SeqCst);

@@ -25,7 +25,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// SHA-256 of `parts`, each followed by a NUL so `["ab", "c"]` and `["a", "bc"]` differ.
-pub(crate) fn digest_parts<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+pub fn digest_parts<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part.as_bytes());

@@ -22,9 +22,9 @@ mod digest;
 mod platform;
 mod store;
 
-pub use digest::{digest_dir, digest_files, options_digest};
+pub use digest::{digest_dir, digest_files, digest_parts, options_digest};
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{BUSY_TIMEOUT, SCHEMA_VERSION, Store};
+pub use store::{BUSY_TIMEOUT, SCHEMA_VERSION, Store, read_export};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};

@@ -404,21 +404,7 @@ impl Store {
     /// Import JSON Lines from `reader`; `path` names it in errors. Blank lines
     /// are skipped; a run already stored is counted in `already`.
     pub fn import(&mut self, reader: impl BufRead, path: &Utf8Path) -> Result<ImportReport> {
-        let mut runs = Vec::new();
-        for (i, line) in reader.split(b'\n').enumerate() {
-            let line = line.map_err(|e| Error::unreadable(path, e))?;
-            let bad = |message: String| Error::InvalidInput {
-                at: Location::at(path, i + 1),
-                message: format!(
-                    "{message}; nothing of {path} was imported (format: {EXPORT_SCHEMA} JSON Lines, from `bob-eval evidence export`)"
-                ),
-            };
-            let text = std::str::from_utf8(&line).map_err(|e| bad(format!("not UTF-8: {e}")))?;
-            if text.trim().is_empty() {
-                continue;
-            }
-            runs.push(StoredRun::from_line(text.trim_end_matches('\r')).map_err(bad)?);
-        }
+        let runs = read_export(reader, path)?;
         let added = self.insert(&runs)?;
         Ok(ImportReport {
             runs: runs.len(),
@@ -558,6 +544,27 @@ fn fault(path: &Utf8Path, timeout: Duration, doing: &str, e: rusqlite::Error) ->
         path: path.to_owned(),
         message,
     }
+}
+
+/// The runs of an export (JSON Lines) from `reader`, stored nowhere; `path`
+/// names it in errors, a bad line with its number. Blank lines are skipped.
+pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Vec<StoredRun>> {
+    let mut runs = Vec::new();
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(|e| Error::unreadable(path, e))?;
+        let bad = |message: String| Error::InvalidInput {
+            at: Location::at(path, i + 1),
+            message: format!(
+                "{message}; nothing of {path} was imported (format: {EXPORT_SCHEMA} JSON Lines, from `bob-eval evidence export`)"
+            ),
+        };
+        let text = std::str::from_utf8(&line).map_err(|e| bad(format!("not UTF-8: {e}")))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        runs.push(StoredRun::from_line(text.trim_end_matches('\r')).map_err(bad)?);
+    }
+    Ok(runs)
 }
 
 #[cfg(test)]

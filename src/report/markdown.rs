@@ -223,7 +223,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
     for o in outcomes {
         let word = match o {
             Outcome::Ran(doc) => doc.verdict.as_str(),
-            Outcome::Failed { .. } => "could not run",
+            Outcome::Failed { exit_code, .. } => super::sweep::not_run_word(*exit_code),
         };
         match tally.iter_mut().find(|(w, _)| w == word) {
             Some((_, n)) => *n += 1,
@@ -280,7 +280,10 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                     none.clone(),
                     none.clone(),
                     none.clone(),
-                    format!("could not run (exit {exit_code})"),
+                    format!(
+                        "{} (exit {exit_code})",
+                        super::sweep::not_run_word(*exit_code)
+                    ),
                     none.clone(),
                     none,
                 ]
@@ -309,8 +312,9 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                 error,
                 exit_code,
             } => notes.push(format!(
-                "**{}** could not run (exit {exit_code}): {}",
+                "**{}** {} (exit {exit_code}): {}",
                 plain(item),
+                super::sweep::not_run_word(*exit_code),
                 prose(error)
             )),
             Outcome::Ran(d) => {

@@ -10,6 +10,7 @@ pub mod junit;
 pub mod markdown;
 pub mod progress;
 pub mod run;
+pub mod sweep;
 pub mod wiki;
 
 use crate::document::SkillEval;

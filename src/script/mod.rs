@@ -22,6 +22,7 @@ use camino::Utf8PathBuf;
 use rhai::Dynamic;
 use std::sync::{Arc, Mutex};
 
+pub use crate::eval::{Failure, ItemOutcome};
 pub use engine::engine;
 
 /// The command-line options a pipeline reads with `options()`.
@@ -43,6 +44,9 @@ pub struct Options {
     pub format: Option<&'static str>,
     /// `sweep --jobs`: suites at once (the platform's own `-j` is in `platform`).
     pub suite_jobs: Option<u32>,
+    /// `sweep --shard`: the suites the command picked (`options().suites`);
+    /// `None` for every suite.
+    pub suites: Option<Vec<String>>,
     /// Why the arguments could not be read as options (`options()` then fails).
     pub problem: Option<String>,
 }
@@ -149,24 +153,6 @@ pub enum Published {
         /// The decision on it.
         decision: Arc<Decision>,
     },
-}
-
-/// One item's outcome in [`Published::Outcomes`].
-#[derive(Debug, Clone)]
-pub struct ItemOutcome {
-    /// The item.
-    pub item: String,
-    /// Its result, or why it could not run.
-    pub outcome: std::result::Result<Arc<SkillEval>, Failure>,
-}
-
-/// Why an item could not run: the error's message and its exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The error, as the command would print it.
-    pub message: String,
-    /// The exit code it carries.
-    pub exit_code: u8,
 }
 
 /// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.

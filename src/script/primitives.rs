@@ -131,6 +131,10 @@ pub fn options_map(o: &Options) -> Map {
             .into()
     };
     m.insert("cases".into(), strings(&p.cases));
+    // Only under `sweep --shard`: the map is also a valid `opts` for `evaluate`.
+    if let Some(suites) = &o.suites {
+        m.insert("suites".into(), strings(suites));
+    }
     m.insert("tags".into(), strings(&p.tags));
     m.insert("allow_tools".into(), strings(&p.allow_tools));
     m.insert("disallow_tools".into(), strings(&p.disallow_tools));
@@ -150,10 +154,11 @@ const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format"];
 /// mistakes. The platform binary is the operator's: `base.claude` is kept and
 /// a script may not name one.
 pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String> {
-    // The platform binary and the evidence store are the operator's choices.
+    // The platform binary, the evidence store and a sweep's budget are the operator's choices.
     let mut opts = EvalOptions {
         claude: base.claude.clone(),
         evidence: base.evidence.clone(),
+        max_total_usd: base.max_total_usd,
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {

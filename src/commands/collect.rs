@@ -1,0 +1,48 @@
+//! `bob-eval collect DIR…`: merge the folders of a sharded sweep (`sweep
+//! --shard K/N --out-dir DIR`, one per shard) into one: import their runs into
+//! the evidence store and print what the unsharded sweep prints, in every
+//! format, with its exit code ([`super::sweep::print_rows`]).
+
+use super::FormatArgs;
+use crate::config::Context;
+use crate::error::Result;
+use crate::eval::EvalOptions;
+use crate::evidence::Store;
+use camino::Utf8PathBuf;
+use clap::Args;
+
+/// `collect`.
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The folders `sweep --shard K/N --out-dir DIR` wrote, every shard's once
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<Utf8PathBuf>,
+    /// The evidence store the shards' runs go into [default: $BOB_EVIDENCE,
+    /// else <home>/evidence.db]
+    #[arg(long, value_name = "PATH")]
+    pub evidence: Option<Utf8PathBuf>,
+    #[command(flatten)]
+    pub output: FormatArgs,
+}
+
+/// Read and check every folder, import every run at once, print the sweep.
+pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
+    let tree = crate::suite::list(&ctx.source)?;
+    let collected = crate::shard::collect(&tree, &args.dirs)?;
+    let path = crate::eval::evidence_path(
+        ctx,
+        &EvalOptions {
+            evidence: args.evidence.clone(),
+            ..EvalOptions::default()
+        },
+    );
+    let added = Store::open(&path)?.insert(&collected.runs)?;
+    eprintln!(
+        "bob-eval: collected {} shard(s), {} suite(s); {} run(s): {added} added to {path}, {} already kept",
+        collected.shards,
+        collected.rows.len(),
+        collected.runs.len(),
+        collected.runs.len() - added
+    );
+    super::sweep::print_rows(&collected.rows, args.output.format())
+}
