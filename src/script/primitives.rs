@@ -148,12 +148,19 @@ const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format"];
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …). Unknown keys and wrong types are
 /// mistakes. The platform binary is the operator's: `base.claude` is kept and
-/// a script may not name one.
-pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String> {
+/// a script may not name one. The operator's `--report` is kept unless the
+/// script names its own `report`, which is written under `results_dir` only
+/// (the rule of `write_result`).
+pub fn eval_options(
+    map: &Map,
+    base: &EvalOptions,
+    results_dir: &camino::Utf8Path,
+) -> Result<EvalOptions, String> {
     // The platform binary and the evidence store are the operator's choices.
     let mut opts = EvalOptions {
         claude: base.claude.clone(),
         evidence: base.evidence.clone(),
+        report: base.report.clone(),
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
@@ -217,6 +224,17 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
             "judge_model" => opts.judge_model = text(key, v)?,
             "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,
             "platform_result" => opts.platform_result = text(key, v)?.map(Utf8PathBuf::from),
+            "report" => {
+                opts.report = match text(key, v)? {
+                    None => None,
+                    Some(path) => {
+                        let target = confined("option `report`", results_dir, &path)?;
+                        create_inside("option `report`", results_dir, &target)
+                            .map_err(|e| e.to_string())?;
+                        Some(target)
+                    }
+                }
+            }
             "platform_timeout" => {
                 opts.platform_timeout = if v.is_unit() {
                     None
@@ -257,7 +275,7 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
                 ));
             }
         }
@@ -713,6 +731,11 @@ fn register_types(engine: &mut Engine) {
 /// only place a script writes, so it can never replace `baseline.json`, the wiki
 /// or an item.
 pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8PathBuf, String> {
+    confined("write_result", results_dir, path)
+}
+
+/// `path` under the results folder, for `what` (a primitive or an option).
+fn confined(what: &str, results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8PathBuf, String> {
     let rel = camino::Utf8Path::new(path);
     let plain = !path.is_empty()
         && rel.is_relative()
@@ -721,7 +744,7 @@ pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8Pa
             .all(|c| matches!(c, camino::Utf8Component::Normal(_)));
     if !plain {
         return Err(format!(
-            "write_result: {path:?} must be a plain relative path (no `..`, not absolute): it is written under {results_dir}"
+            "{what}: {path:?} must be a plain relative path (no `..`, not absolute): it is written under {results_dir}"
         ));
     }
     Ok(results_dir.join(rel))
@@ -729,7 +752,11 @@ pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8Pa
 
 /// Create the folders of `target` inside `root` (`root` too), refusing any
 /// that is a symlink leading out of `root`.
-fn create_inside(root: &camino::Utf8Path, target: &camino::Utf8Path) -> crate::Result<()> {
+fn create_inside(
+    what: &str,
+    root: &camino::Utf8Path,
+    target: &camino::Utf8Path,
+) -> crate::Result<()> {
     let Some(parent) = target.parent() else {
         return Ok(());
     };
@@ -743,7 +770,7 @@ fn create_inside(root: &camino::Utf8Path, target: &camino::Utf8Path) -> crate::R
     );
     if !real_parent.starts_with(&real_root) {
         return Err(Error::Usage(format!(
-            "write_result: {parent} leads outside the results folder {root}"
+            "{what}: {parent} leads outside the results folder {root}"
         )));
     }
     Ok(())
@@ -824,7 +851,7 @@ mod library {
         engine.register_fn(
             "assemble_plugin",
             move |item: &str, opts: Map| -> RResult<PluginHandle> {
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
                 let assembled = h
                     .timed(|| eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref()))
                     .map_err(|e| raise(&h, e))?;
@@ -852,7 +879,7 @@ mod library {
         engine.register_fn(
             "evaluate",
             move |item: &str, opts: Map| -> RResult<EvalResult> {
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
                 h.timed(|| eval::evaluate(&h.ctx, item, &opts, h.observer.clone()))
                     .map(EvalResult::new)
                     .map_err(|e| raise(&h, e))
@@ -863,7 +890,12 @@ mod library {
             "evaluate_all",
             move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
                 let items = strings(&items, "evaluate_all items")?;
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+                if opts.report.is_some() && items.len() > 1 {
+                    return Err(misuse(
+                        "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
+                    ));
+                }
                 if !(1..=64).contains(&jobs) {
                     return Err(misuse(format!(
                         "evaluate_all: jobs must be 1..=64, not {jobs}"
@@ -967,7 +999,7 @@ mod library {
                 let mut bytes = serde_json::to_vec_pretty(&*result.doc)
                     .map_err(|e| misuse(format!("write_result: {e}")))?;
                 bytes.push(b'\n');
-                create_inside(&h.results_dir, &target).map_err(|e| raise(&h, e))?;
+                create_inside("write_result", &h.results_dir, &target).map_err(|e| raise(&h, e))?;
                 crate::fsio::write_atomically(&target, &bytes).map_err(|e| raise(&h, e))
             },
         );
@@ -1004,9 +1036,15 @@ mod tests {
             claude: Some("/opt/claude".into()),
             ..EvalOptions::default()
         };
-        let err = eval_options(&map, &base).unwrap_err();
+        let err =
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap_err();
         assert!(err.contains("operator"), "{err}");
-        let opts = eval_options(&Map::new(), &base).unwrap();
+        let opts = eval_options(
+            &Map::new(),
+            &base,
+            camino::Utf8Path::new("/nonexistent/results"),
+        )
+        .unwrap();
         assert_eq!(
             opts.claude.as_deref(),
             Some(camino::Utf8Path::new("/opt/claude"))
