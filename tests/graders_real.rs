@@ -1,4 +1,4 @@
-//! Per-grader detail and the kept report on the real platform: the built
+//! Per-grader detail and the kept report (`--report`) on the real platform: the built
 //! binary runs the real `claude plugin eval` against the fake Messages API on
 //! a copy of `tests/data/real-source` (see tests/real_platform.rs for the
 //! suite: `fires` has the with-only indicator `fires`, the regex `subject` and
@@ -56,6 +56,7 @@ fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
     let home = dir.path().join("bob-home");
     std::fs::create_dir_all(&home).unwrap();
     let out = dir.path().join("result.json");
+    let report = dir.path().join("report.html");
     let output = bob(&source, &home)
         .args([
             "run",
@@ -69,6 +70,8 @@ fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
         .arg(claude_bin())
         .arg("--out")
         .arg(&out)
+        .arg("--report")
+        .arg(&report)
         .current_dir(dir.path())
         .env_clear()
         .envs(platform_env(&api, dir.path()))

@@ -136,7 +136,7 @@ pub fn summary(doc: &SkillEval) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "  SUITE ERRORS: {} grader(s) threw instead of judging ({}): the scores they touch measure the suite, not the item; fix the suite and run again",
+            "  SUITE ERRORS: {} grader(s) threw instead of judging ({}): their results measure the suite or its setup, not the item; fix them and run again",
             errors.len(),
             names.join(", ")
         );
