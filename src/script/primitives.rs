@@ -632,6 +632,32 @@ fn register_types(engine: &mut Engine) {
     });
     engine.register_get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
     engine.register_get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
+    engine.register_get("graders", |c: &mut CaseResult| -> Array {
+        c.case
+            .graders
+            .iter()
+            .flatten()
+            .map(|g| {
+                let mut m = Map::new();
+                m.insert("name".into(), g.name.clone().into());
+                let kind = match g.kind {
+                    crate::document::GraderKind::Scored => "scored",
+                    crate::document::GraderKind::WithOnly => "with-only",
+                };
+                m.insert("kind".into(), kind.into());
+                m.insert("with_passed".into(), i64::from(g.with.passed).into());
+                m.insert("with_runs".into(), i64::from(g.with.runs).into());
+                let (passed, runs) = g.without.map_or((Dynamic::UNIT, Dynamic::UNIT), |w| {
+                    (i64::from(w.passed).into(), i64::from(w.runs).into())
+                });
+                m.insert("without_passed".into(), passed);
+                m.insert("without_runs".into(), runs);
+                m.insert("error".into(), g.error.into());
+                m.insert("failure".into(), opt_str(&g.failure));
+                Dynamic::from_map(m)
+            })
+            .collect()
+    });
     engine.register_fn("to_string", |c: &mut CaseResult| {
         format!("Case({} {})", c.case.name, c.case.with)
     });
@@ -1074,9 +1100,33 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
         let results = root.join("results");
-        create_inside(&results, &results.join("a/b/x.json")).unwrap();
+        create_inside("write_result", &results, &results.join("a/b/x.json")).unwrap();
         assert!(results.join("a/b").is_dir());
         std::os::unix::fs::symlink(root, results.join("out")).unwrap();
-        assert!(create_inside(&results, &results.join("out/x.json")).is_err());
+        assert!(create_inside("write_result", &results, &results.join("out/x.json")).is_err());
+    }
+
+    #[test]
+    fn a_script_report_goes_under_the_results_folder_and_the_operators_is_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
+        let results = root.join("results");
+        let base = EvalOptions {
+            report: Some("/operator/report.html".into()),
+            ..EvalOptions::default()
+        };
+        let kept = eval_options(&Map::new(), &base, &results).unwrap();
+        assert_eq!(kept.report, base.report);
+        let mut map = Map::new();
+        map.insert("report".into(), "reports/commit.html".into());
+        let opts = eval_options(&map, &base, &results).unwrap();
+        assert_eq!(opts.report, Some(results.join("reports/commit.html")));
+        assert!(results.join("reports").is_dir());
+        std::os::unix::fs::symlink(root, results.join("out")).unwrap();
+        for bad in ["../r.html", "/tmp/r.html", "out/r.html", ""] {
+            map.insert("report".into(), bad.into());
+            let err = eval_options(&map, &base, &results).unwrap_err();
+            assert!(err.contains("option `report`"), "{bad:?}: {err}");
+        }
     }
 }
