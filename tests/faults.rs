@@ -206,6 +206,14 @@ fn truncated_json_exits_3_naming_the_file() {
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("aggregate-result.json:"), "{stderr}");
     assert!(stderr.contains("not usable"), "{stderr}");
+    // The folder holding it is gone: the message says so instead of pointing there.
+    assert!(
+        stderr.contains(
+            "<the plugin folder, removed (--keep keeps it)>/.bob-eval/out/aggregate-result.json:"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("bob-eval-commit-"), "{stderr}");
 }
 
 #[test]

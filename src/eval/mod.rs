@@ -633,6 +633,47 @@ pub(crate) fn buy_once(
     store: &mut Store,
     observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
+    buy_once_in(claude, plugin, opts, plan, runs_ctx, store, observer)
+        .map_err(|e| without_removed_paths(e, plugin))
+}
+
+/// `error` with every mention of `plugin`'s folder replaced by words, when
+/// the folder is removed with the plugin (not `--keep`): no message may point
+/// to a file bob-eval deleted.
+fn without_removed_paths(error: Error, plugin: &Plugin) -> Error {
+    if plugin.is_kept() {
+        return error;
+    }
+    let words = "<the plugin folder, removed (--keep keeps it)>";
+    let hide = |text: String| text.replace(plugin.dir.as_str(), words);
+    match error {
+        Error::PlatformFailed { message, details } => Error::PlatformFailed {
+            message: hide(message),
+            details: details.into_iter().map(hide).collect(),
+        },
+        Error::Io {
+            path,
+            action,
+            source,
+        } => Error::Io {
+            path: hide(path.into_string()).into(),
+            action,
+            source,
+        },
+        other => other,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn buy_once_in(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    plan: &Plan,
+    runs_ctx: &PlatformRunsContext,
+    store: &mut Store,
+    observer: Arc<dyn Observer>,
+) -> Result<Bought> {
     let out = platform::run(claude, plugin, opts, observer)?;
     let ctx = ReduceContext {
         item: plan.item.clone(),
