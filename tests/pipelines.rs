@@ -764,3 +764,35 @@ fn exam_and_a_scripts_opts_report_save_the_platform_report() {
     assert!(stderr(&out).contains("option `report`"), "{}", stderr(&out));
     assert!(!w.source.join("escaped.html").exists());
 }
+
+#[test]
+fn exam_calls_a_grader_that_threw_an_error_of_the_suite() {
+    let mut doc: Value = serde_json::from_slice(
+        &std::fs::read(data("pipelines/aggregate-result.json")).unwrap(),
+    )
+    .unwrap();
+    for run in doc["cases"][0]["arms"]["with"].as_array_mut().unwrap() {
+        let why = run["graders"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|g| g["name"] == "why")
+            .unwrap();
+        why["passed"] = false.into();
+        why["explanation"] = "grader threw: judge call failed: API Error: 500".into();
+    }
+    let w = World::with(
+        &["commit"],
+        Switches {
+            fixture: Some(serde_json::to_vec(&doc).unwrap()),
+            ..platform()
+        },
+    );
+    let out = w.cmd().args(["exam", "commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("note: suite error: case fires, grader why threw instead of judging (grader threw: judge call failed: API Error: 500): its scores measure the suite, not the item"),
+        "{}",
+        stdout(&out)
+    );
+}
