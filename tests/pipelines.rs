@@ -767,10 +767,9 @@ fn exam_and_a_scripts_opts_report_save_the_platform_report() {
 
 #[test]
 fn exam_calls_a_grader_that_threw_an_error_of_the_suite() {
-    let mut doc: Value = serde_json::from_slice(
-        &std::fs::read(data("pipelines/aggregate-result.json")).unwrap(),
-    )
-    .unwrap();
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(data("pipelines/aggregate-result.json")).unwrap())
+            .unwrap();
     for run in doc["cases"][0]["arms"]["with"].as_array_mut().unwrap() {
         let why = run["graders"]
             .as_array_mut()
