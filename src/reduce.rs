@@ -569,7 +569,6 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
 /// error, when it threw on some run).
 fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
     let mut out: Vec<GraderEval> = Vec::new();
-    let mut first_error: Vec<bool> = Vec::new();
     for (without, runs) in [(false, &arms.with), (true, &arms.without)] {
         for g in runs.iter().flat_map(|r| &r.graders) {
             let i = match out.iter().position(|e| e.name == g.name) {
@@ -587,7 +586,6 @@ fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
                         error: false,
                         failure: None,
                     });
-                    first_error.push(false);
                     out.len() - 1
                 }
             };
@@ -603,14 +601,13 @@ fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
                 continue;
             }
             let threw = g.threw();
-            // An error's words win over a plain failure's: they say what to fix.
-            if entry.failure.is_none() || threw && !first_error[i] {
+            // The first error's words win over a plain failure's: they say what to fix.
+            if entry.failure.is_none() || threw && !entry.error {
                 entry.failure = Some(if g.explanation.trim().is_empty() {
                     "no explanation given".to_string()
                 } else {
                     bounded_explanation(&g.explanation)
                 });
-                first_error[i] = threw;
             }
             entry.error |= threw;
         }
@@ -696,7 +693,7 @@ mod tests {
         let long = "x".repeat(400);
         let d = doc(json!([{"name": "a", "graders": [],
         "arms": {"with": [
-            r(0.5, vec![g("fires", true, "Skill called 1x"), g("subject", false, "pattern not found"), g("ref", true, "close")]),
+            r(0.5, vec![g("fires", true, "Skill called 1x"), g("subject", false, "pattern not found"), g("ref", false, "not close")]),
             r(0.5, vec![g("fires", false, "Skill called 0x"), g("subject", true, "matched"), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
         ], "without": [
             r(0.0, vec![g("subject", false, &long), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
