@@ -385,6 +385,20 @@ fn main() {
             },
         ),
         (
+            "futility from the first look (2 runs)",
+            AutoPolicy {
+                futility_from: 2,
+                ..base
+            },
+        ),
+        (
+            "futility from 8 runs",
+            AutoPolicy {
+                futility_from: 8,
+                ..base
+            },
+        ),
+        (
             "first round 3 (3, 6, 10)",
             AutoPolicy {
                 first_round: 3,
@@ -392,10 +406,17 @@ fn main() {
             },
         ),
         (
-            "first round 3, futility 0.2",
+            "first round 4 (4, 8, 10)",
             AutoPolicy {
-                first_round: 3,
-                futility: 0.2,
+                first_round: 4,
+                ..base
+            },
+        ),
+        (
+            "growth 2.5 (2, 5, 10), futility from 5",
+            AutoPolicy {
+                growth: 2.5,
+                futility_from: 5,
                 ..base
             },
         ),

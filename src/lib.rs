@@ -6,7 +6,8 @@
 //! - foundations: [`diagnostic`], [`error`], [`stats`], [`event`], [`parallel`],
 //!   [`schema`], [`fsio`], [`config`], [`document`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
-//!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`];
+//!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`],
+//!   [`history`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
@@ -25,6 +26,7 @@ pub mod event;
 pub mod evidence;
 pub mod fsio;
 pub mod gate;
+pub mod history;
 pub mod item;
 pub mod parallel;
 pub mod platform;
@@ -62,7 +64,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "domain",
         &[
             "suite", "item", "check", "plugin", "platform", "reduce", "gate", "wiki", "record",
-            "scaffold", "evidence",
+            "scaffold", "evidence", "history",
         ],
     ),
     ("eval", &["eval"]),

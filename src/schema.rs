@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 pub const SKILL_EVAL_SCHEMA: &str = include_str!("../schemas/skill-eval.schema.json");
 /// `schemas/skill-eval-baseline.schema.json`, embedded.
 pub const BASELINE_SCHEMA: &str = include_str!("../schemas/skill-eval-baseline.schema.json");
+/// `schemas/bob-eval-history.schema.json`, embedded.
+pub const HISTORY_SCHEMA: &str = include_str!("../schemas/bob-eval-history.schema.json");
 
 fn compile(text: &str) -> Validator {
     let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
@@ -24,6 +26,11 @@ fn skill_eval() -> &'static Validator {
 fn baseline() -> &'static Validator {
     static V: OnceLock<Validator> = OnceLock::new();
     V.get_or_init(|| compile(BASELINE_SCHEMA))
+}
+
+fn history() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(HISTORY_SCHEMA))
 }
 
 /// Compile the `skill-eval/1` validator on a background thread, so that a
@@ -65,6 +72,11 @@ pub fn validate_skill_eval(doc: &Value, path: &Utf8Path) -> Result<()> {
 /// Validate a `skill-eval-baseline/1` document; `path` names it in the error.
 pub fn validate_baseline(doc: &Value, path: &Utf8Path) -> Result<()> {
     check(baseline(), "skill-eval-baseline/1", doc, path)
+}
+
+/// Validate a `bob-eval-history/1` document; `path` names it in the error.
+pub fn validate_history(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(history(), "bob-eval-history/1", doc, path)
 }
 
 #[cfg(test)]

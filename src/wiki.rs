@@ -257,6 +257,22 @@ pub fn check_wiki(source: &Utf8Path) -> Result<Vec<WikiProblem>> {
 }
 
 /// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
+/// The well-formed rows of `wiki/skill-impact.md` under `source`, in file
+/// order, and how many rows were not (`check-wiki` names them). A missing file
+/// has none.
+pub fn read_rows(source: &Utf8Path) -> Result<(Vec<Row>, usize)> {
+    let text = read_impact(source)?;
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for (_, line) in row_lines(&text) {
+        match parse_row(line) {
+            Ok(row) => rows.push(row),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((rows, bad))
+}
+
 fn read_impact(source: &Utf8Path) -> Result<String> {
     let path = impact_path(source);
     match std::fs::read_to_string(&path) {
@@ -419,6 +435,16 @@ mod tests {
             .map(|p| p.line)
             .collect();
         assert_eq!(lines, vec![1]);
+    }
+
+    #[test]
+    fn read_rows_keeps_the_good_rows_and_counts_the_bad() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Utf8Path::from_path(dir.path()).unwrap();
+        assert_eq!(read_rows(source).unwrap(), (vec![], 0), "no file, no rows");
+        std::fs::create_dir_all(source.join("wiki")).unwrap();
+        std::fs::write(impact_path(source), format!("{HEADER}{EXAMPLE}\n| bad |\n")).unwrap();
+        assert_eq!(read_rows(source).unwrap(), (vec![example()], 1));
     }
 
     #[test]

@@ -14,6 +14,9 @@ use serde_json::Value;
 use std::fs;
 use std::time::{Duration, Instant};
 
+/// How long `check` may take before a test calls it hung.
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
 const PIN: &str = r#"'"skill"\s*:\s*"(?:[\w-]+:)?demo"'"#;
 const FIRES: &str = "evals/demo/fires/prompt.md";
 const GRADER: &str = "evals/demo/fires/graders/says.md";
@@ -89,8 +92,11 @@ impl Src {
         self
     }
 
-    /// `check --json`, which must finish within `limit`: exit code and document.
-    fn json_within(&self, limit: Duration) -> (i32, Value) {
+    /// `check --json`: exit code and document. A guard against hanging, not a
+    /// speed test (speed is in `benches/`): an input that makes `check` run
+    /// for minutes (a FIFO, exponential parsing) fails here.
+    fn json(&self) -> (i32, Value) {
+        let limit = HANG_GUARD;
         let start = Instant::now();
         let home = self.root.join("home");
         let out = Command::from_std(support::cmd::bob(
@@ -103,8 +109,8 @@ impl Src {
         .unwrap();
         assert!(
             start.elapsed() < limit,
-            "check took {:?}: {}",
-            start.elapsed(),
+            "check did not finish within {:?} (the hang guard): {}",
+            limit,
             String::from_utf8_lossy(&out.stderr)
         );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -115,10 +121,6 @@ impl Src {
             )
         });
         (out.status.code().unwrap(), doc)
-    }
-
-    fn json(&self) -> (i32, Value) {
-        self.json_within(Duration::from_secs(60))
     }
 }
 
@@ -427,7 +429,7 @@ fn a_huge_key_is_clipped_and_quick() {
     let key = "k".repeat(4 << 20);
     // An explicit key: a plain one is at most 1,024 characters.
     src.write(FIRES, &format!("---\n? {key}\n: 1\n---\n\nPlease.\n"));
-    let (status, doc) = src.json_within(Duration::from_secs(20));
+    let (status, doc) = src.json();
     assert_eq!(status, 1);
     let d = only(&doc, "unknown-key");
     assert!(
@@ -443,7 +445,7 @@ fn a_huge_key_is_clipped_and_quick() {
 fn a_fifo_is_a_finding_and_never_opened() {
     let src = Src::good();
     src.fifo("evals/demo/fires/graders/pipe.md");
-    let (status, doc) = src.json_within(Duration::from_secs(20));
+    let (status, doc) = src.json();
     assert_eq!(status, 1);
     assert_eq!(
         only(&doc, "not-a-file")["file"],
@@ -454,7 +456,7 @@ fn a_fifo_is_a_finding_and_never_opened() {
     src.remove(FIRES).fifo(FIRES);
     src.remove("evals/demo/baseline.json")
         .fifo("evals/demo/baseline.json");
-    let (_, doc) = src.json_within(Duration::from_secs(20));
+    let (_, doc) = src.json();
     let codes: Vec<&str> = diagnostics(&doc)
         .iter()
         .map(|d| d["code"].as_str().unwrap())
@@ -469,7 +471,7 @@ fn symlinks_in_a_suite_are_findings_and_never_followed() {
     src.link("/dev/zero", "evals/demo/fires/graders/zero.md");
     src.link(".", "evals/demo/group/loop");
     src.link("/etc", "evals/demo/fires/data");
-    let (status, doc) = src.json_within(Duration::from_secs(20));
+    let (status, doc) = src.json();
     assert_eq!(status, 1);
     let mut found: Vec<(String, String)> = diagnostics(&doc)
         .iter()
@@ -500,7 +502,7 @@ fn oversized_files_are_findings_and_never_read() {
         let file = fs::File::create(src.path(rel)).unwrap();
         file.set_len(bob_eval::config::MAX_SUITE_FILE + 1).unwrap();
     }
-    let (status, doc) = src.json_within(Duration::from_secs(20));
+    let (status, doc) = src.json();
     assert_eq!(status, 1);
     let files: Vec<String> = diagnostics(&doc)
         .iter()
@@ -549,7 +551,7 @@ fn yaml_nested_deep_is_refused_fast() {
         GRADER,
         &format!("---\ntype: llm\nfocus: {}x\n---\nX.\n", "- ".repeat(n)),
     );
-    let (status, doc) = src.json_within(Duration::from_secs(10));
+    let (status, doc) = src.json();
     assert_eq!(status, 1);
     let found: Vec<(String, String, u64)> = diagnostics(&doc)
         .iter()
@@ -647,7 +649,7 @@ fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
         "evals/demo/quiet/graders/quiet.md",
         "---\ntype: tool_used\ntool: Skill\ninput_match: '^(\\w+\\s?)+$'\nmin: 0\nmax: 0\narm: both\n---\n",
     );
-    let (_, doc) = src.json_within(Duration::from_secs(20));
+    let (_, doc) = src.json();
     assert_eq!(
         only(&doc, "regex-backtracking")["file"],
         "evals/demo/quiet/graders/quiet.md"

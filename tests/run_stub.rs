@@ -7,18 +7,19 @@ mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
     pub use bob_eval_testkit::expect;
+    pub use bob_eval_testkit::pty;
     pub use bob_eval_testkit::stub;
     pub use bob_eval_testkit::tree;
 }
 
 use assert_cmd::prelude::*;
 use serde_json::Value;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use support::cmd::bob;
 use support::data::data;
 use support::expect;
+use support::pty::in_a_terminal;
 use support::stub::{Stub, Switches};
 use support::tree::copy_tree;
 
@@ -59,33 +60,6 @@ impl Env {
         cmd.arg("--claude").arg(&stub.bin).args(args);
         cmd
     }
-}
-
-/// `cmd` run by `script(1)` (util-linux), which gives it a terminal and writes
-/// what it shows to `transcript`: the same program, arguments, environment and
-/// working folder.
-fn in_a_terminal(cmd: &Command, transcript: &Path) -> Command {
-    let quote = |s: &OsStr| format!("'{}'", s.to_str().unwrap().replace('\'', r"'\''"));
-    let line: Vec<String> = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(quote)
-        .collect();
-    let mut script = Command::new("script");
-    script
-        .args(["-qec", &line.join(" ")])
-        .arg(transcript)
-        .env("SHELL", "/bin/sh")
-        .stdin(Stdio::null());
-    for (key, value) in cmd.get_envs() {
-        match value {
-            Some(value) => script.env(key, value),
-            None => script.env_remove(key),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        script.current_dir(dir);
-    }
-    script
 }
 
 /// The arguments of the stub's eval call, if there was one.

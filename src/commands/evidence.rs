@@ -97,14 +97,14 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
 }
 
 /// Every name must be an item name (exit 2 naming the first that is not).
-fn validate_names(items: &[String]) -> Result<()> {
+pub(super) fn validate_names(items: &[String]) -> Result<()> {
     items
         .iter()
         .try_for_each(|item| crate::config::validate_item_name(item))
 }
 
 /// Open the store for reading: a missing one is an error that says where it looked.
-fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
+pub(super) fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
     if !path.exists() {
         return Err(Error::Usage(format!(
             "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"

@@ -9,6 +9,7 @@ pub mod completions;
 pub mod evidence;
 pub mod exam;
 pub mod gate;
+pub mod history;
 pub mod init;
 pub mod propose;
 pub mod run;
@@ -108,6 +109,10 @@ pub enum Command {
     ///
     /// Example: bob-eval evidence list commit
     Evidence(evidence::EvidenceArgs),
+    /// Each item's with, without, trigger rate and cost over time, with the gate's decisions.
+    ///
+    /// Example: bob-eval history commit --html history.html
+    History(history::HistoryArgs),
     /// Print shell completions.
     ///
     /// Example: bob-eval completions bash > ~/.local/share/bash-completion/completions/bob-eval
@@ -138,6 +143,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Sweep(args) => sweep::exec(&ctx()?, &args),
         Command::Script(args) => script::exec(&ctx()?, &args),
         Command::Evidence(args) => evidence::exec(&ctx()?, &args),
+        Command::History(args) => history::exec(&ctx()?, &args),
         Command::Completions(args) => completions::exec(&args),
         Command::Man(args) => completions::exec_man(&args),
     }

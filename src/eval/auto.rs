@@ -187,7 +187,7 @@ pub fn buy_adaptively(
             AutoError::Source { error, .. } => error,
             other => Error::Usage(format!("--runs auto: {other}")),
         })?;
-    let stop = format!("{:?}", outcome.stop);
+    let stop = outcome.stop.to_string();
     observer.event(&Event::Notice(format!(
         "runs auto: stopped after {} round(s) ({stop}), {} run(s) in all",
         outcome.rounds.len(),

@@ -862,9 +862,10 @@ pub struct Evaluated {
     pub outcome: Result<SkillEval>,
 }
 
-/// Evaluate `items`, `jobs` at once, in the order given. Each finished suite
-/// is reported to `observer` ([`Event::SuiteFinished`]); run-level progress is
-/// not (several platforms at once would interleave it). An interrupt stops
+/// Evaluate `items`, `jobs` at once, in the order given. Run-level progress
+/// goes to `observer` as for one suite (each event names its item, so an
+/// observer can show the suites in flight side by side), and each finished
+/// suite is reported ([`Event::SuiteFinished`]). An interrupt stops
 /// the whole batch: suites not yet started are not started, and the result
 /// is [`Error::Interrupted`]. Bad options (a ceiling, a model) fail the whole
 /// batch before anything runs.
@@ -876,30 +877,25 @@ pub fn evaluate_all(
     observer: Arc<dyn Observer>,
 ) -> Result<Vec<Evaluated>> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    struct SuitesOnly(Arc<dyn Observer>);
-    impl Observer for SuitesOnly {
-        fn event(&self, event: &Event) {
-            match event {
-                Event::RunsPlanned { .. }
-                | Event::RunDone { .. }
-                | Event::PlatformStarted { .. }
-                | Event::PlatformFinished { .. }
-                | Event::CeilingHit { .. } => {}
-                other => self.0.event(other),
-            }
-        }
-    }
     // Options wrong for one suite are wrong for all: refuse them before any suite runs.
     resolve(ctx, opts)?;
-    let quiet: Arc<dyn Observer> = Arc::new(SuitesOnly(observer.clone()));
     let interrupted = AtomicBool::new(false);
     let done = crate::parallel::map(items, jobs, |item| {
         if interrupted.load(Ordering::SeqCst) {
             return None;
         }
-        let outcome = evaluate(ctx, item, opts, quiet.clone());
+        let outcome = evaluate(ctx, item, opts, observer.clone());
         let said = match &outcome {
-            Ok(doc) => doc.verdict.as_str().to_string(),
+            Ok(doc) => format!(
+                "{}{}  with {}  without {}  delta {}  {} runs  ${:.2}",
+                doc.verdict.as_str(),
+                if doc.partial { " (partial)" } else { "" },
+                crate::document::fmt_score(doc.with),
+                crate::document::fmt_score(doc.without),
+                crate::document::fmt_score(doc.delta),
+                doc.cases.iter().map(|c| c.runs).sum::<u32>(),
+                doc.cost_usd
+            ),
             Err(err) => {
                 if matches!(err, Error::Interrupted) {
                     interrupted.store(true, Ordering::SeqCst);

@@ -349,7 +349,36 @@ impl Store {
     /// Write the runs of `items` (all when empty) to `out` as JSON Lines, in a
     /// stable order; `name` names `out` in errors. Returns how many.
     pub fn export(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
-        let fault = |e| self.fault("exporting runs", e);
+        let mut out = std::io::BufWriter::new(out);
+        let mut count = 0;
+        self.each_run(items, "exporting runs", |run| {
+            count += 1;
+            writeln!(out, "{}", run.to_line()).map_err(|e| Error::io(name, "writing the export", e))
+        })?;
+        out.flush()
+            .map_err(|e| Error::io(name, "writing the export", e))?;
+        Ok(count)
+    }
+
+    /// Every run of `items` (all when empty), usable or not, in the export's order.
+    pub fn runs(&self, items: &[String]) -> Result<Vec<StoredRun>> {
+        let mut runs = Vec::new();
+        self.each_run(items, "reading runs", |run| {
+            runs.push(run);
+            Ok(())
+        })?;
+        Ok(runs)
+    }
+
+    /// Call `f` on each run of `items` (all when empty), ordered by item, case,
+    /// arm, model, start, position and id; `doing` names the work in errors.
+    fn each_run(
+        &self,
+        items: &[String],
+        doing: &str,
+        mut f: impl FnMut(StoredRun) -> Result<()>,
+    ) -> Result<()> {
+        let fault = |e| self.fault(doing, e);
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
@@ -359,17 +388,10 @@ impl Store {
             ))
             .map_err(fault)?;
         let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
-        let mut out = std::io::BufWriter::new(out);
-        let mut count = 0;
         while let Some(row) = rows.next().map_err(fault)? {
-            let run = self.run_from_row(row)?;
-            writeln!(out, "{}", run.to_line())
-                .map_err(|e| Error::io(name, "writing the export", e))?;
-            count += 1;
+            f(self.run_from_row(row)?)?;
         }
-        out.flush()
-            .map_err(|e| Error::io(name, "writing the export", e))?;
-        Ok(count)
+        Ok(())
     }
 
     /// Import the JSON Lines at `path` (see the module docs); all or nothing:
@@ -713,6 +735,12 @@ mod tests {
         let mut again = Vec::new();
         fresh.export(&[], &mut again, "-".into()).unwrap();
         assert_eq!(again, out, "export is stable across stores");
+        assert_eq!(
+            fresh.runs(&[]).unwrap(),
+            runs.to_vec(),
+            "runs reads what export writes"
+        );
+        assert!(fresh.runs(&["other".into()]).unwrap().is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod check;
 pub mod evidence;
 pub mod gate;
+pub mod history;
 pub mod junit;
 pub mod markdown;
 pub mod progress;

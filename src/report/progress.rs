@@ -1,7 +1,9 @@
 //! Progress on stderr: the [`Observer`] the commands pass to the library. On a
-//! terminal a bar per platform run (runs done of total, dollars of the ceiling,
-//! the current case); in a pipe one line per finished run. Warnings, kept
-//! folders and finished suites are always one line each.
+//! terminal a live bar per platform run in flight, named by its item (runs
+//! done of total, dollars of the ceiling, the current case): one for `run`,
+//! one per suite a sweep is running; in a pipe one line per finished run,
+//! named by its item too. Warnings, kept folders and finished suites are
+//! always one line each.
 
 use crate::event::{Event, Observer};
 use std::collections::HashMap;
@@ -42,6 +44,8 @@ struct View {
 pub struct Terminal {
     mode: Mode,
     views: Mutex<HashMap<String, View>>,
+    /// Draws every live bar together, so concurrent suites do not overwrite each other.
+    bars: indicatif::MultiProgress,
 }
 
 impl Terminal {
@@ -50,14 +54,19 @@ impl Terminal {
         Terminal {
             mode,
             views: Mutex::new(HashMap::new()),
+            bars: indicatif::MultiProgress::with_draw_target(
+                indicatif::ProgressDrawTarget::stderr(),
+            ),
         }
     }
 
-    /// Print a line above any live bar.
+    /// Print a line above the live bars.
     fn say(&self, views: &HashMap<String, View>, text: String) {
-        match views.values().find_map(|v| v.bar.as_ref()) {
-            Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+        if views.values().any(|v| v.bar.is_some()) {
+            // Only fails when the draw target is gone; the line then has nowhere to go.
+            let _ = self.bars.println(text);
+        } else {
+            eprintln!("{text}");
         }
     }
 }
@@ -76,14 +85,14 @@ impl Observer for Terminal {
             }
             Event::PlatformStarted { item, ceiling } => {
                 let bar = (self.mode == Mode::Bar).then(|| {
-                    let bar = indicatif::ProgressBar::with_draw_target(
-                        None,
-                        indicatif::ProgressDrawTarget::stderr(),
-                    );
+                    let bar = self.bars.add(indicatif::ProgressBar::no_length());
                     bar.set_style(
-                        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+                        indicatif::ProgressStyle::with_template(
+                            "{prefix} {spinner} {elapsed} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
                     );
+                    bar.set_prefix(item.clone());
                     bar.set_message("starting the platform");
                     bar.enable_steady_tick(Duration::from_millis(120));
                     bar
@@ -106,7 +115,7 @@ impl Observer for Terminal {
                         bar.set_length(*total);
                         bar.set_position(view.done);
                         if let Ok(style) = indicatif::ProgressStyle::with_template(
-                            "{bar:30} {pos}/{len} runs  {msg}  {elapsed}",
+                            "{prefix} {bar:30} {pos}/{len} runs  {msg}  {elapsed}",
                         ) {
                             bar.set_style(style);
                         }
@@ -136,7 +145,7 @@ impl Observer for Terminal {
                         ));
                     }
                     (None, Mode::Lines) => eprintln!(
-                        "bob-eval: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
+                        "bob-eval: {item}: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
                         view.done, view.spent, view.ceiling
                     ),
                     _ => {}
@@ -150,6 +159,7 @@ impl Observer for Terminal {
             Event::PlatformFinished { item } => {
                 if let Some(bar) = views.remove(item).and_then(|v| v.bar) {
                     bar.finish_and_clear();
+                    self.bars.remove(&bar);
                 }
             }
         }

@@ -617,4 +617,32 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn intervals_and_advisories_are_read_only_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/pipelines/aggregate-result.json"
+        );
+        let mut h = host(None);
+        h.ctx.source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source").into();
+        h.ctx.home = root.to_owned();
+        // Exit 0 only when every read holds; each failed check has its own code.
+        let script = format!(
+            r#"let r = evaluate("commit", #{{ platform_result: "{fixture}" }});
+let d = gate(r);
+let s = r.stats;
+if s.confidence != 0.95 {{ return 1; }}
+let i = s.suite.delta.interval;
+if !(i.low <= r.delta && r.delta <= i.high) {{ return 2; }}
+if r.cases[0].stats.runs_with < 1 {{ return 3; }}
+if type_of(d.advisories.helps) != "map" {{ return 4; }}
+s.confidence = 0.5;
+if r.stats.confidence != 0.95 {{ return 5; }}
+0"#
+        );
+        assert_eq!(run_pipeline(h, "t.rhai", &script).unwrap(), 0);
+    }
 }

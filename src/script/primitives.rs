@@ -548,6 +548,15 @@ fn register_publish(engine: &mut Engine, host: &Arc<Host>) {
     );
 }
 
+/// A copy of `value` as a Rhai map (`()` when absent): the script reads the
+/// intervals and advisories, and what it changes in its copy changes nothing.
+fn read_only<T: serde::Serialize>(value: &Option<T>) -> Dynamic {
+    value
+        .as_ref()
+        .and_then(|v| to_dynamic(v).ok())
+        .unwrap_or(Dynamic::UNIT)
+}
+
 fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<EvalResult>("EvalResult");
     engine.register_get("item", |r: &mut EvalResult| r.doc.item.clone());
@@ -582,6 +591,7 @@ fn register_types(engine: &mut Engine) {
             _ => Dynamic::UNIT,
         }
     });
+    engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
     engine.register_get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });
@@ -658,6 +668,7 @@ fn register_types(engine: &mut Engine) {
             })
             .collect()
     });
+    engine.register_get("stats", |c: &mut CaseResult| read_only(&c.case.stats));
     engine.register_fn("to_string", |c: &mut CaseResult| {
         format!("Case({} {})", c.case.name, c.case.with)
     });
@@ -709,6 +720,9 @@ fn register_types(engine: &mut Engine) {
             advisory.map(|x| Dynamic::from(format!("{name}: {}", x.in_words())))
         })
         .collect()
+    });
+    engine.register_get("advisories", |d: &mut GateDecision| {
+        read_only(&d.decision.advice)
     });
     engine.register_get("suite_change", |d: &mut GateDecision| {
         d.decision
@@ -1075,6 +1089,24 @@ mod tests {
             opts.claude.as_deref(),
             Some(camino::Utf8Path::new("/opt/claude"))
         );
+    }
+
+    #[test]
+    fn opts_runs_takes_a_count_or_auto() {
+        let base = EvalOptions::default();
+        let with = |v: Dynamic| {
+            let mut map = Map::new();
+            map.insert("runs".into(), v);
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+        };
+        let auto = with("auto:6".into()).unwrap();
+        assert_eq!((auto.auto, auto.runs), (Some(6), None));
+        assert_eq!(with("auto".into()).unwrap().auto, Some(10));
+        let fixed = with(Dynamic::from(3_i64)).unwrap();
+        assert_eq!((fixed.auto, fixed.runs), (None, Some(3)));
+        for bad in ["auto:0", "auto:x", "sometimes"] {
+            assert!(with(bad.into()).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -90,6 +90,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "quiet_rate",
             "trigger_problem",
             "noise",
+            "stats",
             "cost_usd",
             "reused_runs",
             "reused_cost_usd",
@@ -113,6 +114,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "cost_usd",
             "runs",
             "graders",
+            "stats",
         ],
     ),
     (
@@ -126,6 +128,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "model",
             "suite_change",
             "advice",
+            "advisories",
         ],
     ),
 ];

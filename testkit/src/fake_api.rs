@@ -229,6 +229,38 @@ impl Script {
         self.rule(move |r| r.prompt_contains(&marker), Reply::Text(text))
     }
 
+    /// A model that passes at random: on agent turns whose prompt holds
+    /// `prompt_marker`, answer `pass_text` with probability `p_with` when the
+    /// skills list names `skill` (the with arm) and `p_without` otherwise, else
+    /// `fail_text`. Each arm draws from its own stream, seeded by `seed`, in
+    /// the order its requests arrive: however the platform interleaves
+    /// concurrent runs, the first k answers of an arm are the same k draws, so
+    /// the passes of each arm in a call are fixed by the seed.
+    pub fn answer_at_random(
+        mut self,
+        prompt_marker: &str,
+        skill: &str,
+        odds: (f64, f64),
+        seed: u64,
+        texts: (&str, &str),
+    ) -> Self {
+        let marker = prompt_marker.to_string();
+        let skill = skill.to_string();
+        let (pass, fail) = (texts.0.to_string(), texts.1.to_string());
+        let drawn = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        self.rules.push(Rule {
+            when: Arc::new(move |r: &ApiRequest| r.prompt_contains(&marker)),
+            reply: Arc::new(move |r: &ApiRequest| {
+                let with = r.skills_listed().contains(&skill);
+                let (arm, p) = if with { (0, odds.0) } else { (1, odds.1) };
+                let n = drawn[arm].fetch_add(1, Ordering::SeqCst) as u64;
+                let u = unit(seed ^ (arm as u64).wrapping_mul(0xA076_1D64_78BD_642F), n);
+                Reply::Text(if u < p { pass.clone() } else { fail.clone() })
+            }),
+        });
+        self
+    }
+
     /// Answer `reply` on agent turns matching `when`.
     pub fn rule(
         mut self,
@@ -1009,4 +1041,14 @@ fn truncate(s: &str, n: usize) -> String {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),
     }
+}
+
+/// The `n`-th draw of the stream `seed`, uniform in [0, 1): splitmix64 of
+/// `seed + n`, so a draw depends on nothing but the two.
+fn unit(seed: u64, n: u64) -> f64 {
+    let mut z = seed.wrapping_add(n.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }

@@ -6,6 +6,7 @@
 //!   (loopback only, every request loop bounded);
 //! - [`real`]: the real `claude`, its offline environment, a fixture source copy;
 //! - [`expect`]: an independent reduction of platform documents;
+//! - [`pty`]: a command on a terminal (`script(1)`), with its transcript;
 //! - [`data`], [`tree`], [`item`]: fixtures and copies of them.
 //!
 //! The command builder stays in `tests/support/cmd.rs`: it needs the path of
@@ -15,6 +16,7 @@ pub mod data;
 pub mod expect;
 pub mod fake_api;
 pub mod item;
+pub mod pty;
 pub mod real;
 pub mod stub;
 pub mod tree;

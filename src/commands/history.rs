@@ -1,0 +1,62 @@
+//! `bob-eval history [ITEM…]`: `with`, `without`, the trigger rate and the
+//! cost of each item on each model over time, from the runs the evidence
+//! store keeps, with the decisions `wiki/skill-impact.md` and `baseline.json`
+//! record: a table with sparklines, `--json`, or an HTML page of charts.
+
+use crate::config::Context;
+use crate::error::{Result, exit};
+use crate::evidence::Store;
+use camino::Utf8PathBuf;
+use clap::Args;
+
+/// `history`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+A point is what one `bob-eval run` bought for an item on a model: `with` and \
+`without` are the means over cases of each arm's mean score, `trigger` the share \
+of the fires/quiet pair's graders passed on the with arm, `cost` all it bought. \
+A wiki row marks the point of its item with its day and its `with` (✓ accepted, \
+✗ rejected); the best in baseline.json marks its run as accepted.
+
+Examples:
+  bob-eval history                        every item kept, as a table
+  bob-eval history commit --json          one item, for tools (bob-eval-history/1)
+  bob-eval history --html history.html    one page, a chart per item, no network")]
+pub struct HistoryArgs {
+    /// Only these items [default: every item with a kept run]
+    #[arg(value_name = "ITEM")]
+    pub items: Vec<String>,
+    /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
+    #[arg(long, value_name = "PATH")]
+    pub evidence: Option<Utf8PathBuf>,
+    /// Print the history as JSON on stdout (schema bob-eval-history/1)
+    #[arg(long)]
+    pub json: bool,
+    /// Also write one self-contained HTML page with a chart per item (atomically)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<Utf8PathBuf>,
+}
+
+/// Gather the history and render it.
+pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
+    super::evidence::validate_names(&args.items)?;
+    if let Some(path) = &args.html {
+        crate::fsio::check_writable(path)?;
+    }
+    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    let store = super::evidence::open_existing(&path)?;
+    let history = crate::history::load(&ctx.source, &store, &args.items)?;
+    if let Some(file) = &args.html {
+        let page = crate::report::history::html(&history);
+        crate::fsio::write_atomically(file, page.as_bytes())?;
+        eprintln!("bob-eval: wrote {file}");
+    }
+    if args.json {
+        let doc = serde_json::to_value(&history).expect("a history serializes");
+        crate::schema::validate_history(&doc, "<stdout>".into())?;
+        super::print(&super::json(&doc))?;
+    } else {
+        super::print(&crate::report::history::table(&history))?;
+    }
+    Ok(exit::OK)
+}
