@@ -150,6 +150,72 @@ pub struct CaseEval {
     /// The case's 95 % intervals and advisory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<crate::stats::CaseStats>,
+    /// Each grader's results on each arm, in the order the runs name them;
+    /// absent in documents written before grader detail was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graders: Option<Vec<GraderEval>>,
+}
+
+/// The longest explanation a [`GraderEval`] keeps, in characters.
+pub const MAX_EXPLANATION: usize = 300;
+
+/// One grader of a case: how it did on each arm, and why it first failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraderEval {
+    /// The grader's name.
+    pub name: String,
+    /// `scored` (counts toward the score) or `with-only` (an indicator of the with arm).
+    pub kind: GraderKind,
+    /// Passes and results on the with arm.
+    pub with: ArmCount,
+    /// Passes and results on the without arm (absent when it has none there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without: Option<ArmCount>,
+    /// True when the grader itself threw on some run (`grader threw: …`): a
+    /// fault of the suite, not of the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error: bool,
+    /// The platform's explanation of its first failure (the first error, if
+    /// it threw), at most [`MAX_EXPLANATION`] characters; absent when it never failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// Whether a grader counts toward the score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GraderKind {
+    /// Counts toward the run's score.
+    Scored,
+    /// A with-only indicator (the platform's `withOnly`): not scored.
+    WithOnly,
+}
+
+/// A grader's passes out of its results on one arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArmCount {
+    /// Results that passed.
+    pub passed: u32,
+    /// Results in all (runs that reported the grader).
+    pub runs: u32,
+}
+
+impl GraderEval {
+    /// True when it failed on some run of either arm.
+    pub fn failed(&self) -> bool {
+        self.with.passed < self.with.runs || self.without.is_some_and(|w| w.passed < w.runs)
+    }
+}
+
+/// `text` cut to [`MAX_EXPLANATION`] characters (the last one `…`), on one line.
+pub fn bounded_explanation(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= MAX_EXPLANATION {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(MAX_EXPLANATION - 1).collect();
+        format!("{cut}…")
+    }
 }
 
 /// A `skill-eval-baseline/1` document: `evals/<item>/baseline.json`.

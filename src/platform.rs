@@ -71,6 +71,9 @@ pub struct RunOptions {
     pub allow_tools: Vec<String>,
     /// `--disallow-tools T…`: tools kept from the model in every case.
     pub disallow_tools: Vec<String>,
+    /// `--report FILE`: where to save the platform's `report.html` once the
+    /// evaluation succeeded (the platform always writes it in its own folder).
+    pub report: Option<Utf8PathBuf>,
 }
 
 impl RunOptions {
@@ -87,6 +90,7 @@ impl RunOptions {
             tags: Vec::new(),
             allow_tools: Vec::new(),
             disallow_tools: Vec::new(),
+            report: None,
         }
     }
 }
@@ -102,6 +106,18 @@ pub struct PlatformOutput {
     pub started: DateTime<Utc>,
     /// `<plugin>/.bob-eval/platform-stderr.log`.
     pub stderr_log: Utf8PathBuf,
+}
+
+impl PlatformOutput {
+    /// Where the platform wrote its HTML report: beside its result document.
+    pub fn report(&self) -> Utf8PathBuf {
+        report_beside(&self.document)
+    }
+}
+
+/// The platform's `report.html` beside its result document `document`.
+pub fn report_beside(document: &Utf8Path) -> Utf8PathBuf {
+    document.with_file_name("report.html")
 }
 
 /// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
@@ -777,13 +793,15 @@ pub fn run(
     if waiter.forwarded.is_some() || interrupt::caught().is_some() {
         return Err(Error::Interrupted);
     }
+    // The folder goes with the plugin unless kept: no message may point into it.
+    let hidden = (!plugin.is_kept()).then_some(plugin.dir.as_path());
     if let (Some(_), Some(limit)) = (waiter.timed_out, timeout) {
         return Err(Error::PlatformFailed {
             message: format!(
                 "the platform did not finish within {} s (--platform-timeout); it was stopped and nothing was written",
                 limit.as_secs_f64()
             ),
-            details: error_lines(&summary),
+            details: error_lines(&summary, hidden),
         });
     }
     let out = PlatformOutput {
@@ -792,7 +810,7 @@ pub fn run(
         started,
         stderr_log,
     };
-    map_status(status, &summary, &document)?;
+    map_status(status, &summary, &document, hidden)?;
     Ok(out)
 }
 
@@ -893,21 +911,40 @@ fn describe(status: ExitStatus) -> String {
     }
 }
 
-fn error_lines(summary: &StderrSummary) -> Vec<String> {
+/// The `✗` lines and the tail of the platform's stderr, for an error. Lines
+/// naming a file under `hidden` (the plugin folder, removed when not kept:
+/// the platform's `Report: …/report.html`, say) are left out, and a last line
+/// says so.
+fn error_lines(summary: &StderrSummary, hidden: Option<&Utf8Path>) -> Vec<String> {
     let mut details = summary.cross_lines.clone();
     for line in &summary.tail {
         if !details.iter().any(|d| d == line.trim()) {
             details.push(line.clone());
         }
     }
+    if let Some(dir) = hidden {
+        let before = details.len();
+        details.retain(|line| !line.contains(dir.as_str()));
+        if details.len() < before {
+            details.push(format!(
+                "({} line(s) naming files in the plugin folder, now removed, are left out: --keep keeps the folder with the platform's report and logs)",
+                before - details.len()
+            ));
+        }
+    }
     details
 }
 
-fn map_status(status: ExitStatus, summary: &StderrSummary, document: &Utf8Path) -> Result<()> {
+fn map_status(
+    status: ExitStatus,
+    summary: &StderrSummary,
+    document: &Utf8Path,
+    hidden: Option<&Utf8Path>,
+) -> Result<()> {
     use std::os::unix::process::ExitStatusExt;
     let failed = |message: String| Error::PlatformFailed {
         message,
-        details: error_lines(summary),
+        details: error_lines(summary, hidden),
     };
     match (status.code(), status.signal()) {
         (Some(0), _) => {}
@@ -915,7 +952,7 @@ fn map_status(status: ExitStatus, summary: &StderrSummary, document: &Utf8Path) 
             if document.is_file() && partial_reason(document).as_deref() == Some("auth_failed") {
                 return Err(Error::PlatformFailed {
                     message: "the platform's credential was rejected (auth_failed): log in with `claude /login` or set ANTHROPIC_API_KEY, then run again".into(),
-                    details: error_lines(summary),
+                    details: error_lines(summary, hidden),
                 });
             }
         }

@@ -40,6 +40,11 @@ impl Plugin {
         }
         self.dir.clone()
     }
+
+    /// True once [`Plugin::keep`] was called: the folder outlives this value.
+    pub fn is_kept(&self) -> bool {
+        self.temp.is_none()
+    }
 }
 
 /// Assemble the plugin for `item` from `source`: manifest, item symlink, suite

@@ -5,7 +5,10 @@
 //! fast. The numbers come from the runs themselves, never from the platform's
 //! aggregates (README, "Running").
 
-use crate::document::{CaseEval, SKILL_EVAL, SkillEval, Verdict, round4};
+use crate::document::{
+    ArmCount, CaseEval, GraderEval, GraderKind, SKILL_EVAL, SkillEval, Verdict,
+    bounded_explanation, round4,
+};
 use crate::error::{Error, Location, Result};
 use crate::item::plugin_name;
 use camino::Utf8Path;
@@ -138,12 +141,36 @@ pub struct PlatformRun {
 
 /// One grader result of a run.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunGrader {
     /// Grader name.
     pub name: String,
     /// Whether it passed.
     #[serde(default)]
     pub passed: bool,
+    /// The platform's words for the result (`grader threw: …` when it threw).
+    #[serde(default)]
+    pub explanation: String,
+    /// Whether it counts toward the score.
+    #[serde(default = "yes")]
+    pub scored: bool,
+    /// A with-only indicator.
+    #[serde(default)]
+    pub with_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How the platform words the result of a grader that threw instead of judging.
+pub const GRADER_THREW: &str = "grader threw:";
+
+impl RunGrader {
+    /// True when the grader threw (a fault of the suite, not of the model).
+    pub fn threw(&self) -> bool {
+        self.explanation.trim_start().starts_with(GRADER_THREW)
+    }
 }
 
 /// What the reduced document says beyond the platform's numbers.
@@ -527,6 +554,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
             digest: None,
             stats: None,
+            graders: Some(grader_detail(arms)),
         }
     });
     ReducedCase {
@@ -534,6 +562,57 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
         not_comparable,
         triggers: t,
     }
+}
+
+/// Each grader named by the runs of `arms`, in order of first appearance: its
+/// passes per arm and the explanation of its first failure (of its first
+/// error, when it threw on some run).
+fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
+    let mut out: Vec<GraderEval> = Vec::new();
+    for (without, runs) in [(false, &arms.with), (true, &arms.without)] {
+        for g in runs.iter().flat_map(|r| &r.graders) {
+            let i = match out.iter().position(|e| e.name == g.name) {
+                Some(i) => i,
+                None => {
+                    out.push(GraderEval {
+                        name: g.name.clone(),
+                        kind: if g.with_only || !g.scored {
+                            GraderKind::WithOnly
+                        } else {
+                            GraderKind::Scored
+                        },
+                        with: ArmCount { passed: 0, runs: 0 },
+                        without: None,
+                        error: false,
+                        failure: None,
+                    });
+                    out.len() - 1
+                }
+            };
+            let entry = &mut out[i];
+            let count = if without {
+                entry.without.get_or_insert(ArmCount { passed: 0, runs: 0 })
+            } else {
+                &mut entry.with
+            };
+            count.runs += 1;
+            count.passed += u32::from(g.passed);
+            if g.passed {
+                continue;
+            }
+            let threw = g.threw();
+            // The first error's words win over a plain failure's: they say what to fix.
+            if entry.failure.is_none() || threw && !entry.error {
+                entry.failure = Some(if g.explanation.trim().is_empty() {
+                    "no explanation given".to_string()
+                } else {
+                    bounded_explanation(&g.explanation)
+                });
+            }
+            entry.error |= threw;
+        }
+    }
+    out
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
@@ -605,6 +684,53 @@ mod tests {
         assert_eq!(r.trigger_rate, Some(0.75));
         assert_eq!(r.verdict, Verdict::Improved);
         assert!(!r.partial);
+    }
+
+    #[test]
+    fn grader_detail_counts_each_arm_and_keeps_the_first_failure() {
+        let g = |name: &str, passed: bool, why: &str| json!({"name": name, "passed": passed, "explanation": why, "scored": name != "fires", "withOnly": name == "fires"});
+        let r = |score: f64, graders: Vec<serde_json::Value>| json!({"score": score, "costUsd": 0.01, "graders": graders});
+        let long = "x".repeat(400);
+        let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [
+            r(0.5, vec![g("fires", true, "Skill called 1x"), g("subject", false, "pattern not found"), g("ref", false, "not close")]),
+            r(0.5, vec![g("fires", false, "Skill called 0x"), g("subject", true, "matched"), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
+        ], "without": [
+            r(0.0, vec![g("subject", false, &long), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
+        ]}}]));
+        let graders = reduce(&d, &ctx()).unwrap().cases[0]
+            .graders
+            .clone()
+            .unwrap();
+        let names: Vec<&str> = graders.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["fires", "subject", "ref"]);
+        let (fires, subject, rf) = (&graders[0], &graders[1], &graders[2]);
+        assert_eq!(fires.kind, GraderKind::WithOnly);
+        assert_eq!(
+            (fires.with, fires.without),
+            (ArmCount { passed: 1, runs: 2 }, None)
+        );
+        assert_eq!(fires.failure.as_deref(), Some("Skill called 0x"));
+        assert_eq!(subject.kind, GraderKind::Scored);
+        assert_eq!(subject.without, Some(ArmCount { passed: 0, runs: 1 }));
+        assert_eq!(subject.failure.as_deref(), Some("pattern not found"));
+        assert!(!subject.error && rf.error);
+        assert_eq!(
+            rf.failure.as_deref(),
+            Some("grader threw: failed to read baseline: JSON Parse error")
+        );
+        // A long explanation is bounded.
+        let d = doc(json!([{"name": "a", "graders": [],
+            "arms": {"with": [r(0.0, vec![g("subject", false, &long)])], "without": [r(0.0, vec![])]}}]));
+        let cut = reduce(&d, &ctx()).unwrap().cases[0]
+            .graders
+            .clone()
+            .unwrap()[0]
+            .failure
+            .clone()
+            .unwrap();
+        assert_eq!(cut.chars().count(), crate::document::MAX_EXPLANATION);
+        assert!(cut.ends_with('…'));
     }
 
     #[test]

@@ -206,6 +206,14 @@ fn truncated_json_exits_3_naming_the_file() {
     let stderr = tree.fault(&stub, &[], 3);
     assert!(stderr.contains("aggregate-result.json:"), "{stderr}");
     assert!(stderr.contains("not usable"), "{stderr}");
+    // The folder holding it is gone: the message says so instead of pointing there.
+    assert!(
+        stderr.contains(
+            "<the plugin folder, removed (--keep keeps it)>/.bob-eval/out/aggregate-result.json:"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("bob-eval-commit-"), "{stderr}");
 }
 
 #[test]
@@ -286,6 +294,69 @@ fn a_hung_platform_is_stopped_at_the_timeout() {
         Some("bob-eval-commit"),
         "the platform got SIGTERM"
     );
+}
+
+/// The platform printed `Report: <plugin>/.bob-eval/out/report.html` before it
+/// was stopped: once the plugin folder is removed, no message names it; under
+/// `--keep` the folder stays, and so does the line.
+#[test]
+fn a_timeout_names_no_file_of_the_removed_plugin_folder() {
+    let tree = Tree::new();
+    let stub = Stub::new(Switches {
+        mode: Some("wait"),
+        report: Some("<!doctype html>\n"),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
+    let report = tree.work.join("r.html");
+    let stderr = tree.fault(
+        &stub,
+        &[
+            "--platform-timeout",
+            "1",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        3,
+    );
+    assert!(
+        stderr.contains("the platform did not finish within 1 s"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("report.html"), "{stderr}");
+    assert!(!stderr.contains("bob-eval-commit-"), "{stderr}");
+    assert!(stderr.contains("--keep keeps the folder"), "{stderr}");
+    assert!(!report.exists(), "nothing is written when the run fails");
+
+    let out = tree
+        .cmd()
+        .args([
+            "run",
+            "commit",
+            "--keep",
+            "--platform-timeout",
+            "1",
+            "--claude",
+        ])
+        .arg(&stub.bin)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("Report: "))
+        .unwrap_or_else(|| panic!("the kept report is named: {stderr}"));
+    let path = line.split("Report: ").nth(1).unwrap().trim();
+    assert!(Path::new(path).is_file(), "{path} is there");
+    let kept = Path::new(path).ancestors().nth(3).unwrap();
+    assert!(
+        kept.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("bob-eval-commit-")
+    );
+    fs::remove_dir_all(kept).unwrap();
 }
 
 #[test]

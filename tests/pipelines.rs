@@ -709,3 +709,89 @@ fn sweep_passes_filters_grants_and_runs_to_every_suite() {
         assert_eq!(row["result"]["partial_reason"], "filtered", "{row}");
     }
 }
+
+#[test]
+fn exam_and_a_scripts_opts_report_save_the_platform_report() {
+    let html = "<!doctype html><title>stub report</title>\n";
+    let w = World::with(
+        &["commit"],
+        Switches {
+            report: Some(html),
+            ..platform()
+        },
+    );
+    let report = w.root.join("exam.html");
+    let out = w
+        .cmd()
+        .args(["exam", "commit", "--fresh", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), html);
+
+    // A script names its own report: written under the results folder only.
+    let script = w.root.join("keep-report.rhai");
+    std::fs::write(
+        &script,
+        "let o = options();\no.report = \"reports/commit.html\";\nlet r = evaluate(o.item, o);\noutput(r.verdict);\n",
+    )
+    .unwrap();
+    let out = w
+        .cmd()
+        .args(["script"])
+        .arg(&script)
+        .args(["commit", "--fresh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kept = w.source.join("results/reports/commit.html");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), html);
+
+    std::fs::write(
+        &script,
+        "let o = options();\no.report = \"../escaped.html\";\nevaluate(o.item, o);\n",
+    )
+    .unwrap();
+    let out = w
+        .cmd()
+        .args(["script"])
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("option `report`"), "{}", stderr(&out));
+    assert!(!w.source.join("escaped.html").exists());
+}
+
+#[test]
+fn exam_calls_a_grader_that_threw_an_error_of_the_suite() {
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(data("pipelines/aggregate-result.json")).unwrap())
+            .unwrap();
+    for run in doc["cases"][0]["arms"]["with"].as_array_mut().unwrap() {
+        let why = run["graders"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|g| g["name"] == "why")
+            .unwrap();
+        why["passed"] = false.into();
+        why["explanation"] = "grader threw: judge call failed: API Error: 500".into();
+    }
+    let w = World::with(
+        &["commit"],
+        Switches {
+            fixture: Some(serde_json::to_vec(&doc).unwrap()),
+            ..platform()
+        },
+    );
+    let out = w.cmd().args(["exam", "commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("note: suite error: case fires, grader why threw instead of judging (grader threw: judge call failed: API Error: 500): its scores measure the suite, not the item"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -712,3 +712,176 @@ fn progress_bar_on_a_terminal() {
     assert!(!screen.contains("run 1/4: fires 1/1 [with]"), "{screen}");
     assert!(env.out().exists());
 }
+
+/// The capture `run2_table_no_json.json` with one more grader on every fires
+/// run, `close-to-reference`, that threw: its baseline file is not JSON Lines
+/// (the case). `subject` and `why` fail on the without arm as captured.
+fn with_a_grader_error() -> Vec<u8> {
+    let mut doc = read_json(&data("platform/run2_table_no_json.json"));
+    for case in doc["cases"].as_array_mut().unwrap() {
+        if case["name"] != "fires" {
+            continue;
+        }
+        for arm in ["with", "without"] {
+            for run in case["arms"][arm].as_array_mut().unwrap() {
+                run["graders"].as_array_mut().unwrap().push(serde_json::json!({
+                    "name": "close-to-reference", "passed": false, "weight": 1,
+                    "explanation": "grader threw: failed to read baseline: JSON Parse error: Unexpected identifier \"reference\"",
+                    "withOnly": false, "scored": true
+                }));
+            }
+        }
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
+    let env = Env::new();
+    let stub = Stub::new(Switches {
+        fixture: Some(with_a_grader_error()),
+        ..Switches::default()
+    });
+    let out = env.run(&stub, &["commit"]).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fires = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "fires")
+        .unwrap();
+    let graders = fires["graders"].as_array().unwrap();
+    let names: Vec<&str> = graders
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fires", "subject", "why", "close-to-reference"]);
+    assert_eq!(
+        graders[0],
+        serde_json::json!({"name": "fires", "kind": "with-only", "with": {"passed": 2, "runs": 2}})
+    );
+    assert_eq!(
+        graders[1],
+        serde_json::json!({"name": "subject", "kind": "scored", "with": {"passed": 2, "runs": 2},
+            "without": {"passed": 0, "runs": 2}, "failure": "pattern not found in last_message"})
+    );
+    assert_eq!(graders[3]["error"], true);
+    assert_eq!(
+        graders[3]["failure"],
+        "grader threw: failed to read baseline: JSON Parse error: Unexpected identifier \"reference\""
+    );
+    assert_eq!(
+        graders[3]["with"],
+        serde_json::json!({"passed": 0, "runs": 2})
+    );
+    // The summary: the suite error first and on top, then one line per failed grader.
+    assert!(
+        stderr.contains(
+            "SUITE ERRORS: 1 grader(s) threw instead of judging (fires/close-to-reference)"
+        ),
+        "{stderr}"
+    );
+    for line in [
+        "! close-to-reference (scored) with 0/2, without 0/2: the grader threw, an error of the suite (not the model failing): failed to read baseline: JSON Parse error: Unexpected identifier \"reference\"",
+        "✗ subject (scored) with 2/2, without 0/2: pattern not found in last_message",
+        "✗ why (scored) with 2/2, without 0/2: judge votes: FAIL FAIL FAIL",
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.trim() == line),
+            "missing {line:?} in\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("quiet (scored)"),
+        "a grader that never failed is not listed"
+    );
+}
+
+const STUB_REPORT: &str = "<!doctype html><title>stub report</title>\n";
+
+#[test]
+fn the_platform_report_is_saved_where_asked() {
+    let env = Env::new();
+    let stub = Stub::new(Switches {
+        report: Some(STUB_REPORT),
+        ..Switches::answering(data("platform/run1_main.json"))
+    });
+    let report = env.work.path().join("reports/commit.html");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    let out = env
+        .run(&stub, &["commit", "--runs", "2", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), STUB_REPORT);
+    assert!(
+        stderr.contains(&format!(
+            "saved the platform's report at {}",
+            report.display()
+        )),
+        "{stderr}"
+    );
+
+    // Run again (the capture holds 2 runs per arm): every run is reused, the
+    // platform does not run, and there is no report to save.
+    std::fs::remove_file(&report).unwrap();
+    let out = env
+        .run(&stub, &["commit", "--runs", "2", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!report.exists(), "no report without a platform run");
+    assert!(
+        stderr.contains("no report saved at") && stderr.contains("--fresh"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_report_beside_a_platform_result_is_saved() {
+    let env = Env::new();
+    let stub = Stub::new(Switches::default());
+    let folder = env.work.path().join("out");
+    std::fs::create_dir_all(&folder).unwrap();
+    let result = folder.join("aggregate-result.json");
+    std::fs::copy(data("platform/run1_main.json"), &result).unwrap();
+    let report = env.work.path().join("kept.html");
+    let run = |env: &Env| {
+        env.run(&stub, &["commit", "--platform-result"])
+            .arg(&result)
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap()
+    };
+    let out = run(&env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!report.exists());
+    assert!(
+        text(&out.stderr).contains("the platform wrote no report.html beside"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(folder.join("report.html"), STUB_REPORT).unwrap();
+    let out = run(&env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), STUB_REPORT);
+}
+
+#[test]
+fn an_unwritable_report_is_refused_before_anything_runs() {
+    let env = Env::new();
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+    let missing = env.work.path().join("no/such/folder/r.html");
+    let mut cmd = env.run(&stub, &["commit", "--report"]);
+    cmd.arg(&missing);
+    let stderr = fails(&env, cmd, 2);
+    assert!(stderr.contains("r.html"), "{stderr}");
+    assert!(stub.record("calls").is_none(), "nothing ran");
+}

@@ -33,6 +33,11 @@ pub struct PlatformArgs {
     /// Keep the temporary plugin folder (platform result, report.html, stderr log) and print its path
     #[arg(long)]
     pub keep: bool,
+    /// Save the platform's HTML report (report.html: scores, prompts, grader
+    /// verdicts) here, atomically, once the evaluation succeeded; with
+    /// --platform-result, the report.html beside that file
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<Utf8PathBuf>,
     /// Reduce this existing platform result (aggregate-result.json) instead of running the platform
     #[arg(long, value_name = "FILE")]
     pub platform_result: Option<Utf8PathBuf>,
@@ -98,6 +103,7 @@ impl PlatformArgs {
             fresh: self.fresh,
             evidence: self.evidence.clone(),
             max_total_usd: None,
+            report: self.report.clone(),
         }
     }
 }

@@ -73,6 +73,9 @@ pub struct EvalOptions {
     /// `sweep --max-total-usd`: [`evaluate_all`] launches no suite once its
     /// suites have spent this much (the operator's, never a script's).
     pub max_total_usd: Option<f64>,
+    /// `--report FILE`: save the platform's `report.html` there once the
+    /// evaluation succeeded.
+    pub report: Option<Utf8PathBuf>,
 }
 
 impl EvalOptions {
@@ -171,6 +174,10 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
             )));
         }
     }
+    if let Some(report) = &opts.report {
+        // Refused before anything is spent, as `--out` is.
+        crate::fsio::check_writable(report)?;
+    }
     let settings = Settings::load(&ctx.home)?;
     Ok(RunOptions {
         model: config::resolve_model(opts.model.as_deref(), &settings),
@@ -183,6 +190,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         tags: Vec::new(),
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
+        report: opts.report.clone(),
     })
 }
 
@@ -368,6 +376,18 @@ pub struct PlatformRun {
     pub evidence: Option<Evidence>,
     /// The plugin, alive until the document is reduced (it lives in its folder).
     plugin: Option<Plugin>,
+    /// Told where the platform's report was saved (`--report`).
+    observer: Notify,
+}
+
+/// The observer a [`PlatformRun`] keeps for [`reduce`].
+#[derive(Clone)]
+struct Notify(Arc<dyn Observer>);
+
+impl std::fmt::Debug for Notify {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notify")
+    }
 }
 
 /// The runs an evaluation is judged on and what they cost.
@@ -406,6 +426,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             document: Some(document),
             evidence: None,
             plugin: None,
+            observer: Notify(observer),
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -418,6 +439,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             } = *to_run;
             let claude = probe.finish()?;
             let mut store = Store::open(&store)?;
+            let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
                 None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
                 Some(max) => auto::buy_adaptively(
@@ -431,6 +453,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 document: None,
                 evidence: Some(evidence),
                 plugin: Some(plugin),
+                observer: notify,
             })
         }
     }
@@ -613,6 +636,47 @@ pub(crate) fn buy_once(
     store: &mut Store,
     observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
+    buy_once_in(claude, plugin, opts, plan, runs_ctx, store, observer)
+        .map_err(|e| without_removed_paths(e, plugin))
+}
+
+/// `error` with every mention of `plugin`'s folder replaced by words, when
+/// the folder is removed with the plugin (not `--keep`): no message may point
+/// to a file bob-eval deleted.
+fn without_removed_paths(error: Error, plugin: &Plugin) -> Error {
+    if plugin.is_kept() {
+        return error;
+    }
+    let words = "<the plugin folder, removed (--keep keeps it)>";
+    let hide = |text: String| text.replace(plugin.dir.as_str(), words);
+    match error {
+        Error::PlatformFailed { message, details } => Error::PlatformFailed {
+            message: hide(message),
+            details: details.into_iter().map(hide).collect(),
+        },
+        Error::Io {
+            path,
+            action,
+            source,
+        } => Error::Io {
+            path: hide(path.into_string()).into(),
+            action,
+            source,
+        },
+        other => other,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn buy_once_in(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    plan: &Plan,
+    runs_ctx: &PlatformRunsContext,
+    store: &mut Store,
+    observer: Arc<dyn Observer>,
+) -> Result<Bought> {
     let out = platform::run(claude, plugin, opts, observer)?;
     let ctx = ReduceContext {
         item: plan.item.clone(),
@@ -652,8 +716,60 @@ impl PlatformRun {
     }
 }
 
-/// Step 3: reduce the platform's document to a validated `skill-eval/1`.
+/// Step 3: reduce the platform's document to a validated `skill-eval/1`;
+/// then, under `--report FILE`, save the platform's `report.html` there.
 pub fn reduce(run: &PlatformRun) -> Result<SkillEval> {
+    let doc = reduce_only(run)?;
+    save_report(run, &doc)?;
+    Ok(doc)
+}
+
+/// Copy the report of the last platform run (or the one beside
+/// `--platform-result`) to `--report FILE`, atomically, and say so; say
+/// why when there is none (every run was reused, or the platform wrote none).
+fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
+    let Some(to) = &run.run.report else {
+        return Ok(());
+    };
+    let tell = |text: String| run.observer.0.event(&Event::Notice(text));
+    let from = match (&run.output, &run.document) {
+        (Some(out), _) => out.report(),
+        (None, Some(document)) => platform::report_beside(document),
+        (None, None) => {
+            tell(format!(
+                "no report saved at {to}: every run was reused from the evidence store, so the platform did not run (--fresh buys them anew)"
+            ));
+            return Ok(());
+        }
+    };
+    if !from.is_file() {
+        let beside = run
+            .document
+            .as_deref()
+            .map_or_else(String::new, |d| format!(" beside {d}"));
+        tell(format!(
+            "no report saved at {to}: the platform wrote no report.html{beside}"
+        ));
+        return Ok(());
+    }
+    let bytes = std::fs::read(&from).map_err(|e| Error::unreadable(&from, e))?;
+    crate::fsio::write_atomically(to, &bytes)?;
+    let reused = doc.reused_runs.unwrap_or(0);
+    let rounds = run.evidence.as_ref().is_some_and(|e| e.auto.is_some());
+    let partly = if reused > 0 || rounds {
+        format!(
+            " (it shows the last platform run only: not the {reused} run(s) reused from the evidence store{})",
+            if rounds { " nor earlier rounds" } else { "" }
+        )
+    } else {
+        String::new()
+    };
+    tell(format!("saved the platform's report at {to}{partly}"));
+    Ok(())
+}
+
+/// [`reduce`] without saving the report.
+fn reduce_only(run: &PlatformRun) -> Result<SkillEval> {
     let Some(document) = &run.document else {
         return reduce_evidence(run);
     };

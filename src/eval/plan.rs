@@ -148,6 +148,9 @@ pub fn document(
             .map(|g| RunGrader {
                 name: g.name.clone(),
                 passed: g.passed,
+                explanation: g.explanation.clone(),
+                scored: g.scored,
+                with_only: g.with_only,
             })
             .collect(),
     };

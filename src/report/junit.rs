@@ -2,7 +2,9 @@
 //! test reporters of CI systems: one `<testsuite>` per item and one
 //! `<testcase>` per case (per finding for `check`, per condition of the rule
 //! for `gate`). A regressed case, a check error and a failed gate condition are
-//! each a `<failure>` whose message says why; an item that could not run is an
+//! each a `<failure>` whose message says why (a case's, with the reasons of
+//! its failed graders); an item that could not run, and a case one of whose
+//! graders threw (an error of the suite, not the model failing), is an
 //! `<error>`; a case that ran without a without arm and a skipped gate
 //! condition are `<skipped>`.
 //!
@@ -328,13 +330,52 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
         c.runs,
         fmt_score(c.cost_usd)
     );
+    let failed = super::run::failed_graders(c);
+    let numbers = std::iter::once(numbers)
+        .chain(failed.iter().map(|g| super::run::grader_line(g)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let reasons = failed
+        .iter()
+        .map(|g| {
+            format!(
+                "{}: {}",
+                g.name,
+                g.failure.as_deref().unwrap_or("no explanation given")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let errors: Vec<&crate::document::GraderEval> = super::run::grader_errors(c).collect();
     let result = match (c.verdict, c.without, c.delta) {
+        // A grader that threw is an error of the suite, whatever the numbers.
+        _ if !errors.is_empty() => Ending::Error {
+            message: format!(
+                "an error of the suite, not the model failing: {} threw instead of judging: {}",
+                errors
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                errors
+                    .iter()
+                    .map(|g| g.failure.as_deref().unwrap_or("no explanation given"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            kind: "grader-error".into(),
+        },
         (Some(Verdict::Regressed), Some(without), Some(delta)) => Ending::Failure {
             message: format!(
-                "regressed: with {} is below without {} (delta {}): the item makes this case worse",
+                "regressed: with {} is below without {} (delta {}): the item makes this case worse{}",
                 fmt_score(c.with),
                 fmt_score(without),
-                signed(delta)
+                signed(delta),
+                if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!("; failed graders: {reasons}")
+                }
             ),
             kind: "regressed".into(),
             text: numbers.clone(),
@@ -453,6 +494,43 @@ pub(crate) mod tests {
         assert!(xml.contains(r#"name="fires &lt;&amp;&gt;""#), "{xml}");
         assert!(
             xml.contains(r#"<failure message="regressed: with 0.00 is below without 1.00 (delta -1.00): the item makes this case worse" type="regressed">"#),
+            "{xml}"
+        );
+    }
+
+    fn graders(failure: &str) -> Vec<crate::document::GraderEval> {
+        serde_json::from_value(serde_json::json!([
+            {"name": "subject", "kind": "scored", "with": {"passed": 0, "runs": 2},
+             "without": {"passed": 2, "runs": 2}, "failure": failure},
+            {"name": "fires", "kind": "with-only", "with": {"passed": 2, "runs": 2}}
+        ]))
+        .unwrap()
+    }
+
+    #[test]
+    fn failed_graders_give_the_reason_and_a_grader_that_threw_is_an_error() {
+        let mut doc = regressed_doc();
+        doc.cases[1].graders = Some(graders("pattern not found in last_message"));
+        let xml = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        assert!(
+            xml.contains("the item makes this case worse; failed graders: subject: pattern not found in last_message\""),
+            "{xml}"
+        );
+        doc.cases[1].graders = Some(graders("grader threw: failed to read baseline"));
+        doc.cases[1].graders.as_mut().unwrap()[0].error = true;
+        let xml = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        assert!(
+            xml.contains(
+                r#"<testsuite name="commit" tests="2" failures="0" errors="1" skipped="0">"#
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<error message="an error of the suite, not the model failing: subject threw instead of judging: grader threw: failed to read baseline" type="grader-error""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("! subject (scored) with 0/2, without 2/2"),
             "{xml}"
         );
     }

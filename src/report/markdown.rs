@@ -414,6 +414,22 @@ fn cases(out: &mut String, d: &SkillEval) {
         ],
         &rows,
     );
+    let failed: Vec<String> = d
+        .cases
+        .iter()
+        .flat_map(|c| {
+            super::run::failed_graders(c).into_iter().map(move |g| {
+                format!(
+                    "- {}: {}",
+                    plain(&c.name),
+                    plain(&super::run::grader_line(g))
+                )
+            })
+        })
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "\nGraders that failed:\n\n{}\n", failed.join("\n"));
+    }
 }
 
 /// `bob-eval gate`: a heading with the outcome, the numbers compared, then one
@@ -532,6 +548,24 @@ mod tests {
         doc.cases = vec![case_eval("fires|x", 1.0, 0.5, Some(1.0))];
         let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
         insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn failed_graders_are_listed_under_the_cases() {
+        let mut doc = SkillEval::sample(1.0, 0.5);
+        doc.cases = vec![case_eval("fires", 1.0, 0.5, Some(1.0))];
+        doc.cases[0].graders = Some(
+            serde_json::from_value(serde_json::json!([
+                {"name": "subject", "kind": "scored", "with": {"passed": 2, "runs": 2},
+                 "without": {"passed": 0, "runs": 2}, "failure": "pattern not found in `last_message`"}
+            ]))
+            .unwrap(),
+        );
+        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        assert!(
+            md.contains("Graders that failed:\n\n- fires: ✗ subject (scored) with 2/2, without 0/2: pattern not found in \\`last\\_message\\`\n"),
+            "{md}"
+        );
     }
 
     #[test]

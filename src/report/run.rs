@@ -1,7 +1,7 @@
 //! The human summary of a `skill-eval/1` document, printed on stderr by `run`
 //! (stdout carries only the JSON).
 
-use crate::document::SkillEval;
+use crate::document::{ArmCount, CaseEval, GraderEval, GraderKind, SkillEval};
 use std::fmt::Write;
 
 fn rate(r: Option<f64>) -> String {
@@ -45,7 +45,59 @@ fn clip(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A short summary: with, without, delta, verdict, trigger rate, cost and ceiling, each case.
+/// The graders of `case` that threw on some run: faults of the suite.
+pub fn grader_errors(case: &CaseEval) -> impl Iterator<Item = &GraderEval> {
+    case.graders.iter().flatten().filter(|g| g.error)
+}
+
+/// The graders of `case` that failed on some run, errors first.
+pub fn failed_graders(case: &CaseEval) -> Vec<&GraderEval> {
+    let mut failed: Vec<&GraderEval> = case
+        .graders
+        .iter()
+        .flatten()
+        .filter(|g| g.failed())
+        .collect();
+    failed.sort_by_key(|g| !g.error);
+    failed
+}
+
+fn count(c: ArmCount) -> String {
+    format!("{}/{}", c.passed, c.runs)
+}
+
+/// One failed grader in one line: `✗ subject (scored) with 2/2, without 0/2:
+/// pattern not found`; a grader that threw is marked `!` and called a suite error.
+pub fn grader_line(g: &GraderEval) -> String {
+    let kind = match g.kind {
+        GraderKind::Scored => "scored",
+        GraderKind::WithOnly => "with-only",
+    };
+    let without = g
+        .without
+        .map_or_else(String::new, |w| format!(", without {}", count(w)));
+    let why = g.failure.as_deref().unwrap_or("no explanation given");
+    if g.error {
+        let why = why
+            .trim_start()
+            .strip_prefix(crate::reduce::GRADER_THREW)
+            .map_or(why, str::trim_start);
+        format!(
+            "! {} ({kind}) with {}{without}: the grader threw, an error of the suite (not the model failing): {why}",
+            clip(&g.name),
+            count(g.with)
+        )
+    } else {
+        format!(
+            "✗ {} ({kind}) with {}{without}: {why}",
+            clip(&g.name),
+            count(g.with)
+        )
+    }
+}
+
+/// A short summary: with, without, delta, verdict, trigger rate, cost and
+/// ceiling, each case and, under it, each grader that failed and why.
 pub fn summary(doc: &SkillEval) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} on {} ({})", doc.item, doc.model, doc.run);
@@ -70,6 +122,23 @@ pub fn summary(doc: &SkillEval) -> String {
             out,
             "  PARTIAL ({}): not every case ran comparably; the gate will not accept this result",
             doc.partial_reason.as_deref().unwrap_or("unspecified")
+        );
+    }
+    let errors: Vec<(&str, &str)> = doc
+        .cases
+        .iter()
+        .flat_map(|c| grader_errors(c).map(|g| (c.name.as_str(), g.name.as_str())))
+        .collect();
+    if !errors.is_empty() {
+        let names: Vec<String> = errors
+            .iter()
+            .map(|(case, grader)| format!("{}/{}", clip(case), clip(grader)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  SUITE ERRORS: {} grader(s) threw instead of judging ({}): their results measure the suite or its setup, not the item; fix them and run again",
+            errors.len(),
+            names.join(", ")
         );
     }
     let width = doc
@@ -98,6 +167,9 @@ pub fn summary(doc: &SkillEval) -> String {
             c.runs,
             format!("${:.4}", c.cost_usd),
         );
+        for g in failed_graders(c) {
+            let _ = writeln!(out, "      {}", grader_line(g));
+        }
     }
     out
 }
@@ -129,6 +201,7 @@ mod tests {
                     runs: 6,
                     digest: None,
                     stats: None,
+                    graders: None,
                 },
                 CaseEval {
                     name: "quiet".into(),
@@ -147,6 +220,7 @@ mod tests {
                     runs: if partial { 3 } else { 6 },
                     digest: None,
                     stats: None,
+                    graders: None,
                 },
             ],
             ..SkillEval::sample(0.8333, 0.6667)
@@ -161,6 +235,57 @@ mod tests {
     #[test]
     fn summary_partial() {
         insta::assert_snapshot!(summary(&doc(true)));
+    }
+
+    fn grader(
+        name: &str,
+        with: (u32, u32),
+        without: Option<(u32, u32)>,
+        failure: Option<&str>,
+    ) -> GraderEval {
+        GraderEval {
+            name: name.into(),
+            kind: GraderKind::Scored,
+            with: ArmCount {
+                passed: with.0,
+                runs: with.1,
+            },
+            without: without.map(|(passed, runs)| ArmCount { passed, runs }),
+            error: failure.is_some_and(|f| f.starts_with("grader threw")),
+            failure: failure.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn summary_lists_failed_graders_and_suite_errors() {
+        let mut d = doc(false);
+        d.cases[0].graders = Some(vec![
+            GraderEval {
+                kind: GraderKind::WithOnly,
+                ..grader("fires", (3, 3), None, None)
+            },
+            grader(
+                "subject",
+                (3, 3),
+                Some((1, 3)),
+                Some("pattern not found in last_message"),
+            ),
+            grader(
+                "close-to-reference",
+                (0, 3),
+                Some((0, 3)),
+                Some(
+                    "grader threw: failed to read baseline: JSON Parse error: Unexpected identifier \"not\"",
+                ),
+            ),
+        ]);
+        d.cases[1].graders = Some(vec![grader("quiet", (3, 3), Some((3, 3)), None)]);
+        let text = summary(&d);
+        assert!(
+            !text.contains("quiet (scored)"),
+            "a grader that never failed is not listed:\n{text}"
+        );
+        insta::assert_snapshot!(text);
     }
 
     #[test]
@@ -179,6 +304,7 @@ mod tests {
             runs: 2,
             digest: None,
             stats: None,
+            graders: None,
         }];
         let text = summary(&doc);
         assert!(

@@ -152,13 +152,21 @@ const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format"];
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …). Unknown keys and wrong types are
 /// mistakes. The platform binary is the operator's: `base.claude` is kept and
-/// a script may not name one.
-pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String> {
-    // The platform binary, the evidence store and a sweep's budget are the operator's choices.
+/// a script may not name one. The operator's `--report` is kept unless the
+/// script names its own `report`, which is written under `results_dir` only
+/// (the rule of `write_result`).
+pub fn eval_options(
+    map: &Map,
+    base: &EvalOptions,
+    results_dir: &camino::Utf8Path,
+) -> Result<EvalOptions, String> {
+    // The platform binary, the evidence store, a sweep's budget and the
+    // operator's report are the operator's choices.
     let mut opts = EvalOptions {
         claude: base.claude.clone(),
         evidence: base.evidence.clone(),
         max_total_usd: base.max_total_usd,
+        report: base.report.clone(),
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
@@ -222,6 +230,17 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
             "judge_model" => opts.judge_model = text(key, v)?,
             "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,
             "platform_result" => opts.platform_result = text(key, v)?.map(Utf8PathBuf::from),
+            "report" => {
+                opts.report = match text(key, v)? {
+                    None => None,
+                    Some(path) => {
+                        let target = confined("option `report`", results_dir, &path)?;
+                        create_inside("option `report`", results_dir, &target)
+                            .map_err(|e| e.to_string())?;
+                        Some(target)
+                    }
+                }
+            }
             "platform_timeout" => {
                 opts.platform_timeout = if v.is_unit() {
                     None
@@ -262,7 +281,7 @@ pub fn eval_options(map: &Map, base: &EvalOptions) -> Result<EvalOptions, String
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
                 ));
             }
         }
@@ -629,6 +648,32 @@ fn register_types(engine: &mut Engine) {
     });
     engine.register_get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
     engine.register_get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
+    engine.register_get("graders", |c: &mut CaseResult| -> Array {
+        c.case
+            .graders
+            .iter()
+            .flatten()
+            .map(|g| {
+                let mut m = Map::new();
+                m.insert("name".into(), g.name.clone().into());
+                let kind = match g.kind {
+                    crate::document::GraderKind::Scored => "scored",
+                    crate::document::GraderKind::WithOnly => "with-only",
+                };
+                m.insert("kind".into(), kind.into());
+                m.insert("with_passed".into(), i64::from(g.with.passed).into());
+                m.insert("with_runs".into(), i64::from(g.with.runs).into());
+                let (passed, runs) = g.without.map_or((Dynamic::UNIT, Dynamic::UNIT), |w| {
+                    (i64::from(w.passed).into(), i64::from(w.runs).into())
+                });
+                m.insert("without_passed".into(), passed);
+                m.insert("without_runs".into(), runs);
+                m.insert("error".into(), g.error.into());
+                m.insert("failure".into(), opt_str(&g.failure));
+                Dynamic::from_map(m)
+            })
+            .collect()
+    });
     engine.register_get("stats", |c: &mut CaseResult| read_only(&c.case.stats));
     engine.register_fn("to_string", |c: &mut CaseResult| {
         format!("Case({} {})", c.case.name, c.case.with)
@@ -732,6 +777,11 @@ fn register_types(engine: &mut Engine) {
 /// only place a script writes, so it can never replace `baseline.json`, the wiki
 /// or an item.
 pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8PathBuf, String> {
+    confined("write_result", results_dir, path)
+}
+
+/// `path` under the results folder, for `what` (a primitive or an option).
+fn confined(what: &str, results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8PathBuf, String> {
     let rel = camino::Utf8Path::new(path);
     let plain = !path.is_empty()
         && rel.is_relative()
@@ -740,7 +790,7 @@ pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8Pa
             .all(|c| matches!(c, camino::Utf8Component::Normal(_)));
     if !plain {
         return Err(format!(
-            "write_result: {path:?} must be a plain relative path (no `..`, not absolute): it is written under {results_dir}"
+            "{what}: {path:?} must be a plain relative path (no `..`, not absolute): it is written under {results_dir}"
         ));
     }
     Ok(results_dir.join(rel))
@@ -748,7 +798,11 @@ pub fn results_path(results_dir: &camino::Utf8Path, path: &str) -> Result<Utf8Pa
 
 /// Create the folders of `target` inside `root` (`root` too), refusing any
 /// that is a symlink leading out of `root`.
-fn create_inside(root: &camino::Utf8Path, target: &camino::Utf8Path) -> crate::Result<()> {
+fn create_inside(
+    what: &str,
+    root: &camino::Utf8Path,
+    target: &camino::Utf8Path,
+) -> crate::Result<()> {
     let Some(parent) = target.parent() else {
         return Ok(());
     };
@@ -762,7 +816,7 @@ fn create_inside(root: &camino::Utf8Path, target: &camino::Utf8Path) -> crate::R
     );
     if !real_parent.starts_with(&real_root) {
         return Err(Error::Usage(format!(
-            "write_result: {parent} leads outside the results folder {root}"
+            "{what}: {parent} leads outside the results folder {root}"
         )));
     }
     Ok(())
@@ -843,7 +897,7 @@ mod library {
         engine.register_fn(
             "assemble_plugin",
             move |item: &str, opts: Map| -> RResult<PluginHandle> {
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
                 let assembled = h
                     .timed(|| eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref()))
                     .map_err(|e| raise(&h, e))?;
@@ -871,7 +925,7 @@ mod library {
         engine.register_fn(
             "evaluate",
             move |item: &str, opts: Map| -> RResult<EvalResult> {
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
                 h.timed(|| eval::evaluate(&h.ctx, item, &opts, h.observer.clone()))
                     .map(EvalResult::new)
                     .map_err(|e| raise(&h, e))
@@ -882,7 +936,12 @@ mod library {
             "evaluate_all",
             move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
                 let items = strings(&items, "evaluate_all items")?;
-                let opts = eval_options(&opts, &h.options.eval).map_err(misuse)?;
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+                if opts.report.is_some() && items.len() > 1 {
+                    return Err(misuse(
+                        "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
+                    ));
+                }
                 if !(1..=64).contains(&jobs) {
                     return Err(misuse(format!(
                         "evaluate_all: jobs must be 1..=64, not {jobs}"
@@ -986,7 +1045,7 @@ mod library {
                 let mut bytes = serde_json::to_vec_pretty(&*result.doc)
                     .map_err(|e| misuse(format!("write_result: {e}")))?;
                 bytes.push(b'\n');
-                create_inside(&h.results_dir, &target).map_err(|e| raise(&h, e))?;
+                create_inside("write_result", &h.results_dir, &target).map_err(|e| raise(&h, e))?;
                 crate::fsio::write_atomically(&target, &bytes).map_err(|e| raise(&h, e))
             },
         );
@@ -1023,9 +1082,15 @@ mod tests {
             claude: Some("/opt/claude".into()),
             ..EvalOptions::default()
         };
-        let err = eval_options(&map, &base).unwrap_err();
+        let err =
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap_err();
         assert!(err.contains("operator"), "{err}");
-        let opts = eval_options(&Map::new(), &base).unwrap();
+        let opts = eval_options(
+            &Map::new(),
+            &base,
+            camino::Utf8Path::new("/nonexistent/results"),
+        )
+        .unwrap();
         assert_eq!(
             opts.claude.as_deref(),
             Some(camino::Utf8Path::new("/opt/claude"))
@@ -1038,7 +1103,7 @@ mod tests {
         let with = |v: Dynamic| {
             let mut map = Map::new();
             map.insert("runs".into(), v);
-            eval_options(&map, &base)
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
         };
         let auto = with("auto:6".into()).unwrap();
         assert_eq!((auto.auto, auto.runs), (Some(6), None));
@@ -1073,9 +1138,33 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
         let results = root.join("results");
-        create_inside(&results, &results.join("a/b/x.json")).unwrap();
+        create_inside("write_result", &results, &results.join("a/b/x.json")).unwrap();
         assert!(results.join("a/b").is_dir());
         std::os::unix::fs::symlink(root, results.join("out")).unwrap();
-        assert!(create_inside(&results, &results.join("out/x.json")).is_err());
+        assert!(create_inside("write_result", &results, &results.join("out/x.json")).is_err());
+    }
+
+    #[test]
+    fn a_script_report_goes_under_the_results_folder_and_the_operators_is_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
+        let results = root.join("results");
+        let base = EvalOptions {
+            report: Some("/operator/report.html".into()),
+            ..EvalOptions::default()
+        };
+        let kept = eval_options(&Map::new(), &base, &results).unwrap();
+        assert_eq!(kept.report, base.report);
+        let mut map = Map::new();
+        map.insert("report".into(), "reports/commit.html".into());
+        let opts = eval_options(&map, &base, &results).unwrap();
+        assert_eq!(opts.report, Some(results.join("reports/commit.html")));
+        assert!(results.join("reports").is_dir());
+        std::os::unix::fs::symlink(root, results.join("out")).unwrap();
+        for bad in ["../r.html", "/tmp/r.html", "out/r.html", ""] {
+            map.insert("report".into(), bad.into());
+            let err = eval_options(&map, &base, &results).unwrap_err();
+            assert!(err.contains("option `report`"), "{bad:?}: {err}");
+        }
     }
 }

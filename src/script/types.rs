@@ -113,6 +113,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "quiet_rate",
             "cost_usd",
             "runs",
+            "graders",
             "stats",
         ],
     ),

@@ -39,6 +39,84 @@ pub struct Case {
     pub trigger_rate: Option<f64>,
     pub cost: f64,
     pub runs: u64,
+    /// Each grader the runs name, in order of first appearance.
+    pub graders: Vec<Grader>,
+}
+
+/// Expected detail of one grader of a case.
+#[derive(Debug, PartialEq)]
+pub struct Grader {
+    pub name: String,
+    /// `scored` or `with-only`.
+    pub kind: &'static str,
+    /// (passed, results) on the with arm.
+    pub with: (u64, u64),
+    /// (passed, results) on the without arm, when it has results there.
+    pub without: Option<(u64, u64)>,
+    /// Some run's explanation starts `grader threw:`.
+    pub error: bool,
+    /// The first failure's explanation (the first thrown one, if any), on one
+    /// line, cut to 300 characters (the last `…`).
+    pub failure: Option<String>,
+}
+
+/// The graders of a case's runs, per contracts.md: counted per arm, the first
+/// failure kept, a thrown one before a plain one.
+fn graders(with: &[&Value], without: &[&Value]) -> Vec<Grader> {
+    let mut out: Vec<Grader> = Vec::new();
+    // (first failure, whether it threw) per grader.
+    let mut first: Vec<Option<(String, bool)>> = Vec::new();
+    for (arm, runs) in [(0, with), (1, without)] {
+        for g in runs
+            .iter()
+            .flat_map(|r| r["graders"].as_array().into_iter().flatten())
+        {
+            let name = g["name"].as_str().unwrap().to_string();
+            let i = out.iter().position(|e| e.name == name).unwrap_or_else(|| {
+                let with_only = g["withOnly"] == true || g["scored"] == false;
+                out.push(Grader {
+                    name,
+                    kind: if with_only { "with-only" } else { "scored" },
+                    with: (0, 0),
+                    without: None,
+                    error: false,
+                    failure: None,
+                });
+                first.push(None);
+                out.len() - 1
+            });
+            let passed = g["passed"] == true;
+            let count = if arm == 0 {
+                &mut out[i].with
+            } else {
+                out[i].without.get_or_insert((0, 0))
+            };
+            count.1 += 1;
+            count.0 += u64::from(passed);
+            if passed {
+                continue;
+            }
+            let words = g["explanation"].as_str().unwrap_or("");
+            let threw = words.trim_start().starts_with("grader threw:");
+            out[i].error |= threw;
+            if first[i].is_none() || threw && first[i].as_ref().is_some_and(|(_, t)| !t) {
+                first[i] = Some((words.to_string(), threw));
+            }
+        }
+    }
+    for (g, f) in out.iter_mut().zip(first) {
+        g.failure = f.map(|(words, _)| {
+            let line = words.split_whitespace().collect::<Vec<_>>().join(" ");
+            if line.is_empty() {
+                "no explanation given".to_string()
+            } else if line.chars().count() > 300 {
+                format!("{}…", line.chars().take(299).collect::<String>())
+            } else {
+                line
+            }
+        });
+    }
+    out
 }
 
 /// Expected numbers of a document.
@@ -116,6 +194,7 @@ pub fn expected(doc: &Value) -> Expected {
                 .map(|r| r["costUsd"].as_f64().unwrap())
                 .sum()),
             runs: (with.len() + without.len()) as u64,
+            graders: graders(&with, &without),
         });
     }
     let with = r4(avg(&cases.iter().map(|c| c.with).collect::<Vec<_>>()).unwrap());
@@ -204,5 +283,24 @@ pub fn assert_matches(out: &Value, exp: &Expected) {
             "{} runs",
             want.name
         );
+        let count = |v: &Value| (v["passed"].as_u64().unwrap(), v["runs"].as_u64().unwrap());
+        let got_graders: Vec<Grader> = got["graders"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{} has no graders", want.name))
+            .iter()
+            .map(|g| Grader {
+                name: g["name"].as_str().unwrap().to_string(),
+                kind: if g["kind"] == "with-only" {
+                    "with-only"
+                } else {
+                    "scored"
+                },
+                with: count(&g["with"]),
+                without: g.get("without").map(count),
+                error: g["error"] == true,
+                failure: g["failure"].as_str().map(str::to_string),
+            })
+            .collect();
+        assert_eq!(got_graders, want.graders, "{} graders", want.name);
     }
 }

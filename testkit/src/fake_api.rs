@@ -157,6 +157,7 @@ pub struct Script {
     rules: Vec<Rule>,
     otherwise: String,
     judge: Option<Pred>,
+    judge_reject: Option<Reply>,
     reject: Option<Reply>,
     usage: Usage,
     judge_usage: Usage,
@@ -177,6 +178,7 @@ impl Script {
             rules: Vec::new(),
             otherwise: "OK.".into(),
             judge: None,
+            judge_reject: None,
             reject: None,
             usage: Usage {
                 input_tokens: 1000,
@@ -293,6 +295,17 @@ impl Script {
         self.judge(move |r| r.text().contains(&marker))
     }
 
+    /// Answer every judge request with this error (agent turns are unchanged):
+    /// the `llm` grader cannot vote.
+    pub fn judge_error(mut self, status: u16, kind: &str, message: &str) -> Self {
+        self.judge_reject = Some(Reply::Error {
+            status,
+            kind: kind.into(),
+            message: message.into(),
+        });
+        self
+    }
+
     /// Answer every request, agent or judge, with this error.
     pub fn reject_all(mut self, status: u16, kind: &str, message: &str) -> Self {
         self.reject = Some(Reply::Error {
@@ -343,6 +356,9 @@ impl Script {
         };
         if let Some(reject) = &self.reject {
             return (kind, reject.clone(), self.usage);
+        }
+        if let (Kind::Judge, Some(reject)) = (kind, &self.judge_reject) {
+            return (kind, reject.clone(), self.judge_usage);
         }
         if kind == Kind::Judge {
             let pass = self.judge.as_ref().is_some_and(|p| p(req));

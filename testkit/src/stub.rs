@@ -12,6 +12,8 @@
 //! - writes [`Switches::fixture`] to `OUT/aggregate-result.json`, with
 //!   `bob-eval-commit` renamed to the name in PLUGIN's manifest, so one capture
 //!   of the commit item answers for every item;
+//! - writes [`Switches::report`] to `OUT/report.html` and says so on stderr
+//!   (`Report: OUT/report.html`), as the platform does;
 //! - prints [`Switches::stderr`], [`Switches::stdout`], and a platform table
 //!   line on stdout;
 //! - acts out [`Switches::mode`] and exits with [`Switches::code`].
@@ -60,6 +62,11 @@ if [ -f "$D/fixture" ]; then
     cp "$D/fixture" "$out/aggregate-result.json"
   fi
 fi
+if [ -f "$D/report" ]; then
+  mkdir -p "$out"
+  cp "$D/report" "$out/report.html"
+  echo "Report: $out/report.html" >&2
+fi
 if [ -f "$D/stderr" ]; then
   if [ -f "$D/slow" ]; then
     while IFS= read -r l; do printf '%s\n' "$l" >&2; sleep 0.15; done < "$D/stderr"
@@ -104,6 +111,8 @@ pub struct Switches {
     pub version: &'static str,
     /// The document to write to the output folder; `None` writes nothing.
     pub fixture: Option<Vec<u8>>,
+    /// The HTML report to write beside the document; `None` writes none.
+    pub report: Option<&'static str>,
     /// What to print on stderr.
     pub stderr: Vec<u8>,
     /// Print the stderr lines one at a time, 0.15 s apart, as a real run would.
@@ -132,6 +141,7 @@ impl Default for Switches {
         Switches {
             version: "2.1.328 (Claude Code)\n",
             fixture: None,
+            report: None,
             stderr: Vec::new(),
             slow: false,
             stdout: Vec::new(),
@@ -176,6 +186,7 @@ impl Stub {
         let Switches {
             version,
             fixture,
+            report,
             stderr,
             slow,
             stdout,
@@ -189,6 +200,9 @@ impl Stub {
         stub.set("code", format!("{code}\n").as_bytes());
         if let Some(fixture) = fixture {
             stub.set("fixture", &fixture);
+        }
+        if let Some(report) = report {
+            stub.set("report", report.as_bytes());
         }
         if !stderr.is_empty() {
             stub.set("stderr", &stderr);
