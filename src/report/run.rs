@@ -4,11 +4,13 @@
 use crate::document::{ArmCount, CaseEval, GraderEval, GraderKind, SkillEval};
 use std::fmt::Write;
 
-fn rate(r: Option<f64>) -> String {
+/// A rate to 4 decimals, `—` when absent (also the sweep's table).
+pub(crate) fn rate(r: Option<f64>) -> String {
     r.map_or_else(|| "—".to_string(), |r| format!("{r:.4}"))
 }
 
-fn signed(d: f64) -> String {
+/// A delta to 4 decimals with its sign (also the sweep's table).
+pub(crate) fn signed(d: f64) -> String {
     if d > 0.0 {
         format!("+{d:.4}")
     } else {

@@ -19,9 +19,16 @@ fn fixed(x: f64, decimals: usize) -> String {
     format!("{x:.decimals$}")
 }
 
+/// The columns of the sweep's table: those of `run`'s case table, per suite.
+const COLUMNS: [&str; 8] = [
+    "item", "with", "without", "delta", "verdict", "trigger", "runs", "cost",
+];
+
 /// The human table, a line per suite that could not run, and a line for the
-/// suites the budget left unlaunched; each line ends with a newline.
+/// suites the budget left unlaunched; each line ends with a newline. The
+/// numbers are written as `run` writes them (4 decimals, a signed delta).
 pub fn human(rows: &[ItemOutcome]) -> String {
+    use super::run::{rate, signed};
     let none = || "—".to_string();
     let lines: Vec<Vec<String>> = rows
         .iter()
@@ -30,14 +37,15 @@ pub fn human(rows: &[ItemOutcome]) -> String {
                 r.item.clone(),
                 fixed(r.with, 4),
                 fixed(r.without, 4),
-                fixed(r.delta, 4),
+                signed(r.delta),
                 if r.partial {
                     format!("{} (partial)", r.verdict.as_str())
                 } else {
                     r.verdict.as_str().to_string()
                 },
-                r.trigger_rate.map_or_else(none, |t| fixed(t, 2)),
-                format!("${}", fixed(r.cost_usd, 2)),
+                rate(r.trigger_rate),
+                r.cases.iter().map(|c| c.runs).sum::<u32>().to_string(),
+                format!("${}", fixed(r.cost_usd, 4)),
             ],
             Err(f) => vec![
                 row.item.clone(),
@@ -47,14 +55,11 @@ pub fn human(rows: &[ItemOutcome]) -> String {
                 not_run_word(f.exit_code).to_string(),
                 none(),
                 none(),
+                none(),
             ],
         })
         .collect();
-    let headers: Vec<String> = [
-        "item", "with", "without", "delta", "verdict", "trigger", "cost",
-    ]
-    .map(String::from)
-    .to_vec();
+    let headers: Vec<String> = COLUMNS.iter().map(|h| h.to_string()).collect();
     let mut out = table::render(&headers, &lines) + "\n";
     let mut unlaunched = Vec::new();
     for row in rows {
