@@ -279,7 +279,7 @@ fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
 /// two shards ran, a suite of the tree no shard ran, and any document or run
 /// that does not read. Nothing is imported here: the caller stores
 /// [`Collected::runs`] once everything has been read.
-pub fn collect(tree: &[String], dirs: &[Utf8PathBuf]) -> Result<Collected> {
+pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Result<Collected> {
     let Some(first) = dirs.first() else {
         return Err(Error::Usage(
             "collect: name the folders of every shard (sweep --shard K/N --out-dir DIR)".into(),
@@ -349,7 +349,16 @@ pub fn collect(tree: &[String], dirs: &[Utf8PathBuf]) -> Result<Collected> {
             }
             let outcome = if entry.exit_code == 0 {
                 let path = dir.join(format!("{}.json", entry.item));
-                Ok(Arc::new(crate::document::load_result(&path, &entry.item)?))
+                let doc = crate::document::load_result(&path, &entry.item)?;
+                if let Some(why) = edited_case(source, &doc)? {
+                    return Err(Error::invalid(
+                        &path,
+                        format!(
+                            "measured on other contents than this tree's: {why}; collect in the checkout the shards swept"
+                        ),
+                    ));
+                }
+                Ok(Arc::new(doc))
             } else {
                 Err(Failure {
                     message: entry.error.clone().unwrap_or_default(),
@@ -392,6 +401,35 @@ pub fn collect(tree: &[String], dirs: &[Utf8PathBuf]) -> Result<Collected> {
         rows,
         runs,
     })
+}
+
+/// The first case of `doc` whose folder in `source` is gone or holds other
+/// contents than the ones it was measured on (the digest each case records),
+/// in words; `None` when every case matches or records no digest.
+fn edited_case(source: &Utf8Path, doc: &crate::document::SkillEval) -> Result<Option<String>> {
+    if doc.cases.iter().all(|c| c.digest.is_none()) {
+        return Ok(None);
+    }
+    let suite = crate::suite::load(source, &doc.item)?;
+    for case in &doc.cases {
+        let Some(measured) = &case.digest else {
+            continue;
+        };
+        let Some(here) = suite.cases.iter().find(|c| c.name == case.name) else {
+            return Ok(Some(format!(
+                "case `{}` is not in evals/{}/",
+                case.name, doc.item
+            )));
+        };
+        let now = crate::evidence::digest_dir(&here.dir)?;
+        if &now != measured {
+            return Ok(Some(format!(
+                "case `{}` of evals/{}/ has changed since (digest {now}, measured on {measured})",
+                case.name, doc.item
+            )));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -222,7 +222,7 @@ fn four_shards_collect_to_the_unsharded_sweep() {
 }
 
 #[test]
-fn collect_refuses_a_missing_twice_given_overlapping_or_foreign_shard_and_imports_nothing() {
+fn collect_refuses_a_missing_twice_given_overlapping_foreign_or_edited_shard_and_imports_nothing() {
     let w = World::new(4);
     let dirs = w.sweep_shards(2, &[]);
     let store = w.root.join("home-collect").join("evidence.db");
@@ -260,6 +260,16 @@ fn collect_refuses_a_missing_twice_given_overlapping_or_foreign_shard_and_import
     support::item::add_item(&w.source, "added-later");
     refused(&[&dirs[0], &dirs[1]], "written for another source tree");
     std::fs::remove_dir_all(w.source.join("evals/added-later")).unwrap();
+
+    // A case edited since the shards swept: its documents measured other contents.
+    let prompt = w.source.join("evals/suite-00/fires/prompt.md");
+    let before = std::fs::read_to_string(&prompt).unwrap();
+    std::fs::write(&prompt, format!("{before}\nOne more line.\n")).unwrap();
+    refused(
+        &[&dirs[0], &dirs[1]],
+        "case `fires` of evals/suite-00/ has changed since",
+    );
+    std::fs::write(&prompt, before).unwrap();
 
     let out = w.run("home-collect", &["collect", &dirs[0], &dirs[1]]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -28,7 +28,7 @@ pub struct CollectArgs {
 /// Read and check every folder, import every run at once, print the sweep.
 pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
     let tree = crate::suite::list(&ctx.source)?;
-    let collected = crate::shard::collect(&tree, &args.dirs)?;
+    let collected = crate::shard::collect(&ctx.source, &tree, &args.dirs)?;
     let path = crate::eval::evidence_path(
         ctx,
         &EvalOptions {
