@@ -116,6 +116,19 @@ pub struct Stats {
     /// Trigger results of the with arm, when there were any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<crate::stats::TriggerCount>,
+    /// How `--runs auto` bought the runs; absent for a fixed number of runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoRounds>,
+}
+
+/// What `--runs auto` did: the rounds it bought and why it stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutoRounds {
+    /// Rounds bought (the first serves every case, later ones the open cases).
+    pub rounds: u32,
+    /// Why it stopped, in words (the suite's call is clear, the most runs per
+    /// case were bought, …).
+    pub stop: String,
 }
 
 /// One case of a [`SkillEval`].

@@ -508,6 +508,7 @@ mod tests {
                 confidence: noisy.confidence,
                 suite: noisy.suite,
                 trigger: None,
+                auto: None,
             }),
             ..SkillEval::sample(0.6667, 0.3333)
         };

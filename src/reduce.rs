@@ -397,6 +397,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
                 fired: u32::try_from(triggers.passed).unwrap_or(u32::MAX),
                 results: u32::try_from(triggers.total).unwrap_or(u32::MAX),
             }),
+            auto: None,
         }),
     };
     let value = serde_json::to_value(&out)

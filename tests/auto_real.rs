@@ -161,6 +161,7 @@ fn auto_buys_more_runs_only_for_the_case_that_passes_at_random() {
     for r in &rounds[..3] {
         assert!(r.ends_with("of fires, quiet"), "{stderr}");
     }
+    assert_eq!(doc["stats"]["auto"]["rounds"], 4, "{doc}");
     let (fires, quiet) = (case(&doc, "fires"), case(&doc, "quiet"));
     // Runs in both arms: 8 and 10 per arm.
     assert_eq!(fires["runs"], 16, "{fires}");

@@ -832,6 +832,10 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
             confidence: auto.comparison.confidence,
             suite: auto.comparison.suite.clone().rounded(),
             trigger: doc.stats.as_ref().and_then(|s| s.trigger),
+            auto: Some(crate::document::AutoRounds {
+                rounds: u32::try_from(auto.rounds).unwrap_or(u32::MAX),
+                stop: auto.stop.clone(),
+            }),
         });
         for (case, stats) in doc.cases.iter_mut().zip(&auto.comparison.cases) {
             case.stats = Some(stats.clone().rounded());
