@@ -116,7 +116,8 @@ pub enum Command {
     /// Prints what the unsharded sweep prints (the table, --json, --format
     /// junit|markdown, $GITHUB_STEP_SUMMARY) and exits with its code. Refused,
     /// with nothing imported: a missing shard, a shard given twice, a suite two
-    /// shards ran, folders written for another source tree (another suite list).
+    /// shards ran, folders written for another source tree (another suite list,
+    /// or a case edited since it was measured).
     ///
     /// Example: bob-eval collect shard-1 shard-2 shard-3 shard-4 --format markdown
     Collect(collect::CollectArgs),
