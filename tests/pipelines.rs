@@ -766,7 +766,7 @@ fn exam_and_a_scripts_opts_report_save_the_platform_report() {
 }
 
 #[test]
-fn exam_calls_a_grader_that_threw_an_error_of_the_suite() {
+fn exam_and_propose_call_a_grader_that_threw_an_error_of_the_suite() {
     let mut doc: Value =
         serde_json::from_slice(&std::fs::read(data("pipelines/aggregate-result.json")).unwrap())
             .unwrap();
@@ -793,5 +793,23 @@ fn exam_calls_a_grader_that_threw_an_error_of_the_suite() {
         stdout(&out).contains("note: suite error: case fires, grader why threw instead of judging (grader threw: judge call failed: API Error: 500): its scores measure the suite, not the item"),
         "{}",
         stdout(&out)
+    );
+    let out = w
+        .cmd()
+        .args([
+            "propose",
+            "commit",
+            "--pr",
+            "#7",
+            "--pages",
+            "commit-skipped-hook",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("SUITE ERROR: case fires, grader why threw instead of judging (grader threw: judge call failed: API Error: 500)"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
     );
 }
