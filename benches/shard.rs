@@ -13,6 +13,7 @@ mod support {
     pub use bob_eval_testkit::data;
     pub use bob_eval_testkit::item;
     pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::tree;
 }
 
 use bob_eval::evidence::StoredRun;
@@ -140,11 +141,16 @@ fn collect_thousand() {
         .collect();
     assert!(!runs.is_empty());
 
-    // A tree of 1,000 suites (collect reads the suite list only) and 4 shards' folders.
+    // A tree of 1,000 suites, each a copy of the template's (collect reads
+    // the suite list and checks every case's contents against the digest its
+    // document records), and 4 shards' folders.
     let source = root.join("source");
     let items: Vec<String> = (0..ITEMS).map(|i| format!("suite-{i:04}")).collect();
     for item in &items {
-        std::fs::create_dir_all(source.join("evals").join(item)).unwrap();
+        support::tree::copy_tree(
+            &small.join("evals/commit"),
+            &source.join("evals").join(item),
+        );
     }
     let mut dirs = Vec::new();
     let mut total_runs = 0;
