@@ -74,7 +74,8 @@ impl RunSource for PlatformSource<'_> {
             .map(|r| self.plan.cases[r.case].name.as_str())
             .collect();
         self.observer.event(&Event::Notice(format!(
-            "runs auto: round {}: {} more run(s) per arm of {}",
+            "{}: runs auto: round {}: {} more run(s) per arm of {}",
+            self.plan.item,
             self.round,
             requests.first().map_or(0, |r| r.runs_per_arm),
             names.join(", ")
@@ -189,7 +190,8 @@ pub fn buy_adaptively(
         })?;
     let stop = outcome.stop.to_string();
     observer.event(&Event::Notice(format!(
-        "runs auto: stopped after {} round(s) ({stop}), {} run(s) in all",
+        "{}: runs auto: stopped after {} round(s) ({stop}), {} run(s) in all",
+        plan.item,
         outcome.rounds.len(),
         outcome.runs
     )));
