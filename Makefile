@@ -2,9 +2,9 @@
 # every suite on the real platform only when EVALS=1.
 CARGO ?= cargo
 
-.PHONY: test claude demo evals check-wiki lint bench fuzz
+.PHONY: test claude test-deps demo evals check-wiki lint bench fuzz
 
-test: claude
+test: claude test-deps
 	$(CARGO) test --locked
 
 demo:
@@ -14,6 +14,9 @@ demo:
 
 claude:
 	scripts/install-claude.sh
+
+test-deps:
+	scripts/install-test-deps.sh
 
 lint:
 	$(CARGO) fmt --check

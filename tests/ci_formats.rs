@@ -2,7 +2,7 @@
 //! `sweep`, and the Markdown `sweep` and `propose` append to
 //! `$GITHUB_STEP_SUMMARY`. `run` and `sweep` run against the stub platform,
 //! `check` and `gate` on fixtures. The JUnit is read by a real consumer's
-//! parser, Python's `junitparser` (`.ci/run` installs it), not by string
+//! parser, Python's `junitparser` (`make test` installs it), not by string
 //! checks alone.
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
@@ -55,7 +55,7 @@ fn junit(xml: &str) -> Value {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !err.contains("No module named 'junitparser'"),
-        "junitparser is missing: `python3 -m pip install junitparser` (.ci/run installs it)"
+        "junitparser is missing: `python3 -m pip install junitparser` (`make test` installs it)"
     );
     assert!(out.status.success(), "junitparser refused it: {err}\n{xml}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

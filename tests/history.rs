@@ -452,7 +452,7 @@ fn chromium() -> PathBuf {
     assert!(
         path.exists(),
         "/usr/bin/chromium is missing: install Debian's `chromium` \
-         (apt-get install chromium; .ci/run installs it in CI)"
+         (apt-get install chromium; `make test` installs it)"
     );
     path
 }
