@@ -813,3 +813,51 @@ fn exam_and_propose_call_a_grader_that_threw_an_error_of_the_suite() {
         stderr(&out)
     );
 }
+
+#[test]
+fn runs_auto_reaches_the_platform_from_exam_propose_and_sweep() {
+    // The stub answers every call with the whole capture, which serves any
+    // round's runs; what is checked is that each command drives the rounds:
+    // `--case` per case, 2 runs per arm first (auto:4 looks at 2 and 4).
+    for args in [
+        &["exam", "commit", "--runs", "auto:4"][..],
+        &[
+            "propose",
+            "commit",
+            "--runs",
+            "auto:4",
+            "--pr",
+            "#9",
+            "--pages",
+            "commit-skipped-hook",
+        ],
+        &["sweep", "--runs", "auto:4"],
+    ] {
+        let w = World::new(&["commit"]);
+        let out = w.cmd().args(args).env("EVALS", "1").output().unwrap();
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {text}");
+        assert!(
+            text.contains("commit: runs auto: round 1: 2 more run(s) per arm of fires, quiet"),
+            "{args:?}: {text}"
+        );
+        assert!(
+            text.contains("commit: runs auto: stopped after"),
+            "{args:?}: {text}"
+        );
+        // Each call buys one case's missing runs (what an earlier call of the
+        // stub also returned for the other case is served from the store).
+        let calls = w.calls();
+        assert!(
+            calls[0].ends_with("--runs 2 --case fires"),
+            "{args:?}: {calls:?}"
+        );
+        assert!(
+            calls
+                .iter()
+                .all(|c| c.ends_with("--runs 2 --case fires")
+                    || c.ends_with("--runs 2 --case quiet")),
+            "{args:?}: {calls:?}"
+        );
+    }
+}
