@@ -60,12 +60,13 @@ pub enum Event {
         /// The item.
         item: String,
     },
-    /// One suite of a many-suite evaluation finished: its verdict, or why it could not run.
+    /// One suite of a many-suite evaluation finished: its document, or why
+    /// it could not run (`could not run: …`, `not run: …`), in words.
     SuiteFinished {
         /// The item.
         item: String,
-        /// `improved`, … or `could not run: …`.
-        outcome: String,
+        /// The document, or the words.
+        outcome: std::result::Result<Box<crate::document::SkillEval>, String>,
     },
 }
 

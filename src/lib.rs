@@ -3,8 +3,8 @@
 //! The modules are layered; each imports only the layers below it (the order
 //! is stated once, in [`LAYERS`], and a test holds the code to it):
 //!
-//! - foundations: [`diagnostic`], [`error`], [`stats`], [`event`], [`parallel`],
-//!   [`schema`], [`fsio`], [`config`], [`document`];
+//! - foundations: [`diagnostic`], [`error`], [`stats`], [`parallel`],
+//!   [`schema`], [`fsio`], [`config`], [`document`], [`event`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
 //!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`],
 //!   [`history`];
@@ -54,12 +54,12 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "diagnostic",
             "error",
             "stats",
-            "event",
             "parallel",
             "schema",
             "fsio",
             "config",
             "document",
+            "event",
         ],
     ),
     (

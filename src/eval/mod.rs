@@ -928,22 +928,13 @@ pub fn evaluate_all(
             *spent.lock().unwrap_or_else(|p| p.into_inner()) += doc.cost_usd;
         }
         let said = match &outcome {
-            Ok(doc) => format!(
-                "{}{}  with {}  without {}  delta {}  {} runs  ${:.2}",
-                doc.verdict.as_str(),
-                if doc.partial { " (partial)" } else { "" },
-                crate::document::fmt_score(doc.with),
-                crate::document::fmt_score(doc.without),
-                crate::document::fmt_score(doc.delta),
-                doc.cases.iter().map(|c| c.runs).sum::<u32>(),
-                doc.cost_usd
-            ),
-            Err(err @ Error::BudgetSpent { .. }) => err.to_string(),
+            Ok(doc) => Ok(Box::new(doc.clone())),
+            Err(err @ Error::BudgetSpent { .. }) => Err(err.to_string()),
             Err(err) => {
                 if matches!(err, Error::Interrupted) {
                     interrupted.store(true, Ordering::SeqCst);
                 }
-                format!("could not run: {err}")
+                Err(format!("could not run: {err}"))
             }
         };
         observer.event(&Event::SuiteFinished {

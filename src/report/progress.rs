@@ -81,7 +81,11 @@ impl Observer for Terminal {
                 self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"))
             }
             Event::SuiteFinished { item, outcome } => {
-                self.say(&views, format!("{item}: {outcome}"))
+                let said = match outcome {
+                    Ok(doc) => finished(doc),
+                    Err(words) => words.clone(),
+                };
+                self.say(&views, format!("{item}: {said}"))
             }
             Event::PlatformStarted { item, ceiling } => {
                 let bar = (self.mode == Mode::Bar).then(|| {
@@ -164,6 +168,21 @@ impl Observer for Terminal {
             }
         }
     }
+}
+
+/// A finished suite in one line: verdict, scores, runs and cost.
+fn finished(doc: &crate::document::SkillEval) -> String {
+    use crate::document::fmt_score;
+    format!(
+        "{}{}  with {}  without {}  delta {}  {} runs  ${:.2}",
+        doc.verdict.as_str(),
+        if doc.partial { " (partial)" } else { "" },
+        fmt_score(doc.with),
+        fmt_score(doc.without),
+        fmt_score(doc.delta),
+        doc.cases.iter().map(|c| c.runs).sum::<u32>(),
+        doc.cost_usd
+    )
 }
 
 #[cfg(test)]
