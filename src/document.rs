@@ -213,6 +213,23 @@ pub struct ArmCount {
     pub runs: u32,
 }
 
+impl GraderKind {
+    /// `scored` or `with-only`, as the document writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GraderKind::Scored => "scored",
+            GraderKind::WithOnly => "with-only",
+        }
+    }
+}
+
+impl CaseEval {
+    /// The graders that threw on some run: faults of the suite, not the model.
+    pub fn grader_errors(&self) -> impl Iterator<Item = &GraderEval> {
+        self.graders.iter().flatten().filter(|g| g.error)
+    }
+}
+
 impl GraderEval {
     /// True when it failed on some run of either arm.
     pub fn failed(&self) -> bool {

@@ -346,7 +346,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
         })
         .collect::<Vec<_>>()
         .join("; ");
-    let errors: Vec<&crate::document::GraderEval> = super::run::grader_errors(c).collect();
+    let errors: Vec<&crate::document::GraderEval> = c.grader_errors().collect();
     let result = match (c.verdict, c.without, c.delta) {
         // A grader that threw is an error of the suite, whatever the numbers.
         _ if !errors.is_empty() => Ending::Error {

@@ -1,7 +1,7 @@
 //! The human summary of a `skill-eval/1` document, printed on stderr by `run`
 //! (stdout carries only the JSON).
 
-use crate::document::{ArmCount, CaseEval, GraderEval, GraderKind, SkillEval};
+use crate::document::{ArmCount, CaseEval, GraderEval, SkillEval};
 use std::fmt::Write;
 
 /// A rate to 4 decimals, `—` when absent (also the sweep's table).
@@ -47,11 +47,6 @@ fn clip(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The graders of `case` that threw on some run: faults of the suite.
-pub fn grader_errors(case: &CaseEval) -> impl Iterator<Item = &GraderEval> {
-    case.graders.iter().flatten().filter(|g| g.error)
-}
-
 /// The graders of `case` that failed on some run, errors first.
 pub fn failed_graders(case: &CaseEval) -> Vec<&GraderEval> {
     let mut failed: Vec<&GraderEval> = case
@@ -71,10 +66,7 @@ fn count(c: ArmCount) -> String {
 /// One failed grader in one line: `✗ subject (scored) with 2/2, without 0/2:
 /// pattern not found`; a grader that threw is marked `!` and called a suite error.
 pub fn grader_line(g: &GraderEval) -> String {
-    let kind = match g.kind {
-        GraderKind::Scored => "scored",
-        GraderKind::WithOnly => "with-only",
-    };
+    let kind = g.kind.as_str();
     let without = g
         .without
         .map_or_else(String::new, |w| format!(", without {}", count(w)));
@@ -129,7 +121,10 @@ pub fn summary(doc: &SkillEval) -> String {
     let errors: Vec<(&str, &str)> = doc
         .cases
         .iter()
-        .flat_map(|c| grader_errors(c).map(|g| (c.name.as_str(), g.name.as_str())))
+        .flat_map(|c| {
+            c.grader_errors()
+                .map(|g| (c.name.as_str(), g.name.as_str()))
+        })
         .collect();
     if !errors.is_empty() {
         let names: Vec<String> = errors
@@ -179,7 +174,7 @@ pub fn summary(doc: &SkillEval) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{CaseEval, Verdict};
+    use crate::document::{CaseEval, GraderKind, Verdict};
 
     fn doc(partial: bool) -> SkillEval {
         SkillEval {

@@ -598,6 +598,23 @@ fn register_types(engine: &mut Engine) {
         }
     });
     engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
+    engine.register_get("suite_errors", |r: &mut EvalResult| -> Array {
+        r.doc
+            .cases
+            .iter()
+            .flat_map(|c| {
+                c.grader_errors().map(move |g| {
+                    format!(
+                        "case {}, grader {} threw instead of judging ({})",
+                        c.name,
+                        g.name,
+                        g.failure.as_deref().unwrap_or("no explanation given")
+                    )
+                    .into()
+                })
+            })
+            .collect()
+    });
     engine.register_get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });
@@ -656,11 +673,7 @@ fn register_types(engine: &mut Engine) {
             .map(|g| {
                 let mut m = Map::new();
                 m.insert("name".into(), g.name.clone().into());
-                let kind = match g.kind {
-                    crate::document::GraderKind::Scored => "scored",
-                    crate::document::GraderKind::WithOnly => "with-only",
-                };
-                m.insert("kind".into(), kind.into());
+                m.insert("kind".into(), g.kind.as_str().into());
                 m.insert("with_passed".into(), i64::from(g.with.passed).into());
                 m.insert("with_runs".into(), i64::from(g.with.runs).into());
                 let (passed, runs) = g.without.map_or((Dynamic::UNIT, Dynamic::UNIT), |w| {

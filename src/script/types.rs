@@ -91,6 +91,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "trigger_problem",
             "noise",
             "stats",
+            "suite_errors",
             "cost_usd",
             "reused_runs",
             "reused_cost_usd",
