@@ -169,6 +169,27 @@ pub struct CaseEval {
     pub graders: Option<Vec<GraderEval>>,
 }
 
+/// The UTC stamp in a run id.
+const RUN_STAMP: &str = "%Y%m%dT%H%M%SZ";
+
+/// The id of `item`'s evaluation started at `started`: `eval-<item>-<UTC
+/// stamp>` (a document's `run`, the `bought_by` of the runs it bought).
+pub fn run_id(item: &str, started: chrono::DateTime<chrono::Utc>) -> String {
+    format!("eval-{item}-{}", started.format(RUN_STAMP))
+}
+
+/// The day of a run id of `item` ([`run_id`]), `YYYY-MM-DD`; `None` when
+/// `id` is not one.
+pub fn run_id_date(item: &str, id: &str) -> Option<String> {
+    let stamp = id
+        .strip_prefix("eval-")?
+        .strip_prefix(item)?
+        .strip_prefix('-')?;
+    chrono::NaiveDateTime::parse_from_str(stamp, RUN_STAMP)
+        .ok()
+        .map(|t| t.format("%Y-%m-%d").to_string())
+}
+
 /// The longest explanation a [`GraderEval`] keeps, in characters.
 pub const MAX_EXPLANATION: usize = 300;
 
@@ -494,6 +515,19 @@ impl SkillEval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_ids_and_their_dates_come_from_the_items_stamp_only() {
+        use chrono::TimeZone;
+        let started = chrono::Utc
+            .with_ymd_and_hms(2026, 12, 2, 9, 43, 37)
+            .unwrap();
+        let id = run_id("commit", started);
+        assert_eq!(id, "eval-commit-20261202T094337Z");
+        assert_eq!(run_id_date("commit", &id).as_deref(), Some("2026-12-02"));
+        assert_eq!(run_id_date("commit", "eval-other-20261202T094337Z"), None);
+        assert_eq!(run_id_date("commit", "eval-commit-x"), None);
+    }
 
     #[test]
     fn verdict_follows_sign() {

@@ -238,7 +238,8 @@ fn point(item: &str, by: &str, runs: &[&StoredRun]) -> Point {
     Point {
         run: by.to_string(),
         time,
-        date: run_date(item, by).unwrap_or_else(|| time.format("%Y-%m-%d").to_string()),
+        date: crate::document::run_id_date(item, by)
+            .unwrap_or_else(|| time.format("%Y-%m-%d").to_string()),
         with: arm_mean(0),
         without: arm_mean(1),
         trigger_rate: (triggers > 0).then(|| round4(f64::from(fired) / f64::from(triggers))),
@@ -252,17 +253,6 @@ fn point(item: &str, by: &str, runs: &[&StoredRun]) -> Point {
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
-}
-
-/// The day in a run id `eval-<item>-YYYYMMDDTHHMMSSZ`, as `YYYY-MM-DD`.
-fn run_date(item: &str, run: &str) -> Option<String> {
-    let stamp = run
-        .strip_prefix("eval-")?
-        .strip_prefix(item)?
-        .strip_prefix('-')?;
-    chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ")
-        .ok()
-        .map(|t| t.format("%Y-%m-%d").to_string())
 }
 
 /// Mark the points of one item's `series` from its wiki `rows`, then from the
@@ -571,15 +561,5 @@ mod tests {
             load(root, &store, &["tidy".into()]).unwrap().items[0].series,
             vec![]
         );
-    }
-
-    #[test]
-    fn run_dates_come_from_the_items_stamp_only() {
-        assert_eq!(
-            run_date("commit", "eval-commit-20261202T094337Z").as_deref(),
-            Some("2026-12-02")
-        );
-        assert_eq!(run_date("commit", "eval-other-20261202T094337Z"), None);
-        assert_eq!(run_date("commit", "eval-commit-x"), None);
     }
 }

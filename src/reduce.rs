@@ -368,7 +368,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     let out = SkillEval {
         schema: SKILL_EVAL.into(),
         item: ctx.item.clone(),
-        run: format!("eval-{}-{}", ctx.item, started.format("%Y%m%dT%H%M%SZ")),
+        run: crate::document::run_id(&ctx.item, started),
         date: started.format("%Y-%m-%d").to_string(),
         model: ctx.model.clone(),
         with,

@@ -256,7 +256,6 @@ pub fn check_wiki(source: &Utf8Path) -> Result<Vec<WikiProblem>> {
     Ok(check(source)?.problems)
 }
 
-/// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
 /// The well-formed rows of `wiki/skill-impact.md` under `source`, in file
 /// order, and how many rows were not (`check-wiki` names them). A missing file
 /// has none.
@@ -273,6 +272,7 @@ pub fn read_rows(source: &Utf8Path) -> Result<(Vec<Row>, usize)> {
     Ok((rows, bad))
 }
 
+/// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
 fn read_impact(source: &Utf8Path) -> Result<String> {
     let path = impact_path(source);
     match std::fs::read_to_string(&path) {

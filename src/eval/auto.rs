@@ -165,7 +165,7 @@ pub fn buy_adaptively(
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
-    let bought_by = format!("eval-{}-{}", plan.item, started.format("%Y%m%dT%H%M%SZ"));
+    let bought_by = crate::document::run_id(&plan.item, started);
     let policy = AutoPolicy::new(max);
     let mut source = PlatformSource {
         claude,

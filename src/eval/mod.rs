@@ -491,7 +491,7 @@ fn buy_and_gather(
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
-    let bought_by = format!("eval-{}-{}", plan.item, started.format("%Y%m%dT%H%M%SZ"));
+    let bought_by = crate::document::run_id(&plan.item, started);
     let keys = plan.keys(&claude.version);
     let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
     // The stored runs of every key, newest first (none with --fresh).
