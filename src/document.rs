@@ -251,7 +251,15 @@ impl CaseEval {
     }
 }
 
+/// What a failed grader says when the platform gave no explanation.
+pub const NO_EXPLANATION: &str = "no explanation given";
+
 impl GraderEval {
+    /// Why it failed, in the platform's words (or [`NO_EXPLANATION`]).
+    pub fn why(&self) -> &str {
+        self.failure.as_deref().unwrap_or(NO_EXPLANATION)
+    }
+
     /// True when it failed on some run of either arm.
     pub fn failed(&self) -> bool {
         self.with.passed < self.with.runs || self.without.is_some_and(|w| w.passed < w.runs)

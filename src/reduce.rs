@@ -605,7 +605,7 @@ fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
             // The first error's words win over a plain failure's: they say what to fix.
             if entry.failure.is_none() || threw && !entry.error {
                 entry.failure = Some(if g.explanation.trim().is_empty() {
-                    "no explanation given".to_string()
+                    crate::document::NO_EXPLANATION.to_string()
                 } else {
                     bounded_explanation(&g.explanation)
                 });

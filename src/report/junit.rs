@@ -337,13 +337,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
         .join("\n");
     let reasons = failed
         .iter()
-        .map(|g| {
-            format!(
-                "{}: {}",
-                g.name,
-                g.failure.as_deref().unwrap_or("no explanation given")
-            )
-        })
+        .map(|g| format!("{}: {}", g.name, g.why()))
         .collect::<Vec<_>>()
         .join("; ");
     let errors: Vec<&crate::document::GraderEval> = c.grader_errors().collect();
@@ -359,7 +353,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
                     .join(", "),
                 errors
                     .iter()
-                    .map(|g| g.failure.as_deref().unwrap_or("no explanation given"))
+                    .map(|g| g.why())
                     .collect::<Vec<_>>()
                     .join("; ")
             ),

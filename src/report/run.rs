@@ -70,7 +70,7 @@ pub fn grader_line(g: &GraderEval) -> String {
     let without = g
         .without
         .map_or_else(String::new, |w| format!(", without {}", count(w)));
-    let why = g.failure.as_deref().unwrap_or("no explanation given");
+    let why = g.why();
     if g.error {
         let why = why
             .trim_start()

@@ -608,7 +608,7 @@ fn register_types(engine: &mut Engine) {
                         "case {}, grader {} threw instead of judging ({})",
                         c.name,
                         g.name,
-                        g.failure.as_deref().unwrap_or("no explanation given")
+                        g.why()
                     )
                     .into()
                 })
