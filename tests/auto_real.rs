@@ -8,11 +8,12 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{fake_api, real};
+    pub use bob_eval_testkit::{expect, fake_api, real};
 }
 
 use serde_json::Value;
 use std::path::Path;
+use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Script};
 
 const SKILL: &str = "bob-eval-commit:commit";
@@ -72,15 +73,6 @@ fn graded_quiet_answer(suite: &Path) {
         "---\ntype: regex\npattern: 'merge'\n---\n",
     )
     .unwrap();
-}
-
-fn case<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no case {name} in {doc}"))
 }
 
 fn clear_script() -> Script {

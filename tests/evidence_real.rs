@@ -7,11 +7,12 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{fake_api, real, tree};
+    pub use bob_eval_testkit::{expect, fake_api, real, tree};
 }
 
 use serde_json::Value;
 use std::path::PathBuf;
+use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Script};
 
 const SKILL: &str = "bob-eval-commit:commit";
@@ -92,15 +93,6 @@ impl World {
     fn suite(&self) -> PathBuf {
         self.source.join("evals/commit")
     }
-}
-
-fn case<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no case {name} in {doc}"))
 }
 
 /// Run again with nothing changed: zero model calls, nothing spent, the same

@@ -15,6 +15,7 @@
 mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::expect;
     pub use bob_eval_testkit::fake_api;
     pub use bob_eval_testkit::real;
 }
@@ -23,6 +24,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use support::cmd::bob;
 use support::data::data;
+use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
 use support::real::{claude_bin, platform_env, source_copy};
 
@@ -137,16 +139,6 @@ impl Run {
         );
         doc
     }
-}
-
-/// The case named `name` of a document.
-fn case<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no case {name} in {doc}"))
 }
 
 fn num(v: &Value) -> f64 {

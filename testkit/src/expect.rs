@@ -304,3 +304,14 @@ pub fn assert_matches(out: &Value, exp: &Expected) {
         assert_eq!(got_graders, want.graders, "{} graders", want.name);
     }
 }
+
+/// The case named `name` of a `skill-eval/1` document (panics, showing the
+/// document, when it has none).
+pub fn case<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name} in {doc}"))
+}
