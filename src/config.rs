@@ -41,6 +41,35 @@ pub fn validate_item_name(name: &str) -> Result<()> {
     }
 }
 
+/// The known name closest to `name` when it is close enough to be a typo
+/// (an edit distance of at most a third of its length, and at least 1),
+/// for "did you mean" in errors that name an item or a suite.
+pub fn did_you_mean<S: AsRef<str>>(name: &str, known: &[S]) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|k| *k != name)
+        .map(|k| (strsim::damerau_levenshtein(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k.to_owned())
+}
+
+/// The names of the folders (or, with `.md` stripped, Markdown files) in
+/// `dir`; nothing when it cannot be read. Hidden entries are left out.
+pub fn folder_names(dir: &Utf8Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .map(|n| n.strip_suffix(".md").map(str::to_owned).unwrap_or(n))
+        .collect()
+}
+
 /// `evals/<item>/` under `source`.
 pub fn suite_dir(source: &Utf8Path, item: &str) -> Utf8PathBuf {
     source.join("evals").join(item)
@@ -55,6 +84,7 @@ pub fn existing_suite(source: &Utf8Path, item: &str) -> Result<Utf8PathBuf> {
     } else {
         Err(Error::NoSuite {
             item: item.into(),
+            suggestion: did_you_mean(item, &folder_names(&source.join("evals"))),
             dir,
         })
     }
@@ -235,6 +265,23 @@ pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typo_gets_the_nearest_name() {
+        let known = ["pr-title", "commit", "changelog"];
+        assert_eq!(
+            did_you_mean("pr-titel", &known).as_deref(),
+            Some("pr-title")
+        );
+        assert_eq!(did_you_mean("comit", &known).as_deref(), Some("commit"));
+        assert_eq!(did_you_mean("deploy", &known), None);
+        assert_eq!(
+            did_you_mean("commit", &known),
+            None,
+            "the name itself is no suggestion"
+        );
+        assert_eq!(did_you_mean("x", &[] as &[&str]), None);
+    }
 
     #[test]
     fn ceilings_refused() {

@@ -167,6 +167,12 @@ pub struct CaseEval {
     /// absent in documents written before grader detail was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graders: Option<Vec<GraderEval>>,
+    /// True when every grader of the case is with-only under the ablation, so
+    /// the platform scored them all: the case's score then says whether the
+    /// item fired, not what it did. `check` refuses such a case in
+    /// `evals/<item>/`; a platform result from elsewhere may hold one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scored_by_trigger: bool,
 }
 
 /// The UTC stamp in a run id.
@@ -241,6 +247,20 @@ impl GraderKind {
             GraderKind::Scored => "scored",
             GraderKind::WithOnly => "with-only",
         }
+    }
+}
+
+/// What a case scored by its trigger graders alone means, in words.
+pub fn scored_by_trigger_words(case: &str) -> String {
+    format!(
+        "case `{case}` was scored by its trigger graders alone: its score says whether the item fired, not what it did (up to +1.00 of delta for firing alone); add a grader of what the item teaches"
+    )
+}
+
+impl SkillEval {
+    /// The cases the platform scored by their trigger graders alone.
+    pub fn scored_by_trigger(&self) -> impl Iterator<Item = &CaseEval> {
+        self.cases.iter().filter(|c| c.scored_by_trigger)
     }
 }
 

@@ -79,10 +79,12 @@ pub enum Error {
     },
 
     /// No item file for the name.
-    #[error("no item named {name:?} in {source_dir}; looked for:\n{}", list(.looked))]
+    #[error("no item named {name:?} in {source_dir}{}; looked for:\n{}", meant(.suggestion), list(.looked))]
     ItemNotFound {
         /// The name.
         name: String,
+        /// The nearest existing item name, when one is close.
+        suggestion: Option<String>,
         /// The source tree searched.
         source_dir: Utf8PathBuf,
         /// Every place looked at.
@@ -100,11 +102,14 @@ pub enum Error {
 
     /// An item without a suite at `evals/<item>/`.
     #[error(
-        "no eval suite for {item:?}: {dir} does not exist; create it with a `fires` and a `quiet` case (see README, \"Writing a suite\")"
+        "no eval suite for {item:?}: {dir} does not exist{}; create it with `bob-eval init {item}`",
+        meant(.suggestion)
     )]
     NoSuite {
         /// The item.
         item: String,
+        /// The nearest existing suite name, when one is close.
+        suggestion: Option<String>,
         /// Where the suite should be.
         dir: Utf8PathBuf,
     },
@@ -211,6 +216,14 @@ pub enum Error {
         /// What is wrong and what to do.
         message: String,
     },
+}
+
+/// `; did you mean `x`?` for a suggestion, else nothing.
+fn meant(suggestion: &Option<String>) -> String {
+    match suggestion {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => String::new(),
+    }
 }
 
 fn list(paths: &[Utf8PathBuf]) -> String {

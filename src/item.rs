@@ -60,6 +60,20 @@ pub fn candidates(source: &Utf8Path, name: &str) -> Vec<(ItemKind, Utf8PathBuf, 
     out
 }
 
+/// Every item name in `source` (skills, commands and agents, registry too),
+/// sorted and unique; for suggestions, not lookups.
+pub fn names(source: &Utf8Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for root in [source.to_owned(), source.join("registry")] {
+        for kind in ["skills", "commands", "agents"] {
+            out.extend(crate::config::folder_names(&root.join(kind)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Find the item `name` in `source`: exactly one of the candidate places must exist.
 pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     crate::config::validate_item_name(name)?;
@@ -71,6 +85,7 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     match found.as_slice() {
         [] => Err(Error::ItemNotFound {
             name: name.into(),
+            suggestion: crate::config::did_you_mean(name, &names(source)),
             source_dir: source.to_owned(),
             looked: all.iter().map(|(_, marker, _)| marker.clone()).collect(),
         }),

@@ -109,6 +109,9 @@ pub struct GraderConfig {
     /// For `tool_used`: the most calls allowed; `0` makes a quiet-side trigger.
     #[serde(default)]
     pub max: Option<serde_json::Value>,
+    /// `with-only` or `both`, when set.
+    #[serde(default)]
+    pub arm: Option<String>,
 }
 
 /// The runs of a case, per arm.
@@ -493,6 +496,35 @@ fn is_trigger(grader: &GraderDef) -> bool {
             == Some("Skill")
 }
 
+/// True when the platform treats `grader` as with-only under the ablation
+/// (the same rule as `suite::Grader::is_with_only`, on the platform's echo of
+/// the grader's configuration).
+fn is_with_only(grader: &GraderDef) -> bool {
+    match grader.config.as_ref().and_then(|c| c.arm.as_deref()) {
+        Some("with-only") => true,
+        Some("both") => false,
+        _ => is_trigger(grader),
+    }
+}
+
+/// True when the platform scored `case` by its with-only graders alone: under
+/// the ablation (a without arm), every grader it defines is with-only and its
+/// with-arm runs report them scored (the platform's rule when a case has no
+/// other grader). Asking the runs too keeps a document made from stored runs,
+/// whose definitions list only the trigger graders, from being marked.
+fn scored_by_trigger(case: &PlatformCase) -> bool {
+    let arms = &case.arms;
+    !arms.without.is_empty()
+        && !case.graders.is_empty()
+        && case.graders.iter().all(is_with_only)
+        && arms.with.iter().flat_map(|r| &r.graders).any(|g| g.scored)
+        && arms
+            .with
+            .iter()
+            .flat_map(|r| &r.graders)
+            .all(|g| g.scored && case.graders.iter().any(|d| d.name == g.name))
+}
+
 fn broken(run: &PlatformRun) -> bool {
     run.error.is_some() && run.graders.is_empty()
 }
@@ -556,6 +588,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             digest: None,
             stats: None,
             graders: Some(grader_detail(arms)),
+            scored_by_trigger: scored_by_trigger(case),
         }
     });
     ReducedCase {

@@ -26,6 +26,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The scoring case [`init`] writes beside the trigger pair.
 pub const SCORING_CASE: &str = "scoring";
 
+/// The scoring grader [`init`] writes into `fires` beside its trigger grader,
+/// so the case measures what the item does, not only that it fired.
+pub const FIRES_SCORING: &str = "teaches";
+
 /// What [`init`] or [`add_case`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scaffolded {
@@ -33,6 +37,8 @@ pub struct Scaffolded {
     pub item: String,
     /// The item found in the source; `None` when it does not exist yet.
     pub found: Option<Item>,
+    /// When the item does not exist: the nearest item name, if one is close.
+    pub suggestion: Option<String>,
     /// The folder written: `evals/<item>` (init) or `evals/<item>/<case>` (a case).
     pub dir: Utf8PathBuf,
     /// Every file written, under `dir`, in order.
@@ -67,6 +73,7 @@ pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
     let written = write_new_dir(&source.join("evals"), &dir, &files)?;
     Ok(Scaffolded {
         item: item.into(),
+        suggestion: suggest(source, item, &found),
         found,
         to_fill: vec![dir.join(SCORING_CASE)],
         dir,
@@ -101,11 +108,20 @@ pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded>
     let written = write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
     Ok(Scaffolded {
         item: item.into(),
+        suggestion: suggest(source, item, &found),
         found,
         to_fill: vec![dir.clone()],
         dir,
         files: written,
     })
+}
+
+/// The nearest item name to `item` when `found` says it does not exist.
+fn suggest(source: &Utf8Path, item: &str, found: &Option<Item>) -> Option<String> {
+    match found {
+        Some(_) => None,
+        None => crate::config::did_you_mean(item, &crate::item::names(source)),
+    }
 }
 
 /// The item named `item`: `None` when there is none yet; an error for an
@@ -180,6 +196,12 @@ fn trigger_files(item: &str, kind: Option<ItemKind>) -> Vec<(String, String)> {
         (
             "fires/graders/fires.md".into(),
             format!("---\ntype: tool_used\ntool: Skill\ninput_match: {pin}\n---\n"),
+        ),
+        (
+            format!("fires/graders/{FIRES_SCORING}.md"),
+            format!(
+                "---\ntype: regex\n# What the {item} {word} teaches, as a JavaScript regex its answer must match.\n# The trigger grader above is with-only (not scored); without this one the\n# platform would score the case by whether the {word} fired alone.\npattern: '{INIT_CRITERIA}'\n---\n"
+            ),
         ),
         (
             "quiet/prompt.md".into(),
@@ -376,6 +398,7 @@ mod tests {
                 "baseline.json",
                 "fires/prompt.md",
                 "fires/graders/fires.md",
+                "fires/graders/teaches.md",
                 "quiet/prompt.md",
                 "quiet/graders/quiet.md",
                 "scoring/prompt.md",
@@ -386,7 +409,7 @@ mod tests {
         assert!(out.files.iter().all(|f| f.is_file()));
         assert_eq!(
             codes(&root, "demo"),
-            vec![(Severity::Error, "init-placeholder"); 3]
+            vec![(Severity::Error, "init-placeholder"); 4]
         );
         assert!(hidden(&root).is_empty());
         let baseline = crate::document::load_baseline(&root, "demo").unwrap();
@@ -409,7 +432,21 @@ mod tests {
             let new = old.replace(INIT_PROMPT, text).replace(INIT_CRITERIA, text);
             fs::write(path, new).unwrap();
         }
+        assert_eq!(
+            codes(&root, "ship"),
+            vec![(Severity::Error, "init-placeholder")],
+            "fires' scoring grader is still to fill"
+        );
+        let teaches = root.join(format!("evals/ship/fires/graders/{FIRES_SCORING}.md"));
+        let old = fs::read_to_string(&teaches).unwrap();
+        fs::write(&teaches, old.replace(INIT_CRITERIA, "1\\.2")).unwrap();
         assert_eq!(codes(&root, "ship"), vec![]);
+        // Without it, fires is scored by its trigger alone: refused.
+        fs::remove_file(&teaches).unwrap();
+        assert_eq!(
+            codes(&root, "ship"),
+            vec![(Severity::Error, "scored-by-trigger")]
+        );
     }
 
     #[test]
@@ -422,6 +459,7 @@ mod tests {
         assert_eq!(
             found,
             [
+                (Severity::Error, "init-placeholder"),
                 (Severity::Error, "init-placeholder"),
                 (Severity::Error, "init-placeholder"),
                 (Severity::Error, "init-placeholder"),
@@ -463,7 +501,7 @@ mod tests {
         assert_eq!(out.files.len(), 3);
         assert_eq!(
             codes(&root, "demo"),
-            vec![(Severity::Error, "init-placeholder"); 6]
+            vec![(Severity::Error, "init-placeholder"); 7]
         );
         for taken in ["edge", "fires", "scoring"] {
             let err = add_case(&root, "demo", taken).unwrap_err().to_string();

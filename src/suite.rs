@@ -376,6 +376,23 @@ impl Grader {
         self.str("arm")
     }
 
+    /// True for a `tool_used` grader on the `Skill` tool: it sees whether a
+    /// skill fired, not what the answer holds.
+    pub fn is_skill_trigger(&self) -> bool {
+        self.kind() == Some(GraderKind::ToolUsed) && self.str("tool") == Some("Skill")
+    }
+
+    /// True when the platform treats this grader as with-only under
+    /// `with-without` (a plugin-fired indicator, not scored): a Skill trigger
+    /// without `arm: both`, or any grader with `arm: with-only`.
+    pub fn is_with_only(&self) -> bool {
+        match self.arm() {
+            Some("with-only") => true,
+            Some("both") => false,
+            _ => self.is_skill_trigger(),
+        }
+    }
+
     /// The typed configuration with defaults, or `None` when a required key is
     /// missing or mistyped (`bob-eval check` says which).
     pub fn spec(&self) -> Option<GraderSpec> {

@@ -83,12 +83,18 @@ impl Tree {
     }
 
     /// Replace every placeholder under `evals/<item>/<case>/` with real text.
+    /// Fill the placeholders of `case`; for `scoring`, those of the `fires`
+    /// case's scoring grader too (init writes both).
     fn fill(&self, item: &str, case: &str) {
-        for (file, text) in [
-            ("prompt.md", "Summarise the change in one line."),
-            ("graders/matches.md", "change"),
-            ("graders/judge.md", "The summary is one line long."),
-        ] {
+        let mut files = vec![
+            (case, "prompt.md", "Summarise the change in one line."),
+            (case, "graders/matches.md", "change"),
+            (case, "graders/judge.md", "The summary is one line long."),
+        ];
+        if case == "scoring" {
+            files.push(("fires", "graders/teaches.md", "one line"));
+        }
+        for (case, file, text) in files {
             let path = self.source.join(format!("evals/{item}/{case}/{file}"));
             let old = fs::read_to_string(&path).unwrap();
             assert!(old.contains("TODO: describe"), "{path}");
@@ -101,23 +107,33 @@ impl Tree {
     }
 }
 
+/// The placeholders `check` reports in `case`; for `scoring`, with the
+/// `fires` case's scoring grader first (the findings are sorted by file).
 fn placeholders(item: &str, case: &str) -> Vec<(String, String, String)> {
-    ["graders/judge.md", "graders/matches.md", "prompt.md"]
+    let mut files: Vec<String> = Vec::new();
+    if case == "scoring" {
+        files.push("fires/graders/teaches.md".into());
+    }
+    for f in ["graders/judge.md", "graders/matches.md", "prompt.md"] {
+        files.push(format!("{case}/{f}"));
+    }
+    files
         .iter()
         .map(|f| {
             (
                 "error".to_string(),
                 "init-placeholder".to_string(),
-                format!("evals/{item}/{case}/{f}"),
+                format!("evals/{item}/{f}"),
             )
         })
         .collect()
 }
 
-const FILES: [&str; 8] = [
+const FILES: [&str; 9] = [
     "baseline.json",
     "fires/prompt.md",
     "fires/graders/fires.md",
+    "fires/graders/teaches.md",
     "quiet/prompt.md",
     "quiet/graders/quiet.md",
     "scoring/prompt.md",
@@ -192,9 +208,11 @@ fn init_for_a_missing_item_writes_the_suite_and_says_so() {
     let (code, out, err) = tree.bob(&["init", "later"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("no item named `later` yet: create skills/later/SKILL.md"),
-        "{out}"
+        err.contains("warning: no item named `later` in the source")
+            && err.contains("create skills/later/SKILL.md"),
+        "{err}"
     );
+    assert!(out.contains("does not exist yet"), "{out}");
     assert!(tree.source.join("evals/later/fires/prompt.md").is_file());
     let (code, mut found) = tree.check(&["later"]);
     assert_eq!(code, 1);

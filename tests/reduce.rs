@@ -71,6 +71,35 @@ fn run1_reads_as_the_platform_says() {
 }
 
 #[test]
+fn a_case_scored_by_its_trigger_alone_is_marked() {
+    // Captured on the real platform (2.1.328): `fires` holds only its Skill
+    // grader, so the platform scored it (withOnly false, scored true) and
+    // the case reads +1.00 for firing alone.
+    let path = capture("trigger-only-fires.json");
+    let platform = raw(&path);
+    let fires_run = &platform["cases"][0]["arms"]["with"][0]["graders"][0];
+    assert_eq!(
+        (&fires_run["withOnly"], &fires_run["scored"]),
+        (&json!(false), &json!(true))
+    );
+    let doc = reduce_file(&path, Origin::File, &ctx("demo")).unwrap();
+    let marked: Vec<&str> = doc.scored_by_trigger().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        marked,
+        ["fires"],
+        "quiet (arm: both) and scoring are scored as meant"
+    );
+    let fires = doc.cases.iter().find(|c| c.name == "fires").unwrap();
+    assert_eq!((fires.with, fires.delta), (1.0, Some(1.0)));
+    let value = serde_json::to_value(&doc).unwrap();
+    assert_eq!(value["cases"][0]["scored_by_trigger"], json!(true));
+    assert!(value["cases"][1].get("scored_by_trigger").is_none());
+    // The platform's own run-1 capture (trigger graders beside scored ones) marks nothing.
+    let run1 = reduce_file(&capture("run1_main.json"), Origin::File, &ctx("commit")).unwrap();
+    assert_eq!(run1.scored_by_trigger().count(), 0);
+}
+
+#[test]
 fn captures_of_other_plugins_or_single_arm_are_refused() {
     for name in expect::NOT_COMMIT_CAPTURES {
         let err = reduce_file(&capture(name), Origin::File, &ctx("commit")).unwrap_err();

@@ -1,4 +1,4 @@
-//! Four traps the platform accepts without a word, each confirmed on
+//! Five traps the platform accepts without a word, each confirmed on
 //! `claude plugin eval` 2.1.328 and found here in both layouts (`evals/<item>/`
 //! and `--plugin`):
 //!
@@ -19,6 +19,11 @@
 //! 4. `skill-match-loose`: a `tool_used: Skill` grader outside the trigger pair
 //!    whose `input_match` is not pinned to one item: it matches several items,
 //!    or near-miss names (`<item>-x`, `x<item>`, `not-<item>`).
+//! 5. `scored-by-trigger`: a case whose graders are all with-only under the
+//!    ablation (Skill triggers without `arm: both`, or `arm: with-only`). The
+//!    platform then scores them all, so the case scores whether the item
+//!    fired: +1.00 of delta for firing alone. An error in `evals/<item>/`, a
+//!    warning under `--plugin`.
 
 use super::Out;
 use super::js_regex::{inline_flags, js_regex};
@@ -224,6 +229,34 @@ impl Traps<'_> {
             }
         }
         self.file_unwritable(case, out);
+        self.scored_by_trigger(case, out);
+    }
+
+    /// Trap 5: every grader of the case is with-only under the ablation, so
+    /// the platform scores them all: the case then measures whether the item
+    /// fired (the trigger rate), not what it does, and adds up to +1.00 to
+    /// the delta for firing alone. An error in `evals/<item>/`, a warning in
+    /// a plugin's own suites.
+    fn scored_by_trigger(&self, case: &Case, out: &mut Out) {
+        if case.graders.is_empty() || !case.graders.iter().all(Grader::is_with_only) {
+            return;
+        }
+        let names: Vec<&str> = case.graders.iter().map(|g| g.name.as_str()).collect();
+        let message = format!(
+            "every grader of case `{}` is with-only under the ablation ({}): the platform then scores whether the item fired, which is the trigger rate, not the item's effect (up to +1.00 of delta for firing alone)",
+            case.name,
+            names.join(", ")
+        );
+        let fix = format!(
+            "add a grader of what the item teaches (a regex or llm grader on the answer) to {}/graders/",
+            case.dir
+        );
+        let file = case.main_file();
+        if self.trigger_pair {
+            out.error("scored-by-trigger", &file, None, message, fix);
+        } else {
+            out.warn("scored-by-trigger", &file, None, message, fix);
+        }
     }
 
     /// Trap 1: `tool:` (or a `tool_order` side) names an item, not a tool.

@@ -25,8 +25,29 @@ pub fn exec(ctx: &Context, args: &InitArgs) -> Result<u8> {
         Some(case) => scaffold::add_case(&ctx.source, &args.item, case)?,
         None => scaffold::init(&ctx.source, &args.item)?,
     };
+    if done.found.is_none() {
+        eprintln!("bob-eval: warning: {}", missing_item(ctx, &done));
+    }
     super::print(&render(ctx, &done))?;
     Ok(exit::OK)
+}
+
+/// The warning for a suite written before its item: the path to create, and
+/// the nearest existing name when the name looks like a typo of one.
+fn missing_item(ctx: &Context, done: &Scaffolded) -> String {
+    let item = &done.item;
+    let shown = Shown::new(&ctx.source);
+    let meant = match &done.suggestion {
+        Some(s) => format!(
+            " (did you mean `{s}`? then remove {} and run `bob-eval init {s}`)",
+            shown.path(&done.dir)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "no item named `{item}` in the source{meant}: the suite is written, but `run` needs the item; create {} (or commands/{item}.md, agents/{item}.md, or the same under registry/)",
+        shown.path(&ctx.source.join("skills").join(item).join("SKILL.md"))
+    )
 }
 
 /// The files written, where the item is (or that it is missing), the next steps.
@@ -48,10 +69,7 @@ fn render(ctx: &Context, done: &Scaffolded) -> String {
             );
         }
         None => {
-            let _ = writeln!(
-                out,
-                "no item named `{item}` yet: create skills/{item}/SKILL.md (or commands/{item}.md, agents/{item}.md, or the same under registry/)"
-            );
+            let _ = writeln!(out, "for the item `{item}`, which does not exist yet");
         }
     }
     let source = shown.flag();
@@ -68,6 +86,11 @@ fn render(ctx: &Context, done: &Scaffolded) -> String {
         ));
     }
     if done.dir == crate::config::suite_dir(&ctx.source, item) {
+        next(format!(
+            "replace the TODO line in {}/fires/graders/{}.md with a regex of what the item teaches: the trigger grader beside it is with-only, and a case scored by it alone measures only that the item fired",
+            shown.path(&done.dir),
+            crate::scaffold::FIRES_SCORING
+        ));
         next(format!(
             "make {}/fires/prompt.md a real request where the item should fire unasked (the default names it), and quiet/prompt.md one close to it where it must not",
             shown.path(&done.dir)

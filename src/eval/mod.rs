@@ -229,10 +229,11 @@ fn plan(
         let triggers = case
             .graders
             .iter()
-            .filter(|g| g.str("type") == Some("tool_used") && g.str("tool") == Some("Skill"))
-            .map(|g| {
-                let quiet = g.get("max").and_then(|e| crate::suite::as_count(&e.value)) == Some(0);
-                (g.name.clone(), quiet)
+            .filter(|g| g.is_skill_trigger())
+            .map(|g| plan::PlannedTrigger {
+                name: g.name.clone(),
+                quiet: g.get("max").and_then(|e| crate::suite::as_count(&e.value)) == Some(0),
+                arm: g.arm().map(str::to_owned),
             })
             .collect();
         cases.push(PlannedCase {

@@ -22,8 +22,19 @@ pub struct PlannedCase {
     pub digest: String,
     /// Runs per arm the document is made from (`--runs`, else the case's `runs`, else 3).
     pub runs: u32,
-    /// Its trigger graders (`tool_used` on `Skill`): name and whether it is quiet-side (`max: 0`).
-    pub triggers: Vec<(String, bool)>,
+    /// Its trigger graders (`tool_used` on `Skill`).
+    pub triggers: Vec<PlannedTrigger>,
+}
+
+/// A trigger grader (`tool_used` on `Skill`) of a planned case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedTrigger {
+    /// The grader's name.
+    pub name: String,
+    /// Quiet-side (`max: 0`).
+    pub quiet: bool,
+    /// Its `arm:`, when set (`both` keeps it scored on both arms).
+    pub arm: Option<String>,
 }
 
 /// The cases of one evaluation and what keys their runs.
@@ -164,12 +175,13 @@ pub fn document(
             graders: c
                 .triggers
                 .iter()
-                .map(|(name, quiet)| GraderDef {
-                    name: name.clone(),
+                .map(|t| GraderDef {
+                    name: t.name.clone(),
                     kind: "tool_used".into(),
                     config: Some(GraderConfig {
                         tool: Some("Skill".into()),
-                        max: quiet.then(|| 0.into()),
+                        max: t.quiet.then(|| 0.into()),
+                        arm: t.arm.clone(),
                     }),
                 })
                 .collect(),
