@@ -274,15 +274,119 @@ impl CaseEval {
 /// What a failed grader says when the platform gave no explanation.
 pub const NO_EXPLANATION: &str = "no explanation given";
 
+/// What a grader's passes on the two arms say about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraderReading {
+    /// It threw on some run: an error of the suite, not of the model.
+    Threw,
+    /// A with-only indicator (no without arm, by design) that held on every run.
+    IndicatorHeld,
+    /// A with-only indicator that failed on some with-arm run.
+    IndicatorFailed,
+    /// Scored, with no without-arm result: passed on every with-arm run.
+    PassedWith,
+    /// Scored, with no without-arm result: failed on some with-arm run.
+    FailedWith,
+    /// Passes more often with the item than without: what a good grader does.
+    TellsApart,
+    /// Passes on every run of both arms: it does not tell the arms apart.
+    PassesBoth,
+    /// Fails on every run of both arms.
+    FailsBoth,
+    /// Passes more often without the item than with it.
+    BetterWithout,
+    /// Passes as often on both arms, on some runs only.
+    NoDifference,
+}
+
+impl GraderReading {
+    /// True when the grader failed where it should pass: on the with arm
+    /// (or threw). A with-only grader has no without arm, and a grader that
+    /// passes only with the item does its job: neither is a failure.
+    pub fn is_failure(self, g: &GraderEval) -> bool {
+        match self {
+            GraderReading::Threw
+            | GraderReading::IndicatorFailed
+            | GraderReading::FailedWith
+            | GraderReading::FailsBoth
+            | GraderReading::BetterWithout
+            | GraderReading::NoDifference => true,
+            GraderReading::TellsApart => g.with.passed < g.with.runs,
+            GraderReading::IndicatorHeld
+            | GraderReading::PassedWith
+            | GraderReading::PassesBoth => false,
+        }
+    }
+
+    /// What it means, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            GraderReading::Threw => {
+                "the grader threw, an error of the suite (not the model failing)"
+            }
+            GraderReading::IndicatorHeld => "with-only indicator, held (no without arm, by design)",
+            GraderReading::IndicatorFailed => {
+                "with-only indicator, failed with the item (no without arm, by design)"
+            }
+            GraderReading::PassedWith => "passed with the item (no without-arm result)",
+            GraderReading::FailedWith => "failed with the item (no without-arm result)",
+            GraderReading::TellsApart => "tells the arms apart (passes more with the item)",
+            GraderReading::PassesBoth => "passes on both arms: it does not measure the item",
+            GraderReading::FailsBoth => "fails on both arms",
+            GraderReading::BetterWithout => "does better without the item",
+            GraderReading::NoDifference => "passes as often without the item",
+        }
+    }
+}
+
 impl GraderEval {
+    /// What its passes per arm say.
+    pub fn reading(&self) -> GraderReading {
+        if self.error {
+            return GraderReading::Threw;
+        }
+        let all_with = self.with.passed == self.with.runs;
+        let Some(without) = self.without.filter(|w| w.runs > 0) else {
+            return match (self.kind, all_with) {
+                (GraderKind::WithOnly, true) => GraderReading::IndicatorHeld,
+                (GraderKind::WithOnly, false) => GraderReading::IndicatorFailed,
+                (GraderKind::Scored, true) => GraderReading::PassedWith,
+                (GraderKind::Scored, false) => GraderReading::FailedWith,
+            };
+        };
+        if self.with.runs == 0 {
+            return GraderReading::FailedWith;
+        }
+        // Compare pass rates exactly: a/b against c/d as a*d against c*b.
+        let with = u64::from(self.with.passed) * u64::from(without.runs);
+        let wo = u64::from(without.passed) * u64::from(self.with.runs);
+        match with.cmp(&wo) {
+            std::cmp::Ordering::Greater => GraderReading::TellsApart,
+            std::cmp::Ordering::Less => GraderReading::BetterWithout,
+            std::cmp::Ordering::Equal if all_with => GraderReading::PassesBoth,
+            std::cmp::Ordering::Equal if self.with.passed == 0 => GraderReading::FailsBoth,
+            std::cmp::Ordering::Equal => GraderReading::NoDifference,
+        }
+    }
+
+    /// True when it failed where it should pass ([`GraderReading::is_failure`]).
+    pub fn is_failure(&self) -> bool {
+        self.reading().is_failure(self)
+    }
+
+    /// The arm its kept failure words come from: the with arm when it failed
+    /// there (the runs are read with arm first), else the without arm.
+    pub fn failure_arm(&self) -> &'static str {
+        if self.with.passed < self.with.runs {
+            "with the item"
+        } else {
+            "without the item"
+        }
+    }
+
     /// Why it failed, in the platform's words (or [`NO_EXPLANATION`]).
     pub fn why(&self) -> &str {
         self.failure.as_deref().unwrap_or(NO_EXPLANATION)
-    }
-
-    /// True when it failed on some run of either arm.
-    pub fn failed(&self) -> bool {
-        self.with.passed < self.with.runs || self.without.is_some_and(|w| w.passed < w.runs)
     }
 }
 

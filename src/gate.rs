@@ -60,6 +60,40 @@ pub struct Decision {
     /// does not read it. Absent for a result without intervals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<crate::stats::GateAdvice>,
+    /// When the best (or this result's `with`) is at the suite's ceiling of
+    /// 1.00: that the suite can no longer tell a better item apart. Advice
+    /// only; the rule does not read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<String>,
+    /// The cases the platform scored by their trigger graders alone, in
+    /// words. Advice only; the rule does not read it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scored_by_trigger: Vec<String>,
+}
+
+/// The highest score a suite can give: no result is ever above it.
+pub const CEILING: f64 = 1.0;
+
+/// Words for a suite at its ceiling, when `best` (or else `with`) is there:
+/// no later result can be strictly above 1.00, so the suite needs a case the
+/// item does not yet pass before it can tell a better item apart.
+pub fn saturation(with: f64, best: Option<&BestEntry>, model: &str) -> Option<String> {
+    const FIX: &str =
+        "the suite can no longer tell a better item apart; add a case the item does not yet pass";
+    if let Some(b) = best
+        && round4(b.score) >= CEILING
+    {
+        return Some(format!(
+            "saturated: the best for {model} is already {}, the suite's ceiling, so no result can be above it: {FIX}",
+            fmt_score(CEILING)
+        ));
+    }
+    (round4(with) >= CEILING).then(|| {
+        format!(
+            "saturated: with is {}, the suite's ceiling, so once it is the best no later change can beat it: {FIX}",
+            fmt_score(CEILING)
+        )
+    })
 }
 
 impl Decision {
@@ -70,6 +104,30 @@ impl Decision {
             .filter(|c| c.status == Status::Fail)
             .map(|c| c.text.clone())
             .collect()
+    }
+
+    /// How sure the condition `name` is, in words: the advisory's, or, for
+    /// `beats-best` against a best at the ceiling, the saturation (no number
+    /// of runs settles a comparison no result can win). `None` for a
+    /// condition without an estimate.
+    pub fn advice_words(&self, name: &str) -> Option<String> {
+        if name == "beats-best"
+            && let Some(saturated) = &self.saturated
+            && self
+                .best
+                .as_ref()
+                .is_some_and(|b| round4(b.score) >= CEILING)
+        {
+            return Some(saturated.clone());
+        }
+        let a = self.advice.as_ref()?;
+        let advisory = match name {
+            "beats-best" => Some(a.beats_best),
+            "helps" => Some(a.helps),
+            "trigger-rate" => a.trigger_rate,
+            _ => None,
+        }?;
+        Some(advisory.in_words())
     }
 }
 
@@ -171,6 +229,11 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
             )
         }),
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
+        saturated: saturation(with, best.as_ref(), model),
+        scored_by_trigger: result
+            .scored_by_trigger()
+            .map(|c| crate::document::scored_by_trigger_words(&c.name))
+            .collect(),
         accepted: conditions.iter().all(|c| c.status != Status::Fail),
         item: result.item.clone(),
         model: model.to_string(),
@@ -409,6 +472,36 @@ mod tests {
             );
             assert_eq!(d.reasons().is_empty(), accepted, "{case}");
         }
+    }
+
+    #[test]
+    fn a_best_at_the_ceiling_is_named_saturated() {
+        // A best of 1.00: no result can beat it, and the advice says why
+        // instead of asking for more runs.
+        let d = decide(&result_t(1.0, 0.5, Some(1.0)), &baseline(M, 1.0, Some(1.0)));
+        assert!(!d.accepted);
+        let saturated = d.saturated.clone().expect("saturated");
+        assert!(
+            saturated.contains("the suite can no longer tell a better item apart"),
+            "{saturated}"
+        );
+        assert!(
+            saturated.contains("add a case the item does not yet pass"),
+            "{saturated}"
+        );
+        let words = d.advice_words("beats-best").expect("advice");
+        assert_eq!(words, saturated);
+        assert!(!words.contains("no number of runs"), "{words}");
+        // A first result at 1.00 is accepted, and says the suite is now full.
+        let d = decide(&result_t(1.0, 0.5, Some(1.0)), &Baseline::empty("commit"));
+        assert!(d.accepted);
+        assert!(
+            d.saturated
+                .is_some_and(|s| s.contains("once it is the best"))
+        );
+        // Below the ceiling, nothing is said.
+        let d = decide(&result_t(0.9, 0.5, Some(1.0)), &baseline(M, 0.8, Some(1.0)));
+        assert_eq!(d.saturated, None);
     }
 
     #[test]

@@ -43,15 +43,9 @@ pub fn render(d: &Decision) -> String {
             Status::Fail => '✗',
             Status::Skipped => '–',
         };
-        let sure = d.advice.as_ref().and_then(|a| match c.name {
-            "beats-best" => Some(a.beats_best),
-            "helps" => Some(a.helps),
-            "trigger-rate" => a.trigger_rate,
-            _ => None,
-        });
-        match sure {
-            Some(advisory) if c.status != Status::Skipped => {
-                let _ = writeln!(out, "  {mark} {} ({})", c.text, advisory.in_words());
+        match d.advice_words(c.name) {
+            Some(words) if c.status != Status::Skipped => {
+                let _ = writeln!(out, "  {mark} {} ({words})", c.text);
             }
             _ => {
                 let _ = writeln!(out, "  {mark} {}", c.text);
@@ -60,6 +54,16 @@ pub fn render(d: &Decision) -> String {
     }
     if let Some(change) = &d.suite_change {
         let _ = writeln!(out, "  ! NOTE: {change}");
+    }
+    let beats_best_said = d
+        .best
+        .as_ref()
+        .is_some_and(|b| b.score >= crate::gate::CEILING);
+    if let Some(saturated) = d.saturated.as_ref().filter(|_| !beats_best_said) {
+        let _ = writeln!(out, "  ! NOTE: {saturated}");
+    }
+    for words in &d.scored_by_trigger {
+        let _ = writeln!(out, "  ! NOTE: {words}");
     }
     out
 }

@@ -384,6 +384,16 @@ fn regressed_cases(d: &SkillEval) -> usize {
 
 /// One row per case of `d`.
 fn cases(out: &mut String, d: &SkillEval) {
+    if let Some(line) = super::run::bought_and_reused(d) {
+        let _ = writeln!(out, "{}\n", plain(&line));
+    }
+    for c in d.scored_by_trigger() {
+        let _ = writeln!(
+            out,
+            "**Scored by trigger:** {}\n",
+            plain(&crate::document::scored_by_trigger_words(&c.name))
+        );
+    }
     let rows: Vec<Vec<String>> = d
         .cases
         .iter()
@@ -557,14 +567,20 @@ mod tests {
         doc.cases[0].graders = Some(
             serde_json::from_value(serde_json::json!([
                 {"name": "subject", "kind": "scored", "with": {"passed": 2, "runs": 2},
-                 "without": {"passed": 0, "runs": 2}, "failure": "pattern not found in `last_message`"}
+                 "without": {"passed": 0, "runs": 2}, "failure": "pattern not found in `last_message`"},
+                {"name": "body", "kind": "scored", "with": {"passed": 0, "runs": 2},
+                 "without": {"passed": 0, "runs": 2}, "failure": "no body in `last_message`"}
             ]))
             .unwrap(),
         );
         let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
         assert!(
-            md.contains("Graders that failed:\n\n- fires: ✗ subject (scored) with 2/2, without 0/2: pattern not found in \\`last\\_message\\`\n"),
+            md.contains("Graders that failed:\n\n- fires: ✗ body (scored) with 0/2, without 0/2: fails on both arms; with the item: no body in \\`last\\_message\\`\n"),
             "{md}"
+        );
+        assert!(
+            !md.contains("subject"),
+            "a grader that passes with the item and fails without it did its job:\n{md}"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The human summary of a `skill-eval/1` document, printed on stderr by `run`
 //! (stdout carries only the JSON).
 
-use crate::document::{ArmCount, CaseEval, GraderEval, SkillEval};
+use crate::document::{ArmCount, CaseEval, GraderEval, GraderReading, SkillEval};
 use std::fmt::Write;
 
 /// A rate to 4 decimals, `—` when absent (also the sweep's table).
@@ -47,13 +47,14 @@ fn clip(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The graders of `case` that failed on some run, errors first.
+/// The graders of `case` that failed where they should pass
+/// ([`GraderEval::is_failure`]), errors first.
 pub fn failed_graders(case: &CaseEval) -> Vec<&GraderEval> {
     let mut failed: Vec<&GraderEval> = case
         .graders
         .iter()
         .flatten()
-        .filter(|g| g.failed())
+        .filter(|g| g.is_failure())
         .collect();
     failed.sort_by_key(|g| !g.error);
     failed
@@ -63,31 +64,62 @@ fn count(c: ArmCount) -> String {
     format!("{}/{}", c.passed, c.runs)
 }
 
-/// One failed grader in one line: `✗ subject (scored) with 2/2, without 0/2:
-/// pattern not found`; a grader that threw is marked `!` and called a suite error.
+/// One grader in one line: its passes per arm, what they mean, and the
+/// failure's words for the arm it failed on: `✗ subject (scored) with 0/2,
+/// without 0/2: fails on both arms; with the item: pattern not found`. `✓`
+/// tells the arms apart, `·` neither fails nor measures, `✗` failed where it
+/// should pass, `!` threw (an error of the suite).
 pub fn grader_line(g: &GraderEval) -> String {
     let kind = g.kind.as_str();
     let without = g
         .without
         .map_or_else(String::new, |w| format!(", without {}", count(w)));
+    let reading = g.reading();
+    let failure = reading.is_failure(g);
+    let mark = match reading {
+        GraderReading::Threw => "!",
+        _ if failure => "✗",
+        GraderReading::TellsApart | GraderReading::IndicatorHeld | GraderReading::PassedWith => "✓",
+        _ => "·",
+    };
     let why = g.why();
-    if g.error {
+    let tail = if g.error {
         let why = why
             .trim_start()
             .strip_prefix(crate::reduce::GRADER_THREW)
             .map_or(why, str::trim_start);
-        format!(
-            "! {} ({kind}) with {}{without}: the grader threw, an error of the suite (not the model failing): {why}",
-            clip(&g.name),
-            count(g.with)
-        )
+        format!(": {why}")
+    } else if failure {
+        format!("; {}: {why}", g.failure_arm())
     } else {
-        format!(
-            "✗ {} ({kind}) with {}{without}: {why}",
-            clip(&g.name),
-            count(g.with)
-        )
+        String::new()
+    };
+    format!(
+        "{mark} {} ({kind}) with {}{without}: {}{tail}",
+        clip(&g.name),
+        count(g.with),
+        reading.words()
+    )
+}
+
+/// The runs bought and reused, and what each cost, when the document says
+/// (one made by an evaluation with the evidence store):
+/// `runs: 2 bought ($0.0120), 4 reused from the evidence store (first paid
+/// $0.0240); the case costs below are of every run used ($0.0360)`.
+pub fn bought_and_reused(doc: &SkillEval) -> Option<String> {
+    let reused = doc.reused_runs?;
+    let used: u32 = doc.cases.iter().map(|c| c.runs).sum();
+    let bought = used.saturating_sub(reused);
+    let reused_cost = doc.reused_cost_usd.unwrap_or(0.0);
+    let mut line = format!("runs: {bought} bought (${:.4})", doc.cost_usd);
+    if reused > 0 {
+        let cases: f64 = doc.cases.iter().map(|c| c.cost_usd).sum();
+        let _ = write!(
+            line,
+            ", {reused} reused from the evidence store (first paid ${reused_cost:.4}); the case costs below are of every run used (${cases:.4})"
+        );
     }
+    Some(line)
 }
 
 /// A short summary: with, without, delta, verdict, trigger rate, cost and
@@ -111,6 +143,16 @@ pub fn summary(doc: &SkillEval) -> String {
         doc.cost_usd,
         doc.max_cost_usd
     );
+    if let Some(line) = bought_and_reused(doc) {
+        let _ = writeln!(out, "  {line}");
+    }
+    for c in doc.scored_by_trigger() {
+        let _ = writeln!(
+            out,
+            "  SCORED BY TRIGGER: {}",
+            crate::document::scored_by_trigger_words(&clip(&c.name))
+        );
+    }
     if doc.partial {
         let _ = writeln!(
             out,
@@ -164,7 +206,9 @@ pub fn summary(doc: &SkillEval) -> String {
             c.runs,
             format!("${:.4}", c.cost_usd),
         );
-        for g in failed_graders(c) {
+        let mut graders: Vec<&GraderEval> = c.graders.iter().flatten().collect();
+        graders.sort_by_key(|g| (!g.error, !g.is_failure()));
+        for g in graders {
             let _ = writeln!(out, "      {}", grader_line(g));
         }
     }
@@ -199,6 +243,7 @@ mod tests {
                     digest: None,
                     stats: None,
                     graders: None,
+                    scored_by_trigger: false,
                 },
                 CaseEval {
                     name: "quiet".into(),
@@ -218,6 +263,7 @@ mod tests {
                     digest: None,
                     stats: None,
                     graders: None,
+                    scored_by_trigger: false,
                 },
             ],
             ..SkillEval::sample(0.8333, 0.6667)
@@ -279,10 +325,86 @@ mod tests {
         d.cases[1].graders = Some(vec![grader("quiet", (3, 3), Some((3, 3)), None)]);
         let text = summary(&d);
         assert!(
-            !text.contains("quiet (scored)"),
-            "a grader that never failed is not listed:\n{text}"
+            text.contains("✓ subject (scored) with 3/3, without 1/3: tells the arms apart"),
+            "a grader that passes more with the item is no failure:\n{text}"
+        );
+        assert!(
+            text.contains("· quiet (scored) with 3/3, without 3/3: passes on both arms"),
+            "{text}"
         );
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn each_grader_says_what_its_passes_mean_and_only_misses_are_failures() {
+        use crate::document::GraderReading as R;
+        let with_only = |w| GraderEval {
+            kind: GraderKind::WithOnly,
+            ..grader("fires", w, None, Some("Skill called 0x"))
+        };
+        let why = Some("pattern not found");
+        for (g, reading, failure) in [
+            (grader("a", (3, 3), Some((0, 3)), why), R::TellsApart, false),
+            (grader("b", (2, 3), Some((0, 3)), why), R::TellsApart, true),
+            (
+                grader("c", (3, 3), Some((3, 3)), None),
+                R::PassesBoth,
+                false,
+            ),
+            (grader("d", (0, 3), Some((0, 3)), why), R::FailsBoth, true),
+            (
+                grader("e", (1, 3), Some((3, 3)), why),
+                R::BetterWithout,
+                true,
+            ),
+            (
+                grader("f", (1, 2), Some((2, 4)), why),
+                R::NoDifference,
+                true,
+            ),
+            (with_only((3, 3)), R::IndicatorHeld, false),
+            (with_only((1, 3)), R::IndicatorFailed, true),
+            (grader("g", (2, 2), None, None), R::PassedWith, false),
+        ] {
+            assert_eq!(g.reading(), reading, "{}", g.name);
+            assert_eq!(g.is_failure(), failure, "{}", g.name);
+            let line = grader_line(&g);
+            assert_eq!(line.starts_with('✗'), failure, "{line}");
+            assert!(line.contains(reading.words()), "{line}");
+        }
+        // The failure's words name the arm they come from.
+        let line = grader_line(&grader("e", (3, 3), Some((1, 3)), why));
+        assert!(!line.contains("pattern not found"), "{line}");
+        let line = grader_line(&grader("e", (1, 3), Some((3, 3)), why));
+        assert!(
+            line.ends_with("; with the item: pattern not found"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn bought_and_reused_runs_are_said_and_the_case_costs_add_up() {
+        let mut d = doc(false);
+        assert_eq!(
+            bought_and_reused(&d),
+            None,
+            "no evidence store, nothing to say"
+        );
+        d.reused_runs = Some(12);
+        d.reused_cost_usd = Some(0.4123);
+        d.cost_usd = 0.0;
+        let line = bought_and_reused(&d).unwrap();
+        let cases: f64 = d.cases.iter().map(|c| c.cost_usd).sum();
+        assert_eq!(
+            line,
+            format!(
+                "runs: 0 bought ($0.0000), 12 reused from the evidence store (first paid $0.4123); the case costs below are of every run used (${cases:.4})"
+            )
+        );
+        assert!(summary(&d).contains(&line));
+        d.reused_runs = Some(0);
+        d.cost_usd = 0.41;
+        assert_eq!(bought_and_reused(&d).unwrap(), "runs: 12 bought ($0.4100)");
     }
 
     #[test]
@@ -302,6 +424,7 @@ mod tests {
             digest: None,
             stats: None,
             graders: None,
+            scored_by_trigger: false,
         }];
         let text = summary(&doc);
         assert!(

@@ -598,6 +598,12 @@ fn register_types(engine: &mut Engine) {
         }
     });
     engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
+    engine.register_get("scored_by_trigger", |r: &mut EvalResult| -> Array {
+        r.doc
+            .scored_by_trigger()
+            .map(|c| crate::document::scored_by_trigger_words(&c.name).into())
+            .collect()
+    });
     engine.register_get("suite_errors", |r: &mut EvalResult| -> Array {
         r.doc
             .cases
@@ -726,19 +732,20 @@ fn register_types(engine: &mut Engine) {
     });
     engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
     engine.register_get("advice", |d: &mut GateDecision| -> Array {
-        let Some(a) = d.decision.advice else {
-            return Array::new();
-        };
-        [
-            ("beats-best", Some(a.beats_best)),
-            ("helps", Some(a.helps)),
-            ("trigger-rate", a.trigger_rate),
-        ]
-        .into_iter()
-        .filter_map(|(name, advisory)| {
-            advisory.map(|x| Dynamic::from(format!("{name}: {}", x.in_words())))
-        })
-        .collect()
+        ["beats-best", "helps", "trigger-rate"]
+            .into_iter()
+            .filter_map(|name| {
+                d.decision
+                    .advice_words(name)
+                    .map(|words| Dynamic::from(format!("{name}: {words}")))
+            })
+            .collect()
+    });
+    engine.register_get("saturated", |d: &mut GateDecision| {
+        d.decision
+            .saturated
+            .clone()
+            .map_or(Dynamic::UNIT, Into::into)
     });
     engine.register_get("advisories", |d: &mut GateDecision| {
         read_only(&d.decision.advice)
