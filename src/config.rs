@@ -239,6 +239,20 @@ fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
     Ok(value)
 }
 
+/// Where [`resolve_ceiling`] takes the ceiling from, in words.
+pub fn ceiling_source(flag: Option<&str>, settings: &Settings) -> String {
+    if flag.is_some() {
+        return "from --max-cost-usd".into();
+    }
+    match (&settings.eval_max_cost_usd, &settings.path) {
+        (Some(_), Some(path)) => format!("from _workflow.eval_max_cost_usd in {path}"),
+        (Some(_), None) => "from _workflow.eval_max_cost_usd in settings.json".into(),
+        (None, _) => format!(
+            "the default: no --max-cost-usd given and no _workflow.eval_max_cost_usd in settings.json; the ceiling is ${DEFAULT_MAX_COST_USD:.2} unless you set one"
+        ),
+    }
+}
+
 /// The ceiling: `--max-cost-usd`, else settings `_workflow.eval_max_cost_usd`, else 2.
 pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
     if let Some(text) = flag {

@@ -57,6 +57,9 @@ pub struct RunOptions {
     pub runs: Option<u32>,
     /// `--max-cost-usd`, already validated.
     pub max_cost_usd: f64,
+    /// Where the ceiling came from, in words (`--max-cost-usd`, the settings
+    /// file, or the default), stated once when a paid run starts.
+    pub ceiling_from: String,
     /// `--judge-model`.
     pub judge_model: Option<String>,
     /// `-j`.
@@ -83,6 +86,7 @@ impl RunOptions {
             model: model.into(),
             runs: None,
             max_cost_usd,
+            ceiling_from: "set by the caller".into(),
             judge_model: None,
             jobs: None,
             timeout: None,

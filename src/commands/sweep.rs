@@ -24,6 +24,10 @@ pub struct SweepArgs {
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
     #[arg(long, value_name = "PATH")]
     pub claude: Option<Utf8PathBuf>,
+    /// Model to run every suite on [default: $EVALS_MODEL, else $ANTHROPIC_MODEL,
+    /// else settings.json `model`, else the platform's default]
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
     /// Runs per case and arm for every suite [default: 1]; `auto` or `auto:MAX`
     /// buys rounds until each suite's comparison is settled
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
@@ -78,6 +82,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
+            model: args.model.clone(),
             runs: match args.runs {
                 Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
                 _ => None,

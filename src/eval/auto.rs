@@ -73,19 +73,11 @@ impl RunSource for PlatformSource<'_> {
             .iter()
             .map(|r| self.plan.cases[r.case].name.as_str())
             .collect();
-        self.observer.event(&Event::Notice(format!(
-            "{}: runs auto: round {}: {} more run(s) per arm of {}",
-            self.plan.item,
-            self.round,
-            requests.first().map_or(0, |r| r.runs_per_arm),
-            names.join(", ")
-        )));
-        let mut cases = Vec::with_capacity(requests.len());
-        let mut partial_reason = None;
-        let mut left = budget_usd;
+        // What the store already holds for this round, before anything is
+        // bought, so the round's line counts what it buys.
+        let mut stored = Vec::with_capacity(requests.len());
         for request in requests {
             let (i, want) = (request.case, request.runs_per_arm as usize);
-            let case = &self.plan.cases[i];
             let mut fresh_runs = [Vec::new(), Vec::new()];
             for (arm, slot) in fresh_runs.iter_mut().enumerate() {
                 let taken = if arm == 0 {
@@ -95,6 +87,37 @@ impl RunSource for PlatformSource<'_> {
                 };
                 *slot = self.unused(2 * i + arm, taken, want)?;
             }
+            stored.push(fresh_runs);
+        }
+        // A case's call buys on both arms as many runs as its emptier arm lacks.
+        let (mut to_buy, mut reused) = (0usize, 0usize);
+        for (request, fresh_runs) in requests.iter().zip(&stored) {
+            let want = request.runs_per_arm as usize;
+            reused += fresh_runs.iter().map(Vec::len).sum::<usize>();
+            to_buy += 2 * fresh_runs
+                .iter()
+                .map(|r| want.saturating_sub(r.len()))
+                .max()
+                .unwrap_or(0);
+        }
+        let reuse = if reused > 0 {
+            format!(", {reused} reused from the evidence store")
+        } else {
+            String::new()
+        };
+        self.observer.event(&Event::Notice(format!(
+            "{}: runs auto: round {}: {} more run(s) per arm of {}: {to_buy} run(s) to buy{reuse}",
+            self.plan.item,
+            self.round,
+            requests.first().map_or(0, |r| r.runs_per_arm),
+            names.join(", ")
+        )));
+        let mut cases = Vec::with_capacity(requests.len());
+        let mut partial_reason = None;
+        let mut left = budget_usd;
+        for (request, mut fresh_runs) in requests.iter().zip(stored) {
+            let (i, want) = (request.case, request.runs_per_arm as usize);
+            let case = &self.plan.cases[i];
             let missing = fresh_runs
                 .iter()
                 .map(|r| want.saturating_sub(r.len()))

@@ -183,6 +183,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         model: config::resolve_model(opts.model.as_deref(), &settings),
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd.as_deref(), &settings)?,
+        ceiling_from: config::ceiling_source(opts.max_cost_usd.as_deref(), &settings),
         judge_model: opts.judge_model.clone(),
         jobs: opts.jobs,
         timeout: opts.platform_timeout,
@@ -439,6 +440,11 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 auto,
             } = *to_run;
             let claude = probe.finish()?;
+            // The mandatory ceiling, said once before anything is spent.
+            observer.event(&Event::Notice(format!(
+                "{item}: cost ceiling ${:.2} ({})",
+                run.max_cost_usd, run.ceiling_from
+            )));
             let mut store = Store::open(&store)?;
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
