@@ -678,8 +678,33 @@ fn invalid_values() {
         "invalid-value",
         "error",
         &[(GRADER, Some("---\ntype: llm\narm: sometimes\n---\nX.\n"))],
-        &[(GRADER, Some("---\ntype: llm\narm: with-only\n---\nX.\n"))],
+        &[(GRADER, Some("---\ntype: llm\narm: both\n---\nX.\n"))],
     );
+}
+
+#[test]
+fn a_case_scored_by_its_trigger_alone() {
+    // The fires case's only scoring grader made with-only, or removed: every
+    // grader left is with-only, so the platform scores the trigger itself.
+    let d = trips(
+        "scored-by-trigger",
+        "error",
+        &[(GRADER, Some("---\ntype: llm\narm: with-only\n---\nX.\n"))],
+        &[(GRADER, Some("---\ntype: llm\n---\nX.\n"))],
+    );
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("case `fires`") && message.contains("trigger rate"),
+        "{message}"
+    );
+    assert!(
+        d["fix"]
+            .as_str()
+            .unwrap()
+            .contains("grader of what the item teaches"),
+        "{d}"
+    );
+    trips("scored-by-trigger", "error", &[(GRADER, None)], &[]);
 }
 
 #[test]

@@ -108,7 +108,7 @@ fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
 
     assert!(
         stderr.contains(
-            "✗ subject (scored) with 1/1, without 0/1: pattern not found in last_message"
+            "✓ subject (scored) with 1/1, without 0/1: tells the arms apart (passes more with the item)"
         ),
         "{stderr}"
     );

@@ -177,7 +177,16 @@ fn exam_json_holds_the_document_and_the_meaning() {
         v["meaning"].as_str().unwrap().starts_with("keeps helping"),
         "{v}"
     );
-    assert_eq!(v["notes"], serde_json::json!([]));
+    // The stub's result scores 1.00 with the item: the suite is saturated.
+    let notes = v["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{v}");
+    assert!(
+        notes[0]
+            .as_str()
+            .unwrap()
+            .starts_with("saturated: with is 1.00"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -354,6 +363,21 @@ fn sweep_runs_every_suite_once_with_the_evals_settings() {
         w.calls()
     );
     assert!(!w.calls()[3].contains("--model"), "{:?}", w.calls());
+    // --model beats EVALS_MODEL.
+    let out = w
+        .cmd()
+        .args(["sweep", "--model", "sonnet"])
+        .env("EVALS", "1")
+        .env("EVALS_MODEL", "haiku")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let calls = w.calls();
+    assert_eq!(calls.len(), 9, "{calls:?}");
+    assert!(
+        calls[6..].iter().all(|c| c.contains("--model sonnet ")),
+        "{calls:?}"
+    );
 }
 
 #[test]
@@ -665,7 +689,11 @@ fn propose_says_when_the_suite_is_not_the_one_the_best_was_measured_on() {
     };
     let out = propose(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!stdout(&out).contains("NOTE"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("NOTE: the suite"),
+        "{}",
+        stdout(&out)
+    );
     assert!(w.baseline("commit")["best"]["haiku"]["suite_digest"].is_string());
 
     let prompt = w.source.join("evals/commit/fires/prompt.md");

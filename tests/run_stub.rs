@@ -505,12 +505,49 @@ fn bad_or_missing_items_exit_2_before_anything_runs() {
         ("../commit", "invalid item name"),
         ("nope", "no item named \"nope\""),
         ("nosuite", "no eval suite for \"nosuite\""),
+        // A typo of an existing suite gets the name it meant.
+        ("comit", "did you mean `commit`?"),
+        ("commits", "did you mean `commit`?"),
     ] {
         let env = Env::new();
         let stub = Stub::new(Switches::default());
         let stderr = fails(&env, env.run(&stub, &[item]), 2);
         assert!(stderr.contains(says), "{item}: {stderr}");
         assert!(stub.record("calls").is_none(), "{item}: the platform ran");
+    }
+}
+
+#[test]
+fn the_ceiling_in_force_and_where_it_came_from_is_said_once() {
+    for (args, settings, says) in [
+        (
+            vec!["--max-cost-usd", "0.5"],
+            None,
+            "cost ceiling $0.50 (from --max-cost-usd)",
+        ),
+        (
+            vec![],
+            Some(r#"{"_workflow": {"eval_max_cost_usd": 0.75}}"#),
+            "cost ceiling $0.75 (from _workflow.eval_max_cost_usd in",
+        ),
+        (
+            vec![],
+            None,
+            "cost ceiling $2.00 (the default: no --max-cost-usd given",
+        ),
+    ] {
+        let env = Env::new();
+        if let Some(text) = settings {
+            std::fs::write(env.home.path().join("settings.json"), text).unwrap();
+        }
+        let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+        let mut all = vec!["commit"];
+        all.extend(args);
+        let out = env.run(&stub, &all).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert_eq!(stderr.matches("cost ceiling $").count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{says}: {stderr}");
     }
 }
 
@@ -785,18 +822,19 @@ fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
     );
     for line in [
         "! close-to-reference (scored) with 0/2, without 0/2: the grader threw, an error of the suite (not the model failing): failed to read baseline: JSON Parse error: Unexpected identifier \"reference\"",
-        "✗ subject (scored) with 2/2, without 0/2: pattern not found in last_message",
-        "✗ why (scored) with 2/2, without 0/2: judge votes: FAIL FAIL FAIL",
+        "✓ subject (scored) with 2/2, without 0/2: tells the arms apart (passes more with the item)",
+        "✓ why (scored) with 2/2, without 0/2: tells the arms apart (passes more with the item)",
+        "✓ fires (with-only) with 2/2: with-only indicator, held (no without arm, by design)",
     ] {
         assert!(
             stderr.lines().any(|l| l.trim() == line),
             "missing {line:?} in\n{stderr}"
         );
     }
-    assert!(
-        !stderr.contains("quiet (scored)"),
-        "a grader that never failed is not listed"
-    );
+    // Passing with the item and failing without it is a grader doing its
+    // job: no ✗, and no failure words of the without arm.
+    assert!(!stderr.contains('✗'), "{stderr}");
+    assert!(!stderr.contains("pattern not found"), "{stderr}");
 }
 
 const STUB_REPORT: &str = "<!doctype html><title>stub report</title>\n";

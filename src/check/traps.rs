@@ -247,10 +247,7 @@ impl Traps<'_> {
             case.name,
             names.join(", ")
         );
-        let fix = format!(
-            "add a grader of what the item teaches (a regex or llm grader on the answer) to {}/graders/",
-            case.dir
-        );
+        let fix = "add a grader of what the item teaches (a regex or llm grader on the answer) to the case's graders/";
         let file = case.main_file();
         if self.trigger_pair {
             out.error("scored-by-trigger", &file, None, message, fix);
