@@ -268,7 +268,7 @@ impl PipelineResolver {
         if !inside(folder, &file) {
             return Err(self.refuse(path, &format!("{file} leads outside {folder}"), pos));
         }
-        let text = std::fs::read_to_string(&file).map_err(|e| -> Box<EvalAltResult> {
+        let text = crate::fsio::read_text(&file, crate::config::MAX_SUITE_FILE).map_err(|e| -> Box<EvalAltResult> {
             EvalAltResult::ErrorSystem(format!("{file}: reading"), Box::new(e)).into()
         })?;
         Ok((file.to_string(), text))
