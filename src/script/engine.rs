@@ -65,10 +65,10 @@ pub fn engine(host: Arc<Host>) -> Engine {
         .set_max_map_size(MAX_MAP_SIZE)
         .set_strict_variables(true)
         .disable_symbol("eval");
-    engine.on_print(|text| eprintln!("{text}"));
+    engine.on_print(|text| eprintln!("{}", crate::text::block(text)));
     engine.on_debug(|text, source, pos| match (source, pos.line()) {
-        (Some(src), Some(line)) => eprintln!("{src}:{line}: {text}"),
-        _ => eprintln!("{text}"),
+        (Some(src), Some(line)) => eprintln!("{src}:{line}: {}", crate::text::block(text)),
+        _ => eprintln!("{}", crate::text::block(text)),
     });
     engine.set_module_resolver(PipelineResolver {
         folder: host.script_dir.clone(),

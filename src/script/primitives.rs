@@ -432,8 +432,9 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     engine.register_fn("to_json", |v: Map| json(&v.into()));
     engine.register_fn("to_json", |v: Array| json(&v.into()));
     engine.register_fn("output", |text: &str| {
+        // Names and explanations in it may come from imported runs.
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
+        let _ = writeln!(out, "{}", crate::text::block(text));
     });
     engine.register_fn("table", |headers: Array, rows: Array| -> RResult<String> {
         let headers = strings(&headers, "table headers")?;
