@@ -732,4 +732,103 @@ mod tests {
             0o600
         );
     }
+
+    fn mkfifo(path: &Utf8Path) {
+        let c = std::ffi::CString::new(path.as_str()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn only_a_regular_file_of_bounded_size_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs::write(root.join("f"), "12345").unwrap();
+        assert_eq!(read(&root.join("f"), 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_regular(&root.join("f"), Links::Follow, 4),
+            Err(ReadError::TooLarge { len: 5, limit: 4 })
+        ));
+        // A FIFO nobody writes: refused at once, never waited on.
+        mkfifo(&root.join("pipe"));
+        let err = read(&root.join("pipe"), 10).unwrap_err();
+        assert!(err.to_string().contains("a FIFO"), "{err}");
+        // A device that never ends.
+        assert!(matches!(
+            read_regular(Utf8Path::new("/dev/zero"), Links::Follow, 10),
+            Err(ReadError::NotRegular("a device"))
+        ));
+        assert!(matches!(
+            read_regular(root, Links::Follow, 10),
+            Err(ReadError::Folder)
+        ));
+        std::os::unix::fs::symlink(root.join("f"), root.join("link")).unwrap();
+        assert_eq!(read(&root.join("link"), 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_regular(&root.join("link"), Links::Refuse, 5),
+            Err(ReadError::Link)
+        ));
+        assert!(read(Utf8Path::new(""), 5).is_err());
+        fs::write(root.join("bin"), [0xff, 0xfe]).unwrap();
+        assert!(read_text(&root.join("bin"), 5).is_err());
+    }
+
+    #[test]
+    fn a_confined_write_refuses_a_planted_link_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs::write(root.join("outside"), "keep").unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("r.json")).unwrap();
+        let err = write_confined(&root.join("r.json"), b"x").unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
+        assert!(check_writable_as(&root.join("r.json"), Links::Refuse).is_err());
+        assert_eq!(fs::read_to_string(root.join("outside")).unwrap(), "keep");
+        mkfifo(&root.join("p.json"));
+        assert!(write_confined(&root.join("p.json"), b"x").is_err());
+        assert!(write_confined(Utf8Path::new("/dev/null"), b"x").is_err());
+        write_confined(&root.join("new.json"), b"new").unwrap();
+        write_confined(&root.join("new.json"), b"newer").unwrap();
+        assert_eq!(fs::read_to_string(root.join("new.json")).unwrap(), "newer");
+    }
+
+    #[test]
+    fn append_writes_only_to_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        append(&root.join("s.md"), b"a\n").unwrap();
+        append(&root.join("s.md"), b"b\n").unwrap();
+        assert_eq!(fs::read_to_string(root.join("s.md")).unwrap(), "a\nb\n");
+        mkfifo(&root.join("pipe"));
+        // No reader: refused at once.
+        let err = append(&root.join("pipe"), b"x").unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        // A reader: still refused, nothing written.
+        let reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(root.join("pipe"))
+            .unwrap();
+        let err = append(&root.join("pipe"), b"x").unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let mut got = Vec::new();
+        let _ = (&reader).read_to_end(&mut got);
+        assert!(got.is_empty());
+        assert!(append(Utf8Path::new("/dev/null"), b"x").is_err());
+        assert!(append(Utf8Path::new(""), b"x").is_err());
+    }
+
+    #[test]
+    fn a_fifo_with_a_reader_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let pipe = root.join("pipe");
+        mkfifo(&pipe);
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || fs::read(pipe).unwrap())
+        };
+        write_atomically(&pipe, b"through").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        assert!(fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+    }
 }
