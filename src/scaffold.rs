@@ -95,8 +95,7 @@ pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded>
         )));
     }
     let kind = found.as_ref().map(|f| f.kind);
-    let written =
-        crate::fsio::write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
+    let written = crate::fsio::write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
     Ok(Scaffolded {
         item: item.into(),
         found,

@@ -268,9 +268,11 @@ impl PipelineResolver {
         if !inside(folder, &file) {
             return Err(self.refuse(path, &format!("{file} leads outside {folder}"), pos));
         }
-        let text = crate::fsio::read_text(&file, crate::config::MAX_SUITE_FILE).map_err(|e| -> Box<EvalAltResult> {
-            EvalAltResult::ErrorSystem(format!("{file}: reading"), Box::new(e)).into()
-        })?;
+        let text = crate::fsio::read_text(&file, crate::config::MAX_SUITE_FILE).map_err(
+            |e| -> Box<EvalAltResult> {
+                EvalAltResult::ErrorSystem(format!("{file}: reading"), Box::new(e)).into()
+            },
+        )?;
         Ok((file.to_string(), text))
     }
 }
