@@ -397,10 +397,26 @@ fn a_device_or_fifo_as_a_platform_result_or_loaded_result_is_refused() {
             "{}",
             text(&out.stderr)
         );
-        let mut cmd = bob(&source, home.path());
-        cmd.args(["gate", "commit"]).arg(bad);
-        let out = run_guarded(cmd, "gate on a device");
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        for args in [
+            &["gate", "commit"][..],
+            &["evidence", "import"][..],
+            &["script"][..],
+        ] {
+            let mut cmd = bob(&source, home.path());
+            cmd.args(args).arg(bad);
+            let out = run_guarded(cmd, &format!("{args:?} on {bad:?}"));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+            assert!(
+                text(&out.stderr).contains("not a regular file"),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
         // A script's loads: bounded, so `--script-timeout` is never blocked out.
         let bad = bad.to_str().unwrap();
         for body in [
