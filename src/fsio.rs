@@ -187,6 +187,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// return [`Error::Interrupted`] once a signal was caught (under an
 /// [`interrupt::Guard`], which then cleans up and exits).
 pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Result<()> {
+    let fifo = fs::metadata(target).is_ok_and(|m| m.file_type().is_fifo());
     let file = loop {
         match OpenOptions::new()
             .write(true)
@@ -194,8 +195,8 @@ pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Resul
             .open(target)
         {
             Ok(file) => break file,
-            // A FIFO without a reader yet.
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            // A FIFO without a reader yet (a socket says the same, for good).
+            Err(e) if fifo && e.raw_os_error() == Some(libc::ENXIO) => {
                 interrupt::check()?;
                 std::thread::sleep(POLL);
             }
@@ -351,7 +352,7 @@ pub fn check_writable_as(path: &Utf8Path, links: Links) -> Result<()> {
                 .map(drop)
                 .or_else(|e| {
                     // A FIFO without a reader refuses O_NONBLOCK opens; that is fine.
-                    if e.raw_os_error() == Some(libc::ENXIO) {
+                    if meta.file_type().is_fifo() && e.raw_os_error() == Some(libc::ENXIO) {
                         Ok(())
                     } else {
                         Err(Error::Usage(format!("cannot write {path}: {e}")))
@@ -830,5 +831,17 @@ mod tests {
         write_atomically(&pipe, b"through").unwrap();
         assert_eq!(reader.join().unwrap(), b"through");
         assert!(fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn a_socket_is_refused_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let sock = root.join("s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        assert!(check_writable(&sock).is_err());
+        assert!(write_atomically(&sock, b"x").is_err());
+        assert!(read(&sock, 10).is_err());
+        assert!(append(&sock, b"x").is_err());
     }
 }
