@@ -116,6 +116,11 @@ pub const MAX_COST_USD: f64 = 10_000.0;
 /// reference files): 16 MiB.
 pub const MAX_SUITE_FILE: u64 = 16 << 20;
 
+/// The largest file bob-eval reads that is not a suite's (a platform result, a
+/// document, an evidence export, the wiki, settings, a script), in bytes:
+/// 256 MiB. Every read goes through [`crate::fsio`], which stops there.
+pub const MAX_INPUT_FILE: u64 = 256 << 20;
+
 /// The ceiling when neither `--max-cost-usd` nor home settings give one.
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
 
@@ -170,7 +175,7 @@ impl Settings {
     /// Read `<home>/settings.json`; a missing file is empty settings, a broken one an error.
     pub fn load(home: &Utf8Path) -> Result<Self> {
         let path = home.join("settings.json");
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::fsio::read_text(&path, MAX_SUITE_FILE) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
             Err(e) => return Err(Error::unreadable(&path, e)),

@@ -543,7 +543,8 @@ pub fn fmt_score(x: f64) -> String {
 
 /// Read a JSON file; a syntax error names the file and line.
 fn read_json(path: &Utf8Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
+    let text = crate::fsio::read_text(path, crate::config::MAX_INPUT_FILE)
+        .map_err(|e| Error::unreadable(path, e))?;
     serde_json::from_str(&text).map_err(|e| Error::InvalidInput {
         at: Location::at(path, e.line()),
         message: format!("not valid JSON: {e}"),

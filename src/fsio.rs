@@ -1,20 +1,274 @@
-//! File writes that never leave a torn file, and the lock that serializes
-//! recorders. The one atomic writer of the crate: `run --out`, a script's
-//! `write_result` and the recorder all go through [`Staged`].
+//! The rules for every file bob-eval reads or writes, in one place: the
+//! bounded reader, the atomic writer, the step summary's appender, the lock
+//! that serializes recorders and the folder written whole or not at all.
 //!
-//! A regular file (or a missing one) is replaced whole: the new bytes go to a
-//! temp file in the same folder (`.<name>.<pid>.<thread>.tmp`), are fsynced, renamed
-//! over the target, and the folder is fsynced, so a reader (or a crash) sees the
-//! old file or the whole new one. A symlink is followed: its target is replaced
-//! that way and the link stays. Something that is not a regular file (a device,
-//! a FIFO, `/dev/stdout`) is written through, never replaced.
+//! **Reading** ([`read_regular`], [`read`], [`read_text`]): only a regular
+//! file is ever read. It is opened with `O_NONBLOCK` (a FIFO never blocks the
+//! open), looked at once open (`fstat`: what was opened is what is read), and
+//! refused, naming the path, when it is a FIFO, socket, device or folder; a
+//! symlink is refused when the caller says so ([`Links::Refuse`]: files of a
+//! suite); the read stops after a limit whatever the file claims, so a file
+//! that grows cannot grow memory. A read of a regular file of bounded size
+//! ends, so a script's `--script-timeout` acts once it returns.
+//!
+//! **Writing** ([`Staged`], [`write_atomically`]): a regular file (or a
+//! missing one) is replaced whole: the new bytes go to a temp file in the same
+//! folder (`.<name>.<pid>.<thread>.tmp`), are fsynced, renamed over the
+//! target, and the folder is fsynced, so a reader (or a crash) sees the old
+//! file or the whole new one. For a path the operator named (`--out`,
+//! `--report`), a symlink is followed (its target is replaced that way and the
+//! link stays) and a device or FIFO (`/dev/stdout`) is written through, never
+//! replaced; that write never blocks a signal out ([`write_through`]). A path
+//! a script chose ([`Links::Refuse`]) must be a regular file or missing: a
+//! symlink planted there is refused, never followed. An empty path is refused
+//! by every writer.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, interrupt};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// What a reader or writer does with a symlink at the path itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Follow it: the operator named the path (`--out`, `--platform-result`).
+    Follow,
+    /// Refuse it: a suite's file, or a path a script chose under its results.
+    Refuse,
+}
+
+/// Why a file was not read; [`std::io::Error`] from it carries the words.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The system refused (missing, permissions, …).
+    Io(std::io::Error),
+    /// A symlink where [`Links::Refuse`] was asked.
+    Link,
+    /// A folder.
+    Folder,
+    /// A FIFO, socket or device (its kind in words): never read.
+    NotRegular(&'static str),
+    /// More than the limit (`len` is what was seen, at least `limit + 1`).
+    TooLarge {
+        /// Bytes seen.
+        len: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Not UTF-8 ([`read_text`]).
+    NotUtf8,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::Link => f.write_str("it is a symlink, which bob-eval does not follow here"),
+            ReadError::Folder => f.write_str("it is a folder"),
+            ReadError::NotRegular(kind) => write!(
+                f,
+                "it is {kind}, not a regular file: bob-eval reads regular files only"
+            ),
+            ReadError::TooLarge { len, limit } => {
+                write!(f, "{len} bytes or more, above the limit of {limit}")
+            }
+            ReadError::NotUtf8 => f.write_str("not UTF-8 text"),
+        }
+    }
+}
+
+impl From<ReadError> for std::io::Error {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Io(e) => e,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidInput, other.to_string()),
+        }
+    }
+}
+
+/// What `kind` is, in words, when it is not a regular file nor a folder.
+pub fn unusual_kind(kind: fs::FileType) -> Option<&'static str> {
+    if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("a device")
+    } else if kind.is_symlink() {
+        Some("a symlink")
+    } else {
+        None
+    }
+}
+
+/// Open `path` for reading when it is a regular file (see the module docs):
+/// the file and what `fstat` says of it.
+pub fn open_regular(
+    path: &Utf8Path,
+    links: Links,
+) -> std::result::Result<(File, fs::Metadata), ReadError> {
+    if path.as_str().is_empty() {
+        return Err(ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the path is empty",
+        )));
+    }
+    let mut flags = libc::O_NONBLOCK;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) && links == Links::Refuse {
+                ReadError::Link
+            } else {
+                ReadError::Io(e)
+            }
+        })?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(ReadError::Folder);
+    }
+    if let Some(kind) = unusual_kind(kind) {
+        return Err(ReadError::NotRegular(kind));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them.
+pub fn read_regular(
+    path: &Utf8Path,
+    links: Links,
+    limit: u64,
+) -> std::result::Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular(path, links)?;
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            len: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`] following a symlink, as an I/O error for the caller to word.
+pub fn read(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    Ok(read_regular(path, Links::Follow, limit)?)
+}
+
+/// [`read`] of UTF-8 text.
+pub fn read_text(path: &Utf8Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read(path, limit)?).map_err(|_| ReadError::NotUtf8.into())
+}
+
+/// How often a write that would block looks for a signal.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Write `bytes` through the device or FIFO at `target` (never replaced) as a
+/// shell's `>` would, but without ever blocking a signal out: the open waits
+/// for a FIFO's reader and each write for room, a little at a time, and
+/// return [`Error::Interrupted`] once a signal was caught (under an
+/// [`interrupt::Guard`], which then cleans up and exits).
+pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Result<()> {
+    let fifo = fs::metadata(target).is_ok_and(|m| m.file_type().is_fifo());
+    let file = loop {
+        match OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(target)
+        {
+            Ok(file) => break file,
+            // A FIFO without a reader yet (a socket says the same, for good).
+            Err(e) if fifo && e.raw_os_error() == Some(libc::ENXIO) => {
+                interrupt::check()?;
+                std::thread::sleep(POLL);
+            }
+            Err(e) => return Err(Error::io(shown, "opening for writing", e)),
+        }
+    };
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match (&file).write(rest) {
+            Ok(0) => {
+                return Err(Error::io(
+                    shown,
+                    "writing",
+                    std::io::ErrorKind::WriteZero.into(),
+                ));
+            }
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                interrupt::check()?;
+                wait_writable(&file);
+            }
+            Err(e) => return Err(Error::io(shown, "writing", e)),
+        }
+    }
+    interrupt::check()
+}
+
+/// Wait until `file` takes more bytes, or [`POLL`] passed.
+fn wait_writable(file: &File) {
+    use std::os::fd::AsRawFd;
+    let mut fd = libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: poll(2) on one pollfd we own, for a bounded time.
+    unsafe { libc::poll(&mut fd, 1, POLL.as_millis() as libc::c_int) };
+}
+
+/// Append `bytes` to the file at `path` (created if missing, never
+/// truncated), as one write to a regular file: a FIFO, device or socket is
+/// refused (never waited on) with an error naming what it is.
+pub fn append(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    if path.as_str().is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the path is empty",
+        ));
+    }
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                ReadError::NotRegular("a FIFO").into()
+            } else {
+                e
+            }
+        })?;
+    let kind = file.metadata()?.file_type();
+    if let Some(kind) = unusual_kind(kind) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {kind}, not a regular file: bob-eval appends to regular files only"),
+        ));
+    }
+    file.write_all(bytes)
+}
 
 /// Where bytes for `path` really go: the path itself, or a symlink's final target.
 fn resolve(path: &Utf8Path) -> Result<Utf8PathBuf> {
@@ -49,13 +303,28 @@ fn folder(path: &Utf8Path) -> &Utf8Path {
 }
 
 /// Where bytes for `path` go and what is there now; an empty path or a folder
-/// is refused (the one rule `check_writable` and `Staged::write` share).
-fn destination(path: &Utf8Path) -> Result<(Utf8PathBuf, Option<fs::Metadata>)> {
+/// is refused (the one rule `check_writable` and `Staged::write` share), and
+/// under [`Links::Refuse`] a symlink, FIFO, socket or device too.
+fn destination(path: &Utf8Path, links: Links) -> Result<(Utf8PathBuf, Option<fs::Metadata>)> {
     if path.as_str().is_empty() {
         return Err(Error::Usage("the output path is empty".into()));
     }
-    let target = resolve(path)?;
-    let existing = fs::metadata(&target).ok();
+    let (target, existing) = match links {
+        Links::Follow => {
+            let target = resolve(path)?;
+            let existing = fs::metadata(&target).ok();
+            (target, existing)
+        }
+        Links::Refuse => {
+            let existing = fs::symlink_metadata(path).ok();
+            if let Some(kind) = existing.as_ref().and_then(|m| unusual_kind(m.file_type())) {
+                return Err(Error::Usage(format!(
+                    "{path} is {kind}: bob-eval writes only a regular file here, never through {kind} (remove it)"
+                )));
+            }
+            (path.to_owned(), existing)
+        }
+    };
     if existing.as_ref().is_some_and(fs::Metadata::is_dir) {
         return Err(Error::Usage(format!(
             "{path} is a folder: give a file name inside it"
@@ -67,7 +336,12 @@ fn destination(path: &Utf8Path) -> Result<(Utf8PathBuf, Option<fs::Metadata>)> {
 /// Refuse, before anything is spent, a destination that cannot be written:
 /// an empty path, a folder, a missing or unwritable parent folder.
 pub fn check_writable(path: &Utf8Path) -> Result<()> {
-    let (target, existing) = destination(path)?;
+    check_writable_as(path, Links::Follow)
+}
+
+/// [`check_writable`] with the rule for links of `links`.
+pub fn check_writable_as(path: &Utf8Path, links: Links) -> Result<()> {
+    let (target, existing) = destination(path, links)?;
     match existing {
         Some(meta) if !meta.file_type().is_file() => {
             // A device or FIFO is written through: it must open for writing.
@@ -78,7 +352,7 @@ pub fn check_writable(path: &Utf8Path) -> Result<()> {
                 .map(drop)
                 .or_else(|e| {
                     // A FIFO without a reader refuses O_NONBLOCK opens; that is fine.
-                    if e.raw_os_error() == Some(libc::ENXIO) {
+                    if meta.file_type().is_fifo() && e.raw_os_error() == Some(libc::ENXIO) {
                         Ok(())
                     } else {
                         Err(Error::Usage(format!("cannot write {path}: {e}")))
@@ -128,7 +402,14 @@ impl Staged {
     /// Write `bytes` for `path` to a temp file beside its target and fsync it.
     /// A replaced file keeps its mode; a new one gets 0644 less the umask.
     pub fn write(path: &Utf8Path, bytes: &[u8]) -> Result<Staged> {
-        let (target, existing) = destination(path)?;
+        Staged::write_as(path, bytes, Links::Follow)
+    }
+
+    /// [`Staged::write`] with the rule for links of `links`: under
+    /// [`Links::Refuse`], `path` must be a regular file or missing, and the
+    /// rename replaces the name itself (never what a link planted since names).
+    pub fn write_as(path: &Utf8Path, bytes: &[u8], links: Links) -> Result<Staged> {
+        let (target, existing) = destination(path, links)?;
         // Not a folder (refused) nor a regular file: a device, FIFO or socket.
         if existing.as_ref().is_some_and(|m| !m.file_type().is_file()) {
             return Ok(Staged {
@@ -168,14 +449,7 @@ impl Staged {
     /// (or write through a device or FIFO).
     pub fn commit(mut self) -> Result<()> {
         if let Some(bytes) = self.through.take() {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .open(&self.target)
-                .map_err(|e| Error::io(&self.shown, "opening for writing", e))?;
-            return file
-                .write_all(&bytes)
-                .and_then(|()| file.flush())
-                .map_err(|e| Error::io(&self.shown, "writing", e));
+            return write_through(&self.target, &self.shown, &bytes);
         }
         let Some(temp) = self.temp.take() else {
             return Ok(());
@@ -207,6 +481,12 @@ impl Drop for Staged {
 /// Write `bytes` to `path` atomically (see the module docs).
 pub fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
     Staged::write(path, bytes)?.commit()
+}
+
+/// [`write_atomically`] at a path a script chose: a regular file or nothing
+/// may be there (a symlink, FIFO or device is refused, never written through).
+pub fn write_confined(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
+    Staged::write_as(path, bytes, Links::Refuse)?.commit()
 }
 
 /// The temp file for `target` written by this thread: `.<name>.<pid>.<thread>.tmp`
@@ -267,6 +547,104 @@ pub fn lock(path: &Utf8Path) -> Result<File> {
     };
     file.lock().map_err(|e| Error::io(path, "locking", e))?;
     Ok(file)
+}
+
+/// Refuse when anything (a folder, a file, a dangling link) is at `path`.
+pub fn refuse_existing(path: &Utf8Path, message: impl FnOnce() -> String) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => Err(Error::Usage(message())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, "looking at", e)),
+    }
+}
+
+/// A folder written whole or not at all (`bob-eval init`): write `files`
+/// (paths relative to `target`) into a hidden folder under `evals` (on the
+/// same file system as `target`; `init` stages under `evals/`, which neither
+/// `check` nor the platform reads), fsync them, and rename it to `target`,
+/// which must not exist. Returns the paths written, under `target`.
+pub fn write_new_dir(
+    evals: &Utf8Path,
+    target: &Utf8Path,
+    files: &[(String, String)],
+) -> Result<Vec<Utf8PathBuf>> {
+    let parent = target.parent().unwrap_or(evals);
+    fs::create_dir_all(evals).map_err(|e| Error::io(evals, "creating", e))?;
+    let stage = Stage::new(evals, target)?;
+    let mut written = Vec::new();
+    let mut dirs = vec![stage.path.clone()];
+    for (rel, text) in files {
+        let path = stage.path.join(rel);
+        if let Some(dir) = path.parent()
+            && !dirs.iter().any(|d| d == dir)
+        {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, "creating", e))?;
+            dirs.push(dir.to_owned());
+        }
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, "creating", e))?;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(&path, "writing", e))?;
+        written.push(target.join(rel));
+    }
+    for dir in dirs.iter().rev() {
+        sync_dir(dir)?;
+    }
+    // Checked again just before the rename, which itself never replaces a
+    // folder that holds anything (a race can lose at most an empty folder).
+    refuse_existing(target, || {
+        format!("{target} appeared meanwhile: nothing written")
+    })?;
+    fs::rename(&stage.path, target).map_err(|e| Error::io(target, "creating", e))?;
+    stage.done();
+    sync_dir(parent)?;
+    if evals != parent {
+        sync_dir(evals)?;
+    }
+    Ok(written)
+}
+
+fn sync_dir(dir: &Utf8Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, "syncing the folder", e))
+}
+
+/// The hidden staging folder of [`write_new_dir`], removed unless [`Stage::done`].
+struct Stage {
+    path: Utf8PathBuf,
+    keep: bool,
+}
+
+impl Stage {
+    fn new(evals: &Utf8Path, target: &Utf8Path) -> Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = target.file_name().unwrap_or("suite");
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = evals.join(format!(".{name}.init.{}.{n}.tmp", std::process::id()));
+        if path.exists() {
+            // A stale folder from a killed init with a recycled pid.
+            let _ = fs::remove_dir_all(&path);
+        }
+        fs::create_dir(&path).map_err(|e| Error::io(&path, "creating", e))?;
+        Ok(Stage { path, keep: false })
+    }
+
+    fn done(mut self) {
+        self.keep = true;
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -354,5 +732,116 @@ mod tests {
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
         );
+    }
+
+    fn mkfifo(path: &Utf8Path) {
+        let c = std::ffi::CString::new(path.as_str()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn only_a_regular_file_of_bounded_size_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs::write(root.join("f"), "12345").unwrap();
+        assert_eq!(read(&root.join("f"), 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_regular(&root.join("f"), Links::Follow, 4),
+            Err(ReadError::TooLarge { len: 5, limit: 4 })
+        ));
+        // A FIFO nobody writes: refused at once, never waited on.
+        mkfifo(&root.join("pipe"));
+        let err = read(&root.join("pipe"), 10).unwrap_err();
+        assert!(err.to_string().contains("a FIFO"), "{err}");
+        // A device that never ends.
+        assert!(matches!(
+            read_regular(Utf8Path::new("/dev/zero"), Links::Follow, 10),
+            Err(ReadError::NotRegular("a device"))
+        ));
+        assert!(matches!(
+            read_regular(root, Links::Follow, 10),
+            Err(ReadError::Folder)
+        ));
+        std::os::unix::fs::symlink(root.join("f"), root.join("link")).unwrap();
+        assert_eq!(read(&root.join("link"), 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_regular(&root.join("link"), Links::Refuse, 5),
+            Err(ReadError::Link)
+        ));
+        assert!(read(Utf8Path::new(""), 5).is_err());
+        fs::write(root.join("bin"), [0xff, 0xfe]).unwrap();
+        assert!(read_text(&root.join("bin"), 5).is_err());
+    }
+
+    #[test]
+    fn a_confined_write_refuses_a_planted_link_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs::write(root.join("outside"), "keep").unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("r.json")).unwrap();
+        let err = write_confined(&root.join("r.json"), b"x").unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
+        assert!(check_writable_as(&root.join("r.json"), Links::Refuse).is_err());
+        assert_eq!(fs::read_to_string(root.join("outside")).unwrap(), "keep");
+        mkfifo(&root.join("p.json"));
+        assert!(write_confined(&root.join("p.json"), b"x").is_err());
+        assert!(write_confined(Utf8Path::new("/dev/null"), b"x").is_err());
+        write_confined(&root.join("new.json"), b"new").unwrap();
+        write_confined(&root.join("new.json"), b"newer").unwrap();
+        assert_eq!(fs::read_to_string(root.join("new.json")).unwrap(), "newer");
+    }
+
+    #[test]
+    fn append_writes_only_to_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        append(&root.join("s.md"), b"a\n").unwrap();
+        append(&root.join("s.md"), b"b\n").unwrap();
+        assert_eq!(fs::read_to_string(root.join("s.md")).unwrap(), "a\nb\n");
+        mkfifo(&root.join("pipe"));
+        // No reader: refused at once.
+        let err = append(&root.join("pipe"), b"x").unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        // A reader: still refused, nothing written.
+        let reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(root.join("pipe"))
+            .unwrap();
+        let err = append(&root.join("pipe"), b"x").unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let mut got = Vec::new();
+        let _ = (&reader).read_to_end(&mut got);
+        assert!(got.is_empty());
+        assert!(append(Utf8Path::new("/dev/null"), b"x").is_err());
+        assert!(append(Utf8Path::new(""), b"x").is_err());
+    }
+
+    #[test]
+    fn a_fifo_with_a_reader_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let pipe = root.join("pipe");
+        mkfifo(&pipe);
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || fs::read(pipe).unwrap())
+        };
+        write_atomically(&pipe, b"through").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        assert!(fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn a_socket_is_refused_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let sock = root.join("s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        assert!(check_writable(&sock).is_err());
+        assert!(write_atomically(&sock, b"x").is_err());
+        assert!(read(&sock, 10).is_err());
+        assert!(append(&sock, b"x").is_err());
     }
 }

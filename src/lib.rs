@@ -3,7 +3,7 @@
 //! The modules are layered; each imports only the layers below it (the order
 //! is stated once, in [`LAYERS`], and a test holds the code to it):
 //!
-//! - foundations: [`diagnostic`], [`error`], [`stats`], [`parallel`],
+//! - foundations: [`text`], [`diagnostic`], [`error`], [`stats`], [`parallel`],
 //!   [`schema`], [`fsio`], [`config`], [`document`], [`event`];
 //! - domain: [`suite`], [`item`], [`check`], [`plugin`], [`platform`],
 //!   [`reduce`], [`gate`], [`wiki`], [`record`], [`scaffold`], [`evidence`],
@@ -41,6 +41,7 @@ pub mod script;
 pub mod shard;
 pub mod stats;
 pub mod suite;
+pub mod text;
 pub mod wiki;
 
 pub use error::{Error, Result};
@@ -51,6 +52,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "foundations",
         &[
+            "text",
             "diagnostic",
             "error",
             "stats",

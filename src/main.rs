@@ -23,6 +23,11 @@ fn main() -> ExitCode {
 /// carry their cause and what to do. stderr may be gone (a closed terminal
 /// after SIGHUP): the exit code must not become a panic's.
 fn fail(err: &bob_eval::Error) -> ExitCode {
-    let _ = writeln!(std::io::stderr().lock(), "bob-eval: error: {err}");
+    // Errors may quote names from outside (an imported run's): made safe first.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "bob-eval: error: {}",
+        bob_eval::text::block(&err.to_string())
+    );
     ExitCode::from(err.exit_code())
 }

@@ -993,7 +993,7 @@ fn partial_reason(document: &Utf8Path) -> Option<String> {
         #[serde(rename = "partialReason")]
         partial_reason: Option<String>,
     }
-    let bytes = std::fs::read(document).ok()?;
+    let bytes = crate::fsio::read(document, crate::config::MAX_INPUT_FILE).ok()?;
     serde_json::from_slice::<Head>(&bytes).ok()?.partial_reason
 }
 

@@ -158,7 +158,7 @@ pub fn record(
         )
     })?;
 
-    let old_wiki = match fs::read_to_string(&wiki_path) {
+    let old_wiki = match crate::fsio::read_text(&wiki_path, crate::config::MAX_INPUT_FILE) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::unreadable(&wiki_path, e)),

@@ -205,7 +205,8 @@ pub enum Origin {
 
 /// Read and parse a platform document; bad JSON or `schemaVersion` != 1 is invalid input.
 pub fn read_doc(path: &Utf8Path) -> Result<PlatformDoc> {
-    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, e))?;
+    let bytes = crate::fsio::read(path, crate::config::MAX_INPUT_FILE)
+        .map_err(|e| Error::unreadable(path, e))?;
     parse_doc(&bytes, path)
 }
 

@@ -7,9 +7,9 @@
 //! empty best. [`add_case`] adds one such blank case to an existing suite.
 //!
 //! Nothing is overwritten and nothing is left half-written: the files are
-//! written and fsynced in a hidden folder beside the target (`evals/.<name>…`,
-//! which neither `check` nor the platform reads) and renamed into place once
-//! the target is known to be absent. Nothing here prints.
+//! written by [`crate::fsio::write_new_dir`] in a hidden folder beside the
+//! target (`evals/.<name>…`, which neither `check` nor the platform reads) and
+//! renamed into place once the target is known to be absent. Nothing here prints.
 
 use crate::check::trigger::pin_pattern;
 use crate::check::{INIT_CRITERIA, INIT_PROMPT};
@@ -19,9 +19,6 @@ use crate::error::{Error, Result};
 use crate::item::{Item, ItemKind};
 use crate::suite::SKIPPED_DIRS;
 use camino::{Utf8Path, Utf8PathBuf};
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The scoring case [`init`] writes beside the trigger pair.
 pub const SCORING_CASE: &str = "scoring";
@@ -54,7 +51,7 @@ pub struct Scaffolded {
 pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
     let found = locate(source, item)?;
     let dir = suite_dir(source, item);
-    refuse_existing(&dir, || {
+    crate::fsio::refuse_existing(&dir, || {
         format!(
             "{dir} already exists: bob-eval init never overwrites a suite; add a case with `bob-eval init {item} --bare CASE`"
         )
@@ -70,7 +67,7 @@ pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
             .into_iter()
             .map(|(rel, text)| (format!("{SCORING_CASE}/{rel}"), text)),
     );
-    let written = write_new_dir(&source.join("evals"), &dir, &files)?;
+    let written = crate::fsio::write_new_dir(&source.join("evals"), &dir, &files)?;
     Ok(Scaffolded {
         item: item.into(),
         suggestion: suggest(source, item, &found),
@@ -94,7 +91,7 @@ pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded>
         ))
     })?;
     let dir = suite.join(case);
-    refuse_existing(&dir, || {
+    crate::fsio::refuse_existing(&dir, || {
         format!("{dir} already exists: bob-eval init never overwrites a case; pick another name")
     })?;
     let loaded = crate::suite::load_dir(&suite, item);
@@ -105,7 +102,7 @@ pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded>
         )));
     }
     let kind = found.as_ref().map(|f| f.kind);
-    let written = write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
+    let written = crate::fsio::write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
     Ok(Scaffolded {
         item: item.into(),
         suggestion: suggest(source, item, &found),
@@ -148,15 +145,6 @@ fn validate_case_name(case: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Refuse when anything (a folder, a file, a dangling link) is at `path`.
-fn refuse_existing(path: &Utf8Path, message: impl FnOnce() -> String) -> Result<()> {
-    match fs::symlink_metadata(path) {
-        Ok(_) => Err(Error::Usage(message())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(path, "looking at", e)),
-    }
 }
 
 /// The words for what the item is: `skill`, `command` or `agent` (a skill when unknown).
@@ -250,97 +238,11 @@ fn blank_case(item: &str, kind: Option<ItemKind>) -> Vec<(String, String)> {
     ]
 }
 
-/// Write `files` (paths relative to `target`) into a hidden folder under
-/// `evals` (on the same file system as `target`), fsync them, and rename it to
-/// `target`, which must not exist. Returns the paths written, under `target`.
-fn write_new_dir(
-    evals: &Utf8Path,
-    target: &Utf8Path,
-    files: &[(String, String)],
-) -> Result<Vec<Utf8PathBuf>> {
-    let parent = target.parent().unwrap_or(evals);
-    fs::create_dir_all(evals).map_err(|e| Error::io(evals, "creating", e))?;
-    let stage = Stage::new(evals, target)?;
-    let mut written = Vec::new();
-    let mut dirs = vec![stage.path.clone()];
-    for (rel, text) in files {
-        let path = stage.path.join(rel);
-        if let Some(dir) = path.parent()
-            && !dirs.iter().any(|d| d == dir)
-        {
-            fs::create_dir_all(dir).map_err(|e| Error::io(dir, "creating", e))?;
-            dirs.push(dir.to_owned());
-        }
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, "creating", e))?;
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(&path, "writing", e))?;
-        written.push(target.join(rel));
-    }
-    for dir in dirs.iter().rev() {
-        sync_dir(dir)?;
-    }
-    // Checked again just before the rename, which itself never replaces a
-    // folder that holds anything (a race can lose at most an empty folder).
-    refuse_existing(target, || {
-        format!("{target} appeared meanwhile: nothing written")
-    })?;
-    fs::rename(&stage.path, target).map_err(|e| Error::io(target, "creating", e))?;
-    stage.done();
-    sync_dir(parent)?;
-    if evals != parent {
-        sync_dir(evals)?;
-    }
-    Ok(written)
-}
-
-fn sync_dir(dir: &Utf8Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, "syncing the folder", e))
-}
-
-/// The hidden staging folder under `evals/`, removed unless [`Stage::done`].
-struct Stage {
-    path: Utf8PathBuf,
-    keep: bool,
-}
-
-impl Stage {
-    fn new(evals: &Utf8Path, target: &Utf8Path) -> Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = target.file_name().unwrap_or("suite");
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = evals.join(format!(".{name}.init.{}.{n}.tmp", std::process::id()));
-        if path.exists() {
-            // A stale folder from a killed init with a recycled pid.
-            let _ = fs::remove_dir_all(&path);
-        }
-        fs::create_dir(&path).map_err(|e| Error::io(&path, "creating", e))?;
-        Ok(Stage { path, keep: false })
-    }
-
-    fn done(mut self) {
-        self.keep = true;
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::diagnostic::Severity;
+    use std::fs;
 
     fn tree(files: &[&str]) -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();

@@ -243,7 +243,7 @@ pub struct Collected {
 
 fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
     let path = dir.join(MANIFEST);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::fsio::read_text(&path, crate::config::MAX_INPUT_FILE) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::invalid(
@@ -390,11 +390,9 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
     let mut runs = Vec::new();
     for dir in dirs {
         let path = dir.join(RUNS);
-        let file = std::fs::File::open(&path).map_err(|e| Error::unreadable(&path, e))?;
-        runs.extend(crate::evidence::read_export(
-            std::io::BufReader::new(file),
-            &path,
-        )?);
+        let bytes = crate::fsio::read(&path, crate::config::MAX_INPUT_FILE)
+            .map_err(|e| Error::unreadable(&path, e))?;
+        runs.extend(crate::evidence::read_export(&bytes[..], &path)?);
     }
     Ok(Collected {
         shards: count,

@@ -952,47 +952,28 @@ pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, D
 /// link (unless `follow`) nor waiting on a FIFO, and refused after all
 /// unless what was opened is a regular file of bounded size.
 fn read_opened(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let cannot = |e: std::io::Error| {
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            return problem(
-                "symlink",
-                path,
-                None,
-                "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
-                "copy the target into the suite in its place",
-            );
-        }
-        problem(
-            "unreadable",
+    use crate::fsio::{Links, ReadError};
+    let links = if follow { Links::Follow } else { Links::Refuse };
+    let unreadable = |message: String, fix: &str| problem("unreadable", path, None, message, fix);
+    let bytes = crate::fsio::read_regular(path, links, MAX_SUITE_FILE).map_err(|e| match e {
+        ReadError::Link => problem(
+            "symlink",
             path,
             None,
-            format!("cannot read: {e}"),
+            "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
+            "copy the target into the suite in its place",
+        ),
+        ReadError::NotRegular(_) => not_a_file(path),
+        ReadError::TooLarge { len, .. } => too_large(path, len),
+        ReadError::Folder => unreadable(
+            "cannot read: it is a folder".into(),
+            "make it a file, or fix the path",
+        ),
+        other => unreadable(
+            format!("cannot read: {other}"),
             "make it readable or remove it",
-        )
-    };
-    let mut flags = libc::O_NONBLOCK;
-    if !follow {
-        flags |= libc::O_NOFOLLOW;
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(cannot)?;
-    // What was opened may not be what was looked at.
-    let meta = file.metadata().map_err(cannot)?;
-    if let Some(d) = refusal(path, &meta) {
-        return Err(d);
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_SUITE_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_SUITE_FILE {
-        return Err(too_large(path, bytes.len() as u64));
-    }
+        ),
+    })?;
     String::from_utf8(bytes).map_err(|_| {
         problem(
             "unreadable",

@@ -275,7 +275,7 @@ pub fn read_rows(source: &Utf8Path) -> Result<(Vec<Row>, usize)> {
 /// The text of `wiki/skill-impact.md` under `source`; a missing file reads as empty.
 fn read_impact(source: &Utf8Path) -> Result<String> {
     let path = impact_path(source);
-    match std::fs::read_to_string(&path) {
+    match crate::fsio::read_text(&path, crate::config::MAX_INPUT_FILE) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(e) => Err(Error::unreadable(&path, e)),

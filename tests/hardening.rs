@@ -12,6 +12,7 @@ mod support {
 }
 
 use serde_json::Value;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use support::cmd::bob;
 use support::data::data;
@@ -311,5 +312,438 @@ fn recording_under_the_default_model_warns() {
             "{model}: {err}"
         );
         assert_eq!(err.contains("--model"), warned, "{model}: {err}");
+    }
+}
+
+/// Make a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Wait for `child`; a hang guard, not a timing: one that is still running
+/// after a minute is killed and the test fails, instead of hanging the suite.
+fn finish(mut child: std::process::Child, what: &str) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{what}: still running after a minute: {}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `cmd` run to its end under the hang guard, stdin closed.
+fn run_guarded(mut cmd: std::process::Command, what: &str) -> std::process::Output {
+    use std::process::Stdio;
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish(child, what)
+}
+
+/// The `bob-eval-<item>-*` plugin folders left in `tmp`.
+fn plugin_folders(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("bob-eval-"))
+        .collect()
+}
+
+#[test]
+fn a_fifo_in_the_skill_folder_is_refused_never_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let source = dir.path().join("source");
+    support::tree::copy_tree(&data("source"), &source);
+    mkfifo(&source.join("skills/commit/pipe"));
+    let stub = answering();
+    let mut cmd = bob(&source, home.path());
+    cmd.args(["run", "commit", "--claude"]).arg(&stub.bin);
+    let out = run_guarded(cmd, "run with a FIFO in the skill folder");
+    never_paid(&stub, &out, 2);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("skills/commit/pipe") && err.contains("FIFO"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_device_or_fifo_as_a_platform_result_or_loaded_result_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let source = source_with_wiki(dir.path());
+    let fifo = dir.path().join("result.fifo");
+    mkfifo(&fifo);
+    for bad in [Path::new("/dev/zero"), fifo.as_path()] {
+        let mut cmd = bob(&source, home.path());
+        cmd.args(["run", "commit", "--platform-result"]).arg(bad);
+        let out = run_guarded(cmd, "run --platform-result");
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(bad.to_str().unwrap()),
+            "{}",
+            text(&out.stderr)
+        );
+        for args in [
+            &["gate", "commit"][..],
+            &["evidence", "import"][..],
+            &["script"][..],
+        ] {
+            let mut cmd = bob(&source, home.path());
+            cmd.args(args).arg(bad);
+            let out = run_guarded(cmd, &format!("{args:?} on {bad:?}"));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+            assert!(
+                text(&out.stderr).contains("not a regular file"),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
+        // A script's loads: bounded, so `--script-timeout` is never blocked out.
+        let bad = bad.to_str().unwrap();
+        for body in [
+            format!("load_result(\"{bad}\");"),
+            format!("evaluate(\"commit\", #{{ platform_result: \"{bad}\" }});"),
+        ] {
+            let script = dir.path().join("s.rhai");
+            std::fs::write(&script, &body).unwrap();
+            let mut cmd = bob(&source, home.path());
+            cmd.args(["script", "--script-timeout", "30"]).arg(&script);
+            let out = run_guarded(cmd, &body);
+            assert_eq!(out.status.code(), Some(2), "{body}: {}", text(&out.stderr));
+            assert!(
+                text(&out.stderr).contains("not a regular file"),
+                "{body}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_link_planted_in_results_is_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let source = source_with_wiki(dir.path());
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "mine").unwrap();
+    std::fs::create_dir_all(source.join("results")).unwrap();
+    std::os::unix::fs::symlink(&outside, source.join("results/out.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", source.join("results/null.json")).unwrap();
+    let fixture = data("pipelines/aggregate-result.json");
+    let fixture = fixture.to_str().unwrap();
+    for name in ["out.json", "null.json"] {
+        for body in [
+            format!(
+                "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nwrite_result(r, \"{name}\");"
+            ),
+            format!(
+                "evaluate(\"commit\", #{{ platform_result: \"{fixture}\", report: \"{name}\" }});"
+            ),
+        ] {
+            let script = dir.path().join("s.rhai");
+            std::fs::write(&script, &body).unwrap();
+            let mut cmd = bob(&source, home.path());
+            cmd.arg("script").arg(&script);
+            let out = run_guarded(cmd, &body);
+            assert_eq!(out.status.code(), Some(2), "{body}: {}", text(&out.stderr));
+            assert!(
+                text(&out.stderr).contains("symlink"),
+                "{body}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine");
+    assert!(
+        std::fs::symlink_metadata(source.join("results/out.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn escape_sequences_from_outside_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let hostile = "\u{1b}[2J\u{1b}]0;owned\u{7}\r";
+    // The platform's explanation of a failed grader, in `run`'s summary.
+    let capture = std::fs::read_to_string(data("platform/run1_main.json")).unwrap();
+    let mut doc: Value = serde_json::from_str(&capture).unwrap();
+    fn forge(v: &mut Value, hostile: &str) {
+        match v {
+            Value::String(s) if s == "pattern not found in last_message" => {
+                *s = format!("pattern not found{hostile} in last_message");
+            }
+            Value::Array(a) => a.iter_mut().for_each(|v| forge(v, hostile)),
+            Value::Object(o) => o.values_mut().for_each(|v| forge(v, hostile)),
+            _ => {}
+        }
+    }
+    forge(&mut doc, hostile);
+    assert!(doc.to_string().contains("\\u001b"));
+    let forged = dir.path().join("forged.json");
+    std::fs::write(&forged, doc.to_string()).unwrap();
+    let stub = Stub::new(Switches::answering(forged));
+    let out = bob(&data("source"), home.path())
+        .args(["run", "commit", "--claude"])
+        .arg(&stub.bin)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("pattern not found[2J]0;owned"), "{err}");
+    assert!(!err.contains(['\u{1b}', '\u{7}', '\r']), "{err:?}");
+
+    // A case name of an imported run, in `evidence list` and `history`.
+    let export = bob(&data("source"), home.path())
+        .args(["evidence", "export", "commit"])
+        .output()
+        .unwrap();
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
+    let lines: String = text(&export.stdout)
+        .lines()
+        .map(|line| {
+            let run = bob_eval::evidence::StoredRun::from_line(line).unwrap();
+            let mut key = run.key;
+            key.case = format!("qu{hostile}iet");
+            bob_eval::evidence::StoredRun::new(key, run.outcome).to_line() + "\n"
+        })
+        .collect();
+    let runs = dir.path().join("runs.jsonl");
+    std::fs::write(&runs, lines).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let out = bob(&data("source"), other.path())
+        .args(["evidence", "import"])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for args in [&["evidence", "list"][..], &["history"][..]] {
+        let out = bob(&data("source"), other.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let shown = text(&out.stdout) + text(&out.stderr).as_str();
+        assert!(
+            !shown.contains(['\u{1b}', '\u{7}', '\r']),
+            "{args:?}: {shown:?}"
+        );
+    }
+    let out = bob(&data("source"), other.path())
+        .args(["evidence", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).contains("qu[2J]0;owned iet"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn an_empty_path_is_refused_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(cwd.join("keep.json"), "mine").unwrap();
+    let stub = answering();
+    // `--source ""` and `--home ""` go through the same parser.
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["sweep", "--out-dir", ""],
+        vec!["run", "commit", "--out", ""],
+        vec!["run", "commit", "--report", ""],
+        vec!["run", "commit", "--evidence", ""],
+        vec!["run", "commit", "--platform-result", ""],
+        vec!["run", "commit", "--claude", ""],
+        vec!["evidence", "--evidence", "", "list"],
+        vec!["evidence", "import", ""],
+        vec!["history", "--html", ""],
+        vec!["history", "--evidence", ""],
+        vec!["collect", ""],
+        vec!["gate", "commit", ""],
+        vec!["script", ""],
+        vec!["script", "--results-dir", "", "x.rhai"],
+        vec!["check", "--plugin", ""],
+    ];
+    for args in cases {
+        let mut cmd = bob(&data("source"), home.path());
+        cmd.current_dir(&cwd)
+            .env("EVALS", "1")
+            .env("BOB_EVAL_CLAUDE", &stub.bin)
+            .args(&args);
+        let out = run_guarded(cmd, &format!("{args:?}"));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("empty"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(stub.record("argv").is_none(), "{args:?}: the platform ran");
+    }
+    let left: Vec<_> = std::fs::read_dir(&cwd).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("keep.json")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn a_store_that_is_a_device_or_fifo_is_refused_and_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("store.fifo");
+    mkfifo(&fifo);
+    let null = dir.path().join("null.db");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    for store in [&fifo, &null] {
+        for args in [
+            &["evidence", "list"][..],
+            &["evidence", "export"][..],
+            &["history"][..],
+        ] {
+            let mut cmd = bob(&data("source"), home.path());
+            cmd.args(args).arg("--evidence").arg(store);
+            let out = run_guarded(cmd, &format!("{args:?} on {store:?}"));
+            assert_eq!(
+                out.status.code(),
+                Some(3),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+            assert!(
+                text(&out.stderr).contains("not a regular file"),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
+        let journal = format!("{}-journal", store.display());
+        assert!(!Path::new(&journal).exists(), "{journal} left behind");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["null.db", "store.fifo"]);
+}
+
+#[test]
+fn a_fifo_step_summary_is_a_warning_never_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("summary.fifo");
+    mkfifo(&fifo);
+    let stub = answering();
+    let mut cmd = bob(&data("source"), home.path());
+    cmd.env("EVALS", "1")
+        .env("GITHUB_STEP_SUMMARY", &fifo)
+        .args(["sweep", "--claude"])
+        .arg(&stub.bin);
+    let out = run_guarded(cmd, "sweep with a FIFO as the step summary");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: could not append the summary") && err.contains("FIFO"),
+        "{err}"
+    );
+}
+
+/// Whether process `pid` has `path` open.
+fn has_open(pid: u32, path: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| p == path))
+}
+
+/// `run --report FIFO` whose reader takes nothing: bob-eval blocks in the
+/// write while it still owns its plugin folder; SIGTERM or SIGHUP ends it
+/// (130) and the folder is removed.
+#[test]
+fn a_signal_while_writing_the_report_to_a_fifo_ends_run_and_cleans_up() {
+    use std::process::Stdio;
+    for (sig, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")] {
+        let dir = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let fifo = dir.path().join("report.fifo");
+        mkfifo(&fifo);
+        // Opened for reading and never read: the write fills the pipe and waits.
+        let reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
+        let report: &'static str = Box::leak("<html>".repeat(100_000).into_boxed_str());
+        let stub = Stub::new(Switches {
+            report: Some(report),
+            ..Switches::answering(data("platform/run1_main.json"))
+        });
+        let child = bob(&data("source"), home.path())
+            .env("TMPDIR", &tmp)
+            .args(["run", "commit", "--report"])
+            .arg(&fifo)
+            .arg("--claude")
+            .arg(&stub.bin)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !has_open(child.id(), &fifo) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name}: never opened the report"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!plugin_folders(&tmp).is_empty(), "{name}: no plugin folder");
+        // SAFETY: kill(2) on our own child, not reaped yet.
+        unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+        let out = finish(child, name);
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(plugin_folders(&tmp), Vec::<String>::new(), "{name}");
+        drop(reader);
     }
 }

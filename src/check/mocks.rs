@@ -243,7 +243,7 @@ fn check_server(dir: &Utf8Path, server: &str, out: &mut Out) {
 /// `_tools.json`: a saved `tools/list` answer, `{"tools": [{"name", …}]}`
 /// (or the same under `"result"`).
 fn check_tools_json(path: &Utf8Path, server: &str, out: &mut Out) {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::fsio::read_text(path, crate::config::MAX_SUITE_FILE) else {
         out.error(
             "mock-invalid",
             path,
@@ -314,7 +314,7 @@ fn check_responder(path: &Utf8Path, server: &str, server_md: bool, out: &mut Out
             fix,
         );
     };
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::fsio::read_text(path, crate::config::MAX_SUITE_FILE) else {
         fail(
             None,
             "cannot be read as UTF-8 text".into(),

@@ -184,7 +184,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
         if !meta.is_file() {
             continue;
         }
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::fsio::read_text(&path, crate::config::MAX_SUITE_FILE) {
             Ok(text) => text,
             Err(e) => {
                 out.error(
@@ -251,7 +251,9 @@ pub(super) fn has_hooks(source: &Utf8Path) -> bool {
     }
     [".claude-plugin/plugin.json", "plugin.json"]
         .iter()
-        .filter_map(|rel| std::fs::read_to_string(source.join(rel)).ok())
+        .filter_map(|rel| {
+            crate::fsio::read_text(&source.join(rel), crate::config::MAX_SUITE_FILE).ok()
+        })
         .filter_map(|t| serde_json::from_str::<Value>(&t).ok())
         .any(|v| manifest_hooks(v.as_object()))
 }
@@ -451,7 +453,7 @@ fn find_eval_dirs(
 
 /// The frontmatter `name:` of a markdown file, if it sets one.
 fn frontmatter_name(path: &Utf8Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::fsio::read_text(path, crate::config::MAX_SUITE_FILE).ok()?;
     let fm = suite::split_markdown(&text).ok()?.frontmatter?;
     if crate::suite::yaml_too_deep(fm, crate::suite::MAX_YAML_DEPTH).is_some() {
         return None;

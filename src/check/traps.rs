@@ -587,8 +587,8 @@ fn overridden_keys(case: &Case, out: &mut Out) {
 
 fn read_pair(a: &Utf8Path, b: &Utf8Path) -> Option<(String, String)> {
     Some((
-        std::fs::read_to_string(a).ok()?,
-        std::fs::read_to_string(b).ok()?,
+        crate::fsio::read_text(a, crate::config::MAX_SUITE_FILE).ok()?,
+        crate::fsio::read_text(b, crate::config::MAX_SUITE_FILE).ok()?,
     ))
 }
 

@@ -28,7 +28,7 @@ pub struct PlatformArgs {
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = |s: &str| eval::parse_count(s, eval::jobs_from))]
     pub jobs: Option<u32>,
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub claude: Option<Utf8PathBuf>,
     /// Keep the temporary plugin folder (platform result, report.html, stderr log) and print its path
     #[arg(long)]
@@ -36,10 +36,10 @@ pub struct PlatformArgs {
     /// Save the platform's HTML report (report.html: scores, prompts, grader
     /// verdicts) here, atomically, once the evaluation succeeded; with
     /// --platform-result, the report.html beside that file
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub report: Option<Utf8PathBuf>,
     /// Reduce this existing platform result (aggregate-result.json) instead of running the platform
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub platform_result: Option<Utf8PathBuf>,
     /// Stop the platform after this many seconds: SIGTERM to it and everything it
     /// started, SIGKILL 5 s later; the run then fails with exit 3 and writes nothing
@@ -52,7 +52,7 @@ pub struct PlatformArgs {
     #[arg(long)]
     pub fresh: bool,
     /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
 }
 

@@ -18,7 +18,7 @@ pub struct CheckArgs {
     /// platform's layout: the eval folder from the manifest's
     /// `experimental.evals`, else every `evals/` folder (paths in the report
     /// are relative to DIR)
-    #[arg(long, value_name = "DIR", conflicts_with = "items")]
+    #[arg(long, value_name = "DIR", conflicts_with = "items", value_parser = super::path_arg)]
     pub plugin: Option<Utf8PathBuf>,
     #[command(flatten)]
     pub output: FormatArgs,

@@ -15,11 +15,11 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct CollectArgs {
     /// The folders `sweep --shard K/N --out-dir DIR` wrote, every shard's once
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required = true, value_name = "DIR", value_parser = super::path_arg)]
     pub dirs: Vec<Utf8PathBuf>,
     /// The evidence store the shards' runs go into [default: $BOB_EVIDENCE,
     /// else <home>/evidence.db]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     #[command(flatten)]
     pub output: FormatArgs,

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 #[derive(Debug, Args)]
 pub struct EvidenceArgs {
     /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH", global = true, value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     /// What to do with it.
     #[command(subcommand)]
@@ -46,7 +46,7 @@ pub enum Action {
     /// Example: bob-eval evidence import ci-shard-1.jsonl ci-shard-2.jsonl
     Import {
         /// Export files
-        #[arg(value_name = "FILE", required = true)]
+        #[arg(value_name = "FILE", required = true, value_parser = super::path_arg)]
         files: Vec<Utf8PathBuf>,
         /// Print what was added as JSON on stdout
         #[arg(long)]

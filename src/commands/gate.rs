@@ -14,6 +14,7 @@ pub struct GateArgs {
     /// The item the result is for
     pub item: String,
     /// A skill-eval/1 document written by `bob-eval run`
+    #[arg(value_parser = super::path_arg)]
     pub result: Utf8PathBuf,
     #[command(flatten)]
     pub record: RecordArgs,

@@ -27,13 +27,13 @@ pub struct HistoryArgs {
     #[arg(value_name = "ITEM")]
     pub items: Vec<String>,
     /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     /// Print the history as JSON on stdout (schema bob-eval-history/1)
     #[arg(long)]
     pub json: bool,
     /// Also write one self-contained HTML page with a chart per item (atomically)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub html: Option<Utf8PathBuf>,
 }
 

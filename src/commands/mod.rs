@@ -45,11 +45,11 @@ use std::io::Write;
 pub struct Cli {
     /// Source tree holding evals/, skills/, commands/, agents/, registry/ and wiki/
     /// [default: $BOB_SOURCE, else the current directory]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", value_parser = path_arg)]
     pub source: Option<Utf8PathBuf>,
 
     /// Operator home holding settings.json [default: $BOB_HOME, else ~/.bob]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", value_parser = path_arg)]
     pub home: Option<Utf8PathBuf>,
 
     /// What to do.
@@ -234,6 +234,8 @@ impl FormatArgs {
 /// and not empty: created if missing, never truncated (GitHub Actions shows it
 /// on the run's summary page). The path is the operator's (the CI's), never a
 /// script's. A failure is a warning on stderr: the command's work is done.
+/// Only a regular file is appended to ([`crate::fsio::append`]): a FIFO or
+/// device there is the same warning, never waited on.
 pub fn append_step_summary(markdown: &str) {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return;
@@ -242,16 +244,28 @@ pub fn append_step_summary(markdown: &str) {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    let appended = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&path)
-        .and_then(|mut file| file.write_all(text.as_bytes()));
+    let shown = std::path::Path::new(&path).display().to_string();
+    let appended = match camino::Utf8Path::from_path(std::path::Path::new(&path)) {
+        Some(path) => crate::fsio::append(path, text.as_bytes()),
+        None => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the path is not UTF-8",
+        )),
+    };
     if let Err(e) = appended {
         eprintln!(
-            "bob-eval: warning: could not append the summary to $GITHUB_STEP_SUMMARY ({}): {e}",
-            std::path::Path::new(&path).display()
+            "bob-eval: warning: could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
         );
+    }
+}
+
+/// Every path argument's parser: an empty path is refused (`--out-dir ""`
+/// would otherwise name the current folder and overwrite what is there).
+pub fn path_arg(text: &str) -> std::result::Result<Utf8PathBuf, String> {
+    if text.is_empty() {
+        Err("give a path, not an empty string".into())
+    } else {
+        Ok(Utf8PathBuf::from(text))
     }
 }
 

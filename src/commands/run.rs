@@ -20,7 +20,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub platform: PlatformArgs,
     /// Write the skill-eval/1 document here (atomically) instead of stdout
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub out: Option<Utf8PathBuf>,
     /// What to print on stdout: the document (json), or the cases as JUnit
     /// XML or Markdown tables instead of it (--out still gets the document)

@@ -15,10 +15,11 @@ use std::sync::Arc;
 #[derive(Debug, Args)]
 pub struct ScriptArgs {
     /// The Rhai pipeline to run
+    #[arg(value_parser = super::path_arg)]
     pub file: Utf8PathBuf,
     /// The only folder the pipeline's `write_result` may write in
     /// [default: results/ in the source tree]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::path_arg)]
     pub results_dir: Option<Utf8PathBuf>,
     /// Stop the pipeline once its own work (time inside primitives such as a
     /// platform run aside) has taken this many seconds [default: 300]
@@ -88,7 +89,8 @@ pub fn run_embedded_published(
 
 /// Read the pipeline and run it.
 pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
-    let text = std::fs::read_to_string(&args.file).map_err(|e| Error::unreadable(&args.file, e))?;
+    let text = crate::fsio::read_text(&args.file, crate::config::MAX_SUITE_FILE)
+        .map_err(|e| Error::unreadable(&args.file, e))?;
     let dir = args
         .file
         .parent()

@@ -22,7 +22,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub jobs: u32,
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub claude: Option<Utf8PathBuf>,
     /// Model to run every suite on [default: $EVALS_MODEL, else $ANTHROPIC_MODEL,
     /// else settings.json `model`, else the platform's default]
@@ -42,7 +42,7 @@ pub struct SweepArgs {
     /// Also write each suite's skill-eval/1 document as DIR/<item>.json, the
     /// shard's runs as DIR/runs.jsonl (an evidence export) and DIR/shard.json
     /// (the manifest `collect` checks)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::path_arg)]
     pub out_dir: Option<Utf8PathBuf>,
     /// Launch no suite once the suites have spent this much in all (US dollars).
     /// Suites in flight finish, so the spend may pass it by at most --jobs

@@ -698,7 +698,7 @@ fn buy_once_in(
         },
         &ctx,
     )?;
-    let bytes = std::fs::read(&out.document)
+    let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
     let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
         Error::PlatformFailed {
@@ -759,7 +759,8 @@ fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
         ));
         return Ok(());
     }
-    let bytes = std::fs::read(&from).map_err(|e| Error::unreadable(&from, e))?;
+    let bytes = crate::fsio::read(&from, crate::config::MAX_INPUT_FILE)
+        .map_err(|e| Error::unreadable(&from, e))?;
     crate::fsio::write_atomically(to, &bytes)?;
     let reused = doc.reused_runs.unwrap_or(0);
     let rounds = run.evidence.as_ref().is_some_and(|e| e.auto.is_some());

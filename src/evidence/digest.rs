@@ -44,10 +44,7 @@ pub fn digest_files(root: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<String> {
     rel.dedup();
     let mut hasher = Sha256::new();
     for name in &rel {
-        let path = root.join(name);
-        let bytes =
-            std::fs::read(&path).map_err(|e| Error::io(path, "reading for its digest", e))?;
-        hash_file(&mut hasher, name, &bytes);
+        hash_file(&mut hasher, name, &root.join(name))?;
     }
     Ok(hex(&hasher.finalize()))
 }
@@ -67,11 +64,48 @@ pub fn options_digest(options: &[(&str, &str)]) -> String {
     digest_parts(std::iter::once("bob-eval-options/1").chain(pairs.iter().map(String::as_str)))
 }
 
-fn hash_file(hasher: &mut Sha256, name: &str, bytes: &[u8]) {
+/// Hash `name`, the length and the bytes of the regular file at `path`,
+/// streamed. Only a regular file is read ([`crate::fsio::open_regular`]): a
+/// FIFO, socket or device in an item's folder is refused, never waited on,
+/// and a file that changes length while it is read is an error.
+fn hash_file(hasher: &mut Sha256, name: &str, path: &Utf8Path) -> Result<()> {
+    use crate::fsio::ReadError;
+    use std::io::Read;
+    let (file, meta) =
+        crate::fsio::open_regular(path, crate::fsio::Links::Follow).map_err(|e| match e {
+            ReadError::NotRegular(kind) => Error::invalid(
+                path,
+                format!(
+                    "{kind} in a digested folder: bob-eval reads regular files only; remove it"
+                ),
+            ),
+            other => Error::io(path, "reading for its digest", other.into()),
+        })?;
+    let len = meta.len();
     hasher.update(name.as_bytes());
     hasher.update([0u8]);
-    hasher.update((bytes.len() as u64).to_le_bytes());
-    hasher.update(bytes);
+    hasher.update(len.to_le_bytes());
+    let mut reader = file.take(len);
+    let mut buf = [0u8; 64 * 1024];
+    let mut seen = 0u64;
+    loop {
+        let n = reader
+            .read(&mut buf)
+            .map_err(|e| Error::io(path, "reading for its digest", e))?;
+        if n == 0 {
+            break;
+        }
+        seen += n as u64;
+        hasher.update(&buf[..n]);
+    }
+    if seen != len {
+        return Err(Error::io(
+            path,
+            "reading for its digest",
+            std::io::Error::other(format!("it changed while read ({seen} of {len} bytes)")),
+        ));
+    }
+    Ok(())
 }
 
 fn slashed(path: &Utf8Path) -> String {

@@ -62,6 +62,31 @@ const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model
     platform_version, tools, options, score, passed, graders, cost_usd, judge_cost_usd, \
     duration_seconds, turns, error, skipped_paid_graders, started_at, run, bought_by";
 
+/// Refuse, before SQLite opens it (and writes a `-journal` beside it), a
+/// path that is empty, a folder, or a FIFO, socket or device: a store is a
+/// regular file, or nothing yet.
+fn refuse_unusual(path: &Utf8Path) -> Result<()> {
+    let refuse = |what: &str| Error::Store {
+        path: path.to_owned(),
+        message: format!(
+            "{what}, not a regular file: give --evidence (or $BOB_EVIDENCE) the path of a store file, or of a new one"
+        ),
+    };
+    if path.as_str().is_empty() {
+        return Err(Error::Usage(
+            "the evidence store's path is empty: give --evidence a file path".into(),
+        ));
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(refuse("is a folder")),
+        Ok(meta) => match crate::fsio::unusual_kind(meta.file_type()) {
+            Some(kind) => Err(refuse(&format!("is {kind}"))),
+            None => Ok(()),
+        },
+        Err(_) => Ok(()),
+    }
+}
+
 /// An open evidence store.
 #[derive(Debug)]
 pub struct Store {
@@ -100,6 +125,7 @@ impl Store {
 
     /// [`Store::open`] waiting at most `busy_timeout` for other writers.
     pub fn open_with_timeout(path: &Utf8Path, busy_timeout: Duration) -> Result<Store> {
+        refuse_unusual(path)?;
         if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty())
             && !parent.is_dir()
         {
@@ -397,8 +423,9 @@ impl Store {
     /// Import the JSON Lines at `path` (see the module docs); all or nothing:
     /// a bad line is refused with its line number and nothing is stored.
     pub fn import_file(&mut self, path: &Utf8Path) -> Result<ImportReport> {
-        let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
-        self.import(std::io::BufReader::new(file), path)
+        let bytes = crate::fsio::read(path, crate::config::MAX_INPUT_FILE)
+            .map_err(|e| Error::unreadable(path, e))?;
+        self.import(&bytes[..], path)
     }
 
     /// Import JSON Lines from `reader`; `path` names it in errors. Blank lines

@@ -27,7 +27,8 @@ pub fn render(report: &CheckReport) -> String {
             "{verdict}: checked {suites} ({cases}): {errors}, {warnings}{notes}"
         );
     }
-    out
+    // Findings quote the suites' own text (names, patterns).
+    crate::text::block(&out).into_owned()
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

@@ -18,10 +18,10 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
         .iter()
         .map(|e| {
             vec![
-                e.item.clone(),
-                e.case.chars().take(60).collect(),
+                crate::text::line(&e.item).into_owned(),
+                crate::text::line(&e.case).chars().take(60).collect(),
                 e.arm.as_str().to_string(),
-                e.model.clone(),
+                crate::text::line(&e.model).into_owned(),
                 e.runs.to_string(),
                 e.first.format("%Y-%m-%d").to_string(),
                 e.last.format("%Y-%m-%d").to_string(),

@@ -10,7 +10,13 @@ use std::fmt::Write;
 pub fn render(d: &Decision) -> String {
     let mut out = String::new();
     let verdict = if d.accepted { "ACCEPTED" } else { "REJECTED" };
-    let _ = writeln!(out, "{verdict}: {} on {} ({})", d.item, d.model, d.run);
+    let _ = writeln!(
+        out,
+        "{verdict}: {} on {} ({})",
+        crate::text::line(&d.item),
+        crate::text::line(&d.model),
+        crate::text::line(&d.run)
+    );
     let _ = writeln!(out, "  with          {}", fmt_score(d.with));
     let _ = writeln!(out, "  without       {}", fmt_score(d.without));
     match &d.best {
@@ -65,7 +71,7 @@ pub fn render(d: &Decision) -> String {
     for words in &d.scored_by_trigger {
         let _ = writeln!(out, "  ! NOTE: {words}");
     }
-    out
+    crate::text::block(&out).into_owned()
 }
 
 /// One line saying what `--record` wrote.
@@ -93,7 +99,7 @@ pub fn render_recorded(r: &Recorded) -> String {
             "recorded: appended a rejected row to wiki/skill-impact.md; evals/{item}/baseline.json left as it was"
         );
     }
-    out
+    crate::text::block(&out).into_owned()
 }
 
 #[cfg(test)]

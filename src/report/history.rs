@@ -111,8 +111,8 @@ pub fn table(history: &History) -> String {
             let last = s.points.last().expect("a series has points");
             let cost: f64 = s.points.iter().map(|p| p.cost_usd).sum();
             rows.push(vec![
-                item.item.clone(),
-                s.model.clone(),
+                crate::text::line(&item.item).into_owned(),
+                crate::text::line(&s.model).into_owned(),
                 s.points.len().to_string(),
                 score(last.with),
                 score(last.without),
@@ -137,10 +137,10 @@ pub fn table(history: &History) -> String {
         for s in &item.series {
             for p in &s.points {
                 rows.push(vec![
-                    p.date.clone(),
-                    item.item.clone(),
-                    s.model.clone(),
-                    p.run.clone(),
+                    crate::text::line(&p.date).into_owned(),
+                    crate::text::line(&item.item).into_owned(),
+                    crate::text::line(&s.model).into_owned(),
+                    crate::text::line(&p.run).into_owned(),
                     score(p.with),
                     score(p.without),
                     score(p.trigger_rate),
@@ -184,7 +184,7 @@ pub fn table(history: &History) -> String {
             history.skipped_wiki_rows
         );
     }
-    out
+    crate::text::block(&out).into_owned()
 }
 
 /// The chart's size and plot area, in SVG units.

@@ -62,6 +62,7 @@ impl Terminal {
 
     /// Print a line above the live bars.
     fn say(&self, views: &HashMap<String, View>, text: String) {
+        let text = crate::text::block(&text).into_owned();
         if views.values().any(|v| v.bar.is_some()) {
             // Only fails when the draw target is gone; the line then has nowhere to go.
             let _ = self.bars.println(text);
@@ -140,6 +141,7 @@ impl Observer for Terminal {
                 view.done += 1;
                 view.spent += cost;
                 let of = view.total.map(|t| format!("/{t}")).unwrap_or_default();
+                let case = crate::text::line(case);
                 match (&view.bar, self.mode) {
                     (Some(bar), _) => {
                         bar.set_position(view.done);

@@ -37,10 +37,12 @@ fn trigger_split(doc: &SkillEval) -> String {
 /// The longest case name a table shows; a longer one ends in `…`.
 const MAX_NAME: usize = 60;
 
-/// `name`, cut to [`MAX_NAME`] characters.
+/// `name` made safe for a terminal ([`crate::text::line`]), cut to
+/// [`MAX_NAME`] characters.
 fn clip(name: &str) -> std::borrow::Cow<'_, str> {
+    let name = crate::text::line(name);
     if name.chars().count() <= MAX_NAME {
-        name.into()
+        name
     } else {
         let cut: String = name.chars().take(MAX_NAME - 1).collect();
         format!("{cut}…").into()
@@ -82,7 +84,8 @@ pub fn grader_line(g: &GraderEval) -> String {
         GraderReading::TellsApart | GraderReading::IndicatorHeld | GraderReading::PassedWith => "✓",
         _ => "·",
     };
-    let why = g.why();
+    let why = crate::text::line(g.why());
+    let why = why.as_ref();
     let tail = if g.error {
         let why = why
             .trim_start()
@@ -126,7 +129,13 @@ pub fn bought_and_reused(doc: &SkillEval) -> Option<String> {
 /// ceiling, each case and, under it, each grader that failed and why.
 pub fn summary(doc: &SkillEval) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} on {} ({})", doc.item, doc.model, doc.run);
+    let _ = writeln!(
+        out,
+        "{} on {} ({})",
+        crate::text::line(&doc.item),
+        crate::text::line(&doc.model),
+        crate::text::line(&doc.run)
+    );
     let _ = writeln!(
         out,
         "  with {:.4}  without {:.4}  delta {}  {}",
@@ -157,7 +166,7 @@ pub fn summary(doc: &SkillEval) -> String {
         let _ = writeln!(
             out,
             "  PARTIAL ({}): not every case ran comparably; the gate will not accept this result",
-            doc.partial_reason.as_deref().unwrap_or("unspecified")
+            crate::text::line(doc.partial_reason.as_deref().unwrap_or("unspecified"))
         );
     }
     let errors: Vec<(&str, &str)> = doc
@@ -212,7 +221,7 @@ pub fn summary(doc: &SkillEval) -> String {
             let _ = writeln!(out, "      {}", grader_line(g));
         }
     }
-    out
+    crate::text::block(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub fn human(rows: &[ItemOutcome]) -> String {
         .iter()
         .map(|row| match &row.outcome {
             Ok(r) => vec![
-                r.item.clone(),
+                crate::text::line(&r.item).into_owned(),
                 fixed(r.with, 4),
                 fixed(r.without, 4),
                 signed(r.delta),
@@ -77,7 +77,7 @@ pub fn human(rows: &[ItemOutcome]) -> String {
     if let Some(first) = unlaunched.first() {
         out += &format!("{} suite(s) {}\n", unlaunched.len(), first.message);
     }
-    out
+    crate::text::block(&out).into_owned()
 }
 
 /// The rows as pretty JSON (`--json`): per suite `item`, `ok`, `exit_code`,

@@ -20,7 +20,7 @@ pub fn render(report: &WikiReport) -> String {
             "{file}:{}: {}\n    {}",
             p.line,
             p.message,
-            p.text.trim()
+            crate::text::line(p.text.trim())
         );
     }
     let _ = writeln!(out, "{} problem(s) in {rows} row(s)", report.problems.len());

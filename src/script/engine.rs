@@ -65,10 +65,10 @@ pub fn engine(host: Arc<Host>) -> Engine {
         .set_max_map_size(MAX_MAP_SIZE)
         .set_strict_variables(true)
         .disable_symbol("eval");
-    engine.on_print(|text| eprintln!("{text}"));
+    engine.on_print(|text| eprintln!("{}", crate::text::block(text)));
     engine.on_debug(|text, source, pos| match (source, pos.line()) {
-        (Some(src), Some(line)) => eprintln!("{src}:{line}: {text}"),
-        _ => eprintln!("{text}"),
+        (Some(src), Some(line)) => eprintln!("{src}:{line}: {}", crate::text::block(text)),
+        _ => eprintln!("{}", crate::text::block(text)),
     });
     engine.set_module_resolver(PipelineResolver {
         folder: host.script_dir.clone(),
@@ -268,9 +268,11 @@ impl PipelineResolver {
         if !inside(folder, &file) {
             return Err(self.refuse(path, &format!("{file} leads outside {folder}"), pos));
         }
-        let text = std::fs::read_to_string(&file).map_err(|e| -> Box<EvalAltResult> {
-            EvalAltResult::ErrorSystem(format!("{file}: reading"), Box::new(e)).into()
-        })?;
+        let text = crate::fsio::read_text(&file, crate::config::MAX_SUITE_FILE).map_err(
+            |e| -> Box<EvalAltResult> {
+                EvalAltResult::ErrorSystem(format!("{file}: reading"), Box::new(e)).into()
+            },
+        )?;
         Ok((file.to_string(), text))
     }
 }

@@ -237,6 +237,9 @@ pub fn eval_options(
                         let target = confined("option `report`", results_dir, &path)?;
                         create_inside("option `report`", results_dir, &target)
                             .map_err(|e| e.to_string())?;
+                        // A link planted as the file itself is refused, never followed.
+                        crate::fsio::check_writable_as(&target, crate::fsio::Links::Refuse)
+                            .map_err(|e| format!("option `report`: {e}"))?;
                         Some(target)
                     }
                 }
@@ -429,8 +432,9 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     engine.register_fn("to_json", |v: Map| json(&v.into()));
     engine.register_fn("to_json", |v: Array| json(&v.into()));
     engine.register_fn("output", |text: &str| {
+        // Names and explanations in it may come from imported runs.
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
+        let _ = writeln!(out, "{}", crate::text::block(text));
     });
     engine.register_fn("table", |headers: Array, rows: Array| -> RResult<String> {
         let headers = strings(&headers, "table headers")?;
@@ -890,7 +894,8 @@ mod library {
 
     fn load_result(path: &str) -> crate::Result<EvalResult> {
         let path = Utf8PathBuf::from(path);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::unreadable(&path, e))?;
+        let text = crate::fsio::read_text(&path, crate::config::MAX_INPUT_FILE)
+            .map_err(|e| Error::unreadable(&path, e))?;
         let item = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("item").and_then(|i| i.as_str()).map(str::to_owned))
@@ -1066,7 +1071,7 @@ mod library {
                     .map_err(|e| misuse(format!("write_result: {e}")))?;
                 bytes.push(b'\n');
                 create_inside("write_result", &h.results_dir, &target).map_err(|e| raise(&h, e))?;
-                crate::fsio::write_atomically(&target, &bytes).map_err(|e| raise(&h, e))
+                crate::fsio::write_confined(&target, &bytes).map_err(|e| raise(&h, e))
             },
         );
     }

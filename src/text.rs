@@ -1,0 +1,61 @@
+//! Text from outside (item, model and case names from imported runs, the
+//! platform's grader explanations, a script's output) made safe for a
+//! terminal: the one sanitising rule, used by `report/`, the script host's
+//! printing and the binary's error line. JSON, JUnit and Markdown escape in
+//! their own way; this is for what a human reads raw.
+//!
+//! Removed: every control character (C0, DEL, C1: an `ESC [2J` clears the
+//! screen, a `CR` overwrites a line) and the bidirectional formatting
+//! characters (which reorder what is shown). [`line`] also turns newlines and
+//! tabs into spaces, so a name can never forge a line of its own.
+
+use std::borrow::Cow;
+
+/// Whether `c` may reorder or rewrite what a terminal shows.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` as one line: newlines, carriage returns and tabs become spaces,
+/// every other control or bidirectional formatting character is removed.
+pub fn line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    text.chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if unsafe_char(c) => None,
+            c => Some(c),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// `text` with its lines kept: newlines and tabs stay, every other control
+/// (a carriage return among them) or bidirectional formatting character is removed.
+pub fn block(text: &str) -> Cow<'_, str> {
+    let keep = |c: char| c == '\n' || c == '\t' || !unsafe_char(c);
+    if text.chars().all(keep) {
+        return Cow::Borrowed(text);
+    }
+    text.chars().filter(|&c| keep(c)).collect::<String>().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_forged_lines_are_removed() {
+        let hostile = "fire\u{1b}[2J\u{1b}]0;owned\u{7}\r\nok\u{9b}31m\u{202e}x\ty";
+        assert_eq!(line(hostile), "fire[2J]0;owned  ok31mx y");
+        assert_eq!(block(hostile), "fire[2J]0;owned\nok31mx\ty");
+        assert!(matches!(line("plain – ✓ text"), Cow::Borrowed(_)));
+        assert!(matches!(block("two\nlines"), Cow::Borrowed(_)));
+    }
+}
