@@ -22,7 +22,8 @@ pub enum Status {
 /// One condition of the rule, with a sentence a person understands.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
-    /// `not-partial`, `beats-best`, `helps` or `trigger-rate`.
+    /// `not-partial`, `bought-here` (only for a result using imported runs),
+    /// `beats-best`, `helps` or `trigger-rate`.
     pub name: &'static str,
     /// Whether it held.
     pub status: Status,
@@ -60,6 +61,10 @@ pub struct Decision {
     /// does not read it. Absent for a result without intervals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<crate::stats::GateAdvice>,
+    /// The operator's `--trust-imported`: imported runs may count toward an
+    /// accept. Kept so that recording applies the rule the same way.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trust_imported: bool,
 }
 
 impl Decision {
@@ -73,6 +78,11 @@ impl Decision {
     }
 }
 
+/// [`decide_with`] without trusting imported runs: the rule as it stands.
+pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+    decide_with(result, baseline, false)
+}
+
 /// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
 /// failed condition.
 ///
@@ -81,8 +91,13 @@ impl Decision {
 /// 3. `with` > `without`;
 /// 4. `trigger_rate` ≥ the best's `trigger_rate`, skipped when either is null or no best.
 ///
+/// And, for a result that used runs imported from a file (`imported_runs`),
+/// `bought-here` (right after `not-partial`): it fails unless
+/// `trust_imported` (`--trust-imported`), since a file anyone can write is not
+/// evidence. A result without imported runs has no such condition.
+///
 /// Every comparison uses the numbers as written (4 decimals): equal is a reject.
-pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool) -> Decision {
     let model = result.model.as_str();
     let with = round4(result.with);
     let without = round4(result.without);
@@ -102,6 +117,11 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
     } else {
         pass("not-partial", "the result is complete (not partial)".into())
     };
+
+    let bought_here = result
+        .imported_runs
+        .filter(|n| *n > 0)
+        .map(|n| imported(n, trust_imported));
 
     let beats_best = match &best {
         Some(b) => {
@@ -161,7 +181,11 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
         },
     };
 
-    let conditions = vec![not_partial, beats_best, helps, trigger];
+    let conditions: Vec<Condition> = [Some(not_partial), bought_here]
+        .into_iter()
+        .flatten()
+        .chain([beats_best, helps, trigger])
+        .collect();
     Decision {
         advice: result.stats.as_ref().map(|s| {
             crate::stats::gate_advice(
@@ -180,6 +204,27 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
         trigger_rate,
         best,
         conditions,
+        trust_imported,
+    }
+}
+
+/// The `bought-here` condition of a result that used `n` imported runs.
+fn imported(n: u32, trusted: bool) -> Condition {
+    let what = format!(
+        "{n} of its runs were imported from a file (`evidence import`), not bought here nor collected from this project's shards"
+    );
+    if trusted {
+        pass(
+            "bought-here",
+            format!("{what}; counted under --trust-imported"),
+        )
+    } else {
+        fail(
+            "bought-here",
+            format!(
+                "{what}: a file anyone can write is not evidence (--trust-imported accepts them; --fresh buys them anew)"
+            ),
+        )
     }
 }
 

@@ -237,8 +237,9 @@ pub struct Collected {
     pub shards: u32,
     /// One outcome per suite of the tree, in sweep order.
     pub rows: Vec<ItemOutcome>,
-    /// The runs of every shard's `runs.jsonl`.
-    pub runs: Vec<StoredRun>,
+    /// The runs of every shard's `runs.jsonl`, by shard folder (stored as
+    /// collected from it: the trusted case of provenance).
+    pub runs: Vec<(Utf8PathBuf, Vec<StoredRun>)>,
 }
 
 fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
@@ -391,10 +392,10 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
     for dir in dirs {
         let path = dir.join(RUNS);
         let file = std::fs::File::open(&path).map_err(|e| Error::unreadable(&path, e))?;
-        runs.extend(crate::evidence::read_export(
-            std::io::BufReader::new(file),
-            &path,
-        )?);
+        runs.push((
+            dir.clone(),
+            crate::evidence::read_export(std::io::BufReader::new(file), &path)?,
+        ));
     }
     Ok(Collected {
         shards: count,

@@ -80,6 +80,19 @@ impl Observer for Terminal {
             Event::Kept { dir, .. } => {
                 self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"))
             }
+            Event::StoreBusy {
+                item,
+                store,
+                waited,
+                wait,
+            } => self.say(
+                &views,
+                format!(
+                    "bob-eval: {item}: the evidence store {store} is busy (another bob-eval is writing it): waited {} s of {} s to keep the runs just bought, then they are kept beside it",
+                    waited.as_secs(),
+                    wait.as_secs()
+                ),
+            ),
             Event::SuiteFinished { item, outcome } => {
                 let said = match outcome {
                     Ok(doc) => finished(doc),

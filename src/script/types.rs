@@ -94,6 +94,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "suite_errors",
             "cost_usd",
             "reused_runs",
+            "imported_runs",
             "reused_cost_usd",
             "max_cost_usd",
             "partial",
