@@ -303,6 +303,45 @@ mod tests {
     const M: &str = "claude-sonnet-5-5";
     use Status::{Fail as F, Pass as P, Skipped as S};
 
+    #[test]
+    fn imported_runs_are_accepted_on_only_when_trusted() {
+        let mut r = result(0.83, 0.67, Some(1.0), None);
+        let empty = Baseline::empty("commit");
+        let names = |d: &Decision| d.conditions.iter().map(|c| c.name).collect::<Vec<_>>();
+        let own = decide(&r, &empty);
+        assert!(own.accepted);
+        assert!(
+            !names(&own).contains(&"bought-here"),
+            "no condition without imported runs"
+        );
+        r.imported_runs = Some(0);
+        assert_eq!(decide(&r, &empty), own);
+
+        r.imported_runs = Some(3);
+        let d = decide(&r, &empty);
+        assert!(!d.accepted);
+        assert_eq!(names(&d)[..2], ["not-partial", "bought-here"]);
+        let reasons = d.reasons();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].contains("3 of its runs were imported"),
+            "{reasons:?}"
+        );
+        assert!(reasons[0].contains("--trust-imported"), "{reasons:?}");
+
+        let trusted = decide_with(&r, &empty, true);
+        assert!(trusted.accepted && trusted.trust_imported);
+        assert_eq!(trusted.conditions[1].status, Status::Pass);
+        assert!(
+            trusted.conditions[1]
+                .text
+                .contains("under --trust-imported")
+        );
+        // Trust lets imported runs count; it does not accept what the rule rejects.
+        r.with = 0.5;
+        assert!(!decide_with(&r, &empty, true).accepted);
+    }
+
     /// (case, result, baseline, accepted, statuses of not-partial, beats-best, helps, trigger-rate)
     #[allow(clippy::type_complexity)]
     fn table() -> Vec<(&'static str, SkillEval, Baseline, bool, [Status; 4])> {

@@ -534,8 +534,8 @@ mod tests {
         store
             .insert(
                 &[
-                run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
-                odd,
+                    run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
+                    odd,
                 ],
                 &crate::evidence::Origin::Bought,
             )

@@ -99,7 +99,9 @@ fn child_process() {
             let writer: usize = std::env::var("EVIDENCE_WRITER").unwrap().parse().unwrap();
             let mut store = Store::open(&path).unwrap();
             for r in 0..RESULTS_PER_WRITER {
-                let added = store.insert(&result(writer, r, RUNS_PER_RESULT), &Origin::Bought).unwrap();
+                let added = store
+                    .insert(&result(writer, r, RUNS_PER_RESULT), &Origin::Bought)
+                    .unwrap();
                 assert_eq!(added, RUNS_PER_RESULT);
             }
         }
@@ -108,7 +110,9 @@ fn child_process() {
             let mut store = Store::open(&path).unwrap();
             let mut out = std::io::stdout();
             for r in base.. {
-                store.insert(&result(0, r, KILL_RESULT), &Origin::Bought).unwrap();
+                store
+                    .insert(&result(0, r, KILL_RESULT), &Origin::Bought)
+                    .unwrap();
                 writeln!(out, "committed {}", r + 1).unwrap();
                 out.flush().unwrap();
             }
@@ -355,7 +359,9 @@ fn eight_writer_threads_lose_nothing() {
             thread::spawn(move || {
                 let mut store = Store::open(&path).unwrap();
                 for r in 0..RESULTS_PER_WRITER {
-                    store.insert(&result(w, r, RUNS_PER_RESULT), &Origin::Bought).unwrap();
+                    store
+                        .insert(&result(w, r, RUNS_PER_RESULT), &Origin::Bought)
+                        .unwrap();
                 }
             })
         })

@@ -206,7 +206,10 @@ pub const WAIT_ENV: &str = "BOB_EVIDENCE_WAIT";
 
 /// The wait of [`WAIT_ENV`]; a value that is not 0..=3600 seconds is a usage error.
 pub fn evidence_wait() -> Result<Duration> {
-    let Some(text) = std::env::var(WAIT_ENV).ok().filter(|v| !v.trim().is_empty()) else {
+    let Some(text) = std::env::var(WAIT_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
         return Ok(evidence::BOUGHT_WAIT);
     };
     text.trim()

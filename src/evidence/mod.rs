@@ -35,9 +35,7 @@ mod store;
 
 pub use digest::{digest_dir, digest_files, digest_parts, options_digest};
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{
-    BOUGHT_WAIT, BUSY_TIMEOUT, Kept, SCHEMA_VERSION, Store, pending_dir, read_export,
-};
+pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, SCHEMA_VERSION, Store, pending_dir, read_export};
 
 /// How far in the future an imported run may be dated (clocks of two
 /// machines disagree a little); later is refused ([`Refusal::Future`]).
@@ -409,7 +407,9 @@ impl StoredRun {
 
     /// True for a run the store says was imported from a file.
     pub fn is_imported(&self) -> bool {
-        self.provenance.as_ref().is_some_and(Provenance::is_imported)
+        self.provenance
+            .as_ref()
+            .is_some_and(Provenance::is_imported)
     }
 
     /// The run's identity: its key, start time and position in its arm. The

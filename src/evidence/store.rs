@@ -301,7 +301,8 @@ impl Store {
     }
 
     /// [`Store::insert`], waiting up to `wait` in all for another writer,
-    /// `on_busy(waited)` told after each [`BUSY_TIMEOUT`] (or less) of it.
+    /// `on_busy(waited)` told after each busy timeout of it (each quarter of
+    /// a wait shorter than four).
     /// `Ok(None)` when the store is still busy after `wait`: nothing was stored.
     pub fn insert_waiting(
         &mut self,
@@ -312,10 +313,15 @@ impl Store {
     ) -> Result<Option<usize>> {
         self.check_runs(runs.iter())?;
         let batches = [(origin.clone(), runs)];
+        // Told every busy timeout, or four times in a shorter wait.
+        let step = self
+            .busy_timeout
+            .min(wait / 4)
+            .max(Duration::from_millis(10));
         let start = std::time::Instant::now();
         let result = loop {
             let left = wait.saturating_sub(start.elapsed());
-            self.set_wait(left.min(self.busy_timeout))?;
+            self.set_wait(left.min(step))?;
             match self.write_runs(&batches) {
                 Ok(added) => break Ok(Some(added)),
                 Err(e) if is_busy(&e) => {
@@ -611,8 +617,7 @@ impl Store {
         let mut files: Vec<Utf8PathBuf> = entries
             .filter_map(|e| Utf8PathBuf::from_path_buf(e.ok()?.path()).ok())
             .filter(|p| {
-                p.extension() == Some("jsonl")
-                    && !p.file_name().is_some_and(|n| n.starts_with('.'))
+                p.extension() == Some("jsonl") && !p.file_name().is_some_and(|n| n.starts_with('.'))
             })
             .collect();
         files.sort();
@@ -842,8 +847,8 @@ fn read_lines(
 #[cfg(test)]
 mod tests {
     use super::super::tests::sample;
-    use crate::evidence::Refusal;
     use super::*;
+    use crate::evidence::Refusal;
 
     fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -1082,7 +1087,10 @@ mod tests {
         assert_eq!(kinds(&runs), ["bought", "imported", "collected"]);
         assert!(!runs[0].is_imported() && runs[1].is_imported() && !runs[2].is_imported());
         let list = store.list(&[]).unwrap();
-        assert_eq!(list[0].provenance.words(), "1 bought, 1 imported, 1 collected");
+        assert_eq!(
+            list[0].provenance.words(),
+            "1 bought, 1 imported, 1 collected"
+        );
     }
 
     #[test]
@@ -1136,7 +1144,10 @@ mod tests {
         assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
         let found = store.lookup(std::slice::from_ref(&run.key), 3).unwrap();
         assert_eq!(found[0][0].provenance, Some(Provenance::Legacy));
-        assert!(!found[0][0].is_imported(), "legacy runs count as bought here");
+        assert!(
+            !found[0][0].is_imported(),
+            "legacy runs count as bought here"
+        );
         assert_eq!(unstamped(found[0].clone()), vec![run]);
         assert_eq!(store.list(&[]).unwrap()[0].provenance.legacy, 1);
         store.integrity_check().unwrap();
@@ -1191,7 +1202,10 @@ mod tests {
                 (Refusal::Duration, 1, 6),
             ]
         );
-        assert!(report.refusals[0].example.contains("2999-01-01"), "{report:?}");
+        assert!(
+            report.refusals[0].example.contains("2999-01-01"),
+            "{report:?}"
+        );
         assert!(report.refusals[2].example.contains("1e308"), "{report:?}");
         assert_eq!(store.count().unwrap(), 2, "the good and the skewed run");
     }
@@ -1244,16 +1258,24 @@ mod tests {
         let mut told = Vec::new();
         let runs = [sample("fires", Arm::With, 0, "b")];
         let added = store
-            .insert_waiting(&runs, &Origin::Bought, Duration::from_millis(350), &mut |w| {
-                told.push(w)
-            })
+            .insert_waiting(
+                &runs,
+                &Origin::Bought,
+                Duration::from_millis(350),
+                &mut |w| told.push(w),
+            )
             .unwrap();
         assert_eq!(added, None);
         assert!(told.len() >= 2, "told after each 100 ms: {told:?}");
         assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
         holder.execute_batch("COMMIT").unwrap();
         let added = store
-            .insert_waiting(&runs, &Origin::Bought, Duration::from_millis(350), &mut |_| {})
+            .insert_waiting(
+                &runs,
+                &Origin::Bought,
+                Duration::from_millis(350),
+                &mut |_| {},
+            )
             .unwrap();
         assert_eq!(added, Some(1));
     }

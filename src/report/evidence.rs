@@ -25,7 +25,11 @@ pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
             r.example
         );
     }
-    if report.refusals.iter().any(|r| r.reason == crate::evidence::Refusal::Future) {
+    if report
+        .refusals
+        .iter()
+        .any(|r| r.reason == crate::evidence::Refusal::Future)
+    {
         let _ = writeln!(
             out,
             "  (a run may start at most {} min after this machine's clock: more is a forged or mis-set date, and would shadow genuine runs as the most recent)",
