@@ -158,6 +158,15 @@ fn imported_runs_are_counted_and_accepted_on_only_with_trust_imported() {
     assert_eq!(doc["reused_runs"], 0, "imported runs are not reused ones");
     assert_eq!(doc["verdict"], "improved");
 
+    let exam = w.run(&["exam", "commit", "--runs", "1", "--evidence", &other]);
+    assert_eq!(exam.status.code(), Some(0), "{}", stderr(&exam));
+    assert!(
+        stdout(&exam).contains(
+            "; 4 runs imported from files (the gate accepts on them only with --trust-imported)"
+        ),
+        "{}",
+        stdout(&exam)
+    );
     let gate = w.run(&["gate", "commit", &result]);
     assert_eq!(gate.status.code(), Some(1), "{}", stdout(&gate));
     assert!(
