@@ -182,6 +182,32 @@ fn imported_runs_are_counted_and_accepted_on_only_with_trust_imported() {
     assert_eq!(gate.status.code(), Some(0), "{}", stdout(&gate));
     assert!(stdout(&gate).contains("under --trust-imported"));
 
+    // A script's gate trusts imported runs only on the operator's flag.
+    let script = w.path("trust.rhai");
+    std::fs::write(
+        &script,
+        "let o = options();\nlet r = evaluate(o.item, o);\nlet d = gate(r);\noutput(`${o.trust_imported} ${d.accepted} ${r.imported_runs}`);\n",
+    )
+    .unwrap();
+    for (extra, said) in [
+        (None, "false false 4"),
+        (Some("--trust-imported"), "true true 4"),
+    ] {
+        let mut args = vec![
+            "script",
+            &script,
+            "commit",
+            "--runs",
+            "1",
+            "--evidence",
+            &other,
+        ];
+        args.extend(extra);
+        let out = w.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out).trim(), said);
+    }
+
     // propose: rejected and recorded so; accepted only when the operator trusts.
     let propose = |extra: &[&str]| {
         let mut args = vec!["propose", "commit", "--runs", "1", "--evidence", &other];

@@ -495,9 +495,29 @@ impl Store {
     /// Write the runs of `items` (all when empty) to `out` as JSON Lines, in a
     /// stable order; `name` names `out` in errors. Returns how many.
     pub fn export(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
+        self.export_where(items, out, name, |_| true)
+    }
+
+    /// [`Store::export`] of the runs not imported from a file: what a shard
+    /// hands to `collect`, which trusts its runs (an imported run passed on
+    /// that way would come out trusted).
+    pub fn export_own(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
+        self.export_where(items, out, name, |run| !run.is_imported())
+    }
+
+    fn export_where(
+        &self,
+        items: &[String],
+        out: impl Write,
+        name: &Utf8Path,
+        keep: fn(&StoredRun) -> bool,
+    ) -> Result<usize> {
         let mut out = std::io::BufWriter::new(out);
         let mut count = 0;
         self.each_run(items, "exporting runs", |run| {
+            if !keep(&run) {
+                return Ok(());
+            }
             count += 1;
             writeln!(out, "{}", run.to_line()).map_err(|e| Error::io(name, "writing the export", e))
         })?;
@@ -1085,6 +1105,11 @@ mod tests {
             .unwrap();
         let runs = store.runs(&[]).unwrap();
         assert_eq!(kinds(&runs), ["bought", "imported", "collected"]);
+        let (mut all, mut own) = (Vec::new(), Vec::new());
+        assert_eq!(store.export(&[], &mut all, "-".into()).unwrap(), 3);
+        assert_eq!(store.export_own(&[], &mut own, "-".into()).unwrap(), 2);
+        let own = String::from_utf8(own).unwrap();
+        assert!(!own.contains(&imported[0].id), "{own}");
         assert!(!runs[0].is_imported() && runs[1].is_imported() && !runs[2].is_imported());
         let list = store.list(&[]).unwrap();
         assert_eq!(
