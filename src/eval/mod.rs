@@ -829,7 +829,7 @@ fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
     }
     let bytes = std::fs::read(&from).map_err(|e| Error::unreadable(&from, e))?;
     crate::fsio::write_atomically(to, &bytes)?;
-    let reused = doc.reused_runs.unwrap_or(0);
+    let reused = doc.reused_runs.unwrap_or(0) + doc.imported_runs.unwrap_or(0);
     let rounds = run.evidence.as_ref().is_some_and(|e| e.auto.is_some());
     let partly = if reused > 0 || rounds {
         format!(
