@@ -78,13 +78,17 @@ CREATE INDEX runs_by_item ON runs (item, case_name, arm, model);
 /// Where each run came from ([`Provenance`]): `bought`, `imported`,
 /// `collected`, or `legacy` for the runs stored before (counted as bought
 /// here); `provenance_from` the run id, file or shard folder, `provenance_at`
-/// when it was stored (both NULL for `legacy`). Self-contained: it only adds
-/// columns to `runs`.
+/// when it was stored (both NULL for `legacy`). A legacy run dated more than
+/// [`super::MAX_CLOCK_SKEW`] in the future can only have come from an import
+/// that did not check dates: it is kept but never reused (it would shadow
+/// every genuine run as the most recent). Self-contained: it only changes `runs`.
 const ADD_PROVENANCE: &str = r#"
 ALTER TABLE runs ADD COLUMN provenance TEXT NOT NULL DEFAULT 'legacy'
     CHECK (provenance IN ('bought', 'imported', 'collected', 'legacy'));
 ALTER TABLE runs ADD COLUMN provenance_from TEXT;
 ALTER TABLE runs ADD COLUMN provenance_at TEXT;
+UPDATE runs SET usable = 0
+    WHERE started_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+5 minutes');
 "#;
 
 /// Every column of a run, in the order [`run_from_row`] reads them.
@@ -1122,10 +1126,13 @@ mod tests {
     fn an_old_store_migrates_its_runs_as_legacy() {
         let (_t, path) = temp();
         let run = sample("fires", Arm::With, 0, "eval-commit-old");
-        {
-            // A store as schema 1 wrote it.
-            let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(CREATE_RUNS).unwrap();
+        let mut forged = sample("fires", Arm::With, 0, "eval-commit-old");
+        forged.outcome.started_at = "2999-01-01T00:00:00Z".parse().unwrap();
+        let forged = StoredRun::new(forged.key, forged.outcome);
+        // A store as schema 1 wrote it, holding a run dated 2999 (its import was not checked).
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(CREATE_RUNS).unwrap();
+        for run in [&run, &forged] {
             let (k, o) = (&run.key, &run.outcome);
             conn.execute(
                 "INSERT INTO runs (id, key_id, item, item_digest, case_name, case_digest, arm, \
@@ -1161,10 +1168,11 @@ mod tests {
                 ],
             )
             .unwrap();
-            conn.pragma_update(None, "application_id", APPLICATION_ID)
-                .unwrap();
-            conn.pragma_update(None, "user_version", 1).unwrap();
         }
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        drop(conn);
         let store = Store::open(&path).unwrap();
         assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
         let found = store.lookup(std::slice::from_ref(&run.key), 3).unwrap();
@@ -1173,8 +1181,12 @@ mod tests {
             !found[0][0].is_imported(),
             "legacy runs count as bought here"
         );
-        assert_eq!(unstamped(found[0].clone()), vec![run]);
-        assert_eq!(store.list(&[]).unwrap()[0].provenance.legacy, 1);
+        assert_eq!(
+            unstamped(found[0].clone()),
+            vec![run],
+            "the run dated 2999 is kept but not reused"
+        );
+        assert_eq!(store.list(&[]).unwrap()[0].provenance.legacy, 2);
         store.integrity_check().unwrap();
     }
 
