@@ -5,8 +5,8 @@
 //! `cargo bench --bench evidence`.
 
 use bob_eval::evidence::{
-    Arm, GraderOutcome, PlatformRunsContext, RunKey, RunOutcome, Store, StoredRun, options_digest,
-    runs_from_platform,
+    Arm, GraderOutcome, Origin, PlatformRunsContext, RunKey, RunOutcome, Store, StoredRun,
+    options_digest, runs_from_platform,
 };
 use camino::Utf8PathBuf;
 use chrono::DateTime;
@@ -91,7 +91,7 @@ fn bench_insert(dir: &Utf8PathBuf) {
         let start = Instant::now();
         let runs = runs_from_platform(&bytes, &path, &ctx(r)).unwrap();
         let converted = Instant::now();
-        assert_eq!(store.insert(&runs).unwrap(), INSERT_RUNS);
+        assert_eq!(store.insert(&runs, &Origin::Bought).unwrap(), INSERT_RUNS);
         let done = Instant::now();
         insert_ms.push((done - converted).as_secs_f64() * 1e3);
         whole_ms.push((done - start).as_secs_f64() * 1e3);
@@ -165,7 +165,7 @@ fn build_store(path: &Utf8PathBuf) -> Vec<RunKey> {
                 }
             }
         }
-        store.insert(&batch).unwrap();
+        store.insert(&batch, &Origin::Bought).unwrap();
     }
     assert_eq!(store.count().unwrap() as usize, items * per_item);
     suite_keys

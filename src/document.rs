@@ -93,6 +93,11 @@ pub struct SkillEval {
     /// when the document was reduced from one platform result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused_runs: Option<u32>,
+    /// Runs used that were imported from a file (`evidence import`), not
+    /// bought here nor collected from the project's shards: `gate` accepts
+    /// on them only with `--trust-imported`. Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_runs: Option<u32>,
     /// What those reused runs had cost (not part of `cost_usd`, which is what
     /// this invocation spent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -638,6 +643,7 @@ impl SkillEval {
             partial_reason: None,
             cases: vec![],
             reused_runs: None,
+            imported_runs: None,
             reused_cost_usd: None,
             suite_digest: None,
             stats: None,

@@ -55,6 +55,19 @@ pub enum Event {
         /// The platform's line.
         text: String,
     },
+    /// The evidence store is busy (another process writes it) as runs just
+    /// bought are kept: waited `waited` of `wait`, after which they are set
+    /// aside beside the store rather than lost.
+    StoreBusy {
+        /// The item.
+        item: String,
+        /// The store.
+        store: Utf8PathBuf,
+        /// How long it has waited so far.
+        waited: std::time::Duration,
+        /// How long it waits in all.
+        wait: std::time::Duration,
+    },
     /// The platform exited (whatever the outcome).
     PlatformFinished {
         /// The item.
@@ -80,6 +93,7 @@ impl Event {
             | Event::RunsPlanned { item, .. }
             | Event::RunDone { item, .. }
             | Event::CeilingHit { item, .. }
+            | Event::StoreBusy { item, .. }
             | Event::PlatformFinished { item }
             | Event::SuiteFinished { item, .. } => Some(item),
         }

@@ -22,7 +22,8 @@ pub enum Status {
 /// One condition of the rule, with a sentence a person understands.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
-    /// `not-partial`, `beats-best`, `helps` or `trigger-rate`.
+    /// `not-partial`, `bought-here` (only for a result using imported runs),
+    /// `beats-best`, `helps` or `trigger-rate`.
     pub name: &'static str,
     /// Whether it held.
     pub status: Status,
@@ -69,6 +70,10 @@ pub struct Decision {
     /// words. Advice only; the rule does not read it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scored_by_trigger: Vec<String>,
+    /// The operator's `--trust-imported`: imported runs may count toward an
+    /// accept. Kept so that recording applies the rule the same way.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trust_imported: bool,
 }
 
 /// The highest score a suite can give: no result is ever above it.
@@ -131,6 +136,11 @@ impl Decision {
     }
 }
 
+/// [`decide_with`] without trusting imported runs: the rule as it stands.
+pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+    decide_with(result, baseline, false)
+}
+
 /// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
 /// failed condition.
 ///
@@ -139,8 +149,13 @@ impl Decision {
 /// 3. `with` > `without`;
 /// 4. `trigger_rate` ≥ the best's `trigger_rate`, skipped when either is null or no best.
 ///
+/// And, for a result that used runs imported from a file (`imported_runs`),
+/// `bought-here` (right after `not-partial`): it fails unless
+/// `trust_imported` (`--trust-imported`), since a file anyone can write is not
+/// evidence. A result without imported runs has no such condition.
+///
 /// Every comparison uses the numbers as written (4 decimals): equal is a reject.
-pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool) -> Decision {
     let model = result.model.as_str();
     let with = round4(result.with);
     let without = round4(result.without);
@@ -160,6 +175,11 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
     } else {
         pass("not-partial", "the result is complete (not partial)".into())
     };
+
+    let bought_here = result
+        .imported_runs
+        .filter(|n| *n > 0)
+        .map(|n| imported(n, trust_imported));
 
     let beats_best = match &best {
         Some(b) => {
@@ -219,7 +239,11 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
         },
     };
 
-    let conditions = vec![not_partial, beats_best, helps, trigger];
+    let conditions: Vec<Condition> = [Some(not_partial), bought_here]
+        .into_iter()
+        .flatten()
+        .chain([beats_best, helps, trigger])
+        .collect();
     Decision {
         advice: result.stats.as_ref().map(|s| {
             crate::stats::gate_advice(
@@ -243,6 +267,27 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
         trigger_rate,
         best,
         conditions,
+        trust_imported,
+    }
+}
+
+/// The `bought-here` condition of a result that used `n` imported runs.
+fn imported(n: u32, trusted: bool) -> Condition {
+    let what = format!(
+        "{n} of its runs were imported from a file (`evidence import`), not bought here nor collected from this project's shards"
+    );
+    if trusted {
+        pass(
+            "bought-here",
+            format!("{what}; counted under --trust-imported"),
+        )
+    } else {
+        fail(
+            "bought-here",
+            format!(
+                "{what}: a file anyone can write is not evidence (--trust-imported accepts them; --fresh buys them anew)"
+            ),
+        )
     }
 }
 
@@ -320,6 +365,45 @@ mod tests {
 
     const M: &str = "claude-sonnet-5-5";
     use Status::{Fail as F, Pass as P, Skipped as S};
+
+    #[test]
+    fn imported_runs_are_accepted_on_only_when_trusted() {
+        let mut r = result(0.83, 0.67, Some(1.0), None);
+        let empty = Baseline::empty("commit");
+        let names = |d: &Decision| d.conditions.iter().map(|c| c.name).collect::<Vec<_>>();
+        let own = decide(&r, &empty);
+        assert!(own.accepted);
+        assert!(
+            !names(&own).contains(&"bought-here"),
+            "no condition without imported runs"
+        );
+        r.imported_runs = Some(0);
+        assert_eq!(decide(&r, &empty), own);
+
+        r.imported_runs = Some(3);
+        let d = decide(&r, &empty);
+        assert!(!d.accepted);
+        assert_eq!(names(&d)[..2], ["not-partial", "bought-here"]);
+        let reasons = d.reasons();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].contains("3 of its runs were imported"),
+            "{reasons:?}"
+        );
+        assert!(reasons[0].contains("--trust-imported"), "{reasons:?}");
+
+        let trusted = decide_with(&r, &empty, true);
+        assert!(trusted.accepted && trusted.trust_imported);
+        assert_eq!(trusted.conditions[1].status, Status::Pass);
+        assert!(
+            trusted.conditions[1]
+                .text
+                .contains("under --trust-imported")
+        );
+        // Trust lets imported runs count; it does not accept what the rule rejects.
+        r.with = 0.5;
+        assert!(!decide_with(&r, &empty, true).accepted);
+    }
 
     /// (case, result, baseline, accepted, statuses of not-partial, beats-best, helps, trigger-rate)
     #[allow(clippy::type_complexity)]

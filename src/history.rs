@@ -532,10 +532,13 @@ mod tests {
         odd.key.item = "Not An Item".into();
         let odd = StoredRun::new(odd.key, odd.outcome);
         store
-            .insert(&[
-                run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
-                odd,
-            ])
+            .insert(
+                &[
+                    run("fires", Arm::With, 0.8, 0, "eval-commit-20261130T000000Z"),
+                    odd,
+                ],
+                &crate::evidence::Origin::Bought,
+            )
             .unwrap();
         std::fs::create_dir_all(root.join("wiki")).unwrap();
         std::fs::write(

@@ -128,7 +128,7 @@ pub fn record(
     remove_stale_temps(&wiki_path);
 
     let mut baseline = load_baseline(source, &result.item)?;
-    let applied = gate::decide(result, &baseline);
+    let applied = gate::decide_with(result, &baseline, decision.trust_imported);
 
     let mut unique: Vec<String> = vec![];
     for p in pages {

@@ -392,6 +392,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         partial_reason,
         cases,
         reused_runs: None,
+        imported_runs: None,
         reused_cost_usd: None,
         suite_digest: None,
         stats: Some(crate::document::Stats {

@@ -17,7 +17,8 @@
 //! written last: which shard, the digest of the tree's suite list, every suite
 //! given to the shard with its exit code), `<item>.json` (the `skill-eval/1`
 //! document of each suite that ran) and `runs.jsonl` (the runs the evidence
-//! store keeps for the shard's suites, an `evidence export`).
+//! store keeps for the shard's suites, an `evidence export`, but those
+//! imported from files: `collect` stores its runs as trusted, `collected`).
 
 use crate::error::{Error, Result};
 use crate::eval::{Failure, ItemOutcome};
@@ -197,7 +198,8 @@ pub fn write_out_dir(
     let runs_path = dir.join(RUNS);
     let mut runs_text = Vec::new();
     let runs = if store.exists() && !items.is_empty() {
-        Store::open(store)?.export(&items, &mut runs_text, &runs_path)?
+        // Not the runs imported from files: `collect` trusts what it reads here.
+        Store::open(store)?.export_own(&items, &mut runs_text, &runs_path)?
     } else {
         0
     };
@@ -237,8 +239,9 @@ pub struct Collected {
     pub shards: u32,
     /// One outcome per suite of the tree, in sweep order.
     pub rows: Vec<ItemOutcome>,
-    /// The runs of every shard's `runs.jsonl`.
-    pub runs: Vec<StoredRun>,
+    /// The runs of every shard's `runs.jsonl`, by shard folder (stored as
+    /// collected from it: the trusted case of provenance).
+    pub runs: Vec<(Utf8PathBuf, Vec<StoredRun>)>,
 }
 
 fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
@@ -392,7 +395,10 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
         let path = dir.join(RUNS);
         let bytes = crate::fsio::read(&path, crate::config::MAX_INPUT_FILE)
             .map_err(|e| Error::unreadable(&path, e))?;
-        runs.extend(crate::evidence::read_export(&bytes[..], &path)?);
+        runs.push((
+            dir.clone(),
+            crate::evidence::read_export(&bytes[..], &path)?,
+        ));
     }
     Ok(Collected {
         shards: count,

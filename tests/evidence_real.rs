@@ -58,10 +58,16 @@ impl World {
 
     /// `bob-eval ARGS` against the real platform, fully offline.
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
+        self.bob_with(&[], args)
+    }
+
+    /// [`World::bob`] with `env` set too.
+    fn bob_with(&self, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
         let out = support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
             .env_clear()
             .envs(support::real::platform_env(&self.api, self.dir.path()))
             .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
+            .envs(env.iter().copied())
             .current_dir(self.dir.path())
             .args(args)
             .output()
@@ -152,6 +158,45 @@ fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
     let fresh = w.run(&["--fresh"]);
     assert_eq!(fresh["reused_runs"], 0);
     assert!(w.calls(None) > before);
+}
+
+/// Runs bought while another writer holds the store are not lost: `run`
+/// keeps them beside it, still writes its document, and the next `run`
+/// stores them and buys nothing.
+#[test]
+fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
+    let w = World::new();
+    let store = w.dir.path().join("bob-home/evidence.db");
+    bob_eval::evidence::Store::open(camino::Utf8Path::from_path(&store).unwrap()).unwrap();
+    let holder = rusqlite::Connection::open(&store).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let args = ["run", "commit", "--runs", "1", "--max-cost-usd", "1"];
+    let (code, out, err) = w.bob_with(&[("BOB_EVIDENCE_WAIT", "1")], &args);
+    assert_eq!(code, 0, "{err}");
+    let first: Value = serde_json::from_str(&out).unwrap();
+    assert!(first["cost_usd"].as_f64().unwrap() > 0.0, "{first}");
+    let bought = w.calls(None);
+    assert!(bought > 0);
+    let pending = w.dir.path().join("bob-home/evidence.db.pending");
+    assert!(
+        err.contains(&format!("are kept in {}", pending.display())),
+        "{err}"
+    );
+    let file = pending.join(format!("{}.jsonl", first["run"].as_str().unwrap()));
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(kept.lines().count(), 8, "4 cases × 2 arms × 1 run");
+    holder.execute_batch("COMMIT").unwrap();
+    drop(holder);
+
+    let (code, out, err) = w.bob(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("stored the 8 run(s) kept aside in"), "{err}");
+    let second: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(w.calls(None), bought, "nothing bought twice");
+    assert_eq!(second["cost_usd"], 0.0);
+    assert_eq!(second["reused_runs"], 8);
+    assert_eq!(first["with"], second["with"]);
+    assert!(!pending.exists());
 }
 
 /// `--case` makes model calls for the matching cases only, and the result is

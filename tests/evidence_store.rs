@@ -8,7 +8,7 @@
 
 use bob_eval::Error;
 use bob_eval::evidence::{
-    Arm, GraderOutcome, RunKey, RunOutcome, Store, StoredRun, options_digest,
+    Arm, GraderOutcome, Origin, RunKey, RunOutcome, Store, StoredRun, options_digest,
 };
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::DateTime;
@@ -99,7 +99,9 @@ fn child_process() {
             let writer: usize = std::env::var("EVIDENCE_WRITER").unwrap().parse().unwrap();
             let mut store = Store::open(&path).unwrap();
             for r in 0..RESULTS_PER_WRITER {
-                let added = store.insert(&result(writer, r, RUNS_PER_RESULT)).unwrap();
+                let added = store
+                    .insert(&result(writer, r, RUNS_PER_RESULT), &Origin::Bought)
+                    .unwrap();
                 assert_eq!(added, RUNS_PER_RESULT);
             }
         }
@@ -108,7 +110,9 @@ fn child_process() {
             let mut store = Store::open(&path).unwrap();
             let mut out = std::io::stdout();
             for r in base.. {
-                store.insert(&result(0, r, KILL_RESULT)).unwrap();
+                store
+                    .insert(&result(0, r, KILL_RESULT), &Origin::Bought)
+                    .unwrap();
                 writeln!(out, "committed {}", r + 1).unwrap();
                 out.flush().unwrap();
             }
@@ -151,7 +155,7 @@ fn damaged_pages_are_found_not_read_as_data() {
     let path = root.join("evidence.db");
     let mut store = Store::open(&path).unwrap();
     for r in 0..10 {
-        store.insert(&result(0, r, 200)).unwrap();
+        store.insert(&result(0, r, 200), &Origin::Bought).unwrap();
     }
     drop(store);
     let mut bytes = fs::read(&path).unwrap();
@@ -177,7 +181,7 @@ fn a_newer_schema_is_refused_and_left_alone() {
     let (_t, root) = temp();
     let path = root.join("evidence.db");
     let mut store = Store::open(&path).unwrap();
-    store.insert(&result(0, 0, 3)).unwrap();
+    store.insert(&result(0, 0, 3), &Origin::Bought).unwrap();
     drop(store);
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.pragma_update(None, "user_version", 99).unwrap();
@@ -213,7 +217,7 @@ fn locked_beyond_the_busy_timeout_is_a_clear_error_then_works() {
 
     let mut store = Store::open_with_timeout(&path, Duration::from_millis(300)).unwrap();
     let start = Instant::now();
-    let err = store.insert(&result(0, 0, 5)).unwrap_err();
+    let err = store.insert(&result(0, 0, 5), &Origin::Bought).unwrap_err();
     assert!(
         start.elapsed() >= Duration::from_millis(250),
         "it waited first"
@@ -221,7 +225,7 @@ fn locked_beyond_the_busy_timeout_is_a_clear_error_then_works() {
     assert_store_error(err, &path, "locked by another process");
 
     holder.execute_batch("COMMIT").unwrap();
-    assert_eq!(store.insert(&result(0, 0, 5)).unwrap(), 5);
+    assert_eq!(store.insert(&result(0, 0, 5), &Origin::Bought).unwrap(), 5);
 }
 
 #[test]
@@ -236,7 +240,7 @@ fn a_writer_waits_for_another_within_the_timeout() {
         holder.execute_batch("COMMIT").unwrap();
     });
     let mut store = Store::open(&path).unwrap();
-    assert_eq!(store.insert(&result(0, 0, 5)).unwrap(), 5);
+    assert_eq!(store.insert(&result(0, 0, 5), &Origin::Bought).unwrap(), 5);
     release.join().unwrap();
 }
 
@@ -262,7 +266,7 @@ fn read_only_files_and_folders_are_refused_and_keep_their_runs() {
         let path = root.join(dir).join("evidence.db");
         Store::open(&path)
             .unwrap()
-            .insert(&result(0, 0, 4))
+            .insert(&result(0, 0, 4), &Origin::Bought)
             .unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(file_mode)).unwrap();
         fs::set_permissions(root.join(dir), fs::Permissions::from_mode(dir_mode)).unwrap();
@@ -355,7 +359,9 @@ fn eight_writer_threads_lose_nothing() {
             thread::spawn(move || {
                 let mut store = Store::open(&path).unwrap();
                 for r in 0..RESULTS_PER_WRITER {
-                    store.insert(&result(w, r, RUNS_PER_RESULT)).unwrap();
+                    store
+                        .insert(&result(w, r, RUNS_PER_RESULT), &Origin::Bought)
+                        .unwrap();
                 }
             })
         })

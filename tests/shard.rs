@@ -219,6 +219,12 @@ fn four_shards_collect_to_the_unsharded_sweep() {
         .map(|e| e["item"].as_str().unwrap())
         .collect();
     assert_eq!(items.len(), suites, "{entries}");
+    // The project's own shards are the trusted case: collected, never imported.
+    for e in entries.as_array().unwrap() {
+        let p = &e["provenance"];
+        assert_eq!(p["collected"], e["runs"], "{e}");
+        assert_eq!(p["imported"], 0, "{e}");
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::FormatArgs;
 use crate::config::Context;
 use crate::error::Result;
 use crate::eval::EvalOptions;
-use crate::evidence::Store;
+use crate::evidence::{Origin, Store, StoredRun};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -36,13 +36,23 @@ pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
             ..EvalOptions::default()
         },
     );
-    let added = Store::open(&path)?.insert(&collected.runs)?;
+    let mut store = Store::open(&path)?;
+    for said in store.import_pending() {
+        eprintln!("bob-eval: {said}");
+    }
+    // Runs from the project's own shards are trusted: marked collected, not imported.
+    let batches: Vec<(Origin, &[StoredRun])> = collected
+        .runs
+        .iter()
+        .map(|(dir, runs)| (Origin::Collected(dir.clone()), runs.as_slice()))
+        .collect();
+    let added = store.insert_batches(&batches)?;
+    let runs: usize = collected.runs.iter().map(|(_, runs)| runs.len()).sum();
     eprintln!(
-        "bob-eval: collected {} shard(s), {} suite(s); {} run(s): {added} added to {path}, {} already kept",
+        "bob-eval: collected {} shard(s), {} suite(s); {runs} run(s): {added} added to {path}, {} already kept",
         collected.shards,
         collected.rows.len(),
-        collected.runs.len(),
-        collected.runs.len() - added
+        runs - added
     );
     super::sweep::print_rows(&collected.rows, args.output.format())
 }

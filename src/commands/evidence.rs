@@ -1,6 +1,8 @@
 //! `bob-eval evidence list|export|import`: the runs kept in the evidence
-//! store, listed, written as JSON Lines, or joined from another machine's
-//! export (a CI job's) — importing the same runs twice adds nothing.
+//! store, listed (with where they came from), written as JSON Lines, or
+//! joined from another machine's export (a CI job's) — importing the same
+//! runs twice adds nothing; imported runs are marked so, and the gate does
+//! not accept on them without `--trust-imported`.
 
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
@@ -22,7 +24,9 @@ pub struct EvidenceArgs {
 /// What `evidence` does.
 #[derive(Debug, Subcommand)]
 pub enum Action {
-    /// Runs per item, case, arm and model, with their dates and cost.
+    /// Runs per item, case, arm and model, with their dates, cost and
+    /// provenance (how many bought here, imported, collected from shards,
+    /// or legacy: kept before provenance was, counted as bought here).
     ///
     /// Example: bob-eval evidence list commit --json
     List {
@@ -41,7 +45,13 @@ pub enum Action {
         #[arg(value_name = "ITEM")]
         items: Vec<String>,
     },
-    /// Add the runs of JSON Lines exports; a bad line refuses its whole file.
+    /// Add the runs of JSON Lines exports, marked imported (the gate accepts
+    /// on them only with --trust-imported; `collect` is the trusted way to
+    /// join the project's own shards). A line that does not read refuses its
+    /// whole file; a run dated more than 5 min in the future, or with an
+    /// impossible value (score outside 0..1, cost not in 0..=10000 dollars,
+    /// negative duration or grader weight, run 0), is refused alone, and
+    /// the refusals are counted per reason.
     ///
     /// Example: bob-eval evidence import ci-shard-1.jsonl ci-shard-2.jsonl
     Import {
@@ -77,16 +87,18 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
         }
         Action::Import { files, json } => {
             let mut store = Store::open(&path)?;
+            for said in store.import_pending() {
+                eprintln!("bob-eval: {said}");
+            }
             let mut reports = Vec::new();
             for file in files {
                 let report = store.import_file(file)?;
-                reports.push(serde_json::json!({"file": file, "runs": report.runs, "added": report.added, "already": report.already}));
                 if !*json {
-                    eprintln!(
-                        "{file}: {} run(s): {} added, {} already kept",
-                        report.runs, report.added, report.already
-                    );
+                    eprint!("{}", crate::report::evidence::imported(file, &report));
                 }
+                let mut value = serde_json::to_value(&report).expect("a report serializes");
+                value["file"] = serde_json::json!(file);
+                reports.push(value);
             }
             if *json {
                 super::print(&super::json(&reports))?;

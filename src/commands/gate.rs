@@ -18,6 +18,11 @@ pub struct GateArgs {
     pub result: Utf8PathBuf,
     #[command(flatten)]
     pub record: RecordArgs,
+    /// Let runs imported from a file (`evidence import`) count toward an
+    /// accept; without it a result that used any is rejected (a file anyone
+    /// can write is not evidence)
+    #[arg(long)]
+    pub trust_imported: bool,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -50,7 +55,7 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
     }
     let result = crate::document::load_result(&args.result, &args.item)?;
     let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
-    let mut decision = crate::gate::decide(&result, &baseline);
+    let mut decision = crate::gate::decide_with(&result, &baseline, args.trust_imported);
     let mut recorded = None;
     if rec.record {
         if let Some(warning) = crate::record::default_model_warning(&result.model) {

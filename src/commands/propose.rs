@@ -25,6 +25,10 @@ pub struct ProposeArgs {
     /// Print the decision as JSON on stdout
     #[arg(long)]
     pub json: bool,
+    /// Let runs imported from a file (`evidence import`) count toward an
+    /// accept; without it a result that used any is rejected
+    #[arg(long)]
+    pub trust_imported: bool,
 }
 
 /// Run `pipelines/proposer.rhai`.
@@ -35,6 +39,7 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         pr: Some(args.pr.clone()),
         pages: args.pages.clone(),
         json: args.json,
+        trust_imported: args.trust_imported,
         ..Options::default()
     };
     let (code, published) = super::script::run_embedded_published(ctx, "proposer", options)?;

@@ -43,6 +43,8 @@ struct ScriptOptions {
     pages: Vec<String>,
     #[arg(long)]
     json: bool,
+    #[arg(long)]
+    trust_imported: bool,
 }
 
 /// Parse a script's arguments as [`Options`]; a parse failure is kept for
@@ -55,6 +57,7 @@ pub fn parse_script_options(args: &[String]) -> Options {
             pr: parsed.pr,
             pages: parsed.pages,
             json: parsed.json,
+            trust_imported: parsed.trust_imported,
             format: None,
             suite_jobs: None,
             suites: None,

@@ -219,6 +219,7 @@ pub fn buy_adaptively(
         outcome.runs
     )));
     let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0, 0u32);
+    let mut imported_runs = 0u32;
     for r in source
         .used
         .iter()
@@ -226,6 +227,8 @@ pub fn buy_adaptively(
     {
         if source.bought.contains(&r.id) {
             bought_runs += 1;
+        } else if r.is_imported() {
+            imported_runs += 1;
         } else {
             reused_runs += 1;
             reused_cost += r.outcome.cost_usd;
@@ -251,6 +254,7 @@ pub fn buy_adaptively(
                 .collect(),
             spent_usd: crate::document::round4(spent),
             reused_runs,
+            imported_runs,
             reused_cost_usd: crate::document::round4(reused_cost),
             bought_runs,
             partial_reason,

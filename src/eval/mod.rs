@@ -200,6 +200,31 @@ pub fn evidence_path(ctx: &Context, opts: &EvalOptions) -> Utf8PathBuf {
     Store::default_path(opts.evidence.as_deref(), &ctx.home)
 }
 
+/// `$BOB_EVIDENCE_WAIT`: how long runs just bought wait in all for a busy
+/// evidence store before they are set aside beside it, in seconds (0 to
+/// 3600) [default: [`evidence::BOUGHT_WAIT`]]. Read before anything is spent.
+pub const WAIT_ENV: &str = "BOB_EVIDENCE_WAIT";
+
+/// The wait of [`WAIT_ENV`]; a value that is not 0..=3600 seconds is a usage error.
+pub fn evidence_wait() -> Result<Duration> {
+    let Some(text) = std::env::var(WAIT_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
+        return Ok(evidence::BOUGHT_WAIT);
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| (0.0..=3600.0).contains(s))
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "${WAIT_ENV}: give a number of seconds in 0..=3600, not {text:?}"
+            ))
+        })
+}
+
 /// The suite's cases the evaluation counts, their digests and runs.
 fn plan(
     ctx: &Context,
@@ -289,6 +314,8 @@ struct ToRun {
     probe: VersionProbe,
     plan: Plan,
     store: Utf8PathBuf,
+    /// How long runs just bought wait for a busy store ([`evidence_wait`]).
+    wait: Duration,
     fresh: bool,
     auto: Option<u32>,
 }
@@ -337,6 +364,7 @@ pub fn assemble_plugin(
         observer.event(&Event::Warning(warning));
     }
     let plan = plan(ctx, &found, opts, &run)?;
+    let wait = evidence_wait()?;
     // `claude --version` runs while the plugin is assembled and the validator compiled.
     let probe = platform::start_locate(opts.claude.as_deref())?;
     crate::schema::prepare_in_background();
@@ -356,6 +384,7 @@ pub fn assemble_plugin(
             probe,
             plan,
             store: evidence_path(ctx, opts),
+            wait,
             fresh: opts.fresh,
             auto: opts.auto,
         })),
@@ -401,8 +430,11 @@ pub struct Evidence {
     pub used: Vec<UsedRuns>,
     /// What this invocation spent.
     pub spent_usd: f64,
-    /// Runs used that an earlier invocation bought, and what they had cost.
+    /// Runs used that an earlier invocation bought here (or that were
+    /// collected from the project's shards, or are legacy).
     pub reused_runs: u32,
+    /// Runs used that were imported from a file (`evidence import`).
+    pub imported_runs: u32,
     /// What the reused runs had cost.
     pub reused_cost_usd: f64,
     /// Runs this invocation bought.
@@ -436,6 +468,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 probe,
                 plan,
                 store,
+                wait,
                 fresh,
                 auto,
             } = *to_run;
@@ -446,6 +479,10 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 run.max_cost_usd, run.ceiling_from
             )));
             let mut store = Store::open(&store)?;
+            store.set_bought_wait(wait);
+            for said in store.import_pending() {
+                observer.event(&Event::Notice(said));
+            }
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
                 None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
@@ -568,6 +605,7 @@ fn buy_and_gather(
     let stored = kept(store)?;
     let mut used = Vec::with_capacity(plan.cases.len());
     let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0_f64, 0u32);
+    let mut imported_runs = 0u32;
     for (i, case) in plan.cases.iter().enumerate() {
         let mut pick = |index: usize| -> Vec<StoredRun> {
             let new = bought.get(&keys[index].id()).cloned().unwrap_or_default();
@@ -580,8 +618,14 @@ fn buy_and_gather(
                 .cloned()
                 .collect();
             bought_runs += u32::try_from(new.len()).unwrap_or(u32::MAX);
-            reused_runs += u32::try_from(old.len()).unwrap_or(u32::MAX);
-            reused_cost += old.iter().map(|r| r.outcome.cost_usd).sum::<f64>();
+            for r in &old {
+                if r.is_imported() {
+                    imported_runs += 1;
+                } else {
+                    reused_runs += 1;
+                    reused_cost += r.outcome.cost_usd;
+                }
+            }
             // Oldest first, as the platform lists them.
             let mut runs: Vec<StoredRun> = old.into_iter().rev().collect();
             runs.extend(new);
@@ -599,6 +643,7 @@ fn buy_and_gather(
             used,
             spent_usd: round4(spent),
             reused_runs,
+            imported_runs,
             reused_cost_usd: round4(reused_cost),
             bought_runs,
             partial_reason,
@@ -684,7 +729,7 @@ fn buy_once_in(
     store: &mut Store,
     observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
-    let out = platform::run(claude, plugin, opts, observer)?;
+    let out = platform::run(claude, plugin, opts, observer.clone())?;
     let ctx = ReduceContext {
         item: plan.item.clone(),
         model: plan.model.clone(),
@@ -706,7 +751,7 @@ fn buy_once_in(
             details: vec![],
         }
     })?;
-    store.insert(&runs)?;
+    keep_bought(store, plan, &runs_ctx.bought_by, &runs, observer.as_ref())?;
     Ok(Bought {
         // The checked document's cost is the platform's `costUsd` (to 4 decimals).
         cost_usd: checked.cost_usd,
@@ -714,6 +759,36 @@ fn buy_once_in(
         output: out,
         runs,
     })
+}
+
+/// Keep `runs`, just bought by `run_id`, in `store`: paid runs are never
+/// discarded. While another writer holds the store, wait (saying so), then
+/// set them aside beside it and say where; the evaluation goes on with them.
+fn keep_bought(
+    store: &mut Store,
+    plan: &Plan,
+    run_id: &str,
+    runs: &[StoredRun],
+    observer: &dyn Observer,
+) -> Result<()> {
+    let (path, wait) = (store.path().to_owned(), store.bought_wait());
+    let mut on_busy = |waited| {
+        observer.event(&Event::StoreBusy {
+            item: plan.item.clone(),
+            store: path.clone(),
+            waited,
+            wait,
+        })
+    };
+    if let evidence::Kept::SetAside(file) = store.keep_bought(run_id, runs, &mut on_busy)? {
+        observer.event(&Event::Notice(format!(
+            "{}: the evidence store {path} stayed busy for {} s: the {} run(s) just bought are kept in {file} and stored the next time bob-eval writes the store; this evaluation uses them",
+            plan.item,
+            wait.as_secs(),
+            runs.len()
+        )));
+    }
+    Ok(())
 }
 
 impl PlatformRun {
@@ -762,7 +837,7 @@ fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
     let bytes = crate::fsio::read(&from, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::unreadable(&from, e))?;
     crate::fsio::write_atomically(to, &bytes)?;
-    let reused = doc.reused_runs.unwrap_or(0);
+    let reused = doc.reused_runs.unwrap_or(0) + doc.imported_runs.unwrap_or(0);
     let rounds = run.evidence.as_ref().is_some_and(|e| e.auto.is_some());
     let partly = if reused > 0 || rounds {
         format!(
@@ -824,6 +899,7 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     doc.partial = reason.is_some();
     doc.partial_reason = reason;
     doc.reused_runs = Some(evidence.reused_runs);
+    doc.imported_runs = (evidence.imported_runs > 0).then_some(evidence.imported_runs);
     doc.reused_cost_usd = Some(evidence.reused_cost_usd);
     for case in &mut doc.cases {
         case.digest = evidence

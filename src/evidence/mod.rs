@@ -17,6 +17,17 @@
 //! Every field is required except `outcome.error` (absent means null);
 //! unknown fields are refused. `id` must be [`StoredRun::compute_id`] of the
 //! line's key and outcome, so importing the same runs twice adds nothing.
+//!
+//! **Provenance.** Every stored run also says where it came from
+//! ([`Provenance`]): bought here, imported with `evidence import` (from which
+//! file, when), collected from one of the project's shard folders, or
+//! `legacy` (stored before provenance was kept; counted as bought here). The
+//! export does not carry it: whoever imports a file decides what it is.
+//! Imported runs count toward a document (`imported_runs`) but `gate` and
+//! `propose` accept on them only with `--trust-imported`, since a file
+//! anyone can write is not evidence. `evidence import` refuses runs dated
+//! more than [`MAX_CLOCK_SKEW`] in the future and runs with impossible values
+//! ([`Refusal`]), and says how many it refused and why.
 
 mod digest;
 mod platform;
@@ -24,7 +35,16 @@ mod store;
 
 pub use digest::{digest_dir, digest_files, digest_parts, options_digest};
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{BUSY_TIMEOUT, SCHEMA_VERSION, Store, read_export};
+pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, SCHEMA_VERSION, Store, pending_dir, read_export};
+
+/// How far in the future an imported run may be dated (clocks of two
+/// machines disagree a little); later is refused ([`Refusal::Future`]).
+pub const MAX_CLOCK_SKEW: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+
+/// The most one run may cost, judge included: the largest ceiling bob-eval
+/// accepts for a whole evaluation ([`crate::config::MAX_COST_USD`]); a run
+/// dearer than that cannot have been bought under any ceiling.
+pub const MAX_RUN_COST_USD: f64 = crate::config::MAX_COST_USD;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -174,27 +194,188 @@ impl RunOutcome {
         !(self.skipped_paid_graders || self.error.is_some() && self.graders.is_empty())
     }
 
-    /// Why this outcome cannot be stored, if it cannot.
+    /// Why this outcome cannot be stored, if it cannot: every stored run is
+    /// held to this, whatever its source.
     pub fn problem(&self) -> Option<String> {
+        self.refusal().map(|(_, why)| why)
+    }
+
+    /// [`RunOutcome::problem`] with its kind, for counting.
+    pub fn refusal(&self) -> Option<(Refusal, String)> {
         if !(0.0..=1.0).contains(&self.score) {
-            return Some(format!("score {} is outside 0..1", self.score));
+            return Some((
+                Refusal::Score,
+                format!("score {} is outside 0..1", self.score),
+            ));
         }
         for (name, value) in [
             ("cost_usd", self.cost_usd),
             ("judge_cost_usd", self.judge_cost_usd),
-            ("duration_seconds", self.duration_seconds),
         ] {
-            if !value.is_finite() || value < 0.0 {
-                return Some(format!("{name} {value} is not a non-negative number"));
+            if !value.is_finite() || !(0.0..=MAX_RUN_COST_USD).contains(&value) {
+                return Some((
+                    Refusal::Cost,
+                    format!(
+                        "{name} {value:?} is not a number of dollars in 0..={MAX_RUN_COST_USD} (the most a run can cost under the largest ceiling)"
+                    ),
+                ));
             }
         }
-        if let Some(g) = self.graders.iter().find(|g| !g.weight.is_finite()) {
-            return Some(format!("grader `{}` has weight {}", g.name, g.weight));
+        if !self.duration_seconds.is_finite() || self.duration_seconds < 0.0 {
+            return Some((
+                Refusal::Duration,
+                format!(
+                    "duration_seconds {} is not a non-negative number",
+                    self.duration_seconds
+                ),
+            ));
+        }
+        if let Some(g) = self
+            .graders
+            .iter()
+            .find(|g| !g.weight.is_finite() || g.weight < 0.0)
+        {
+            return Some((
+                Refusal::Weight,
+                format!("grader `{}` has weight {}", g.name, g.weight),
+            ));
         }
         if self.run == 0 {
-            return Some("run must be 1 or more".into());
+            return Some((Refusal::Position, "run must be 1 or more".into()));
         }
         None
+    }
+
+    /// [`RunOutcome::refusal`], and a start later than `now` plus
+    /// [`MAX_CLOCK_SKEW`]: what `evidence import` refuses.
+    pub fn refusal_at(&self, now: DateTime<Utc>) -> Option<(Refusal, String)> {
+        if self.started_at > now + MAX_CLOCK_SKEW {
+            return Some((
+                Refusal::Future,
+                format!(
+                    "started_at {} is in the future (now is {}; {} min of clock skew allowed)",
+                    self.started_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    now.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    MAX_CLOCK_SKEW.num_minutes()
+                ),
+            ));
+        }
+        self.refusal()
+    }
+}
+
+/// Why a run is refused, by kind: `evidence import` counts its refusals per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// Dated more than [`MAX_CLOCK_SKEW`] in the future.
+    Future,
+    /// A score outside 0..1 (or not a number).
+    Score,
+    /// A cost not finite, negative, or above [`MAX_RUN_COST_USD`].
+    Cost,
+    /// A duration not finite or negative.
+    Duration,
+    /// A grader weight not finite or negative.
+    Weight,
+    /// A position in its arm of 0.
+    Position,
+}
+
+impl Refusal {
+    /// The kind in words, for a count: `2 dated in the future`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Refusal::Future => "dated in the future",
+            Refusal::Score => "with a score outside 0..1",
+            Refusal::Cost => "with an impossible cost",
+            Refusal::Duration => "with an impossible duration",
+            Refusal::Weight => "with an impossible grader weight",
+            Refusal::Position => "with run position 0",
+        }
+    }
+}
+
+/// Where a stored run came from (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Provenance {
+    /// Bought here by the bob-eval run `run`, stored at `at`.
+    Bought {
+        /// The run id that bought it.
+        run: String,
+        /// When it was stored.
+        at: DateTime<Utc>,
+    },
+    /// Imported with `evidence import` from the file `from` at `at`: not
+    /// evidence the gate accepts on without `--trust-imported`.
+    Imported {
+        /// The file, as named on the command line.
+        from: String,
+        /// When it was imported.
+        at: DateTime<Utc>,
+    },
+    /// Collected by `collect` from the project's shard folder `from` at `at`:
+    /// trusted like runs bought here.
+    Collected {
+        /// The shard's folder.
+        from: String,
+        /// When it was collected.
+        at: DateTime<Utc>,
+    },
+    /// Stored before the store kept provenance (schema 1). Counted as bought
+    /// here: the runs of an old store are the operator's own, and distrusting
+    /// them would make every existing store need `--trust-imported`.
+    Legacy,
+}
+
+impl Provenance {
+    /// `bought`, `imported`, `collected` or `legacy`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Provenance::Bought { .. } => "bought",
+            Provenance::Imported { .. } => "imported",
+            Provenance::Collected { .. } => "collected",
+            Provenance::Legacy => "legacy",
+        }
+    }
+
+    /// True for a run imported from a file: the gate does not accept on it
+    /// without `--trust-imported`.
+    pub fn is_imported(&self) -> bool {
+        matches!(self, Provenance::Imported { .. })
+    }
+}
+
+/// How runs being stored arrive: [`Store::insert`] stamps each with the
+/// [`Provenance`] this makes, at the time of storing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Bought by this bob-eval (the run id is each run's `bought_by`).
+    Bought,
+    /// `evidence import` of this file.
+    Imported(camino::Utf8PathBuf),
+    /// `collect` of this shard folder.
+    Collected(camino::Utf8PathBuf),
+}
+
+impl Origin {
+    /// The provenance of `run` arriving this way at `at`.
+    pub fn provenance(&self, run: &RunOutcome, at: DateTime<Utc>) -> Provenance {
+        match self {
+            Origin::Bought => Provenance::Bought {
+                run: run.bought_by.clone(),
+                at,
+            },
+            Origin::Imported(from) => Provenance::Imported {
+                from: from.to_string(),
+                at,
+            },
+            Origin::Collected(from) => Provenance::Collected {
+                from: from.to_string(),
+                at,
+            },
+        }
     }
 }
 
@@ -207,6 +388,9 @@ pub struct StoredRun {
     pub key: RunKey,
     /// What came out.
     pub outcome: RunOutcome,
+    /// Where it came from, for a run read from a store; `None` for a run
+    /// not stored yet (just bought, read from a file).
+    pub provenance: Option<Provenance>,
 }
 
 impl StoredRun {
@@ -217,7 +401,15 @@ impl StoredRun {
             id: StoredRun::compute_id(&key, &outcome),
             key,
             outcome,
+            provenance: None,
         }
+    }
+
+    /// True for a run the store says was imported from a file.
+    pub fn is_imported(&self) -> bool {
+        self.provenance
+            .as_ref()
+            .is_some_and(Provenance::is_imported)
     }
 
     /// The run's identity: its key, start time and position in its arm. The
@@ -253,10 +445,42 @@ pub struct ListEntry {
     pub last: DateTime<Utc>,
     /// What they cost together, judge included.
     pub cost_usd: f64,
+    /// How many of the runs came from where.
+    pub provenance: ProvenanceCounts,
+}
+
+/// Runs counted by [`Provenance`] kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ProvenanceCounts {
+    /// Bought here.
+    pub bought: u64,
+    /// Imported from files.
+    pub imported: u64,
+    /// Collected from the project's shards.
+    pub collected: u64,
+    /// Stored before provenance was kept (counted as bought here).
+    pub legacy: u64,
+}
+
+impl ProvenanceCounts {
+    /// `3 bought, 2 imported`: the kinds present, in that order.
+    pub fn words(&self) -> String {
+        let parts: Vec<String> = [
+            (self.bought, "bought"),
+            (self.imported, "imported"),
+            (self.collected, "collected"),
+            (self.legacy, "legacy"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, kind)| format!("{n} {kind}"))
+        .collect();
+        parts.join(", ")
+    }
 }
 
 /// What [`Store::import`] did with a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImportReport {
     /// Runs in the file.
     pub runs: usize,
@@ -264,6 +488,23 @@ pub struct ImportReport {
     pub added: usize,
     /// Runs it already held.
     pub already: usize,
+    /// Runs refused (not stored), in all.
+    pub refused: usize,
+    /// The refused runs per reason, in [`Refusal`] order.
+    pub refusals: Vec<Refused>,
+}
+
+/// The runs of an import refused for one reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// The reason.
+    pub reason: Refusal,
+    /// How many runs.
+    pub runs: usize,
+    /// The line of the first.
+    pub first_line: usize,
+    /// What is wrong with the first, in words.
+    pub example: String,
 }
 
 /// The JSON Lines form of a [`StoredRun`].
@@ -290,15 +531,22 @@ impl StoredRun {
 
     /// Parse one export line; the error says what is wrong (no location).
     pub fn from_line(text: &str) -> Result<StoredRun, String> {
+        let run = StoredRun::parse_line(text)?;
+        match run.outcome.problem() {
+            Some(problem) => Err(problem),
+            None => Ok(run),
+        }
+    }
+
+    /// [`StoredRun::from_line`] without checking the outcome's values: for
+    /// `evidence import`, which refuses such runs one by one.
+    pub(crate) fn parse_line(text: &str) -> Result<StoredRun, String> {
         let line: Line = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if line.schema != EXPORT_SCHEMA {
             return Err(format!(
                 "schema {:?} is not {EXPORT_SCHEMA:?} (written by another bob-eval?)",
                 line.schema
             ));
-        }
-        if let Some(problem) = line.outcome.problem() {
-            return Err(problem);
         }
         let run = StoredRun::new(line.key, line.outcome);
         if run.id != line.id {

@@ -6,7 +6,8 @@
 //! leaves the store as it was before its transaction.
 
 use super::{
-    Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, RunKey, RunOutcome, StoredRun,
+    Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, Origin, Provenance,
+    ProvenanceCounts, Refused, RunKey, RunOutcome, StoredRun,
 };
 use crate::error::{Error, Location, Result};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -16,16 +17,33 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long [`Store::keep_bought`] waits in all for another writer before
+/// setting paid runs aside ([`Store::set_bought_wait`] changes it).
+pub const BOUGHT_WAIT: Duration = Duration::from_secs(120);
+
+/// What became of runs just bought ([`Store::keep_bought`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    /// Stored; how many were new.
+    Stored(usize),
+    /// The store stayed busy: kept in this side file until the next
+    /// [`Store::import_pending`].
+    SetAside(Utf8PathBuf),
+}
 
 /// `PRAGMA application_id`: "bobe", marks the file as an evidence store.
 const APPLICATION_ID: i64 = 0x626f_6265;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[CREATE_RUNS, ADD_PROVENANCE];
+
+/// Schema 1: the runs.
+const CREATE_RUNS: &str = r#"
 CREATE TABLE runs (
     id                   TEXT    NOT NULL PRIMARY KEY,
     key_id               TEXT    NOT NULL,
@@ -55,12 +73,39 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_by_key ON runs (key_id, usable, started_at DESC, run DESC, id DESC);
 CREATE INDEX runs_by_item ON runs (item, case_name, arm, model);
-"#];
+"#;
+
+/// Where each run came from ([`Provenance`]): `bought`, `imported`,
+/// `collected`, or `legacy` for the runs stored before (counted as bought
+/// here); `provenance_from` the run id, file or shard folder, `provenance_at`
+/// when it was stored (both NULL for `legacy`). A legacy run dated more than
+/// [`super::MAX_CLOCK_SKEW`] in the future can only have come from an import
+/// that did not check dates: it is kept but never reused (it would shadow
+/// every genuine run as the most recent). Self-contained: it only changes `runs`.
+const ADD_PROVENANCE: &str = r#"
+ALTER TABLE runs ADD COLUMN provenance TEXT NOT NULL DEFAULT 'legacy'
+    CHECK (provenance IN ('bought', 'imported', 'collected', 'legacy'));
+ALTER TABLE runs ADD COLUMN provenance_from TEXT;
+ALTER TABLE runs ADD COLUMN provenance_at TEXT;
+UPDATE runs SET usable = 0
+    WHERE started_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+5 minutes');
+"#;
 
 /// Every column of a run, in the order [`run_from_row`] reads them.
 const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
     platform_version, tools, options, score, passed, graders, cost_usd, judge_cost_usd, \
-    duration_seconds, turns, error, skipped_paid_graders, started_at, run, bought_by";
+    duration_seconds, turns, error, skipped_paid_graders, started_at, run, bought_by, \
+    provenance, provenance_from, provenance_at";
+
+/// How many columns [`COLUMNS`] names: the query of [`Store::lookup`] adds one after them.
+const COLUMN_COUNT: usize = 26;
+
+/// The side folder of a store at `path`: `<path>.pending/`, where bought runs
+/// wait (one `<run-id>.jsonl` export per bob-eval run) when the store stayed
+/// busy ([`Store::insert_waiting`]), until [`Store::import_pending`].
+pub fn pending_dir(path: &Utf8Path) -> Utf8PathBuf {
+    Utf8PathBuf::from(format!("{path}.pending"))
+}
 
 /// Refuse, before SQLite opens it (and writes a `-journal` beside it), a
 /// path that is empty, a folder, or a FIFO, socket or device: a store is a
@@ -93,6 +138,7 @@ pub struct Store {
     conn: Connection,
     path: Utf8PathBuf,
     busy_timeout: Duration,
+    bought_wait: Duration,
 }
 
 impl Store {
@@ -143,6 +189,7 @@ impl Store {
             conn,
             path: path.to_owned(),
             busy_timeout,
+            bought_wait: BOUGHT_WAIT,
         };
         store.conn.busy_timeout(busy_timeout).map_err(fault)?;
         if store.conn.is_readonly("main").map_err(fault)? {
@@ -243,9 +290,91 @@ impl Store {
         tx.commit().map_err(fault)
     }
 
-    /// Store `runs` in one transaction (all or none); returns how many were
-    /// new. A run already stored (same id) is left as it was.
-    pub fn insert(&mut self, runs: &[StoredRun]) -> Result<usize> {
+    /// Store `runs` arriving from `origin` in one transaction (all or none);
+    /// returns how many were new. A run already stored (same id) is left as
+    /// it was, provenance included.
+    pub fn insert(&mut self, runs: &[StoredRun], origin: &Origin) -> Result<usize> {
+        self.insert_batches(&[(origin.clone(), runs)])
+    }
+
+    /// [`Store::insert`] of several batches, each with its origin, in one transaction.
+    pub fn insert_batches(&mut self, batches: &[(Origin, &[StoredRun])]) -> Result<usize> {
+        self.check_runs(batches.iter().flat_map(|(_, runs)| runs.iter()))?;
+        self.write_runs(batches)
+            .map_err(|e| self.fault("storing runs", e))
+    }
+
+    /// How long [`Store::keep_bought`] waits for another writer.
+    pub fn bought_wait(&self) -> Duration {
+        self.bought_wait
+    }
+
+    /// Set how long [`Store::keep_bought`] waits for another writer.
+    pub fn set_bought_wait(&mut self, wait: Duration) {
+        self.bought_wait = wait;
+    }
+
+    /// Keep runs just bought by run `run_id`: stored, waiting for another
+    /// writer up to the bought wait ([`BOUGHT_WAIT`]; `on_busy(waited)` told
+    /// as it waits); when the store is still busy, set aside beside it
+    /// ([`Store::set_aside`]) rather than lost.
+    pub fn keep_bought(
+        &mut self,
+        run_id: &str,
+        runs: &[StoredRun],
+        on_busy: &mut dyn FnMut(Duration),
+    ) -> Result<Kept> {
+        match self.insert_waiting(runs, &Origin::Bought, self.bought_wait, on_busy)? {
+            Some(added) => Ok(Kept::Stored(added)),
+            None => Ok(Kept::SetAside(self.set_aside(run_id, runs)?)),
+        }
+    }
+
+    /// [`Store::insert`], waiting up to `wait` in all for another writer,
+    /// `on_busy(waited)` told after each busy timeout of it (each quarter of
+    /// a wait shorter than four).
+    /// `Ok(None)` when the store is still busy after `wait`: nothing was stored.
+    pub fn insert_waiting(
+        &mut self,
+        runs: &[StoredRun],
+        origin: &Origin,
+        wait: Duration,
+        on_busy: &mut dyn FnMut(Duration),
+    ) -> Result<Option<usize>> {
+        self.check_runs(runs.iter())?;
+        let batches = [(origin.clone(), runs)];
+        // Told every busy timeout, or four times in a shorter wait.
+        let step = self
+            .busy_timeout
+            .min(wait / 4)
+            .max(Duration::from_millis(10));
+        let start = std::time::Instant::now();
+        let result = loop {
+            let left = wait.saturating_sub(start.elapsed());
+            self.set_wait(left.min(step))?;
+            match self.write_runs(&batches) {
+                Ok(added) => break Ok(Some(added)),
+                Err(e) if is_busy(&e) => {
+                    if start.elapsed() >= wait {
+                        break Ok(None);
+                    }
+                    on_busy(start.elapsed());
+                }
+                Err(e) => break Err(self.fault("storing runs", e)),
+            }
+        };
+        self.set_wait(self.busy_timeout)?;
+        result
+    }
+
+    fn set_wait(&self, wait: Duration) -> Result<()> {
+        self.conn
+            .busy_timeout(wait)
+            .map_err(|e| self.fault("setting the busy timeout", e))
+    }
+
+    /// Refuse the whole batch when one run's id or values are wrong.
+    fn check_runs<'r>(&self, runs: impl Iterator<Item = &'r StoredRun>) -> Result<()> {
         for run in runs {
             let id = StoredRun::compute_id(&run.key, &run.outcome);
             let problem = if id != run.id {
@@ -265,27 +394,37 @@ impl Store {
                 ));
             }
         }
-        let (path, timeout) = (self.path.clone(), self.busy_timeout);
-        let fault = |e| fault(&path, timeout, "storing runs", e);
+        Ok(())
+    }
+
+    /// The one writer of runs: one immediate transaction for every batch.
+    fn write_runs(&mut self, batches: &[(Origin, &[StoredRun])]) -> rusqlite::Result<usize> {
+        let now = Utc::now();
+        let at = time_text(&now);
         let tx = self
             .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fault)?;
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut added = 0;
         {
-            let mut stmt = tx
-                .prepare_cached(&format!(
-                    "INSERT OR IGNORE INTO runs ({COLUMNS}, key_id, usable) VALUES \
-                     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                      ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"
-                ))
-                .map_err(fault)?;
-            for run in runs {
-                let (k, o) = (&run.key, &run.outcome);
-                let tools = serde_json::to_string(&k.tools).expect("strings serialize");
-                let graders = serde_json::to_string(&o.graders).expect("graders serialize");
-                added += stmt
-                    .execute(params![
+            let mut stmt = tx.prepare_cached(&format!(
+                "INSERT OR IGNORE INTO runs ({COLUMNS}, key_id, usable) VALUES \
+                 (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                  ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)"
+            ))?;
+            for (origin, runs) in batches {
+                for run in *runs {
+                    let (k, o) = (&run.key, &run.outcome);
+                    let tools = serde_json::to_string(&k.tools).expect("strings serialize");
+                    let graders = serde_json::to_string(&o.graders).expect("graders serialize");
+                    let provenance = origin.provenance(o, now);
+                    let from = match &provenance {
+                        Provenance::Bought { run, .. } => Some(run.clone()),
+                        Provenance::Imported { from, .. } | Provenance::Collected { from, .. } => {
+                            Some(from.clone())
+                        }
+                        Provenance::Legacy => None,
+                    };
+                    added += stmt.execute(params![
                         run.id,
                         k.item,
                         k.item_digest,
@@ -309,13 +448,16 @@ impl Store {
                         time_text(&o.started_at),
                         o.run,
                         o.bought_by,
+                        provenance.kind(),
+                        from,
+                        at,
                         k.id(),
                         o.usable(),
-                    ])
-                    .map_err(fault)?;
+                    ])?;
+                }
             }
         }
-        tx.commit().map_err(fault)?;
+        tx.commit()?;
         Ok(added)
     }
 
@@ -334,7 +476,7 @@ impl Store {
         let limit = i64::try_from(per_key).unwrap_or(i64::MAX);
         let mut rows = stmt.query(params![ids, limit]).map_err(fault)?;
         while let Some(row) = rows.next().map_err(fault)? {
-            let pos: i64 = row.get(23).map_err(fault)?;
+            let pos: i64 = row.get(COLUMN_COUNT).map_err(fault)?;
             let run = self.run_from_row(row)?;
             found[pos as usize].push(run);
         }
@@ -348,7 +490,9 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT item, case_name, arm, model, count(*), count(DISTINCT key_id), \
-                 min(started_at), max(started_at), total(cost_usd) FROM runs \
+                 min(started_at), max(started_at), total(cost_usd), \
+                 total(provenance = 'bought'), total(provenance = 'imported'), \
+                 total(provenance = 'collected'), total(provenance = 'legacy') FROM runs \
                  WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
                  GROUP BY item, case_name, arm, model ORDER BY item, case_name, arm, model",
             )
@@ -367,6 +511,12 @@ impl Store {
                 first: self.time(&row.get::<_, String>(6).map_err(fault)?)?,
                 last: self.time(&row.get::<_, String>(7).map_err(fault)?)?,
                 cost_usd: crate::document::round4(row.get::<_, f64>(8).map_err(fault)?),
+                provenance: ProvenanceCounts {
+                    bought: row.get::<_, f64>(9).map_err(fault)? as u64,
+                    imported: row.get::<_, f64>(10).map_err(fault)? as u64,
+                    collected: row.get::<_, f64>(11).map_err(fault)? as u64,
+                    legacy: row.get::<_, f64>(12).map_err(fault)? as u64,
+                },
             });
         }
         Ok(out)
@@ -375,9 +525,29 @@ impl Store {
     /// Write the runs of `items` (all when empty) to `out` as JSON Lines, in a
     /// stable order; `name` names `out` in errors. Returns how many.
     pub fn export(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
+        self.export_where(items, out, name, |_| true)
+    }
+
+    /// [`Store::export`] of the runs not imported from a file: what a shard
+    /// hands to `collect`, which trusts its runs (an imported run passed on
+    /// that way would come out trusted).
+    pub fn export_own(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
+        self.export_where(items, out, name, |run| !run.is_imported())
+    }
+
+    fn export_where(
+        &self,
+        items: &[String],
+        out: impl Write,
+        name: &Utf8Path,
+        keep: fn(&StoredRun) -> bool,
+    ) -> Result<usize> {
         let mut out = std::io::BufWriter::new(out);
         let mut count = 0;
         self.each_run(items, "exporting runs", |run| {
+            if !keep(&run) {
+                return Ok(());
+            }
             count += 1;
             writeln!(out, "{}", run.to_line()).map_err(|e| Error::io(name, "writing the export", e))
         })?;
@@ -420,24 +590,117 @@ impl Store {
         Ok(())
     }
 
-    /// Import the JSON Lines at `path` (see the module docs); all or nothing:
-    /// a bad line is refused with its line number and nothing is stored.
+    /// Import the JSON Lines at `path` (see the module docs): a line that
+    /// does not read refuses the whole file (with its line number, nothing
+    /// stored); a run dated in the future or with impossible values is
+    /// refused alone and counted ([`ImportReport::refusals`]). The runs
+    /// stored are marked imported from `path`.
     pub fn import_file(&mut self, path: &Utf8Path) -> Result<ImportReport> {
         let bytes = crate::fsio::read(path, crate::config::MAX_INPUT_FILE)
             .map_err(|e| Error::unreadable(path, e))?;
         self.import(&bytes[..], path)
     }
 
-    /// Import JSON Lines from `reader`; `path` names it in errors. Blank lines
-    /// are skipped; a run already stored is counted in `already`.
+    /// [`Store::import_file`] from `reader`; `path` names it in errors and in
+    /// the runs' provenance. Blank lines are skipped; a run already stored is
+    /// counted in `already` (and keeps its provenance).
     pub fn import(&mut self, reader: impl BufRead, path: &Utf8Path) -> Result<ImportReport> {
-        let runs = read_export(reader, path)?;
-        let added = self.insert(&runs)?;
+        let lines = read_lines(reader, path, StoredRun::parse_line)?;
+        let now = Utc::now();
+        let total = lines.len();
+        let mut refusals: Vec<Refused> = Vec::new();
+        let mut runs = Vec::with_capacity(total);
+        for (line, run) in lines {
+            let Some((reason, why)) = run.outcome.refusal_at(now) else {
+                runs.push(run);
+                continue;
+            };
+            match refusals.iter_mut().find(|r| r.reason == reason) {
+                Some(r) => r.runs += 1,
+                None => refusals.push(Refused {
+                    reason,
+                    runs: 1,
+                    first_line: line,
+                    example: why,
+                }),
+            }
+        }
+        refusals.sort_by_key(|r| r.reason);
+        let added = self.insert(&runs, &Origin::Imported(path.to_owned()))?;
         Ok(ImportReport {
-            runs: runs.len(),
+            runs: total,
             added,
             already: runs.len() - added,
+            refused: total - runs.len(),
+            refusals,
         })
+    }
+
+    /// Keep `runs`, bought by run `run_id`, beside the store while it is busy:
+    /// appended to `<store>.pending/<run_id>.jsonl` (written whole, atomically),
+    /// imported as bought here by the next [`Store::import_pending`]. Returns the file.
+    pub fn set_aside(&self, run_id: &str, runs: &[StoredRun]) -> Result<Utf8PathBuf> {
+        let dir = pending_dir(&self.path);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "creating", e))?;
+        let file = dir.join(format!("{run_id}.jsonl"));
+        let mut text = match std::fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(Error::unreadable(&file, e)),
+        };
+        for run in runs {
+            text.extend_from_slice(run.to_line().as_bytes());
+            text.push(b'\n');
+        }
+        crate::fsio::write_atomically(&file, &text)?;
+        Ok(file)
+    }
+
+    /// Import every file [`Store::set_aside`] left in `<store>.pending/` (as
+    /// bought here: they were), removing each once stored; say what happened
+    /// in one sentence per file. A file that does not read, or a store still
+    /// busy, leaves the file for next time (said too); neither is an error.
+    pub fn import_pending(&mut self) -> Vec<String> {
+        let dir = pending_dir(&self.path);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<Utf8PathBuf> = entries
+            .filter_map(|e| Utf8PathBuf::from_path_buf(e.ok()?.path()).ok())
+            .filter(|p| {
+                p.extension() == Some("jsonl") && !p.file_name().is_some_and(|n| n.starts_with('.'))
+            })
+            .collect();
+        files.sort();
+        let mut said = Vec::new();
+        for file in files {
+            let runs = std::fs::File::open(&file)
+                .map_err(|e| Error::unreadable(&file, e))
+                .and_then(|f| read_export(std::io::BufReader::new(f), &file));
+            let stored = runs.and_then(|runs| {
+                let added = self.insert(&runs, &Origin::Bought)?;
+                Ok((runs.len(), added))
+            });
+            match stored {
+                Ok((runs, added)) => {
+                    match std::fs::remove_file(&file) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => said.push(format!(
+                            "could not remove {file} once its runs were stored: {e}"
+                        )),
+                    }
+                    said.push(format!(
+                        "stored the {runs} run(s) kept aside in {file} while the evidence store was busy ({added} new)"
+                    ));
+                }
+                Err(e) => said.push(format!(
+                    "the runs kept aside in {file} are not stored yet ({e}); they stay there for next time"
+                )),
+            }
+        }
+        let _ = std::fs::remove_dir(&dir);
+        said
     }
 
     /// How many runs the store holds.
@@ -513,10 +776,27 @@ impl Store {
             run: row.get(21).map_err(fault)?,
             bought_by: text(22)?,
         };
+        let from = row.get::<_, Option<String>>(24).map_err(fault)?;
+        let at = match row.get::<_, Option<String>>(25).map_err(fault)? {
+            Some(at) => Some(self.time(&at)?),
+            None => None,
+        };
+        let provenance = match (text(23)?.as_str(), from, at) {
+            ("bought", Some(run), Some(at)) => Provenance::Bought { run, at },
+            ("imported", Some(from), Some(at)) => Provenance::Imported { from, at },
+            ("collected", Some(from), Some(at)) => Provenance::Collected { from, at },
+            ("legacy", _, _) => Provenance::Legacy,
+            (kind, ..) => {
+                return Err(self.error(format!(
+                    "holds a run with provenance {kind:?} but not where from or when"
+                )));
+            }
+        };
         Ok(StoredRun {
             id: text(0)?,
             key,
             outcome,
+            provenance: Some(provenance),
         })
     }
 }
@@ -573,9 +853,30 @@ fn fault(path: &Utf8Path, timeout: Duration, doing: &str, e: rusqlite::Error) ->
     }
 }
 
+/// Is `e` another writer holding the store?
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
 /// The runs of an export (JSON Lines) from `reader`, stored nowhere; `path`
 /// names it in errors, a bad line with its number. Blank lines are skipped.
 pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Vec<StoredRun>> {
+    Ok(read_lines(reader, path, StoredRun::from_line)?
+        .into_iter()
+        .map(|(_, run)| run)
+        .collect())
+}
+
+/// Each line of an export read by `parse`, with its number; the first line
+/// that does not read refuses the whole file.
+fn read_lines(
+    reader: impl BufRead,
+    path: &Utf8Path,
+    parse: fn(&str) -> std::result::Result<StoredRun, String>,
+) -> Result<Vec<(usize, StoredRun)>> {
     let mut runs = Vec::new();
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| Error::unreadable(path, e))?;
@@ -589,7 +890,7 @@ pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Vec<StoredRu
         if text.trim().is_empty() {
             continue;
         }
-        runs.push(StoredRun::from_line(text.trim_end_matches('\r')).map_err(bad)?);
+        runs.push((i + 1, parse(text.trim_end_matches('\r')).map_err(bad)?));
     }
     Ok(runs)
 }
@@ -598,11 +899,34 @@ pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Vec<StoredRu
 mod tests {
     use super::super::tests::sample;
     use super::*;
+    use crate::evidence::Refusal;
 
     fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(dir.path().join("evidence.db")).unwrap();
         (dir, path)
+    }
+
+    /// `runs` without their provenance, to compare with runs not yet stored.
+    fn unstamped(runs: impl IntoIterator<Item = StoredRun>) -> Vec<StoredRun> {
+        runs.into_iter()
+            .map(|r| StoredRun {
+                provenance: None,
+                ..r
+            })
+            .collect()
+    }
+
+    fn kinds(runs: &[StoredRun]) -> Vec<&'static str> {
+        runs.iter()
+            .map(|r| r.provenance.as_ref().map_or("none", Provenance::kind))
+            .collect()
+    }
+
+    #[test]
+    fn columns_are_counted_right() {
+        assert_eq!(COLUMNS.split(", ").count(), COLUMN_COUNT);
+        assert_eq!(MIGRATIONS.len() as i64, SCHEMA_VERSION);
     }
 
     #[test]
@@ -648,11 +972,18 @@ mod tests {
             sample("fires", Arm::With, 0, "b1"),
             sample("fires", Arm::Without, 0, "b1"),
         ];
-        assert_eq!(store.insert(&runs).unwrap(), 2);
-        assert_eq!(store.insert(&runs).unwrap(), 0);
+        assert_eq!(store.insert(&runs, &Origin::Bought).unwrap(), 2);
+        assert_eq!(store.insert(&runs, &Origin::Bought).unwrap(), 0);
         let keys = [runs[1].key.clone(), runs[0].key.clone()];
         let found = store.lookup(&keys, 3).unwrap();
-        assert_eq!(found, vec![vec![runs[1].clone()], vec![runs[0].clone()]]);
+        assert_eq!(
+            found.iter().cloned().map(unstamped).collect::<Vec<_>>(),
+            vec![vec![runs[1].clone()], vec![runs[0].clone()]]
+        );
+        assert!(matches!(
+            &found[0][0].provenance,
+            Some(Provenance::Bought { run, .. }) if run == "b1"
+        ));
     }
 
     #[test]
@@ -662,7 +993,7 @@ mod tests {
         let good = sample("fires", Arm::With, 0, "b");
         let mut bad = sample("fires", Arm::With, 1, "b");
         bad.id = "0".repeat(64);
-        let err = store.insert(&[good, bad]).unwrap_err();
+        let err = store.insert(&[good, bad], &Origin::Bought).unwrap_err();
         assert_eq!(err.exit_code(), 2, "{err}");
         assert_eq!(store.count().unwrap(), 0);
     }
@@ -678,7 +1009,7 @@ mod tests {
         failed = StoredRun::new(failed.key, failed.outcome);
         runs.push(failed);
         runs.push(sample("quiet", Arm::With, 0, "b"));
-        store.insert(&runs).unwrap();
+        store.insert(&runs, &Origin::Bought).unwrap();
         let missing = sample("other", Arm::Without, 0, "b").key;
         let found = store
             .lookup(&[runs[0].key.clone(), missing, runs[6].key.clone()], 3)
@@ -690,7 +1021,7 @@ mod tests {
             "the newest three, the failed run not counted"
         );
         assert!(found[1].is_empty());
-        assert_eq!(found[2], vec![runs[6].clone()]);
+        assert_eq!(unstamped(found[2].clone()), vec![runs[6].clone()]);
         assert_eq!(
             store.lookup(&[runs[0].key.clone()], 0).unwrap(),
             vec![vec![]]
@@ -735,13 +1066,14 @@ mod tests {
             sample("fires", Arm::With, 9, "b"),
             sample("fires", Arm::Without, 0, "b"),
         ];
-        store.insert(&runs).unwrap();
+        store.insert(&runs, &Origin::Bought).unwrap();
         let list = store.list(&[]).unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!((list[0].arm, list[0].runs, list[0].keys), (Arm::With, 2, 1));
         assert_eq!(list[0].first, runs[0].outcome.started_at);
         assert_eq!(list[0].last, runs[1].outcome.started_at);
         assert!((list[0].cost_usd - 0.06).abs() < 1e-9);
+        assert_eq!(list[0].provenance.words(), "2 bought");
         assert!(store.list(&["other".into()]).unwrap().is_empty());
         assert_eq!(store.list(&["commit".into()]).unwrap().len(), 2);
     }
@@ -754,7 +1086,7 @@ mod tests {
             sample("fires", Arm::With, 0, "b"),
             sample("quiet", Arm::Without, 1, "b"),
         ];
-        store.insert(&runs).unwrap();
+        store.insert(&runs, &Origin::Bought).unwrap();
         let mut out = Vec::new();
         assert_eq!(store.export(&[], &mut out, "-".into()).unwrap(), 2);
         let text = String::from_utf8(out.clone()).unwrap();
@@ -769,12 +1101,247 @@ mod tests {
         let mut again = Vec::new();
         fresh.export(&[], &mut again, "-".into()).unwrap();
         assert_eq!(again, out, "export is stable across stores");
+        let read = fresh.runs(&[]).unwrap();
         assert_eq!(
-            fresh.runs(&[]).unwrap(),
+            unstamped(read.clone()),
             runs.to_vec(),
             "runs reads what export writes"
         );
+        assert!(
+            read.iter().all(|r| matches!(
+                &r.provenance,
+                Some(Provenance::Imported { from, .. }) if from == "x.jsonl"
+            )),
+            "{read:?}"
+        );
         assert!(fresh.runs(&["other".into()]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_first_provenance_of_a_run_stays() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let bought = [sample("fires", Arm::With, 0, "b")];
+        let imported = [sample("fires", Arm::With, 1, "b")];
+        let collected = [sample("fires", Arm::With, 2, "b")];
+        store.insert(&bought, &Origin::Bought).unwrap();
+        let shard = Origin::Collected("shard-1".into());
+        store
+            .insert_batches(&[
+                (Origin::Imported("x.jsonl".into()), &imported[..]),
+                (shard.clone(), &collected[..]),
+                // Already bought here: an import of it changes nothing.
+                (Origin::Imported("x.jsonl".into()), &bought[..]),
+            ])
+            .unwrap();
+        let runs = store.runs(&[]).unwrap();
+        assert_eq!(kinds(&runs), ["bought", "imported", "collected"]);
+        let (mut all, mut own) = (Vec::new(), Vec::new());
+        assert_eq!(store.export(&[], &mut all, "-".into()).unwrap(), 3);
+        assert_eq!(store.export_own(&[], &mut own, "-".into()).unwrap(), 2);
+        let own = String::from_utf8(own).unwrap();
+        assert!(!own.contains(&imported[0].id), "{own}");
+        assert!(!runs[0].is_imported() && runs[1].is_imported() && !runs[2].is_imported());
+        let list = store.list(&[]).unwrap();
+        assert_eq!(
+            list[0].provenance.words(),
+            "1 bought, 1 imported, 1 collected"
+        );
+    }
+
+    #[test]
+    fn an_old_store_migrates_its_runs_as_legacy() {
+        let (_t, path) = temp();
+        let run = sample("fires", Arm::With, 0, "eval-commit-old");
+        let mut forged = sample("fires", Arm::With, 0, "eval-commit-old");
+        forged.outcome.started_at = "2999-01-01T00:00:00Z".parse().unwrap();
+        let forged = StoredRun::new(forged.key, forged.outcome);
+        // A store as schema 1 wrote it, holding a run dated 2999 (its import was not checked).
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(CREATE_RUNS).unwrap();
+        for run in [&run, &forged] {
+            let (k, o) = (&run.key, &run.outcome);
+            conn.execute(
+                "INSERT INTO runs (id, key_id, item, item_digest, case_name, case_digest, arm, \
+                 model, judge_model, platform_version, tools, options, score, passed, graders, \
+                 cost_usd, judge_cost_usd, duration_seconds, turns, error, skipped_paid_graders, \
+                 started_at, run, bought_by, usable) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, \
+                 ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, 1)",
+                params![
+                    run.id,
+                    k.id(),
+                    k.item,
+                    k.item_digest,
+                    k.case,
+                    k.case_digest,
+                    "with",
+                    k.model,
+                    k.judge_model,
+                    k.platform_version,
+                    serde_json::to_string(&k.tools).unwrap(),
+                    k.options,
+                    o.score,
+                    o.passed,
+                    serde_json::to_string(&o.graders).unwrap(),
+                    o.cost_usd,
+                    o.judge_cost_usd,
+                    o.duration_seconds,
+                    o.turns,
+                    o.error,
+                    o.skipped_paid_graders,
+                    time_text(&o.started_at),
+                    o.run,
+                    o.bought_by,
+                ],
+            )
+            .unwrap();
+        }
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
+        let found = store.lookup(std::slice::from_ref(&run.key), 3).unwrap();
+        assert_eq!(found[0][0].provenance, Some(Provenance::Legacy));
+        assert!(
+            !found[0][0].is_imported(),
+            "legacy runs count as bought here"
+        );
+        assert_eq!(
+            unstamped(found[0].clone()),
+            vec![run],
+            "the run dated 2999 is kept but not reused"
+        );
+        assert_eq!(store.list(&[]).unwrap()[0].provenance.legacy, 2);
+        store.integrity_check().unwrap();
+    }
+
+    #[test]
+    fn import_refuses_future_and_impossible_runs_one_by_one_and_counts_them() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let now = Utc::now();
+        let at = |run: &mut StoredRun, t: DateTime<Utc>| {
+            run.outcome.started_at = t;
+            *run = StoredRun::new(run.key.clone(), run.outcome.clone());
+        };
+        let good = sample("fires", Arm::With, 0, "b");
+        let mut skewed = sample("fires", Arm::With, 1, "b");
+        at(&mut skewed, now + chrono::TimeDelta::minutes(4));
+        let mut future = sample("fires", Arm::With, 2, "b");
+        at(&mut future, "2999-01-01T00:00:00Z".parse().unwrap());
+        let mut future2 = sample("quiet", Arm::With, 3, "b");
+        at(&mut future2, now + chrono::TimeDelta::minutes(6));
+        let mut costly = sample("fires", Arm::Without, 4, "b");
+        costly.outcome.cost_usd = 1e308;
+        let mut negative = sample("fires", Arm::Without, 5, "b");
+        negative.outcome.duration_seconds = -1.0;
+        let mut score = sample("fires", Arm::Without, 6, "b");
+        score.outcome.score = 1.5;
+        let lines: Vec<String> = [
+            &good, &future, &skewed, &costly, &future2, &negative, &score,
+        ]
+        .iter()
+        .map(|r| r.to_line())
+        .collect();
+        let report = store
+            .import(lines.join("\n").as_bytes(), "in.jsonl".into())
+            .unwrap();
+        assert_eq!(
+            (report.runs, report.added, report.already, report.refused),
+            (7, 2, 0, 5)
+        );
+        let reasons: Vec<_> = report
+            .refusals
+            .iter()
+            .map(|r| (r.reason, r.runs, r.first_line))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (Refusal::Future, 2, 2),
+                (Refusal::Score, 1, 7),
+                (Refusal::Cost, 1, 4),
+                (Refusal::Duration, 1, 6),
+            ]
+        );
+        assert!(
+            report.refusals[0].example.contains("2999-01-01"),
+            "{report:?}"
+        );
+        assert!(report.refusals[2].example.contains("1e308"), "{report:?}");
+        assert_eq!(store.count().unwrap(), 2, "the good and the skewed run");
+    }
+
+    #[test]
+    fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
+        let (_t, path) = temp();
+        let mut store = Store::open_with_timeout(&path, Duration::from_millis(100)).unwrap();
+        store.set_bought_wait(Duration::from_millis(300));
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let runs = [
+            sample("fires", Arm::With, 0, "eval-commit-1"),
+            sample("fires", Arm::Without, 0, "eval-commit-1"),
+        ];
+        let mut told = Vec::new();
+        let kept = store
+            .keep_bought("eval-commit-1", &runs[..1], &mut |w| told.push(w))
+            .unwrap();
+        let file = pending_dir(&path).join("eval-commit-1.jsonl");
+        assert_eq!(kept, Kept::SetAside(file.clone()));
+        // A second purchase of the same run is added to its file.
+        let kept = store
+            .keep_bought("eval-commit-1", &runs[1..], &mut |w| told.push(w))
+            .unwrap();
+        assert_eq!(kept, Kept::SetAside(file.clone()));
+        assert!(!told.is_empty(), "it said it waited");
+        assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 2);
+        assert_eq!(store.count().unwrap(), 0);
+        // Still busy: the file stays, and says why.
+        let said = store.import_pending();
+        assert!(said[0].contains("not stored yet"), "{said:?}");
+        assert!(file.is_file());
+
+        holder.execute_batch("COMMIT").unwrap();
+        let said = store.import_pending();
+        assert!(said[0].contains("stored the 2 run(s)"), "{said:?}");
+        assert!(!file.exists() && !pending_dir(&path).exists());
+        let stored = store.runs(&[]).unwrap();
+        assert_eq!(kinds(&stored), ["bought", "bought"]);
+        assert!(store.import_pending().is_empty());
+    }
+
+    #[test]
+    fn insert_waiting_says_how_long_it_waited() {
+        let (_t, path) = temp();
+        let mut store = Store::open_with_timeout(&path, Duration::from_millis(100)).unwrap();
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let mut told = Vec::new();
+        let runs = [sample("fires", Arm::With, 0, "b")];
+        let added = store
+            .insert_waiting(
+                &runs,
+                &Origin::Bought,
+                Duration::from_millis(350),
+                &mut |w| told.push(w),
+            )
+            .unwrap();
+        assert_eq!(added, None);
+        assert!(told.len() >= 2, "told after each 100 ms: {told:?}");
+        assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+        holder.execute_batch("COMMIT").unwrap();
+        let added = store
+            .insert_waiting(
+                &runs,
+                &Origin::Bought,
+                Duration::from_millis(350),
+                &mut |_| {},
+            )
+            .unwrap();
+        assert_eq!(added, Some(1));
     }
 
     #[test]

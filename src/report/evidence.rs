@@ -1,16 +1,60 @@
-//! Human output of `bob-eval evidence list`.
+//! Human output of `bob-eval evidence list` and `import`.
 
-use crate::evidence::ListEntry;
+use crate::evidence::{ImportReport, ListEntry, MAX_CLOCK_SKEW};
 use camino::Utf8Path;
+use std::fmt::Write;
+
+/// What `evidence import` did with `file`: one line, then one per reason
+/// runs were refused (the count, the first line and what is wrong with it).
+pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
+    let mut out = format!(
+        "{file}: {} run(s): {} added, {} already kept",
+        report.runs, report.added, report.already
+    );
+    if report.refused > 0 {
+        let _ = write!(out, ", {} refused (not stored)", report.refused);
+    }
+    out.push('\n');
+    for r in &report.refusals {
+        let _ = writeln!(
+            out,
+            "  refused {} run(s) {}: first at {file}:{}: {}",
+            r.runs,
+            r.reason.words(),
+            r.first_line,
+            r.example
+        );
+    }
+    if report
+        .refusals
+        .iter()
+        .any(|r| r.reason == crate::evidence::Refusal::Future)
+    {
+        let _ = writeln!(
+            out,
+            "  (a run may start at most {} min after this machine's clock: more is a forged or mis-set date, and would shadow genuine runs as the most recent)",
+            MAX_CLOCK_SKEW.num_minutes()
+        );
+    }
+    out
+}
 
 /// A table (the same one scripts' `table` draws): item, case, arm, model,
-/// runs, first and last day, cost; then a total.
+/// runs, where they came from, first and last day, cost; then a total.
 pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
     if entries.is_empty() {
         return format!("{path}: no runs kept\n");
     }
     let headers: Vec<String> = [
-        "item", "case", "arm", "model", "runs", "first", "last", "cost",
+        "item",
+        "case",
+        "arm",
+        "model",
+        "runs",
+        "provenance",
+        "first",
+        "last",
+        "cost",
     ]
     .map(String::from)
     .to_vec();
@@ -23,6 +67,7 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
                 e.arm.as_str().to_string(),
                 crate::text::line(&e.model).into_owned(),
                 e.runs.to_string(),
+                e.provenance.words(),
                 e.first.format("%Y-%m-%d").to_string(),
                 e.last.format("%Y-%m-%d").to_string(),
                 format!("${:.4}", e.cost_usd),
@@ -31,8 +76,16 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
         .collect();
     let runs: u64 = entries.iter().map(|e| e.runs).sum();
     let cost: f64 = entries.iter().map(|e| e.cost_usd).sum();
+    let imported: u64 = entries.iter().map(|e| e.provenance.imported).sum();
+    let untrusted = if imported > 0 {
+        format!(
+            "; {imported} imported from files (gate and propose accept on them only with --trust-imported)"
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{}\n{runs} run(s) kept in {path}, ${cost:.4} in all\n",
+        "{}\n{runs} run(s) kept in {path}, ${cost:.4} in all{untrusted}\n",
         crate::script::table::render(&headers, &rows)
     )
 }

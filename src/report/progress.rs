@@ -81,6 +81,19 @@ impl Observer for Terminal {
             Event::Kept { dir, .. } => {
                 self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"))
             }
+            Event::StoreBusy {
+                item,
+                store,
+                waited,
+                wait,
+            } => self.say(
+                &views,
+                format!(
+                    "bob-eval: {item}: the evidence store {store} is busy (another bob-eval is writing it): waited {} s of {} s to keep the runs just bought, then they are kept beside it",
+                    seconds(*waited),
+                    seconds(*wait)
+                ),
+            ),
             Event::SuiteFinished { item, outcome } => {
                 let said = match outcome {
                     Ok(doc) => finished(doc),
@@ -173,6 +186,16 @@ impl Observer for Terminal {
 }
 
 /// A finished suite in one line: verdict, scores, runs and cost.
+/// A wait in seconds: whole from 10 s, else to a tenth.
+fn seconds(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs >= 10.0 {
+        format!("{secs:.0}")
+    } else {
+        format!("{secs:.1}")
+    }
+}
+
 fn finished(doc: &crate::document::SkillEval) -> String {
     use crate::document::fmt_score;
     format!(

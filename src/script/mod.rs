@@ -39,6 +39,10 @@ pub struct Options {
     pub pages: Vec<String>,
     /// `--json` (also set by `--format json`).
     pub json: bool,
+    /// `--trust-imported`: `gate` lets imported runs count toward an accept.
+    /// The operator's choice: a script reads it (`options().trust_imported`)
+    /// but cannot set it.
+    pub trust_imported: bool,
     /// `--format`: `human`, `json`, `junit` or `markdown` (`options().format`);
     /// `None` is `json` when [`Options::json`] is set, else `human`.
     pub format: Option<&'static str>,

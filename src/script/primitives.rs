@@ -122,6 +122,7 @@ pub fn options_map(o: &Options) -> Map {
             .into(),
     );
     m.insert("json".into(), o.json.into());
+    m.insert("trust_imported".into(), o.trust_imported.into());
     m.insert("format".into(), format_of(o).into());
     m.insert("fresh".into(), p.fresh.into());
     let strings = |v: &[String]| -> Dynamic {
@@ -147,7 +148,7 @@ pub fn format_of(o: &Options) -> &'static str {
 }
 
 /// Keys of an options map that are not platform options (ignored by `evaluate`).
-const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format"];
+const NOT_PLATFORM: &[&str] = &["item", "pr", "pages", "json", "format", "trust_imported"];
 
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …). Unknown keys and wrong types are
@@ -628,6 +629,9 @@ fn register_types(engine: &mut Engine) {
     engine.register_get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });
+    engine.register_get("imported_runs", |r: &mut EvalResult| {
+        i64::from(r.doc.imported_runs.unwrap_or(0))
+    });
     engine.register_get("reused_cost_usd", |r: &mut EvalResult| {
         r.doc.reused_cost_usd.unwrap_or(0.0)
     });
@@ -983,7 +987,9 @@ mod library {
         engine.register_fn("gate", move |result: EvalResult| -> RResult<GateDecision> {
             let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)
                 .map_err(|e| raise(&h, e))?;
-            let decision = crate::gate::decide(&result.doc, &baseline);
+            // Trusting imported runs is the operator's flag, never a script's.
+            let decision =
+                crate::gate::decide_with(&result.doc, &baseline, h.options.trust_imported);
             Ok(GateDecision {
                 decision: Arc::new(decision),
                 result: result.doc.clone(),

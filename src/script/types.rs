@@ -95,6 +95,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "scored_by_trigger",
             "cost_usd",
             "reused_runs",
+            "imported_runs",
             "reused_cost_usd",
             "max_cost_usd",
             "partial",
