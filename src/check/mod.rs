@@ -320,7 +320,8 @@ pub fn check_suite(
                 None,
                 format!(
                     "two cases are named `{}` (also {}): the platform's result names runs by case, so bob-eval cannot tell whose runs are whose, and `run` refuses the suite",
-                    case.name, first.dir
+                    case.name,
+                    relative(source, &first.dir)
                 ),
                 "give each case its own name (`name:` or the folder name)",
             );
