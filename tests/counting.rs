@@ -142,10 +142,7 @@ fn each_input_of_a_case_re_buys_it_and_only_it() {
         let calls = w.calls().len();
         let doc = w.run(&[]);
         let new: Vec<String> = w.calls()[calls..].to_vec();
-        let mut cases: Vec<&str> = new
-            .iter()
-            .map(|c| case_of(c).unwrap_or("(all)"))
-            .collect();
+        let mut cases: Vec<&str> = new.iter().map(|c| case_of(c).unwrap_or("(all)")).collect();
         cases.sort();
         let expected: Vec<&str> = if rebought.len() == 2 {
             vec!["(all)"]
@@ -212,13 +209,7 @@ fn a_document_knows_its_item_and_its_own_id() {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     let digest = doc["item_digest"].as_str().unwrap().to_string();
     assert_eq!(digest.len(), 64);
-    let gate = |doc: &std::path::Path| {
-        w.cmd()
-            .args(["gate", "commit"])
-            .arg(doc)
-            .output()
-            .unwrap()
-    };
+    let gate = |doc: &std::path::Path| w.cmd().args(["gate", "commit"]).arg(doc).output().unwrap();
     assert_eq!(gate(&result).status.code(), Some(0), "accepted as measured");
 
     let skill = w.source.join("skills/commit/SKILL.md");
@@ -227,7 +218,10 @@ fn a_document_knows_its_item_and_its_own_id() {
     let out = gate(&result);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let err = text(&out.stderr);
-    assert!(err.contains("measured on another version of `commit`"), "{err}");
+    assert!(
+        err.contains("measured on another version of `commit`"),
+        "{err}"
+    );
     assert!(err.contains(&digest), "{err}");
 
     let again = w.run(&[]);
@@ -237,10 +231,14 @@ fn a_document_knows_its_item_and_its_own_id() {
         .iter()
         .map(|d| d["run"].as_str().unwrap())
         .collect();
-    assert!(ids[0] < ids[1] && ids[1] < ids[2], "distinct and sorted: {ids:?}");
+    assert!(
+        ids[0] < ids[1] && ids[1] < ids[2],
+        "distinct and sorted: {ids:?}"
+    );
     for id in &ids {
         assert!(
-            id.starts_with("eval-commit-") && id.len() == "eval-commit-20261202T094337.123456Z-1a2b3c4d".len(),
+            id.starts_with("eval-commit-")
+                && id.len() == "eval-commit-20261202T094337.123456Z-1a2b3c4d".len(),
             "{id}"
         );
     }

@@ -120,11 +120,16 @@ fn errored_runs_never_count_and_are_bought_again() {
     assert_eq!(first["partial"], true, "{first:#}\n{stderr}");
     let reason = first["partial_reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("run_errors: 2 of 4 runs ended on an error and were not counted; the platform said: "),
+        reason.starts_with(
+            "run_errors: 2 of 4 runs ended on an error and were not counted; the platform said: "
+        ),
         "{reason}"
     );
     assert!(!reason.chars().any(char::is_control), "{reason:?}");
-    assert!(stderr.contains("PARTIAL (run_errors: 2 of 4 runs"), "{stderr}");
+    assert!(
+        stderr.contains("PARTIAL (run_errors: 2 of 4 runs"),
+        "{stderr}"
+    );
     for case in first["cases"].as_array().unwrap() {
         assert_eq!(case["without"], Value::Null, "{case:#}");
         assert_eq!(case["runs"], 1, "only the with run counts: {case:#}");
@@ -168,16 +173,22 @@ fn an_unreachable_api_gives_a_partial_result_that_says_so() {
     assert_eq!(doc["partial"], true, "{doc:#}");
     let reason = doc["partial_reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("run_errors: every run (4 of 4) ended on an error, so nothing was measured"),
+        reason.starts_with(
+            "run_errors: every run (4 of 4) ended on an error, so nothing was measured"
+        ),
         "{reason}"
     );
-    assert!(stderr.contains("every run (4 of 4) ended on an error"), "{stderr}");
+    assert!(
+        stderr.contains("every run (4 of 4) ended on an error"),
+        "{stderr}"
+    );
     let (code, said) = w.gate(&path);
     assert_eq!(code, 1, "{said}");
 }
 
 const TOOLS: &str = r#"{"tools": [{"name": "get_issue", "description": "One issue by id.", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}]}"#;
-const RESPONDER: &str = "---\nexpect:\n  id: \"42\"\n---\n{\"id\": \"42\", \"state\": \"closed\"}\n";
+const RESPONDER: &str =
+    "---\nexpect:\n  id: \"42\"\n---\n{\"id\": \"42\", \"state\": \"closed\"}\n";
 
 /// A suite-level `mocks/` layer is read by the platform for every case: an
 /// edit of it re-buys every case; nothing else changed re-buys nothing.
@@ -193,7 +204,11 @@ fn a_suite_level_mocks_edit_re_buys_every_case() {
     let bought = w.api.requests_of(Kind::Agent).len();
     let (second, ..) = w.run("second");
     assert_eq!(second["reused_runs"], 4);
-    assert_eq!(w.api.requests_of(Kind::Agent).len(), bought, "nothing bought");
+    assert_eq!(
+        w.api.requests_of(Kind::Agent).len(),
+        bought,
+        "nothing bought"
+    );
 
     std::fs::write(
         layer.join("get_issue.md"),
