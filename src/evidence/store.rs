@@ -347,7 +347,9 @@ impl Store {
                 keys: row.get::<_, i64>(5).map_err(fault)? as u64,
                 first: self.time(&row.get::<_, String>(6).map_err(fault)?)?,
                 last: self.time(&row.get::<_, String>(7).map_err(fault)?)?,
-                cost_usd: crate::document::round4(row.get::<_, f64>(8).map_err(fault)?),
+                cost_usd: crate::document::round4(crate::document::sum_usd([row
+                    .get::<_, f64>(8)
+                    .map_err(fault)?])),
             });
         }
         Ok(out)

@@ -30,7 +30,7 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
         })
         .collect();
     let runs: u64 = entries.iter().map(|e| e.runs).sum();
-    let cost: f64 = entries.iter().map(|e| e.cost_usd).sum();
+    let cost = crate::document::sum_usd(entries.iter().map(|e| e.cost_usd));
     format!(
         "{}\n{runs} run(s) kept in {path}, ${cost:.4} in all\n",
         crate::script::table::render(&headers, &rows)

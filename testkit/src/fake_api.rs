@@ -52,6 +52,10 @@
 //!    tool result comes back, answer with the given text.
 //! 4. Otherwise [`Script::otherwise`]'s text (default `"OK."`).
 //!
+//! A rule may answer [`Reply::Drop`]: the connection is closed unanswered,
+//! which the platform reports on the run as `API Error: Connection dropped
+//! (ECONNRESET)` (set `CLAUDE_CODE_MAX_RETRIES=0` so it does not retry).
+//!
 //! [`Script::delay`] makes the model slow: each `/v1/messages` answer waits
 //! that long (the request is recorded on arrival).
 //!
