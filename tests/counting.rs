@@ -284,3 +284,51 @@ fn runs_of_a_case_not_asked_never_count_for_another() {
         }
     }
 }
+
+/// A capture whose `quiet` without-arm runs the platform marked with an
+/// error (still graded, as the platform does): they never count, under a
+/// fixed number of runs and under `--runs auto` (whose rounds stop), and the
+/// next `run` buys that case again instead of reusing them.
+#[test]
+fn errored_runs_never_count_nor_are_reused_under_either_way_of_buying() {
+    let mut capture: Value =
+        serde_json::from_slice(&std::fs::read(data("pipelines/aggregate-result.json")).unwrap())
+            .unwrap();
+    for run in capture["cases"][1]["arms"]["without"]
+        .as_array_mut()
+        .unwrap()
+    {
+        run["error"] = "exit 1: API Error: Connection dropped (ECONNRESET)".into();
+    }
+    let mut w = World::new();
+    w.stub = Stub::new(Switches {
+        fixture: Some(serde_json::to_vec(&capture).unwrap()),
+        ..Switches::default()
+    });
+    let reason = "run_errors: 2 of 8 runs ended on an error and were not counted; the platform said: exit 1: API Error: Connection dropped (ECONNRESET)";
+    let first = w.run(&[]);
+    assert_eq!(first["partial_reason"], reason, "{first:#}");
+    let quiet = &first["cases"][1];
+    assert_eq!(quiet["without"], Value::Null, "{quiet:#}");
+    assert_eq!(quiet["runs"], 2, "the with runs only: {quiet:#}");
+
+    let calls = w.calls().len();
+    let second = w.run(&[]);
+    assert_eq!(second["partial"], true);
+    let new: Vec<String> = w.calls()[calls..].to_vec();
+    assert_eq!(
+        new.iter().map(|c| case_of(c)).collect::<Vec<_>>(),
+        [Some("quiet")],
+        "only quiet, whose without runs errored, is bought again: {new:?}"
+    );
+    assert_eq!(second["reused_runs"], 2, "fires' runs are reused");
+
+    let out = w.bob(&["run", "commit", "--runs", "auto:4", "--fresh"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let auto: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(auto["partial"], true, "{auto:#}");
+    let said = auto["partial_reason"].as_str().unwrap();
+    assert!(said.starts_with("run_errors: "), "{said}");
+    assert!(said.ends_with("Connection dropped (ECONNRESET)"), "{said}");
+    assert_eq!(auto["cases"][1]["without"], Value::Null, "{auto:#}");
+}

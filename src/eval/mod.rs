@@ -725,6 +725,7 @@ fn buy_once_in(
         runs.into_iter().partition(|r| asked(&r.key.case));
     if !others.is_empty() {
         let mut names: Vec<&str> = others.iter().map(|r| r.key.case.as_str()).collect();
+        names.sort_unstable();
         names.dedup();
         observer.event(&Event::Notice(format!(
             "{}: the platform also ran case(s) not asked for ({}): {} run(s) kept in the evidence store under their own case, not counted here",
