@@ -328,6 +328,23 @@ mod tests {
         assert!(!outcome.usable(), "graded, but marked: never used");
     }
 
+    /// A run a mock aborted is kept with its words as its error: never usable.
+    #[test]
+    fn an_aborted_run_is_kept_as_errored() {
+        let doc = br#"{"schemaVersion": 1, "claudeVersion": "2.1.328", "startedAt": "2026-12-02T09:39:15.075Z",
+            "cases": [{"name": "fires", "arms": {"with": [
+                {"score": 1, "graders": [{"name": "g", "passed": true}], "error": null,
+                 "aborted": {"server": "tracker", "tool": "close_issue", "reason": "the agent asked to close an issue"}},
+                {"score": 1, "graders": [{"name": "g", "passed": true}], "error": null}]}}]}"#;
+        let runs = runs_from_platform(doc, Utf8Path::new("r.json"), &ctx(&["fires"])).unwrap();
+        assert_eq!(
+            runs[0].outcome.error.as_deref(),
+            Some("aborted: tracker/close_issue: the agent asked to close an issue")
+        );
+        assert!(!runs[0].outcome.usable());
+        assert!(runs[1].outcome.usable());
+    }
+
     #[test]
     fn an_unknown_case_or_a_bad_document_is_refused() {
         let (bytes, path) = capture("run1_main.json");
