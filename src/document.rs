@@ -54,7 +54,7 @@ pub struct SkillEval {
     pub schema: String,
     /// The item evaluated.
     pub item: String,
-    /// `eval-<item>-<UTC stamp>`.
+    /// `eval-<item>-<UTC stamp>[-<suffix>]` ([`new_run_id`], [`run_id`]).
     pub run: String,
     /// UTC day the run started, `YYYY-MM-DD`.
     pub date: String,
@@ -105,6 +105,10 @@ pub struct SkillEval {
     /// Digest of the suite measured: its cases' names and contents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_digest: Option<String>,
+    /// Digest of the item's files the runs were measured on (absent when the
+    /// document was reduced from a platform result given by hand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_digest: Option<String>,
     /// How sure the suite's numbers are: 95 % intervals of `with`, `without`
     /// and `delta`, and whether `delta` is clear of 0 or within noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,25 +184,71 @@ pub struct CaseEval {
     pub scored_by_trigger: bool,
 }
 
-/// The UTC stamp in a run id.
+/// The UTC stamp in a run id made from a platform result's start ([`run_id`]).
 const RUN_STAMP: &str = "%Y%m%dT%H%M%SZ";
+/// The UTC stamp of a run id bob-eval mints ([`new_run_id`]): microseconds, fixed width.
+const FINE_STAMP: &str = "%Y%m%dT%H%M%S%.6fZ";
 
-/// The id of `item`'s evaluation started at `started`: `eval-<item>-<UTC
-/// stamp>` (a document's `run`, the `bought_by` of the runs it bought).
+/// The id of `item`'s evaluation reduced from a platform result started at
+/// `started`: `eval-<item>-<UTC stamp>`, to the second (the same result
+/// reduced twice gets the same id).
 pub fn run_id(item: &str, started: chrono::DateTime<chrono::Utc>) -> String {
     format!("eval-{item}-{}", started.format(RUN_STAMP))
 }
 
-/// The day of a run id of `item` ([`run_id`]), `YYYY-MM-DD`; `None` when
-/// `id` is not one.
+/// A new id for an evaluation of `item` that bob-eval starts at `started`
+/// (a document's `run`, the `bought_by` of the runs it bought):
+/// `eval-<item>-<UTC stamp to the microsecond>-<8 hex digits>`. Two
+/// evaluations started in the same microsecond still differ by the suffix
+/// (random per process, then a counter); ids sort by their start.
+pub fn new_run_id(item: &str, started: chrono::DateTime<chrono::Utc>) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    hasher.write_i64(started.timestamp_nanos_opt().unwrap_or_default());
+    let suffix = hasher.finish() as u32;
+    format!("eval-{item}-{}-{suffix:08x}", started.format(FINE_STAMP))
+}
+
+/// The day of a run id of `item` ([`run_id`] or [`new_run_id`]),
+/// `YYYY-MM-DD`; `None` when `id` is neither.
 pub fn run_id_date(item: &str, id: &str) -> Option<String> {
     let stamp = id
         .strip_prefix("eval-")?
         .strip_prefix(item)?
         .strip_prefix('-')?;
-    chrono::NaiveDateTime::parse_from_str(stamp, RUN_STAMP)
-        .ok()
-        .map(|t| t.format("%Y-%m-%d").to_string())
+    let time = match stamp.split_once("Z-") {
+        Some((fine, suffix))
+            if suffix.len() == 8 && suffix.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            chrono::NaiveDateTime::parse_from_str(&format!("{fine}Z"), FINE_STAMP).ok()?
+        }
+        Some(_) => return None,
+        None => chrono::NaiveDateTime::parse_from_str(stamp, RUN_STAMP).ok()?,
+    };
+    Some(time.format("%Y-%m-%d").to_string())
+}
+
+/// The most dollars any one sum of costs is taken to be: a cost above it (or
+/// not finite) is clamped, so no sum of imported numbers becomes infinite.
+pub const MAX_USD: f64 = 1e9;
+
+/// The sum of `costs`, each taken as 0 when negative or not a number and at
+/// most [`MAX_USD`], the sum at most [`MAX_USD`]: always finite.
+pub fn sum_usd(costs: impl IntoIterator<Item = f64>) -> f64 {
+    costs
+        .into_iter()
+        .map(|c| {
+            if c.is_nan() {
+                0.0
+            } else {
+                c.clamp(0.0, MAX_USD)
+            }
+        })
+        .fold(0.0, |sum, c| (sum + c).min(MAX_USD))
 }
 
 /// The longest explanation a [`GraderEval`] keeps, in characters.
@@ -521,6 +571,19 @@ impl SkillEval {
         ))
     }
 
+    /// How the item measured here differs from the item as it is now
+    /// (`now`, its digest), in words; `None` when they are the same or the
+    /// document does not say what it was measured on.
+    pub fn item_change(&self, now: &str) -> Option<String> {
+        let measured = self.item_digest.as_deref()?;
+        (measured != now).then(|| {
+            format!(
+                "{} ({}) was measured on another version of `{}` (item digest {measured}; its files now give {now}): evaluate it again",
+                self.run, self.date, self.item
+            )
+        })
+    }
+
     /// [`trigger_problem`] of the whole result.
     pub fn trigger_problem(&self) -> Option<&'static str> {
         trigger_problem(self.fires_rate, self.quiet_rate)
@@ -646,6 +709,7 @@ impl SkillEval {
             imported_runs: None,
             reused_cost_usd: None,
             suite_digest: None,
+            item_digest: None,
             stats: None,
         }
     }
@@ -666,6 +730,47 @@ mod tests {
         assert_eq!(run_id_date("commit", &id).as_deref(), Some("2026-12-02"));
         assert_eq!(run_id_date("commit", "eval-other-20261202T094337Z"), None);
         assert_eq!(run_id_date("commit", "eval-commit-x"), None);
+        // Minted ids: finer, never equal, sorted by start, still dated.
+        let a = new_run_id("commit", started);
+        let b = new_run_id("commit", started);
+        assert_ne!(a, b);
+        assert!(a.starts_with("eval-commit-20261202T094337.000000Z-"), "{a}");
+        assert_eq!(run_id_date("commit", &a).as_deref(), Some("2026-12-02"));
+        let later = new_run_id("commit", started + chrono::Duration::microseconds(1));
+        assert!(later > a && later > b, "{later} sorts after {a}");
+        assert_eq!(
+            run_id_date("commit", &format!("{}x", &a[..a.len() - 1])),
+            None
+        );
+        let schema = crate::schema::validate_skill_eval(
+            &serde_json::to_value(SkillEval {
+                run: a,
+                ..SkillEval::sample(0.5, 0.5)
+            })
+            .unwrap(),
+            Utf8Path::new("r.json"),
+        );
+        assert!(schema.is_ok(), "{schema:?}");
+    }
+
+    #[test]
+    fn sums_of_costs_stay_finite() {
+        assert_eq!(sum_usd([0.5, 0.25]), 0.75);
+        assert_eq!(sum_usd([1e308, 1e308]), MAX_USD);
+        assert_eq!(sum_usd([f64::INFINITY, f64::NAN, -1.0]), MAX_USD);
+        assert!(round4(sum_usd([1e308; 4])).is_finite());
+    }
+
+    #[test]
+    fn item_change_says_when_the_item_is_not_the_one_measured() {
+        let doc = SkillEval {
+            item_digest: Some("a".repeat(64)),
+            ..SkillEval::sample(0.9, 0.5)
+        };
+        assert_eq!(doc.item_change(&"a".repeat(64)), None);
+        let why = doc.item_change(&"b".repeat(64)).unwrap();
+        assert!(why.contains("another version of `commit`"), "{why}");
+        assert_eq!(SkillEval::sample(0.9, 0.5).item_change("b"), None);
     }
 
     #[test]

@@ -243,7 +243,9 @@ fn point(item: &str, by: &str, runs: &[&StoredRun]) -> Point {
         with: arm_mean(0),
         without: arm_mean(1),
         trigger_rate: (triggers > 0).then(|| round4(f64::from(fired) / f64::from(triggers))),
-        cost_usd: round4(runs.iter().map(|r| r.outcome.cost_usd).sum()),
+        cost_usd: round4(crate::document::sum_usd(
+            runs.iter().map(|r| r.outcome.cost_usd),
+        )),
         runs: runs.len(),
         cases: cases.len(),
         decision: None,

@@ -66,7 +66,10 @@ pub struct RunOptions {
     pub jobs: Option<u32>,
     /// `--platform-timeout`: stop the platform once it has run this long.
     pub timeout: Option<Duration>,
-    /// `--case GLOB`: the platform takes one (the last one wins).
+    /// `--case NAME`: one case, by its exact name. The platform reads `*` and
+    /// `?` there as wildcards and has no escape, so `check` refuses a case
+    /// name that would also select another case (`case-name-pattern`), and
+    /// every run that comes back is attributed to its case by name.
     pub case: Option<String>,
     /// `--tag T…`: cases holding any of these tags.
     pub tags: Vec<String>,

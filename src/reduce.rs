@@ -7,14 +7,13 @@
 
 use crate::document::{
     ArmCount, CaseEval, GraderEval, GraderKind, SKILL_EVAL, SkillEval, Verdict,
-    bounded_explanation, round4,
+    bounded_explanation, round4, sum_usd,
 };
 use crate::error::{Error, Location, Result};
 use crate::item::plugin_name;
 use camino::Utf8Path;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 use std::collections::HashSet;
 
 /// The platform's result document, reduced to what bob-eval reads.
@@ -134,9 +133,13 @@ pub struct PlatformRun {
     /// Cost including the judge.
     #[serde(default)]
     pub cost_usd: f64,
-    /// Set when the run ended abnormally.
+    /// Set when the run ended abnormally (the platform's words): such a run
+    /// is never counted, even when it was graded.
     #[serde(default)]
-    pub error: Option<IgnoredAny>,
+    pub error: Option<serde_json::Value>,
+    /// Set when a mock stopped the run: never counted either.
+    #[serde(default)]
+    pub aborted: Option<serde_json::Value>,
     /// Grader results.
     #[serde(default)]
     pub graders: Vec<RunGrader>,
@@ -303,16 +306,19 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     let mut cases = Vec::with_capacity(doc.cases.len());
     let mut triggers = Triggers::default();
     let mut samples = Vec::with_capacity(doc.cases.len());
+    let mut faults = RunFaults::default();
     for case in &doc.cases {
         let reduced = reduce_case(case);
         run_errors |= reduced.not_comparable;
         triggers.add(reduced.triggers);
+        faults.merge(&reduced.faults);
         match reduced.eval {
             Some(eval) => {
+                let (with, without) = reduced.scores;
                 samples.push(crate::stats::CaseRuns {
                     case: samples.len(),
-                    with: case.arms.with.iter().map(|r| r.score).collect(),
-                    without: case.arms.without.iter().map(|r| r.score).collect(),
+                    with,
+                    without,
                     cost_usd: 0.0,
                 });
                 cases.push(eval);
@@ -325,7 +331,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     for (case, stats) in cases.iter_mut().zip(comparison.cases) {
         case.stats = Some(stats.rounded());
     }
-    if cases.is_empty() {
+    if cases.is_empty() && faults.errored == 0 {
         let why = match doc.partial_reason.as_deref() {
             Some(reason) if doc.partial => {
                 format!("the platform stopped early ({reason}) before any case finished a run")
@@ -362,8 +368,10 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
                     .unwrap_or_else(|| "unspecified".into()),
             ),
         )
+    } else if let Some(reason) = faults.reason() {
+        (true, Some(reason))
     } else if run_errors {
-        (true, Some("run_errors".to_string()))
+        (true, Some(RUN_ERRORS.to_string()))
     } else {
         (false, None)
     };
@@ -382,7 +390,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         trigger_rate,
         fires_rate,
         quiet_rate,
-        cost_usd: round4(doc.cost_usd),
+        cost_usd: round4(sum_usd([doc.cost_usd])),
         max_cost_usd: if rounded_ceiling > 0.0 {
             rounded_ceiling
         } else {
@@ -395,6 +403,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         imported_runs: None,
         reused_cost_usd: None,
         suite_digest: None,
+        item_digest: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),
@@ -439,8 +448,11 @@ fn check_loaded(doc: &PlatformDoc, item: &str) -> Result<()> {
 
 struct ReducedCase {
     eval: Option<CaseEval>,
+    /// The counted runs' scores, with and without.
+    scores: (Vec<f64>, Vec<f64>),
     not_comparable: bool,
     triggers: Triggers,
+    faults: RunFaults,
 }
 
 /// Passed and total trigger results (with arm), all and per side.
@@ -527,11 +539,138 @@ fn scored_by_trigger(case: &PlatformCase) -> bool {
             .all(|g| g.scored && case.graders.iter().any(|d| d.name == g.name))
 }
 
-fn broken(run: &PlatformRun) -> bool {
-    run.error.is_some() && run.graders.is_empty()
+impl PlatformRun {
+    /// Why the platform marked this run (its `error`, else its `aborted`), in
+    /// its own words on one line; `None` for a run that ended normally. A
+    /// marked run never counts toward a score, graded or not.
+    pub fn fault(&self) -> Option<String> {
+        marked(self.error.as_ref())
+            .or_else(|| marked(self.aborted.as_ref()).map(|why| format!("aborted: {why}")))
+    }
+}
+
+/// The words of an `error` or `aborted` value: `None` for absent, null or false.
+pub fn marked(value: Option<&serde_json::Value>) -> Option<String> {
+    match value? {
+        serde_json::Value::Null | serde_json::Value::Bool(false) => None,
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Object(o) => {
+            // A mock's stop: `{server, tool, reason}`.
+            let part = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+            let (server, tool, reason) = (part("server"), part("tool"), part("reason"));
+            Some(if reason.is_empty() {
+                serde_json::Value::Object(o.clone()).to_string()
+            } else {
+                format!("{server}/{tool}: {reason}")
+            })
+        }
+        other => Some(other.to_string()),
+    }
+}
+
+/// Runs the platform marked with an error (or aborted): how many of how
+/// many, and the first one's words. They never count toward a score.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunFaults {
+    /// Runs marked.
+    pub errored: usize,
+    /// Runs in all (marked or not).
+    pub total: usize,
+    /// The platform's words for the first marked run.
+    pub first: Option<String>,
+}
+
+/// The partial reason of a document with runs that are not comparable (an
+/// arm missing, or runs the platform marked with an error: then
+/// `run_errors: …` says how many and why).
+pub const RUN_ERRORS: &str = "run_errors";
+
+/// True for a [`RUN_ERRORS`] reason, with or without its words.
+pub fn is_run_errors(reason: &str) -> bool {
+    reason
+        .strip_prefix(RUN_ERRORS)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+}
+
+/// The longest part of the platform's words a partial reason quotes.
+const MAX_FAULT_WORDS: usize = 160;
+
+impl RunFaults {
+    /// Count `run`; `fault` is its [`PlatformRun::fault`].
+    pub fn add(&mut self, fault: Option<String>) {
+        self.total += 1;
+        if let Some(words) = fault {
+            self.errored += 1;
+            self.first.get_or_insert(words);
+        }
+    }
+
+    /// Add `other`'s counts.
+    pub fn merge(&mut self, other: &RunFaults) {
+        self.errored += other.errored;
+        self.total += other.total;
+        if self.first.is_none() {
+            self.first.clone_from(&other.first);
+        }
+    }
+
+    /// The partial reason when some run was marked: `run_errors: …` saying how
+    /// many, whether that is every run, and the platform's words (control
+    /// characters and line breaks removed, bounded).
+    pub fn reason(&self) -> Option<String> {
+        if self.errored == 0 {
+            return None;
+        }
+        let words = self.first.as_deref().map(sanitized).unwrap_or_default();
+        let how_many = if self.errored == self.total {
+            format!(
+                "every run ({} of {}) ended on an error, so nothing was measured",
+                self.errored, self.total
+            )
+        } else {
+            format!(
+                "{} of {} runs ended on an error and were not counted",
+                self.errored, self.total
+            )
+        };
+        Some(format!(
+            "{RUN_ERRORS}: {how_many}; the platform said: {words}"
+        ))
+    }
+}
+
+/// `text` on one line with no control characters, at most
+/// [`MAX_FAULT_WORDS`] characters (the last one `…` when cut).
+fn sanitized(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let one_line = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= MAX_FAULT_WORDS {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(MAX_FAULT_WORDS - 1).collect();
+        format!("{cut}…")
+    }
 }
 
 fn reduce_case(case: &PlatformCase) -> ReducedCase {
+    let mut faults = RunFaults::default();
+    for run in case.arms.with.iter().chain(&case.arms.without) {
+        faults.add(run.fault());
+    }
+    // Only the runs the platform did not mark count.
+    let counted = |runs: &[PlatformRun]| -> Vec<PlatformRun> {
+        runs.iter()
+            .filter(|r| r.fault().is_none())
+            .cloned()
+            .collect()
+    };
+    let arms = &Arms {
+        with: counted(&case.arms.with),
+        without: counted(&case.arms.without),
+    };
     let quiet: HashSet<&str> = case
         .graders
         .iter()
@@ -545,7 +684,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
         .map(|g| g.name.as_str())
         .collect();
     let mut t = Triggers::default();
-    for run in &case.arms.with {
+    for run in &arms.with {
         for g in &run.graders {
             let passed = u64::from(g.passed);
             if fires.contains(g.name.as_str()) {
@@ -562,9 +701,7 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
         }
     }
     let (trigger_rate, fires_rate, quiet_rate) = t.rates();
-    let arms = &case.arms;
-    let not_comparable =
-        arms.without.is_empty() || arms.with.iter().chain(&arms.without).any(broken);
+    let not_comparable = arms.without.is_empty() || faults.errored > 0;
     let eval = (!arms.with.is_empty()).then(|| {
         let with = round4(mean(arms.with.iter().map(|r| r.score)));
         let without =
@@ -579,13 +716,14 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             trigger_rate,
             fires_rate,
             quiet_rate,
-            cost_usd: round4(
-                arms.with
+            // What every run cost, counted or not: it was spent.
+            cost_usd: round4(sum_usd(
+                case.arms
+                    .with
                     .iter()
-                    .chain(&arms.without)
-                    .map(|r| r.cost_usd)
-                    .sum(),
-            ),
+                    .chain(&case.arms.without)
+                    .map(|r| r.cost_usd),
+            )),
             runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
             digest: None,
             stats: None,
@@ -594,9 +732,14 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
         }
     });
     ReducedCase {
+        scores: (
+            arms.with.iter().map(|r| r.score).collect(),
+            arms.without.iter().map(|r| r.score).collect(),
+        ),
         eval,
         not_comparable,
         triggers: t,
+        faults,
     }
 }
 
@@ -776,7 +919,12 @@ mod tests {
         let r = reduce(&d, &ctx()).unwrap();
         assert_eq!(
             (r.partial, r.partial_reason.as_deref()),
-            (true, Some("run_errors"))
+            (
+                true,
+                Some(
+                    "run_errors: 1 of 2 runs ended on an error and were not counted; the platform said: api 500"
+                )
+            )
         );
         assert_eq!(r.trigger_rate, None);
         let d = doc(json!([{"name": "a", "graders": [], "arms": {"with": [run(1.0, &[])]}}]));
@@ -793,6 +941,81 @@ mod tests {
             (r.without, r.delta, r.verdict),
             (r.with, 0.0, Verdict::NoSignal)
         );
+    }
+
+    /// A run the platform marked with an error is never counted, graded or
+    /// not: the without arm dropped must not make the item look better.
+    #[test]
+    fn an_errored_run_never_counts_even_when_graded() {
+        let dropped = json!({"score": 0.0, "costUsd": 0.02,
+            "error": "exit 1: API Error: Connection dropped (ECONNRESET)\u{1b}[2J\nretry",
+            "graders": [{"name": "s", "passed": false, "explanation": "pattern not found"}]});
+        let d = doc(json!([{"name": "a", "graders": [],
+            "arms": {"with": [run(1.0, &[("s", true)]), run(1.0, &[("s", true)])],
+                     "without": [run(1.0, &[("s", true)]), dropped]}}]));
+        let r = reduce(&d, &ctx()).unwrap();
+        let case = &r.cases[0];
+        assert_eq!(
+            (case.without, case.runs),
+            (Some(1.0), 3),
+            "the errored run is not in the mean"
+        );
+        assert_eq!(case.cost_usd, 0.05, "what it cost still counts as spent");
+        assert!(r.partial);
+        let reason = r.partial_reason.unwrap();
+        assert!(
+            reason.starts_with("run_errors: 1 of 4 runs ended on an error"),
+            "{reason}"
+        );
+        assert!(
+            reason.ends_with("Connection dropped (ECONNRESET) [2J retry"),
+            "{reason}"
+        );
+        assert!(!reason.chars().any(char::is_control), "{reason:?}");
+        // A mock's stop is marked too.
+        let aborted = json!({"score": 1.0, "costUsd": 0.01, "aborted": {"server": "db", "tool": "drop", "reason": "abort_when matched"},
+            "graders": [{"name": "s", "passed": true}]});
+        let d = doc(json!([{"name": "a", "graders": [],
+            "arms": {"with": [run(0.0, &[("s", false)])], "without": [run(0.0, &[("s", false)]), aborted]}}]));
+        let r = reduce(&d, &ctx()).unwrap();
+        assert_eq!(r.cases[0].without, Some(0.0));
+        assert!(
+            r.partial_reason
+                .unwrap()
+                .ends_with("aborted: db/drop: abort_when matched")
+        );
+    }
+
+    /// With every run errored the document is partial and says so; it is
+    /// never a complete "no-signal".
+    #[test]
+    fn every_run_errored_is_partial_and_says_so() {
+        let e = || json!({"score": 0.0, "costUsd": 0.0, "error": "exit 1: API Error: Connection refused", "graders": [{"name": "s", "passed": false}]});
+        let d = doc(
+            json!([{"name": "a", "graders": [], "arms": {"with": [e()], "without": [e()]}},
+                           {"name": "b", "graders": [], "arms": {"with": [e()], "without": [e()]}}]),
+        );
+        let r = reduce(&d, &ctx()).unwrap();
+        assert!(r.partial);
+        assert!(r.cases.is_empty());
+        let reason = r.partial_reason.unwrap();
+        assert!(
+            reason.starts_with(
+                "run_errors: every run (4 of 4) ended on an error, so nothing was measured"
+            ),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn sums_stay_finite_on_absurd_costs() {
+        let big = json!({"score": 1.0, "costUsd": 1e308, "graders": []});
+        let mut d = doc(
+            json!([{"name": "a", "graders": [], "arms": {"with": [big.clone(), big.clone()], "without": [big]}}]),
+        );
+        d.cost_usd = 1e308;
+        let r = reduce(&d, &ctx()).unwrap();
+        assert!(r.cost_usd.is_finite() && r.cases[0].cost_usd.is_finite());
     }
 
     #[test]

@@ -353,6 +353,12 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
             let outcome = if entry.exit_code == 0 {
                 let path = dir.join(format!("{}.json", entry.item));
                 let doc = crate::document::load_result(&path, &entry.item)?;
+                if let Some(why) = edited_item(source, &doc)? {
+                    return Err(Error::invalid(
+                        &path,
+                        format!("{why}; collect in the checkout the shards swept"),
+                    ));
+                }
                 if let Some(why) = edited_case(source, &doc)? {
                     return Err(Error::invalid(
                         &path,
@@ -407,6 +413,16 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
     })
 }
 
+/// How `doc`'s item differs from the item in `source` it was measured on,
+/// in words; `None` when the document records no item digest or it matches.
+fn edited_item(source: &Utf8Path, doc: &crate::document::SkillEval) -> Result<Option<String>> {
+    if doc.item_digest.is_none() {
+        return Ok(None);
+    }
+    let item = crate::item::find(source, &doc.item)?;
+    Ok(doc.item_change(&crate::evidence::item_digest(&item)?))
+}
+
 /// The first case of `doc` whose folder in `source` is gone or holds other
 /// contents than the ones it was measured on (the digest each case records),
 /// in words; `None` when every case matches or records no digest.
@@ -425,7 +441,7 @@ fn edited_case(source: &Utf8Path, doc: &crate::document::SkillEval) -> Result<Op
                 case.name, doc.item
             )));
         };
-        let now = crate::evidence::digest_dir(&here.dir)?;
+        let now = crate::evidence::case_digest(&suite.dir, &here.dir)?;
         if &now != measured {
             return Ok(Some(format!(
                 "case `{}` of evals/{}/ has changed since (digest {now}, measured on {measured})",

@@ -1210,11 +1210,11 @@ proptest! {
 }
 
 #[test]
-fn duplicate_case_names_warn() {
+fn duplicate_case_names_are_an_error() {
     let grader = Some("---\ntype: llm\n---\nX.\n");
     trips(
         "duplicate-case",
-        "warning",
+        "error",
         &[
             (
                 "evals/demo/group/a/prompt.md",
@@ -1240,6 +1240,26 @@ fn duplicate_case_names_warn() {
             ("evals/demo/group/b/graders/g.md", grader),
         ],
     );
+}
+
+/// The platform's `--case` reads `*` and `?` as wildcards with no escape: a
+/// case named `fire*` beside `fires` cannot be run alone. Alone, it can.
+#[test]
+fn a_case_name_that_selects_another_case_is_an_error() {
+    let grader = Some("---\ntype: llm\n---\nX.\n");
+    let d = trips(
+        "case-name-pattern",
+        "error",
+        &[
+            ("evals/demo/fire*/prompt.md", Some("Hi.\n")),
+            ("evals/demo/fire*/graders/g.md", grader),
+        ],
+        &[
+            ("evals/demo/zap?[x]/prompt.md", Some("Hi.\n")),
+            ("evals/demo/zap?[x]/graders/g.md", grader),
+        ],
+    );
+    assert!(d["message"].as_str().unwrap().contains("`fires`"), "{d}");
 }
 
 #[test]

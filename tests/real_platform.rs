@@ -161,9 +161,9 @@ fn assert_header(doc: &Value, ceiling: f64) {
     let run = doc["run"].as_str().unwrap();
     let stamp = run
         .strip_prefix("eval-commit-")
-        .expect("run is eval-<item>-<stamp>");
+        .expect("run is eval-<item>-<stamp>-<suffix>");
     assert!(
-        regex::Regex::new(r"^\d{8}T\d{6}Z$")
+        regex::Regex::new(r"^\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}$")
             .unwrap()
             .is_match(stamp),
         "{run}"

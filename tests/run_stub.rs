@@ -149,8 +149,13 @@ fn default_model_argv_cwd_plugin_and_numbers() {
     let raw = read_json(&data("platform/run1_main.json"));
     expect::assert_matches(&doc, &expect::expected(&raw));
     let run = doc["run"].as_str().unwrap();
+    // `eval-commit-<UTC start to the microsecond>Z-<8 hex digits>`.
+    let (stamp, suffix) = run["eval-commit-".len()..].split_once("Z-").unwrap();
     assert!(
-        run.starts_with("eval-commit-") && run.ends_with('Z'),
+        run.starts_with("eval-commit-")
+            && stamp.len() == "20261202T094337.123456".len()
+            && suffix.len() == 8
+            && suffix.bytes().all(|b| b.is_ascii_hexdigit()),
         "{run}"
     );
     assert_eq!(&run[12..20], doc["date"].as_str().unwrap().replace('-', ""));

@@ -277,6 +277,26 @@ fn collect_refuses_a_missing_twice_given_overlapping_foreign_or_edited_shard_and
     );
     std::fs::write(&prompt, before).unwrap();
 
+    // A suite-level mocks/ layer added since: the platform applies it to every case.
+    let layer = w.source.join("evals/suite-00/mocks/tracker");
+    std::fs::create_dir_all(&layer).unwrap();
+    std::fs::write(layer.join("get_issue.md"), "{\"id\": \"42\"}\n").unwrap();
+    refused(
+        &[&dirs[0], &dirs[1]],
+        "case `fires` of evals/suite-00/ has changed since",
+    );
+    std::fs::remove_dir_all(w.source.join("evals/suite-00/mocks")).unwrap();
+
+    // The item edited since: its documents were measured on another version.
+    let skill = w.source.join("skills/suite-00/SKILL.md");
+    let before = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(&skill, format!("{before}\nOne more line.\n")).unwrap();
+    refused(
+        &[&dirs[0], &dirs[1]],
+        "was measured on another version of `suite-00`",
+    );
+    std::fs::write(&skill, before).unwrap();
+
     let out = w.run("home-collect", &["collect", &dirs[0], &dirs[1]]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(store.exists());

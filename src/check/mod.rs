@@ -311,13 +311,40 @@ pub fn check_suite(
     for case in &suite.cases {
         check_case(case, &mut out);
         traps.check_case(case, &mut out);
+        // The platform's result, reports and `--case` name cases, so bob-eval
+        // can tell two cases apart only by their names.
         if let Some(first) = seen.insert(case.name.as_str(), case) {
-            out.warn(
+            out.error(
                 "duplicate-case",
                 &case.main_file(),
                 None,
-                format!("two cases are named `{}` (also {})", case.name, first.dir),
+                format!(
+                    "two cases are named `{}` (also {}): the platform's result names runs by case, so bob-eval cannot tell whose runs are whose, and `run` refuses the suite",
+                    case.name,
+                    relative(source, &first.dir)
+                ),
                 "give each case its own name (`name:` or the folder name)",
+            );
+        }
+    }
+    for case in &suite.cases {
+        let others: Vec<&str> = suite
+            .cases
+            .iter()
+            .filter(|c| c.name != case.name && case_pattern_matches(&case.name, &c.name))
+            .map(|c| c.name.as_str())
+            .collect();
+        if !others.is_empty() {
+            out.error(
+                "case-name-pattern",
+                &case.main_file(),
+                None,
+                format!(
+                    "the case name `{}` also selects {} under the platform's `--case` (it reads `*` and `?` as wildcards and has no escape): bob-eval cannot run this case alone, so `run` refuses the suite",
+                    case.name,
+                    others.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+                "rename the case (`name:` or the folder name) without `*` or `?`",
             );
         }
     }
@@ -326,6 +353,22 @@ pub fn check_suite(
     if !hook_item {
         check_trigger_pair(suite, names, &mut out);
     }
+}
+
+/// Does the platform's `--case` `pattern` select the case named `name`? Its
+/// rule (2.1.328): the whole name, `*` any run of characters, `?` any one,
+/// every other character itself; there is no escape.
+pub fn case_pattern_matches(pattern: &str, name: &str) -> bool {
+    let mut re = String::from("^");
+    for c in pattern.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            other => re.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
 }
 
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,

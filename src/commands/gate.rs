@@ -54,6 +54,7 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         ));
     }
     let result = crate::document::load_result(&args.result, &args.item)?;
+    crate::eval::measured_on_this_item(ctx, &result, &args.result)?;
     let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
     let mut decision = crate::gate::decide_with(&result, &baseline, args.trust_imported);
     let mut recorded = None;

@@ -114,6 +114,7 @@ impl RunSource for PlatformSource<'_> {
         )));
         let mut cases = Vec::with_capacity(requests.len());
         let mut partial_reason = None;
+        let mut faults = crate::reduce::RunFaults::default();
         let mut left = budget_usd;
         for (request, mut fresh_runs) in requests.iter().zip(stored) {
             let (i, want) = (request.case, request.runs_per_arm as usize);
@@ -144,11 +145,18 @@ impl RunSource for PlatformSource<'_> {
                     )?;
                     cost = call.cost_usd;
                     left -= call.cost_usd;
-                    self.spent += call.cost_usd;
+                    self.spent = crate::document::sum_usd([self.spent, call.cost_usd]);
                     if call.partial_reason.is_some() {
                         partial_reason = call.partial_reason;
                     }
+                    // `call.runs` holds this case's runs only (attributed by name).
                     for r in call.runs {
+                        faults.add(r.outcome.error.clone());
+                        if r.outcome.error.is_some() {
+                            // Never counted; the document says why it is partial.
+                            self.used[i].errored.push(r);
+                            continue;
+                        }
                         self.bought.push(r.id.clone());
                         let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
                         if fresh_runs[arm].len() < want {
@@ -168,9 +176,10 @@ impl RunSource for PlatformSource<'_> {
             self.used[i].with.extend(with);
             self.used[i].without.extend(without);
         }
+        // A platform that errors stops the rounds: more rounds would buy more errors.
         Ok(Round {
             cases,
-            partial_reason,
+            partial_reason: partial_reason.or_else(|| faults.reason()),
         })
     }
 }
@@ -188,14 +197,14 @@ pub fn buy_adaptively(
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
-    let bought_by = crate::document::run_id(&plan.item, started);
+    let run_id = crate::document::new_run_id(&plan.item, started);
     let policy = AutoPolicy::new(max);
     let mut source = PlatformSource {
         claude,
         plugin,
         run,
         keys: plan.keys(&claude.version),
-        runs_ctx: runs_context(&plan, bought_by),
+        runs_ctx: runs_context(&plan, run_id.clone()),
         used: vec![UsedRuns::default(); plan.cases.len()],
         plan: &plan,
         store,
@@ -231,9 +240,11 @@ pub fn buy_adaptively(
             imported_runs += 1;
         } else {
             reused_runs += 1;
-            reused_cost += r.outcome.cost_usd;
+            reused_cost = crate::document::sum_usd([reused_cost, r.outcome.cost_usd]);
         }
     }
+    let errored: usize = source.used.iter().map(|u| u.errored.len()).sum();
+    bought_runs += u32::try_from(errored).unwrap_or(u32::MAX);
     let partial_reason = match &outcome.stop {
         crate::stats::Stop::CeilingSpent => Some("cost_ceiling".to_string()),
         crate::stats::Stop::SourceStopped { reason } => Some(reason.clone()),
@@ -250,6 +261,7 @@ pub fn buy_adaptively(
                     // Oldest first, as the platform lists them.
                     with: sorted(u.with),
                     without: sorted(u.without),
+                    errored: u.errored,
                 })
                 .collect(),
             spent_usd: crate::document::round4(spent),
@@ -259,6 +271,7 @@ pub fn buy_adaptively(
             bought_runs,
             partial_reason,
             started,
+            run_id,
             auto: Some(AutoSummary {
                 comparison: outcome.comparison,
                 stop,

@@ -233,22 +233,17 @@ fn plan(
     run: &RunOptions,
 ) -> Result<Plan> {
     let suite = crate::suite::load(&ctx.source, &found.name)?;
-    let item_digest = if found.path.is_dir() {
-        evidence::digest_dir(&found.path)?
-    } else {
-        let (dir, file) = (
-            found.path.parent().unwrap_or(Utf8Path::new(".")),
-            found.path.file_name().unwrap_or_default(),
-        );
-        evidence::digest_files(dir, &[file.into()])?
-    };
+    let item_digest = evidence::item_digest(found)?;
     let selected = |case: &crate::suite::Case| {
         (opts.cases.is_empty() || opts.cases.iter().any(|g| plan::glob_matches(g, &case.name)))
             && (opts.tags.is_empty() || case.tags().iter().any(|t| opts.tags.contains(t)))
     };
     let mut all_digests = BTreeMap::new();
     for case in &suite.cases {
-        all_digests.insert(case.name.clone(), evidence::digest_dir(&case.dir)?);
+        all_digests.insert(
+            case.name.clone(),
+            evidence::case_digest(&suite.dir, &case.dir)?,
+        );
     }
     let mut cases = Vec::new();
     for case in suite.cases.iter().filter(|c| selected(c)) {
@@ -443,6 +438,9 @@ pub struct Evidence {
     pub partial_reason: Option<String>,
     /// When this invocation started.
     pub started: chrono::DateTime<chrono::Utc>,
+    /// This invocation's id ([`crate::document::new_run_id`]): the
+    /// document's `run` and the `bought_by` of every run it bought.
+    pub run_id: String,
     /// Under `--runs auto`: the driver's last look (intervals at its
     /// confidence), why it stopped and how many rounds it bought.
     pub auto: Option<auto::AutoSummary>,
@@ -535,7 +533,7 @@ fn buy_and_gather(
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
-    let bought_by = crate::document::run_id(&plan.item, started);
+    let run_id = crate::document::new_run_id(&plan.item, started);
     let keys = plan.keys(&claude.version);
     let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
     // The stored runs of every key, newest first (none with --fresh).
@@ -561,12 +559,13 @@ fn buy_and_gather(
                 .map(|(c, n)| (Some(c.name.clone()), Some(*n)))
                 .collect()
         };
-    let runs_ctx = runs_context(&plan, bought_by);
+    let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
-    // This invocation's runs by key, in the platform's order: used first,
-    // whatever they are (a run cut short by the ceiling counts here, though
-    // the store never offers it for reuse).
+    // This invocation's runs by key, in the platform's order: used first (a
+    // run cut short by the ceiling counts here, though the store never
+    // offers it for reuse); a run the platform marked with an error never.
     let mut bought: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
+    let mut errored: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
     for (case, runs) in calls {
         let remaining = round4(run.max_cost_usd - spent);
         if remaining <= 0.0 {
@@ -587,13 +586,18 @@ fn buy_and_gather(
             store,
             observer.clone(),
         )?;
-        spent += call.cost_usd;
+        spent = crate::document::sum_usd([spent, call.cost_usd]);
         if partial_reason.is_none() {
             partial_reason = call.partial_reason;
         }
         let (out, runs) = (call.output, call.runs);
         for r in runs {
-            bought.entry(r.key.id()).or_default().push(r);
+            let slot = if r.outcome.error.is_some() {
+                &mut errored
+            } else {
+                &mut bought
+            };
+            slot.entry(r.key.id()).or_default().push(r);
         }
         last = Some(out);
         if partial_reason.as_deref() == Some("cost_ceiling") {
@@ -623,7 +627,7 @@ fn buy_and_gather(
                     imported_runs += 1;
                 } else {
                     reused_runs += 1;
-                    reused_cost += r.outcome.cost_usd;
+                    reused_cost = crate::document::sum_usd([reused_cost, r.outcome.cost_usd]);
                 }
             }
             // Oldest first, as the platform lists them.
@@ -631,9 +635,16 @@ fn buy_and_gather(
             runs.extend(new);
             runs
         };
+        let (with, without) = (pick(2 * i), pick(2 * i + 1));
+        let marked: Vec<StoredRun> = [2 * i, 2 * i + 1]
+            .iter()
+            .flat_map(|&k| errored.get(&keys[k].id()).cloned().unwrap_or_default())
+            .collect();
+        bought_runs += u32::try_from(marked.len()).unwrap_or(u32::MAX);
         used.push(UsedRuns {
-            with: pick(2 * i),
-            without: pick(2 * i + 1),
+            with,
+            without,
+            errored: marked,
         });
     }
     Ok((
@@ -648,6 +659,7 @@ fn buy_and_gather(
             bought_runs,
             partial_reason,
             started,
+            run_id,
             auto: None,
         },
     ))
@@ -752,10 +764,36 @@ fn buy_once_in(
         }
     })?;
     keep_bought(store, plan, &runs_ctx.bought_by, &runs, observer.as_ref())?;
+    // Every run is attributed to its case by name, and only the cases asked
+    // for are used (the platform reads `--case` as a pattern): the others
+    // are kept in the store, under their own case's key, never counted here.
+    let asked = |case: &str| match &opts.case {
+        Some(name) => name == case,
+        None => plan.cases.iter().any(|c| c.name == case),
+    };
+    let (runs, others): (Vec<StoredRun>, Vec<StoredRun>) =
+        runs.into_iter().partition(|r| asked(&r.key.case));
+    if !others.is_empty() {
+        let mut names: Vec<&str> = others.iter().map(|r| r.key.case.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        observer.event(&Event::Notice(format!(
+            "{}: the platform also ran case(s) not asked for ({}): {} run(s) kept in the evidence store under their own case, not counted here",
+            plan.item,
+            names.join(", "),
+            others.len()
+        )));
+    }
     Ok(Bought {
         // The checked document's cost is the platform's `costUsd` (to 4 decimals).
         cost_usd: checked.cost_usd,
-        partial_reason: checked.partial.then_some(checked.partial_reason).flatten(),
+        // The platform's own reason (a ceiling, a credential); errored runs
+        // are counted where the runs used are gathered.
+        partial_reason: checked
+            .partial
+            .then_some(checked.partial_reason)
+            .flatten()
+            .filter(|r| !crate::reduce::is_run_errors(r)),
         output: out,
         runs,
     })
@@ -891,10 +929,16 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     let label = Utf8PathBuf::from(format!("<evidence for {}>", run.item));
     let mut doc = plan::document(&evidence.plan, &evidence.used, &ctx, &label)?;
     doc.cost_usd = evidence.spent_usd;
+    doc.run.clone_from(&evidence.run_id);
+    doc.item_digest = Some(evidence.plan.item_digest.clone());
+    // The platform's own reason first, then the runs used (errored runs,
+    // counted over every round), then a filter.
     let reason = evidence
         .partial_reason
         .clone()
+        .filter(|r| !crate::reduce::is_run_errors(r))
         .or_else(|| doc.partial_reason.clone())
+        .or_else(|| evidence.partial_reason.clone())
         .or_else(|| evidence.plan.filtered.then(|| "filtered".to_string()));
     doc.partial = reason.is_some();
     doc.partial_reason = reason;
@@ -929,6 +973,22 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
         .map_err(|e| Error::invalid(&label, format!("cannot be reduced: {e}")))?;
     crate::schema::validate_skill_eval(&value, &label)?;
     Ok(doc)
+}
+
+/// Refuse `result` (read from `path`) when it records the item digest it was
+/// measured on and the item's files in `ctx`'s source now give another: a
+/// decision on it would be about a version of the item that is gone. A
+/// document that records none (reduced from a platform result given by
+/// hand, or written before documents recorded it) passes.
+pub fn measured_on_this_item(ctx: &Context, result: &SkillEval, path: &Utf8Path) -> Result<()> {
+    if result.item_digest.is_none() {
+        return Ok(());
+    }
+    let item = crate::item::find(&ctx.source, &result.item)?;
+    match result.item_change(&evidence::item_digest(&item)?) {
+        Some(why) => Err(Error::invalid(path, why)),
+        None => Ok(()),
+    }
 }
 
 /// The three steps in order: `item`'s suite (or `--platform-result`) into a

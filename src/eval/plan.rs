@@ -11,7 +11,6 @@ use crate::reduce::{
     ReduceContext, RunGrader,
 };
 use camino::Utf8Path;
-use serde::de::IgnoredAny;
 
 /// One case of the suite as the evaluation counts it.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,6 +136,15 @@ pub struct UsedRuns {
     pub with: Vec<StoredRun>,
     /// Without it.
     pub without: Vec<StoredRun>,
+    /// Runs this invocation bought that the platform marked with an error
+    /// (either arm): never counted, but they make the document partial and
+    /// say why.
+    pub errored: Vec<StoredRun>,
+}
+
+/// The errored runs of `used` on `arm`.
+fn errored(used: &UsedRuns, arm: Arm) -> impl Iterator<Item = &StoredRun> {
+    used.errored.iter().filter(move |r| r.key.arm == arm)
 }
 
 /// The document made from exactly `used` (one entry per planned case, in
@@ -151,7 +159,8 @@ pub fn document(
     let run = |r: &StoredRun| crate::reduce::PlatformRun {
         score: r.outcome.score,
         cost_usd: r.outcome.cost_usd,
-        error: r.outcome.error.as_ref().map(|_| IgnoredAny),
+        error: r.outcome.error.clone().map(serde_json::Value::String),
+        aborted: None,
         graders: r
             .outcome
             .graders
@@ -169,7 +178,7 @@ pub fn document(
         .cases
         .iter()
         .zip(used)
-        .filter(|(_, u)| !u.with.is_empty() || !u.without.is_empty())
+        .filter(|(_, u)| !u.with.is_empty() || !u.without.is_empty() || !u.errored.is_empty())
         .map(|(c, u)| PlatformCase {
             name: c.name.clone(),
             graders: c
@@ -186,8 +195,18 @@ pub fn document(
                 })
                 .collect(),
             arms: Arms {
-                with: u.with.iter().map(run).collect(),
-                without: u.without.iter().map(run).collect(),
+                with: u
+                    .with
+                    .iter()
+                    .chain(errored(u, Arm::With))
+                    .map(run)
+                    .collect(),
+                without: u
+                    .without
+                    .iter()
+                    .chain(errored(u, Arm::Without))
+                    .map(run)
+                    .collect(),
             },
         })
         .collect();

@@ -56,6 +56,67 @@ pub fn digest_dir(dir: &Utf8Path) -> Result<String> {
     digest_files(dir, &files)
 }
 
+/// Digest of the item's files: its skill folder, or its command or agent file
+/// (the same digest a run's key and a document's `item_digest` hold).
+pub fn item_digest(item: &crate::item::Item) -> Result<String> {
+    if item.path.is_dir() {
+        digest_dir(&item.path)
+    } else {
+        let (dir, file) = (
+            item.path.parent().unwrap_or(Utf8Path::new(".")),
+            item.path.file_name().unwrap_or_default(),
+        );
+        digest_files(dir, &[file.into()])
+    }
+}
+
+/// The folder name that holds mock responders at every level of a suite.
+const MOCKS: &str = "mocks";
+
+/// Digest of everything the platform reads for the case in `case_dir` of
+/// the suite (or eval folder) at `root` (docs/runs.md, "What keys a run"):
+/// the case's path under `root` (cases are keyed by their folder, never by
+/// a `name:` two cases can share), every file of its folder (`prompt.md`,
+/// `case.yaml`, `graders/`, the scaffold script, history and baseline files,
+/// added folders, fixtures, its own `mocks/`), and the `mocks/` folder of
+/// every folder above it up to `root` (the group and suite layers the
+/// platform applies to the case).
+pub fn case_digest(root: &Utf8Path, case_dir: &Utf8Path) -> Result<String> {
+    let rel = case_dir.strip_prefix(root).unwrap_or(case_dir);
+    let mut parts = vec![
+        "bob-eval-case/2".to_string(),
+        slashed(rel),
+        digest_dir(case_dir)?,
+    ];
+    let mut at = root.to_owned();
+    let mut layers = vec![at.join(MOCKS)];
+    let mut components: Vec<&str> = rel.components().map(|c| c.as_str()).collect();
+    // The case folder's own `mocks/` is in its digest already.
+    components.pop();
+    for part in components {
+        at.push(part);
+        layers.push(at.join(MOCKS));
+    }
+    for layer in layers {
+        let meta = match std::fs::metadata(&layer) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&layer, "reading for its digest", e)),
+        };
+        let digest = if meta.is_dir() {
+            digest_dir(&layer)?
+        } else {
+            digest_files(
+                root,
+                &[layer.strip_prefix(root).unwrap_or(&layer).to_owned()],
+            )?
+        };
+        parts.push(slashed(layer.strip_prefix(root).unwrap_or(&layer)));
+        parts.push(digest);
+    }
+    Ok(digest_parts(parts.iter().map(String::as_str)))
+}
+
 /// Digest of the options that change an outcome beyond the key's named
 /// fields: `name=value` pairs, order-insensitive. No options gives a fixed digest.
 pub fn options_digest(options: &[(&str, &str)]) -> String {
@@ -203,6 +264,79 @@ mod tests {
         );
         fs::write(root.join("case/graders/g.md"), "---\ntype: llm\n---\n").unwrap();
         assert_ne!(d1, digest_dir(&root.join("case")).unwrap());
+    }
+
+    /// Every layer the platform reads for a case changes its digest: its own
+    /// files, and the `mocks/` of its group and of the suite; a sibling's
+    /// files and another group's mocks do not; the same files in another
+    /// folder are another case.
+    #[test]
+    fn case_digest_covers_every_mocks_layer_and_the_folder() {
+        let (_t, suite) = temp();
+        let case = suite.join("group/fires");
+        for dir in [
+            "group/fires/graders",
+            "group/fires/mocks/db",
+            "group/mocks/db",
+            "mocks/db",
+            "other/mocks/db",
+            "quiet",
+        ] {
+            fs::create_dir_all(suite.join(dir)).unwrap();
+        }
+        for (file, text) in [
+            ("group/fires/prompt.md", "hi"),
+            ("group/fires/graders/g.md", "---\ntype: regex\n---\n"),
+            ("group/fires/mocks/db/query.md", "case"),
+            ("group/mocks/db/query.md", "group"),
+            ("mocks/db/query.md", "suite"),
+            ("other/mocks/db/query.md", "other"),
+            ("quiet/prompt.md", "sibling"),
+        ] {
+            fs::write(suite.join(file), text).unwrap();
+        }
+        let d = || case_digest(&suite, &case).unwrap();
+        let mut seen = vec![d()];
+        for (file, text) in [
+            ("group/fires/prompt.md", "hi!"),
+            ("group/fires/graders/g.md", "---\ntype: llm\n---\n"),
+            ("group/fires/mocks/db/query.md", "case!"),
+            ("group/mocks/db/query.md", "group!"),
+            ("mocks/db/query.md", "suite!"),
+            ("mocks/db/_server.md", "new"),
+            ("group/fires/fixture.txt", "new fixture"),
+        ] {
+            fs::write(suite.join(file), text).unwrap();
+            let now = d();
+            assert!(!seen.contains(&now), "{file} did not change the digest");
+            seen.push(now);
+        }
+        let before = d();
+        fs::write(suite.join("other/mocks/db/query.md"), "other!").unwrap();
+        fs::write(suite.join("quiet/prompt.md"), "sibling!").unwrap();
+        assert_eq!(
+            before,
+            d(),
+            "another group's mocks and a sibling do not count"
+        );
+        support_copy(&suite.join("group/fires"), &suite.join("group/fires-2"));
+        assert_ne!(
+            before,
+            case_digest(&suite, &suite.join("group/fires-2")).unwrap()
+        );
+    }
+
+    fn support_copy(from: &Utf8Path, to: &Utf8Path) {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                support_copy(&from.join(&name), &to.join(&name));
+            } else {
+                fs::copy(from.join(&name), to.join(&name)).unwrap();
+            }
+        }
     }
 
     #[test]

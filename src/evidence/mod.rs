@@ -33,7 +33,9 @@ mod digest;
 mod platform;
 mod store;
 
-pub use digest::{digest_dir, digest_files, digest_parts, options_digest};
+pub use digest::{
+    case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
+};
 pub use platform::{PlatformRunsContext, runs_from_platform};
 pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, SCHEMA_VERSION, Store, pending_dir, read_export};
 
@@ -91,7 +93,7 @@ pub struct RunKey {
     pub item_digest: String,
     /// The case's name.
     pub case: String,
-    /// [`digest_dir`] of the case folder: prompt, case.yaml, graders and what they reference.
+    /// [`case_digest`]: the case's folder, everything in it, and every `mocks/` layer above it.
     pub case_digest: String,
     /// The arm.
     pub arm: Arm,
@@ -173,7 +175,9 @@ pub struct RunOutcome {
     pub duration_seconds: f64,
     /// Agent turns.
     pub turns: u32,
-    /// Why the run ended abnormally, if it did.
+    /// Why the run ended abnormally, if it did: the platform's `error`, or
+    /// `aborted: <server>/<tool>: <reason>` when a mock stopped it. Such a
+    /// run is never used as a result ([`RunOutcome::usable`]).
     #[serde(default)]
     pub error: Option<String>,
     /// The platform skipped the paid (llm) graders.
@@ -187,11 +191,12 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// False for a run that ended on an API/harness error with no grader
-    /// results, or skipped its paid graders: it says nothing about the item,
-    /// so [`Store::lookup`] does not count it (it is still kept).
+    /// False for a run the platform marked with an error (or a mock
+    /// aborted), graded or not, and for one that skipped its paid graders: it
+    /// says nothing sure about the item, so [`Store::lookup`] never returns
+    /// it and no document counts it (it is still kept, for the record).
     pub fn usable(&self) -> bool {
-        !(self.skipped_paid_graders || self.error.is_some() && self.graders.is_empty())
+        !(self.skipped_paid_graders || self.error.is_some())
     }
 
     /// Why this outcome cannot be stored, if it cannot: every stored run is
@@ -673,13 +678,13 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn harness_errors_are_not_usable() {
+    fn errored_runs_are_not_usable_even_when_graded() {
         let mut run = sample("fires", Arm::With, 0, "x");
         assert!(run.outcome.usable());
-        run.outcome.error = Some("rate limited".into());
+        run.outcome.error = Some("exit 1: API Error: Connection dropped (ECONNRESET)".into());
         assert!(
-            run.outcome.usable(),
-            "an error with grader results is still graded"
+            !run.outcome.usable(),
+            "graded, but the platform marked it: it never counts"
         );
         run.outcome.graders.clear();
         assert!(!run.outcome.usable());

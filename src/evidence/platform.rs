@@ -80,6 +80,8 @@ struct Run {
     #[serde(default)]
     error: Option<serde_json::Value>,
     #[serde(default)]
+    aborted: Option<serde_json::Value>,
+    #[serde(default)]
     skipped_paid_graders: bool,
     #[serde(default)]
     graders: Vec<Grader>,
@@ -191,11 +193,10 @@ pub fn runs_from_platform(
                     judge_cost_usd: run.judge_cost_usd,
                     duration_seconds: run.duration_seconds,
                     turns: run.turns,
-                    error: match run.error {
-                        None | Some(serde_json::Value::Null) => None,
-                        Some(serde_json::Value::String(s)) => Some(s),
-                        Some(other) => Some(other.to_string()),
-                    },
+                    error: crate::reduce::marked(run.error.as_ref()).or_else(|| {
+                        crate::reduce::marked(run.aborted.as_ref())
+                            .map(|why| format!("aborted: {why}"))
+                    }),
                     skipped_paid_graders: run.skipped_paid_graders,
                     started_at,
                     run: u32::try_from(i + 1).unwrap_or(u32::MAX),
@@ -324,7 +325,24 @@ mod tests {
             outcome.error.as_deref(),
             Some("exit 1: Not logged in · Please run /login")
         );
-        assert!(outcome.usable(), "it was still graded");
+        assert!(!outcome.usable(), "graded, but marked: never used");
+    }
+
+    /// A run a mock aborted is kept with its words as its error: never usable.
+    #[test]
+    fn an_aborted_run_is_kept_as_errored() {
+        let doc = br#"{"schemaVersion": 1, "claudeVersion": "2.1.328", "startedAt": "2026-12-02T09:39:15.075Z",
+            "cases": [{"name": "fires", "arms": {"with": [
+                {"score": 1, "graders": [{"name": "g", "passed": true}], "error": null,
+                 "aborted": {"server": "tracker", "tool": "close_issue", "reason": "the agent asked to close an issue"}},
+                {"score": 1, "graders": [{"name": "g", "passed": true}], "error": null}]}}]}"#;
+        let runs = runs_from_platform(doc, Utf8Path::new("r.json"), &ctx(&["fires"])).unwrap();
+        assert_eq!(
+            runs[0].outcome.error.as_deref(),
+            Some("aborted: tracker/close_issue: the agent asked to close an issue")
+        );
+        assert!(!runs[0].outcome.usable());
+        assert!(runs[1].outcome.usable());
     }
 
     #[test]

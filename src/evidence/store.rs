@@ -17,7 +17,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,7 +40,7 @@ pub enum Kept {
 const APPLICATION_ID: i64 = 0x626f_6265;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[CREATE_RUNS, ADD_PROVENANCE];
+const MIGRATIONS: &[&str] = &[CREATE_RUNS, ADD_PROVENANCE, MARKED_RUNS_NEVER_COUNT];
 
 /// Schema 1: the runs.
 const CREATE_RUNS: &str = r#"
@@ -90,6 +90,10 @@ ALTER TABLE runs ADD COLUMN provenance_at TEXT;
 UPDATE runs SET usable = 0
     WHERE started_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+5 minutes');
 "#;
+
+/// Version 2 → 3: a run the platform marked with an error never counts, even
+/// when it was graded (versions 1 and 2 kept graded errored runs usable).
+const MARKED_RUNS_NEVER_COUNT: &str = "UPDATE runs SET usable = 0 WHERE error IS NOT NULL;";
 
 /// Every column of a run, in the order [`run_from_row`] reads them.
 const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
@@ -510,7 +514,9 @@ impl Store {
                 keys: row.get::<_, i64>(5).map_err(fault)? as u64,
                 first: self.time(&row.get::<_, String>(6).map_err(fault)?)?,
                 last: self.time(&row.get::<_, String>(7).map_err(fault)?)?,
-                cost_usd: crate::document::round4(row.get::<_, f64>(8).map_err(fault)?),
+                cost_usd: crate::document::round4(crate::document::sum_usd([row
+                    .get::<_, f64>(8)
+                    .map_err(fault)?])),
                 provenance: ProvenanceCounts {
                     bought: row.get::<_, f64>(9).map_err(fault)? as u64,
                     imported: row.get::<_, f64>(10).map_err(fault)? as u64,
@@ -954,6 +960,32 @@ mod tests {
         let store = Store::open(&path).unwrap();
         assert_eq!(store.count().unwrap(), 0);
         store.integrity_check().unwrap();
+    }
+
+    /// A store of schema 1 held graded errored runs as usable; opened now, they
+    /// are never returned.
+    #[test]
+    fn version_1_errored_runs_stop_counting() {
+        let (_t, path) = temp();
+        let mut errored = sample("fires", Arm::With, 0, "b");
+        errored.outcome.error = Some("exit 1: API Error: Connection dropped (ECONNRESET)".into());
+        let errored = StoredRun::new(errored.key, errored.outcome);
+        {
+            let mut store = Store::open(&path).unwrap();
+            store.insert(std::slice::from_ref(&errored)).unwrap();
+            // As version 1 wrote it.
+            store
+                .conn
+                .execute_batch("UPDATE runs SET usable = 1; PRAGMA user_version = 1;")
+                .unwrap();
+            let found = store.lookup(std::slice::from_ref(&errored.key), 3).unwrap();
+            assert_eq!(found[0].len(), 1, "version 1 counted it");
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
+        let found = store.lookup(std::slice::from_ref(&errored.key), 3).unwrap();
+        assert!(found[0].is_empty(), "an errored run is never reused");
+        assert_eq!(store.count().unwrap(), 1, "it is kept for the record");
     }
 
     #[test]

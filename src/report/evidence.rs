@@ -75,7 +75,7 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
         })
         .collect();
     let runs: u64 = entries.iter().map(|e| e.runs).sum();
-    let cost: f64 = entries.iter().map(|e| e.cost_usd).sum();
+    let cost = crate::document::sum_usd(entries.iter().map(|e| e.cost_usd));
     let imported: u64 = entries.iter().map(|e| e.provenance.imported).sum();
     let untrusted = if imported > 0 {
         format!(

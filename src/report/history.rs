@@ -109,7 +109,7 @@ pub fn table(history: &History) -> String {
     for item in &history.items {
         for s in &item.series {
             let last = s.points.last().expect("a series has points");
-            let cost: f64 = s.points.iter().map(|p| p.cost_usd).sum();
+            let cost = crate::document::sum_usd(s.points.iter().map(|p| p.cost_usd));
             rows.push(vec![
                 crate::text::line(&item.item).into_owned(),
                 crate::text::line(&s.model).into_owned(),

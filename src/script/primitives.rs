@@ -985,6 +985,8 @@ mod library {
         );
         let h = host.clone();
         engine.register_fn("gate", move |result: EvalResult| -> RResult<GateDecision> {
+            let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
+            eval::measured_on_this_item(&h.ctx, &result.doc, &label).map_err(|e| raise(&h, e))?;
             let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)
                 .map_err(|e| raise(&h, e))?;
             // Trusting imported runs is the operator's flag, never a script's.

@@ -138,11 +138,29 @@ fn runs<'a>(case: &'a Value, arm: &str) -> Vec<&'a Value> {
         .unwrap_or_default()
 }
 
+/// The platform's words when it marked `run` (its `error`, else its
+/// `aborted`); `None` for a run that ended normally.
+fn fault(run: &Value) -> Option<String> {
+    let words = |v: &Value| match v {
+        Value::Null | Value::Bool(false) => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) if o.get("reason").and_then(Value::as_str).is_some() => Some(format!(
+            "{}/{}: {}",
+            o.get("server").and_then(Value::as_str).unwrap_or_default(),
+            o.get("tool").and_then(Value::as_str).unwrap_or_default(),
+            o["reason"].as_str().unwrap_or_default()
+        )),
+        other => Some(other.to_string()),
+    };
+    words(&run["error"]).or_else(|| words(&run["aborted"]).map(|w| format!("aborted: {w}")))
+}
+
 /// Reduce `doc` per contracts.md.
 pub fn expected(doc: &Value) -> Expected {
     let mut cases = Vec::new();
     let (mut passed, mut total) = (0u64, 0u64);
     let mut run_errors = false;
+    let (mut errored, mut all_runs) = (Vec::<String>::new(), 0usize);
     for case in doc["cases"].as_array().unwrap() {
         let trigger_names: Vec<&str> = case["graders"]
             .as_array()
@@ -151,8 +169,32 @@ pub fn expected(doc: &Value) -> Expected {
             .filter(|g| g["type"] == "tool_used" && g["config"]["tool"] == "Skill")
             .map(|g| g["name"].as_str().unwrap())
             .collect();
-        let with = runs(case, "with");
-        let without = runs(case, "without");
+        // A run the platform marked (error set, or aborted) never counts.
+        let mut marked = Vec::new();
+        let mut counted = |arm: &str| -> Vec<&Value> {
+            let all = runs(case, arm);
+            all_runs += all.len();
+            all.into_iter()
+                .filter(|r| match fault(r) {
+                    Some(words) => {
+                        marked.push(words);
+                        false
+                    }
+                    None => true,
+                })
+                .collect()
+        };
+        let with = counted("with");
+        let without = counted("without");
+        let all_cost = r4(runs(case, "with")
+            .iter()
+            .chain(&runs(case, "without"))
+            .map(|r| r["costUsd"].as_f64().unwrap())
+            .sum());
+        if !marked.is_empty() {
+            run_errors = true;
+        }
+        errored.extend(marked);
         let (mut p, mut t) = (0u64, 0u64);
         for run in &with {
             for g in run["graders"].as_array().unwrap() {
@@ -166,12 +208,13 @@ pub fn expected(doc: &Value) -> Expected {
         }
         passed += p;
         total += t;
-        let broken = with
-            .iter()
-            .chain(&without)
-            .any(|r| !r["error"].is_null() && r["graders"].as_array().unwrap().is_empty());
-        if without.is_empty() || broken {
+        if without.is_empty() {
             run_errors = true;
+        }
+        if with.is_empty() {
+            // Left out: no counted run with the item.
+            run_errors = true;
+            continue;
         }
         let score = |rs: &[&Value]| {
             avg(&rs
@@ -188,16 +231,12 @@ pub fn expected(doc: &Value) -> Expected {
             without: wo,
             delta: wo.map(|wo| r4(w - wo)),
             trigger_rate: (t > 0).then(|| r4(p as f64 / t as f64)),
-            cost: r4(with
-                .iter()
-                .chain(&without)
-                .map(|r| r["costUsd"].as_f64().unwrap())
-                .sum()),
+            cost: all_cost,
             runs: (with.len() + without.len()) as u64,
             graders: graders(&with, &without),
         });
     }
-    let with = r4(avg(&cases.iter().map(|c| c.with).collect::<Vec<_>>()).unwrap());
+    let with = r4(avg(&cases.iter().map(|c| c.with).collect::<Vec<_>>()).unwrap_or(0.0));
     let withouts: Vec<f64> = cases.iter().filter_map(|c| c.without).collect();
     let without = avg(&withouts).map(r4).unwrap_or(with);
     let partial_reason = if doc["partial"] == true {
@@ -207,6 +246,25 @@ pub fn expected(doc: &Value) -> Expected {
                 .unwrap_or("unspecified")
                 .to_string(),
         )
+    } else if let Some(first) = errored.first() {
+        let clean: String = first
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let mut words = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+        if words.chars().count() > 160 {
+            words = format!("{}…", words.chars().take(159).collect::<String>());
+        }
+        let n = errored.len();
+        Some(if n == all_runs {
+            format!(
+                "run_errors: every run ({n} of {all_runs}) ended on an error, so nothing was measured; the platform said: {words}"
+            )
+        } else {
+            format!(
+                "run_errors: {n} of {all_runs} runs ended on an error and were not counted; the platform said: {words}"
+            )
+        })
     } else if run_errors {
         Some("run_errors".to_string())
     } else {

@@ -52,6 +52,10 @@
 //!    tool result comes back, answer with the given text.
 //! 4. Otherwise [`Script::otherwise`]'s text (default `"OK."`).
 //!
+//! A rule may answer [`Reply::Drop`]: the connection is closed unanswered,
+//! which the platform reports on the run as `API Error: Connection dropped
+//! (ECONNRESET)` (set `CLAUDE_CODE_MAX_RETRIES=0` so it does not retry).
+//!
 //! [`Script::delay`] makes the model slow: each `/v1/messages` answer waits
 //! that long (the request is recorded on arrival).
 //!
@@ -88,6 +92,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_HEAD: usize = 64 * 1024;
 /// Largest request body accepted.
 const MAX_BODY: usize = 16 * 1024 * 1024;
+/// The recorded status of a [`Reply::Drop`]: no HTTP answer was sent.
+pub const DROPPED: u16 = 0;
 
 /// Token counts reported in an answer's `usage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +116,11 @@ pub enum Reply {
         /// The tool's input, e.g. `{"skill": "bob-eval-commit:commit"}`.
         input: Value,
     },
+    /// No answer: the connection is closed as soon as the request is read
+    /// (the platform sees a dropped connection; with
+    /// `CLAUDE_CODE_MAX_RETRIES=0` it does not retry and the run ends on
+    /// an API error).
+    Drop,
     /// An HTTP error with a Messages API error body.
     Error {
         /// HTTP status, e.g. 401.
@@ -128,6 +139,7 @@ impl Reply {
             Reply::Text(t) => format!("text {:?}", truncate(t, 60)),
             Reply::ToolUse { name, input } => format!("tool_use {name} {input}"),
             Reply::Error { status, kind, .. } => format!("error {status} {kind}"),
+            Reply::Drop => "dropped".into(),
         }
     }
 }
@@ -741,6 +753,9 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         std::thread::sleep(shared.script.delay);
     }
     let mut stream = stream;
+    if status == DROPPED {
+        return stream.shutdown(Shutdown::Both);
+    }
     stream.write_all(&http_response(status, content_type, &body))?;
     stream.flush()?;
     let _ = stream.shutdown(Shutdown::Write);
@@ -848,6 +863,7 @@ fn respond(req: &HttpRequest, shared: &Shared) -> (u16, &'static str, Vec<u8>, R
             let n = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
             let model = api.model().unwrap_or("claude-fake").to_string();
             match &reply {
+                Reply::Drop => (DROPPED, "", Vec::new()),
                 Reply::Error {
                     status,
                     kind,
@@ -902,7 +918,7 @@ fn message_json(model: &str, n: usize, reply: &Reply, usage: Usage) -> Value {
             json!([{ "type": "tool_use", "id": format!("toolu_fake_{n}"), "name": name, "input": input }]),
             "tool_use",
         ),
-        Reply::Error { .. } => unreachable!("errors are not messages"),
+        Reply::Error { .. } | Reply::Drop => unreachable!("errors are not messages"),
     };
     json!({
         "id": format!("msg_fake_{n}"),
@@ -981,7 +997,7 @@ fn sse(model: &str, n: usize, reply: &Reply, usage: Usage) -> String {
             }
             "tool_use"
         }
-        Reply::Error { .. } => unreachable!("errors are not streamed"),
+        Reply::Error { .. } | Reply::Drop => unreachable!("errors are not streamed"),
     };
     event(
         "content_block_stop",
