@@ -965,21 +965,23 @@ mod tests {
     /// A store of schema 1 held graded errored runs as usable; opened now, they
     /// are never returned.
     #[test]
-    fn version_1_errored_runs_stop_counting() {
+    fn version_2_errored_runs_stop_counting() {
         let (_t, path) = temp();
         let mut errored = sample("fires", Arm::With, 0, "b");
         errored.outcome.error = Some("exit 1: API Error: Connection dropped (ECONNRESET)".into());
         let errored = StoredRun::new(errored.key, errored.outcome);
         {
             let mut store = Store::open(&path).unwrap();
-            store.insert(std::slice::from_ref(&errored)).unwrap();
-            // As version 1 wrote it.
+            store
+                .insert(std::slice::from_ref(&errored), &Origin::Bought)
+                .unwrap();
+            // As version 2 wrote it (provenance kept, errored runs usable).
             store
                 .conn
-                .execute_batch("UPDATE runs SET usable = 1; PRAGMA user_version = 1;")
+                .execute_batch("UPDATE runs SET usable = 1; PRAGMA user_version = 2;")
                 .unwrap();
             let found = store.lookup(std::slice::from_ref(&errored.key), 3).unwrap();
-            assert_eq!(found[0].len(), 1, "version 1 counted it");
+            assert_eq!(found[0].len(), 1, "version 2 counted it");
         }
         let store = Store::open(&path).unwrap();
         assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
