@@ -79,7 +79,8 @@ pub fn glob_matches(pattern: &str, name: &str) -> bool {
 }
 
 impl Plan {
-    /// The key of `case`'s runs on `arm` at `platform_version`.
+    /// The key of `case`'s runs on `arm` at `platform_version`, as stored
+    /// (no item digest on the without arm).
     pub fn key(&self, case: &PlannedCase, arm: Arm, platform_version: &str) -> RunKey {
         RunKey {
             item: self.item.clone(),
@@ -93,6 +94,7 @@ impl Plan {
             tools: self.tools.clone(),
             options: self.options.clone(),
         }
+        .normalized()
     }
 
     /// Digest of the cases measured: their names and contents.

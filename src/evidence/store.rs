@@ -16,7 +16,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -24,8 +24,18 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// `PRAGMA application_id`: "bobe", marks the file as an evidence store.
 const APPLICATION_ID: i64 = 0x626f_6265;
 
+/// One step of the schema: SQL, or a function for what SQL cannot compute
+/// (the key digests).
+enum Migration {
+    Sql(&'static str),
+    Step(fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>),
+}
+
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Step(v2_without_arm_has_no_item)];
+
+/// Schema 1: the runs.
+const V1: &str = r#"
 CREATE TABLE runs (
     id                   TEXT    NOT NULL PRIMARY KEY,
     key_id               TEXT    NOT NULL,
@@ -55,7 +65,59 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_by_key ON runs (key_id, usable, started_at DESC, run DESC, id DESC);
 CREATE INDEX runs_by_item ON runs (item, case_name, arm, model);
-"#];
+"#;
+
+/// Schema 2: a without-arm run is keyed with no item digest
+/// ([`RunKey::normalized`]). Every without-arm row written under schema 1 is
+/// re-keyed: its item digest cleared, its `key_id` and `id` recomputed (a row
+/// whose new id is already stored is the same platform run: it is dropped).
+fn v2_without_arm_has_no_item(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let mut read = tx.prepare(
+        "SELECT id, item, case_name, case_digest, model, judge_model, platform_version, \
+         tools, options, started_at, run FROM runs WHERE arm = 'without' AND item_digest <> ''",
+    )?;
+    let mut moves = Vec::new();
+    let mut rows = read.query([])?;
+    while let Some(row) = rows.next()? {
+        let text = |i: usize| row.get::<_, String>(i);
+        let tools: Vec<String> = serde_json::from_str(&text(7)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, e.into())
+        })?;
+        let key = RunKey {
+            item: text(1)?,
+            item_digest: String::new(),
+            case: text(2)?,
+            case_digest: text(3)?,
+            arm: Arm::Without,
+            model: text(4)?,
+            judge_model: text(5)?,
+            platform_version: text(6)?,
+            tools,
+            options: text(8)?,
+        }
+        .normalized();
+        let started = DateTime::parse_from_rfc3339(&text(9)?)
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, e.into())
+            })?
+            .with_timezone(&Utc);
+        let run: u32 = row.get(10)?;
+        let id = StoredRun::id_of(&key, &started, run);
+        moves.push((text(0)?, id, key.id()));
+    }
+    drop(rows);
+    drop(read);
+    for (old, new, key_id) in moves {
+        let moved = tx.execute(
+            "UPDATE OR IGNORE runs SET id = ?2, key_id = ?3, item_digest = '' WHERE id = ?1",
+            params![old, new, key_id],
+        )?;
+        if moved == 0 {
+            tx.execute("DELETE FROM runs WHERE id = ?1", params![old])?;
+        }
+    }
+    Ok(())
+}
 
 /// Every column of a run, in the order [`run_from_row`] reads them.
 const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
@@ -208,7 +270,11 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(fault)?;
         for step in MIGRATIONS.iter().skip(version.max(0) as usize) {
-            tx.execute_batch(step).map_err(fault)?;
+            match step {
+                Migration::Sql(sql) => tx.execute_batch(sql),
+                Migration::Step(step) => step(&tx),
+            }
+            .map_err(fault)?;
         }
         tx.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(fault)?;
@@ -220,7 +286,14 @@ impl Store {
     /// Store `runs` in one transaction (all or none); returns how many were
     /// new. A run already stored (same id) is left as it was.
     pub fn insert(&mut self, runs: &[StoredRun]) -> Result<usize> {
-        for run in runs {
+        let runs: Vec<StoredRun> = runs
+            .iter()
+            .map(|r| StoredRun {
+                key: r.key.clone().normalized(),
+                ..r.clone()
+            })
+            .collect();
+        for run in &runs {
             let id = StoredRun::compute_id(&run.key, &run.outcome);
             let problem = if id != run.id {
                 Some(format!("its id is not {id}"))
@@ -254,7 +327,7 @@ impl Store {
                       ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"
                 ))
                 .map_err(fault)?;
-            for run in runs {
+            for run in &runs {
                 let (k, o) = (&run.key, &run.outcome);
                 let tools = serde_json::to_string(&k.tools).expect("strings serialize");
                 let graders = serde_json::to_string(&o.graders).expect("graders serialize");
@@ -762,5 +835,56 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().starts_with("runs.jsonl:3: "), "{err}");
         assert_eq!(store.count().unwrap(), 0);
+    }
+
+    #[test]
+    fn schema_2_rekeys_the_without_arm_of_a_schema_1_store() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let with = sample("fires", Arm::With, 0, "b");
+        let without = sample("fires", Arm::Without, 0, "b");
+        store.insert(&[with.clone(), without.clone()]).unwrap();
+        // Make it what schema 1 wrote: the without row keyed with the item digest,
+        // and the same platform run stored once more under another item digest.
+        let old = |digest: &str| {
+            let mut key = without.key.clone();
+            key.item_digest = digest.into();
+            (StoredRun::compute_id(&key, &without.outcome), key.id())
+        };
+        let (old_id, old_key) = old(&"i".repeat(64));
+        store
+            .conn
+            .execute(
+                "UPDATE runs SET id = ?1, key_id = ?2, item_digest = ?3 WHERE id = ?4",
+                params![old_id, old_key, "i".repeat(64), without.id],
+            )
+            .unwrap();
+        let (twin_id, twin_key) = old(&"j".repeat(64));
+        store
+            .conn
+            .execute(
+                &format!(
+                    "INSERT INTO runs ({COLUMNS}, key_id, usable) SELECT ?1, item, ?3, case_name, \
+                     case_digest, arm, model, judge_model, platform_version, tools, options, score, \
+                     passed, graders, cost_usd, judge_cost_usd, duration_seconds, turns, error, \
+                     skipped_paid_graders, started_at, run, bought_by, ?2, usable FROM runs WHERE id = ?4"
+                ),
+                params![twin_id, twin_key, "j".repeat(64), old_id],
+            )
+            .unwrap();
+        store
+            .conn
+            .pragma_update(None, "user_version", 1)
+            .unwrap();
+        drop(store);
+
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.user_version().unwrap(), 2);
+        assert_eq!(store.count().unwrap(), 2, "the twin is the same platform run");
+        let found = store
+            .lookup(&[with.key.clone(), without.key.clone()], 3)
+            .unwrap();
+        assert_eq!(found, vec![vec![with.clone()], vec![without.clone()]]);
+        store.integrity_check().unwrap();
     }
 }
