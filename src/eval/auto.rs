@@ -95,11 +95,13 @@ impl RunSource for PlatformSource<'_> {
                 };
                 *slot = self.unused(2 * i + arm, taken, want)?;
             }
-            let missing = fresh_runs
-                .iter()
-                .map(|r| want.saturating_sub(r.len()))
-                .max()
-                .unwrap_or(0);
+            let lacking = fresh_runs
+                .each_ref()
+                .map(|r| u32::try_from(want.saturating_sub(r.len())).unwrap_or(u32::MAX));
+            // The with arm alone when the without arm is served (the item was edited).
+            let call = super::plan::case_call(i, lacking)
+                .map(|c| (c.runs.unwrap_or(0) as usize, c.ablation));
+            let (missing, ablation) = call.unwrap_or((0, platform::Ablation::WithWithout));
             let mut cost = 0.0;
             if missing > 0 && partial_reason.is_none() {
                 if left <= 0.0 {
@@ -109,6 +111,7 @@ impl RunSource for PlatformSource<'_> {
                         self.claude,
                         self.plugin,
                         &RunOptions {
+                            ablation,
                             case: Some(case.name.clone()),
                             runs: Some(u32::try_from(missing).unwrap_or(u32::MAX)),
                             max_cost_usd: crate::document::round4(left),

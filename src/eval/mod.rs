@@ -180,6 +180,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
     }
     let settings = Settings::load(&ctx.home)?;
     Ok(RunOptions {
+        ablation: platform::Ablation::WithWithout,
         model: config::resolve_model(opts.model.as_deref(), &settings),
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd.as_deref(), &settings)?,
@@ -459,26 +460,11 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
     }
 }
 
-/// Runs per arm still missing for each case: the planned runs less the stored ones.
-fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<u32> {
-    plan.cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let have = |arm: usize| {
-                u32::try_from(stored.get(2 * i + arm).map_or(0, Vec::len)).unwrap_or(u32::MAX)
-            };
-            c.runs
-                .saturating_sub(have(0))
-                .max(c.runs.saturating_sub(have(1)))
-        })
-        .collect()
-}
-
-/// Look up what is stored, buy what is missing (one platform run for the
-/// whole suite when everything is missing, else one per case that lacks
-/// runs, each with the platform's `--case` and a `--runs` for what is
-/// missing), keep every bought run in the store (one transaction per
+/// Look up what is stored, buy what is missing ([`plan::calls`]: one
+/// platform run for the whole suite when every case lacks the same arms,
+/// else one per case that lacks runs, each with the platform's `--case` and
+/// a `--runs` for what is missing; the with arm alone when the without arm
+/// is stored), keep every bought run in the store (one transaction per
 /// platform result), and gather the runs the document is made from: per case
 /// and arm, the most recent planned number.
 fn buy_and_gather(
@@ -503,27 +489,14 @@ fn buy_and_gather(
         }
     };
     let stored = kept(store)?;
-    let need = missing(&plan, &stored);
-    // One call for the whole suite when nothing is stored and nothing filtered:
-    // the platform then runs each case its own number of times.
-    let calls: Vec<(Option<String>, Option<u32>)> =
-        if !plan.filtered && need.iter().zip(&plan.cases).all(|(n, c)| *n == c.runs) {
-            vec![(None, run.runs)]
-        } else {
-            plan.cases
-                .iter()
-                .zip(&need)
-                .filter(|(_, n)| **n > 0)
-                .map(|(c, n)| (Some(c.name.clone()), Some(*n)))
-                .collect()
-        };
+    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
     let runs_ctx = runs_context(&plan, bought_by);
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
     // This invocation's runs by key, in the platform's order: used first,
     // whatever they are (a run cut short by the ceiling counts here, though
     // the store never offers it for reuse).
     let mut bought: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
-    for (case, runs) in calls {
+    for call in calls {
         let remaining = round4(run.max_cost_usd - spent);
         if remaining <= 0.0 {
             partial_reason.get_or_insert_with(|| "cost_ceiling".into());
@@ -533,8 +506,9 @@ fn buy_and_gather(
             claude,
             plugin,
             &RunOptions {
-                case,
-                runs,
+                case: call.case.map(|i| plan.cases[i].name.clone()),
+                runs: call.runs,
+                ablation: call.ablation,
                 max_cost_usd: remaining,
                 ..run.clone()
             },
@@ -678,19 +652,28 @@ fn buy_once_in(
     observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
     let out = platform::run(claude, plugin, opts, observer)?;
-    let ctx = ReduceContext {
-        item: plan.item.clone(),
-        model: plan.model.clone(),
-        max_cost_usd: opts.max_cost_usd,
-        started: Some(out.started),
+    let origin = Origin::Platform {
+        exit_code: out.exit_code,
     };
-    let checked = crate::reduce::reduce_file(
-        &out.document,
-        Origin::Platform {
-            exit_code: out.exit_code,
-        },
-        &ctx,
-    )?;
+    let checked = match opts.ablation {
+        platform::Ablation::WithWithout => {
+            let ctx = ReduceContext {
+                item: plan.item.clone(),
+                model: plan.model.clone(),
+                max_cost_usd: opts.max_cost_usd,
+                started: Some(out.started),
+            };
+            let doc = crate::reduce::reduce_file(&out.document, origin, &ctx)?;
+            crate::reduce::SingleArm {
+                // The checked document's cost is the platform's `costUsd` (to 4 decimals).
+                cost_usd: doc.cost_usd,
+                partial_reason: doc.partial.then_some(doc.partial_reason).flatten(),
+            }
+        }
+        platform::Ablation::WithOnly => {
+            crate::reduce::check_single_arm(&out.document, origin, &plan.item)?
+        }
+    };
     let bytes = std::fs::read(&out.document)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
     let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
@@ -701,9 +684,8 @@ fn buy_once_in(
     })?;
     store.insert(&runs)?;
     Ok(Bought {
-        // The checked document's cost is the platform's `costUsd` (to 4 decimals).
         cost_usd: checked.cost_usd,
-        partial_reason: checked.partial.then_some(checked.partial_reason).flatten(),
+        partial_reason: checked.partial_reason,
         output: out,
         runs,
     })

@@ -497,6 +497,9 @@ pub(crate) mod tests {
         assert_eq!(read, new, "keyed as the without arm is now");
         assert_ne!(read.id, old_id);
         let forged = line.replace(&old_id, &new.id);
-        assert!(StoredRun::from_line(&forged).is_err(), "the id is checked as written");
+        assert!(
+            StoredRun::from_line(&forged).is_err(),
+            "the id is checked as written"
+        );
     }
 }

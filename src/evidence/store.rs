@@ -32,7 +32,10 @@ enum Migration {
 }
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Step(v2_without_arm_has_no_item)];
+const MIGRATIONS: &[Migration] = &[
+    Migration::Sql(V1),
+    Migration::Step(v2_without_arm_has_no_item),
+];
 
 /// Schema 1: the runs.
 const V1: &str = r#"
@@ -872,15 +875,16 @@ mod tests {
                 params![twin_id, twin_key, "j".repeat(64), old_id],
             )
             .unwrap();
-        store
-            .conn
-            .pragma_update(None, "user_version", 1)
-            .unwrap();
+        store.conn.pragma_update(None, "user_version", 1).unwrap();
         drop(store);
 
         let store = Store::open(&path).unwrap();
         assert_eq!(store.user_version().unwrap(), 2);
-        assert_eq!(store.count().unwrap(), 2, "the twin is the same platform run");
+        assert_eq!(
+            store.count().unwrap(),
+            2,
+            "the twin is the same platform run"
+        );
         let found = store
             .lookup(&[with.key.clone(), without.key.clone()], 3)
             .unwrap();
