@@ -40,10 +40,12 @@ pub struct SweepArgs {
     /// (the manifest `collect` checks)
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<Utf8PathBuf>,
-    /// Launch no suite once the suites have spent this much in all (US dollars).
-    /// Suites in flight finish, so the spend may pass it by at most --jobs
-    /// suites' ceilings; the suites left show as "not run (budget)" and the
-    /// exit code is 4 (incomplete)
+    /// Spend at most this much in all (US dollars). Each suite launched holds
+    /// back its ceiling (lowered to what is left), so the suites in flight
+    /// never pass it together; the suites left show as "not run (budget)" and
+    /// the exit code is 4 (incomplete). With --shard K/N it is the whole
+    /// matrix's budget: this shard spends its share (in proportion to its
+    /// suites, stated in DIR/shard.json)
     #[arg(long, value_name = "USD", value_parser = parse_budget)]
     pub max_total_usd: Option<f64>,
     #[command(flatten)]
@@ -72,6 +74,20 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         _ => crate::suite::list(&ctx.source)?,
     };
     let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
+    // The budget is the matrix's: each shard spends its share of it.
+    let budget = args.max_total_usd.map(|total| shard::Budget {
+        total_usd: total,
+        share_usd: match args.shard {
+            Some(s) => shard::budget_share(total, &tree, s),
+            None => total,
+        },
+    });
+    if let (Some(b), Some(_)) = (budget, args.shard) {
+        eprintln!(
+            "bob-eval: shard {shard}: budget ${:.2} of the sweep's ${:.2}",
+            b.share_usd, b.total_usd
+        );
+    }
     if let Some(dir) = &args.out_dir {
         prepare_out_dir(dir)?;
     }
@@ -90,7 +106,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
             disallow_tools: args.filters.disallow_tools.clone(),
-            max_total_usd: args.max_total_usd,
+            max_total_usd: budget.map(|b| b.share_usd),
             ..EvalOptions::default()
         },
         json: format == Format::Json,
@@ -113,7 +129,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     };
     let code = print_rows(&rows, format)?;
     if let Some(dir) = &args.out_dir {
-        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store)?;
+        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store, budget)?;
         eprintln!(
             "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
             rows.len(),
