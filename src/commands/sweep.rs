@@ -48,6 +48,11 @@ pub struct SweepArgs {
     /// suites, stated in DIR/shard.json)
     #[arg(long, value_name = "USD", value_parser = parse_budget)]
     pub max_total_usd: Option<f64>,
+    /// Run nothing: print, per suite, case and arm, the runs that would be
+    /// bought and reused, and an estimate of the cost beside each ceiling and
+    /// the budget (no platform call; EVALS=1 is not needed)
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub filters: super::args::FilterArgs,
     #[command(flatten)]
@@ -88,7 +93,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             b.share_usd, b.total_usd
         );
     }
-    if let Some(dir) = &args.out_dir {
+    if let Some(dir) = args.out_dir.as_ref().filter(|_| !args.dry_run) {
         prepare_out_dir(dir)?;
     }
     let options = Options {
@@ -107,6 +112,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             allow_tools: args.filters.allow_tools.clone(),
             disallow_tools: args.filters.disallow_tools.clone(),
             max_total_usd: budget.map(|b| b.share_usd),
+            dry_run: args.dry_run,
             ..EvalOptions::default()
         },
         json: format == Format::Json,
@@ -118,7 +124,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let store = crate::eval::evidence_path(ctx, &options.eval);
     let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
     // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
-    let Some(Published::Outcomes(rows)) = published else {
+    let (Some(Published::Outcomes(_)) | Some(Published::Estimates(_))) = published else {
         // JUnit and Markdown readers still get their (empty) document.
         match format {
             Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
@@ -126,6 +132,20 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             Format::Human | Format::Json => {}
         }
         return Ok(code);
+    };
+    let rows = match published {
+        Some(Published::Outcomes(rows)) => rows,
+        Some(Published::Estimates(all)) => {
+            match format {
+                Format::Json => super::print(&super::json(&all))?,
+                _ => super::print(&crate::report::estimate::estimates(
+                    &all,
+                    budget.map(|b| b.share_usd),
+                ))?,
+            }
+            return Ok(crate::error::exit::OK);
+        }
+        _ => unreachable!("matched above"),
     };
     let code = print_rows(&rows, format)?;
     if let Some(dir) = &args.out_dir {

@@ -9,6 +9,7 @@
 //! costs a run.
 
 pub mod auto;
+pub mod estimate;
 pub mod plan;
 
 use crate::config::{self, Context, Settings};
@@ -76,6 +77,9 @@ pub struct EvalOptions {
     /// `--report FILE`: save the platform's `report.html` there once the
     /// evaluation succeeded.
     pub report: Option<Utf8PathBuf>,
+    /// `--dry-run`: say what would be bought, reused and spent
+    /// ([`estimate::estimate`]); nothing runs.
+    pub dry_run: bool,
 }
 
 impl EvalOptions {
@@ -321,6 +325,11 @@ pub fn assemble_plugin(
     observer: &dyn Observer,
 ) -> Result<Assembled> {
     config::validate_item_name(item)?;
+    if opts.dry_run {
+        return Err(Error::Usage(format!(
+            "dry run: `{item}` would run the platform; a dry run only estimates (`--dry-run` on the command line, `estimate(item, opts)` in a script)"
+        )));
+    }
     let run = resolve(ctx, opts)?;
     if let Some(file) = &opts.platform_result {
         return Ok(Assembled {
@@ -942,6 +951,11 @@ pub fn evaluate_all(
     use std::sync::atomic::{AtomicBool, Ordering};
     // Options wrong for one suite are wrong for all: refuse them before any suite runs.
     let ceiling = resolve(ctx, opts)?.max_cost_usd;
+    if opts.dry_run {
+        return Err(Error::Usage(
+            "dry run: these suites would run the platform; a dry run only estimates (`estimate(item, opts)` in a script)".into(),
+        ));
+    }
     let interrupted = AtomicBool::new(false);
     let purse = std::sync::Mutex::new(Purse::default());
     let done = crate::parallel::map(items, jobs, |item| {

@@ -30,7 +30,7 @@ mod store;
 
 pub use digest::{digest_dir, digest_files, digest_parts, options_digest};
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{BUSY_TIMEOUT, SCHEMA_VERSION, Store, read_export};
+pub use store::{BUSY_TIMEOUT, PastCosts, SCHEMA_VERSION, Store, read_export};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};

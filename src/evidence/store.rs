@@ -489,6 +489,58 @@ impl Store {
         })
     }
 
+    /// The platform version of `item`'s most recent run, if any is stored
+    /// (what `--dry-run` assumes the platform still is).
+    pub fn last_platform_version(&self, item: &str) -> Result<Option<String>> {
+        let fault = |e| self.fault("reading the last platform version", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT platform_version FROM runs WHERE item = ?1 \
+                 ORDER BY started_at DESC, run DESC LIMIT 1",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([item]).map_err(fault)?;
+        match rows.next().map_err(fault)? {
+            Some(row) => Ok(Some(row.get(0).map_err(fault)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// What usable runs on `model` have cost, for estimates: per case and arm
+    /// of `item`, and over every item (total dollars and runs).
+    pub fn past_costs(&self, item: &str, model: &str) -> Result<PastCosts> {
+        let fault = |e| self.fault("reading past costs", e);
+        let mut out = PastCosts::default();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT case_name, arm, total(cost_usd), count(*) FROM runs \
+                 WHERE item = ?1 AND model = ?2 AND usable = 1 GROUP BY case_name, arm",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([item, model]).map_err(fault)?;
+        while let Some(row) = rows.next().map_err(fault)? {
+            let arm: String = row.get(1).map_err(fault)?;
+            out.cases.insert(
+                (row.get(0).map_err(fault)?, self.arm(&arm)?),
+                (
+                    row.get(2).map_err(fault)?,
+                    row.get::<_, i64>(3).map_err(fault)? as u64,
+                ),
+            );
+        }
+        out.model = self
+            .conn
+            .query_row(
+                "SELECT total(cost_usd), count(*) FROM runs WHERE model = ?1 AND usable = 1",
+                [model],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+            )
+            .map_err(fault)?;
+        Ok(out)
+    }
+
     /// How many runs the store holds.
     pub fn count(&self) -> Result<u64> {
         self.conn
@@ -568,6 +620,15 @@ impl Store {
             outcome,
         })
     }
+}
+
+/// Past costs on one model ([`Store::past_costs`]): dollars and runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PastCosts {
+    /// Per case and arm of the item.
+    pub cases: std::collections::BTreeMap<(String, Arm), (f64, u64)>,
+    /// Over every item on the model.
+    pub model: (f64, u64),
 }
 
 /// The one query of [`Store::lookup`]: `?1` a JSON array of key ids, `?2` how many per key.
@@ -890,5 +951,38 @@ mod tests {
             .unwrap();
         assert_eq!(found, vec![vec![with.clone()], vec![without.clone()]]);
         store.integrity_check().unwrap();
+    }
+
+    #[test]
+    fn last_version_and_past_costs() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.last_platform_version("commit").unwrap(), None);
+        let mut newer = sample("fires", Arm::With, 9, "b");
+        newer.key.platform_version = "2.1.400".into();
+        let newer = StoredRun::new(newer.key, newer.outcome);
+        store
+            .insert(&[
+                sample("fires", Arm::With, 0, "b"),
+                newer,
+                sample("quiet", Arm::Without, 1, "b"),
+            ])
+            .unwrap();
+        assert_eq!(
+            store.last_platform_version("commit").unwrap().as_deref(),
+            Some("2.1.400")
+        );
+        let costs = store.past_costs("commit", "claude-sonnet-5-5").unwrap();
+        let (usd, n) = costs.cases[&("fires".to_string(), Arm::With)];
+        assert_eq!(n, 2);
+        assert!((usd - 0.06).abs() < 1e-9);
+        assert_eq!(costs.model.1, 3);
+        assert!(
+            store
+                .past_costs("commit", "haiku")
+                .unwrap()
+                .cases
+                .is_empty()
+        );
     }
 }
