@@ -194,6 +194,7 @@ fn collect_thousand() {
                     error: None,
                 })
                 .collect(),
+            budget: None,
         };
         write(
             &out.join(shard::MANIFEST),

@@ -195,10 +195,11 @@ pub enum Error {
     #[error("interrupted")]
     Interrupted,
 
-    /// A sweep's suite left unlaunched: the sweep had spent its `--max-total-usd`.
+    /// A sweep's suite left unlaunched: the sweep had spent its `--max-total-usd`
+    /// (or held it back for the suites in flight).
     #[error("not launched: the sweep had spent ${spent:.2} of its --max-total-usd ${budget:.2}")]
     BudgetSpent {
-        /// What the sweep had spent when the suite's turn came.
+        /// What the sweep had spent, and held back for suites in flight, when the suite's turn came.
         spent: f64,
         /// The budget.
         budget: f64,

@@ -48,9 +48,33 @@ pub struct Platform {
     pub version: String,
 }
 
+/// Which arms a platform run buys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ablation {
+    /// `--ablation with-without`: both arms.
+    #[default]
+    WithWithout,
+    /// `--ablation none` on the assembled plugin: the item loaded, the with
+    /// arm alone (its runs are rescored under the with/without rules when
+    /// kept; see `docs/evidence.md`).
+    WithOnly,
+}
+
+impl Ablation {
+    /// The platform's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ablation::WithWithout => "with-without",
+            Ablation::WithOnly => "none",
+        }
+    }
+}
+
 /// What a platform run is held to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
+    /// Both arms, or the with arm alone.
+    pub ablation: Ablation,
     /// The model; `default` is not passed.
     pub model: String,
     /// `--runs`.
@@ -86,6 +110,7 @@ impl RunOptions {
     /// Options with nothing but the model and the ceiling set.
     pub fn new(model: impl Into<String>, max_cost_usd: f64) -> Self {
         RunOptions {
+            ablation: Ablation::WithWithout,
             model: model.into(),
             runs: None,
             max_cost_usd,
@@ -337,7 +362,7 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
         "eval".into(),
         plugin_dir.to_string(),
         "--ablation".into(),
-        "with-without".into(),
+        opts.ablation.as_str().into(),
         "--output-dir".into(),
         output_dir(plugin_dir).to_string(),
         "--threshold".into(),
@@ -1018,8 +1043,10 @@ fn parse_progress(item: &str, line: &str) -> Option<Event> {
         Regex::new(r"^Ablation: \d+ arms? × \d+ cases? \((\d+) runs?\)").expect("valid regex")
     });
     let run = RUN.get_or_init(|| {
-        Regex::new(r"^\s+(\S+) run (\d+/\d+) \[(with|without)\]: score ([0-9.]+)\s+\$([0-9.]+)")
-            .expect("valid regex")
+        Regex::new(
+            r"^\s+(\S+) run (\d+/\d+)(?: \[(with|without)\])?: score ([0-9.]+)\s+\$([0-9.]+)",
+        )
+        .expect("valid regex")
     });
     if let Some(c) = total.captures(line) {
         return c[1].parse().ok().map(|total| Event::RunsPlanned {
@@ -1032,7 +1059,8 @@ fn parse_progress(item: &str, line: &str) -> Option<Event> {
             item: item.into(),
             case: c[1].to_string(),
             which: c[2].to_string(),
-            arm: c[3].to_string(),
+            // A single-arm run (`--ablation none`) names no arm: it is the with arm.
+            arm: c.get(3).map_or("with", |m| m.as_str()).to_string(),
             score: c[4].parse().ok()?,
             cost: c[5].parse().ok()?,
         });
@@ -1174,6 +1202,15 @@ mod tests {
             ..RunOptions::new("haiku", 0.25)
         };
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
+        let single = RunOptions {
+            ablation: Ablation::WithOnly,
+            ..RunOptions::new("default", 2.0)
+        };
+        assert!(
+            arguments(Utf8Path::new("/p"), &single)
+                .join(" ")
+                .starts_with("plugin eval /p --ablation none --output-dir")
+        );
         assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4 --case fi* --tag a --tag b --allow-tools Write Bash(git:*) --disallow-tools Agent"), "{args}");
     }
 
@@ -1196,6 +1233,18 @@ mod tests {
                 score: 1.0,
                 cost: 0.03
             })
+        );
+        assert_eq!(
+            parse_progress("x", "  fires run 2/3: score 0.50  $0.02"),
+            Some(Event::RunDone {
+                item: "x".into(),
+                case: "fires".into(),
+                which: "2/3".into(),
+                arm: "with".into(),
+                score: 0.5,
+                cost: 0.02
+            }),
+            "a single-arm run is the with arm"
         );
         assert!(matches!(
             parse_progress("x", "⚠ cost ceiling $0.01 hit; skipping remaining cases"),

@@ -259,6 +259,54 @@ pub fn reduce_file(path: &Utf8Path, origin: Origin, ctx: &ReduceContext) -> Resu
     }
 }
 
+/// What a single-arm platform run came to ([`check_single_arm`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleArm {
+    /// The platform's `costUsd` (to 4 decimals).
+    pub cost_usd: f64,
+    /// Why it stopped early, when it did.
+    pub partial_reason: Option<String>,
+}
+
+/// Check the result of a single-arm platform run (`--ablation none`, the
+/// item's plugin loaded: the with arm alone) as [`reduce_file`] checks a
+/// with/without one: the plugin loaded, the scores are fractions, and no
+/// case has a without arm. It is not reduced: its runs are rescored and
+/// kept as evidence, and the document is made from the store.
+pub fn check_single_arm(path: &Utf8Path, origin: Origin, item: &str) -> Result<SingleArm> {
+    let checked = read_doc(path).and_then(|doc| {
+        check_plugin(&doc, item, "none")?;
+        check_scores(&doc, path)?;
+        if let Some(case) = doc.cases.iter().find(|c| !c.arms.without.is_empty()) {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "case `{}` has a without arm in a single-arm (ablation none) result",
+                    case.name
+                ),
+            ));
+        }
+        let partial = doc.partial || origin == (Origin::Platform { exit_code: 2 });
+        Ok(SingleArm {
+            cost_usd: crate::document::round4(doc.cost_usd),
+            partial_reason: partial.then(|| {
+                doc.partial_reason
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or_else(|| "platform_exit_2".into())
+            }),
+        })
+    });
+    match (origin, checked) {
+        (Origin::Platform { .. }, Err(Error::InvalidInput { at, message })) => {
+            Err(Error::PlatformFailed {
+                message: format!("its result is not usable: {at}: {message}"),
+                details: vec![],
+            })
+        }
+        (_, other) => other,
+    }
+}
+
 /// Every run score must be a fraction (the platform's scores are weighted
 /// pass shares): anything else would make every mean meaningless.
 fn check_scores(doc: &PlatformDoc, path: &Utf8Path) -> Result<()> {
@@ -422,10 +470,20 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
 
 /// The plugin must have loaded under the with/without ablation.
 fn check_loaded(doc: &PlatformDoc, item: &str) -> Result<()> {
+    check_plugin(doc, item, "with-without")
+}
+
+/// The plugin must have loaded, under the ablation `ablation` bob-eval asked for.
+fn check_plugin(doc: &PlatformDoc, item: &str, ablation: &str) -> Result<()> {
     let expected = plugin_name(item);
-    if doc.suite.ablation != "with-without" {
+    if doc.suite.ablation != ablation {
+        let why = if ablation == "with-without" {
+            "it found no plugin to ablate, so there is no without arm to compare"
+        } else {
+            "it ran another ablation than the one asked for"
+        };
         return Err(Error::PluginNotLoaded(format!(
-            "the platform ran with ablation {:?}, not \"with-without\": it found no plugin to ablate, so there is no without arm to compare (expected plugin {expected:?})",
+            "the platform ran with ablation {:?}, not {ablation:?}: {why} (expected plugin {expected:?})",
             doc.suite.ablation
         )));
     }
@@ -1043,5 +1101,30 @@ mod tests {
         assert_eq!(err.exit_code(), crate::error::exit::USAGE);
         let err = parse_doc(br#"{"schemaVersion": 2, "suite": {}}"#, "r.json".into()).unwrap_err();
         assert!(err.to_string().contains("schemaVersion 2"), "{err}");
+    }
+
+    #[test]
+    fn a_single_arm_result_is_checked_not_reduced() {
+        let capture = |name: &str| {
+            camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/platform")
+                .join(name)
+        };
+        let single = capture("single-arm-none.json");
+        let checked = check_single_arm(&single, Origin::File, "commit").unwrap();
+        assert_eq!(checked.cost_usd, 0.0243);
+        assert_eq!(checked.partial_reason, None);
+        let exit2 = check_single_arm(&single, Origin::Platform { exit_code: 2 }, "commit");
+        assert_eq!(
+            exit2.unwrap().partial_reason.as_deref(),
+            Some("platform_exit_2")
+        );
+        for (path, item) in [
+            (single.clone(), "other"),
+            (capture("single-arm-with-without.json"), "commit"),
+        ] {
+            let err = check_single_arm(&path, Origin::File, item).unwrap_err();
+            assert!(matches!(err, Error::PluginNotLoaded(_)), "{err}");
+        }
     }
 }

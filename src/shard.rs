@@ -128,6 +128,27 @@ pub fn select(items: &[String], shard: Shard) -> Vec<String> {
         .collect()
 }
 
+/// Shard `shard`'s share of a sweep's total budget `total` (US dollars): the
+/// total in proportion to the suites the shard was given, rounded down to
+/// the cent, so that the shares of the N shards never add up to more than
+/// the total. A shard with no suite gets nothing.
+pub fn budget_share(total: f64, tree: &[String], shard: Shard) -> f64 {
+    if tree.is_empty() {
+        return 0.0;
+    }
+    let mine = select(tree, shard).len() as f64;
+    (total * mine / tree.len() as f64 * 100.0).floor() / 100.0
+}
+
+/// The budget a shard was held to ([`Manifest::budget`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// `sweep --max-total-usd`: the whole matrix's budget.
+    pub total_usd: f64,
+    /// This shard's share ([`budget_share`]).
+    pub share_usd: f64,
+}
+
 /// The identity of a tree's suite list: `sha256:` of the names in order.
 pub fn tree_digest(items: &[String]) -> String {
     let parts = std::iter::once("bob-eval-suites/1").chain(items.iter().map(String::as_str));
@@ -149,6 +170,9 @@ pub struct Manifest {
     pub suites: usize,
     /// The suites given to this shard, in sweep order.
     pub items: Vec<Entry>,
+    /// The sweep's budget and this shard's share, under `--max-total-usd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 /// One suite of a [`Manifest`].
@@ -174,13 +198,15 @@ pub struct Written {
 
 /// Write one shard's folder `dir` (created if missing): a document per suite
 /// that ran, the runs `store` keeps for the shard's suites (none when there
-/// is no store yet), and the manifest last.
+/// is no store yet), and the manifest last (with the `budget` the shard was
+/// held to, if any).
 pub fn write_out_dir(
     dir: &Utf8Path,
     shard: Shard,
     tree: &[String],
     rows: &[ItemOutcome],
     store: &Utf8Path,
+    budget: Option<Budget>,
 ) -> Result<Written> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "creating", e))?;
     let mut documents = 0;
@@ -225,6 +251,7 @@ pub fn write_out_dir(
                 },
             })
             .collect(),
+        budget,
     };
     let text = serde_json::to_string_pretty(&manifest).expect("a manifest serialises") + "\n";
     crate::fsio::write_atomically(&dir.join(MANIFEST), text.as_bytes())?;

@@ -347,6 +347,54 @@ fn the_budget_leaves_suites_unlaunched_and_the_sweep_incomplete() {
     );
 }
 
+/// `--max-total-usd` on a matrix is the matrix's budget: each shard gets a
+/// share in proportion to its suites (stated in its manifest), holds back
+/// each suite's ceiling from it, and the shards together spend no more than
+/// the total. (Per shard, as before, the two shards would have spent $0.56.)
+#[test]
+fn a_sharded_sweep_splits_one_budget() {
+    let w = World::new(2);
+    let mut spent = 0.0;
+    let mut shares = 0.0;
+    for k in 1..=2 {
+        let dir = w.path(&format!("shard-{k}"));
+        let out = w.run(
+            &format!("home-{k}"),
+            &[
+                "sweep",
+                "--shard",
+                &format!("{k}/2"),
+                "--jobs",
+                "2",
+                "--max-total-usd",
+                "0.30",
+                "--out-dir",
+                &dir,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!("shard {k}/2: budget $0.15 of the sweep's $0.30")),
+            "{}",
+            text(&out.stderr)
+        );
+        let manifest = read_json(&Path::new(&dir).join("shard.json"));
+        assert_eq!(manifest["budget"]["total_usd"], 0.3);
+        shares += manifest["budget"]["share_usd"].as_f64().unwrap();
+        let items = manifest["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2, "two suites a shard");
+        for item in items.iter().filter(|i| i["exit_code"] == 0) {
+            let doc = read_json(
+                &Path::new(&dir).join(format!("{}.json", item["item"].as_str().unwrap())),
+            );
+            spent += doc["cost_usd"].as_f64().unwrap();
+        }
+    }
+    assert!(shares <= 0.30 + 1e-9, "{shares}");
+    assert!(spent <= 0.30, "the matrix spent {spent}");
+    assert!(spent > 0.0);
+}
+
 #[test]
 fn a_bad_shard_or_out_dir_is_refused_before_anything_runs() {
     let w = World::new(1);

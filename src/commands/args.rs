@@ -54,6 +54,12 @@ pub struct PlatformArgs {
     /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
+    /// Run nothing: print, per case and arm, the runs that would be bought and
+    /// those reused from the evidence store, and an estimate of the cost from
+    /// the store's past runs beside the ceiling (no platform call: the
+    /// platform version is assumed to be the item's last stored one)
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Which cases run and with which tools: shared by `run`, `exam`, `propose`
@@ -104,6 +110,24 @@ impl PlatformArgs {
             evidence: self.evidence.clone(),
             max_total_usd: None,
             report: self.report.clone(),
+            dry_run: self.dry_run,
         }
     }
+}
+
+/// `--dry-run` on `run`, `exam` and `propose`: the estimate for `item` under
+/// `args`, as text or (`json`) as a `bob-eval-estimate/1` object; nothing runs.
+pub fn dry_run(
+    ctx: &crate::config::Context,
+    item: &str,
+    args: &PlatformArgs,
+    json: bool,
+) -> crate::error::Result<u8> {
+    let estimate = eval::estimate::estimate(ctx, item, &args.options())?;
+    if json {
+        super::print(&super::json(&estimate))?;
+    } else {
+        super::print(&crate::report::estimate::estimate(&estimate))?;
+    }
+    Ok(crate::error::exit::OK)
 }

@@ -21,6 +21,9 @@ pub struct ExamArgs {
 
 /// Run `pipelines/exam.rhai`.
 pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
+    if args.platform.dry_run {
+        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+    }
     let options = Options {
         item: Some(args.item.clone()),
         eval: args.platform.options(),

@@ -33,6 +33,9 @@ pub struct ProposeArgs {
 
 /// Run `pipelines/proposer.rhai`.
 pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
+    if args.platform.dry_run {
+        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+    }
     let options = Options {
         item: Some(args.item.clone()),
         eval: args.platform.options(),

@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// XML or Markdown tables instead of it (--out still gets the document)
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = RunFormat::Json)]
     pub format: RunFormat,
+    /// With --dry-run: print the estimate as JSON (bob-eval-estimate/1)
+    #[arg(long, requires = "dry_run")]
+    pub json: bool,
 }
 
 /// `run --format`: the document is JSON already, so there is no `human`.
@@ -41,6 +44,9 @@ pub enum RunFormat {
 
 /// Evaluate and write the document.
 pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
+    if args.platform.dry_run {
+        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+    }
     if let Some(path) = &args.out {
         // Refused before anything is spent.
         crate::fsio::check_writable(path)?;

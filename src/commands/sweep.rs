@@ -44,12 +44,19 @@ pub struct SweepArgs {
     /// (the manifest `collect` checks)
     #[arg(long, value_name = "DIR", value_parser = super::path_arg)]
     pub out_dir: Option<Utf8PathBuf>,
-    /// Launch no suite once the suites have spent this much in all (US dollars).
-    /// Suites in flight finish, so the spend may pass it by at most --jobs
-    /// suites' ceilings; the suites left show as "not run (budget)" and the
-    /// exit code is 4 (incomplete)
+    /// Spend at most this much in all (US dollars). Each suite launched holds
+    /// back its ceiling (lowered to what is left), so the suites in flight
+    /// never pass it together; the suites left show as "not run (budget)" and
+    /// the exit code is 4 (incomplete). With --shard K/N it is the whole
+    /// matrix's budget: this shard spends its share (in proportion to its
+    /// suites, stated in DIR/shard.json)
     #[arg(long, value_name = "USD", value_parser = parse_budget)]
     pub max_total_usd: Option<f64>,
+    /// Run nothing: print, per suite, case and arm, the runs that would be
+    /// bought and reused, and an estimate of the cost beside each ceiling and
+    /// the budget (no platform call; EVALS=1 is not needed)
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub filters: super::args::FilterArgs,
     #[command(flatten)]
@@ -76,7 +83,21 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         _ => crate::suite::list(&ctx.source)?,
     };
     let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
-    if let Some(dir) = &args.out_dir {
+    // The budget is the matrix's: each shard spends its share of it.
+    let budget = args.max_total_usd.map(|total| shard::Budget {
+        total_usd: total,
+        share_usd: match args.shard {
+            Some(s) => shard::budget_share(total, &tree, s),
+            None => total,
+        },
+    });
+    if let (Some(b), Some(_)) = (budget, args.shard) {
+        eprintln!(
+            "bob-eval: shard {shard}: budget ${:.2} of the sweep's ${:.2}",
+            b.share_usd, b.total_usd
+        );
+    }
+    if let Some(dir) = args.out_dir.as_ref().filter(|_| !args.dry_run) {
         prepare_out_dir(dir)?;
     }
     let options = Options {
@@ -95,7 +116,8 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
             disallow_tools: args.filters.disallow_tools.clone(),
-            max_total_usd: args.max_total_usd,
+            max_total_usd: budget.map(|b| b.share_usd),
+            dry_run: args.dry_run,
             ..EvalOptions::default()
         },
         json: format == Format::Json,
@@ -107,7 +129,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let store = crate::eval::evidence_path(ctx, &options.eval);
     let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
     // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
-    let Some(Published::Outcomes(rows)) = published else {
+    let (Some(Published::Outcomes(_)) | Some(Published::Estimates(_))) = published else {
         // JUnit and Markdown readers still get their (empty) document.
         match format {
             Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
@@ -116,9 +138,23 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         }
         return Ok(code);
     };
+    let rows = match published {
+        Some(Published::Outcomes(rows)) => rows,
+        Some(Published::Estimates(all)) => {
+            match format {
+                Format::Json => super::print(&super::json(&all))?,
+                _ => super::print(&crate::report::estimate::estimates(
+                    &all,
+                    budget.map(|b| b.share_usd),
+                ))?,
+            }
+            return Ok(crate::error::exit::OK);
+        }
+        _ => unreachable!("matched above"),
+    };
     let code = print_rows(&rows, format)?;
     if let Some(dir) = &args.out_dir {
-        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store)?;
+        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store, budget)?;
         eprintln!(
             "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
             rows.len(),

@@ -89,16 +89,25 @@ impl RunSource for PlatformSource<'_> {
             }
             stored.push(fresh_runs);
         }
-        // A case's call buys on both arms as many runs as its emptier arm lacks.
+        // What each case's call buys: both arms as many runs as the emptier
+        // lacks, or the with arm alone when the without arm is served.
+        let lacking = |want: usize, fresh_runs: &[Vec<StoredRun>; 2]| {
+            fresh_runs
+                .each_ref()
+                .map(|r| u32::try_from(want.saturating_sub(r.len())).unwrap_or(u32::MAX))
+        };
         let (mut to_buy, mut reused) = (0usize, 0usize);
         for (request, fresh_runs) in requests.iter().zip(&stored) {
             let want = request.runs_per_arm as usize;
             reused += fresh_runs.iter().map(Vec::len).sum::<usize>();
-            to_buy += 2 * fresh_runs
-                .iter()
-                .map(|r| want.saturating_sub(r.len()))
-                .max()
-                .unwrap_or(0);
+            let bought = super::plan::bought_by_calls(
+                self.plan,
+                &super::plan::case_call(request.case, lacking(want, fresh_runs))
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+                request.case,
+            );
+            to_buy += (bought[0] + bought[1]) as usize;
         }
         let reuse = if reused > 0 {
             format!(", {reused} reused from the evidence store")
@@ -119,11 +128,10 @@ impl RunSource for PlatformSource<'_> {
         for (request, mut fresh_runs) in requests.iter().zip(stored) {
             let (i, want) = (request.case, request.runs_per_arm as usize);
             let case = &self.plan.cases[i];
-            let missing = fresh_runs
-                .iter()
-                .map(|r| want.saturating_sub(r.len()))
-                .max()
-                .unwrap_or(0);
+            // The with arm alone when the without arm is served (the item was edited).
+            let call = super::plan::case_call(i, lacking(want, &fresh_runs))
+                .map(|c| (c.runs.unwrap_or(0) as usize, c.ablation));
+            let (missing, ablation) = call.unwrap_or((0, platform::Ablation::WithWithout));
             let mut cost = 0.0;
             if missing > 0 && partial_reason.is_none() {
                 if left <= 0.0 {
@@ -133,6 +141,7 @@ impl RunSource for PlatformSource<'_> {
                         self.claude,
                         self.plugin,
                         &RunOptions {
+                            ablation,
                             case: Some(case.name.clone()),
                             runs: Some(u32::try_from(missing).unwrap_or(u32::MAX)),
                             max_cost_usd: crate::document::round4(left),

@@ -9,6 +9,7 @@
 //! costs a run.
 
 pub mod auto;
+pub mod estimate;
 pub mod plan;
 
 use crate::config::{self, Context, Settings};
@@ -76,6 +77,9 @@ pub struct EvalOptions {
     /// `--report FILE`: save the platform's `report.html` there once the
     /// evaluation succeeded.
     pub report: Option<Utf8PathBuf>,
+    /// `--dry-run`: say what would be bought, reused and spent
+    /// ([`estimate::estimate`]); nothing runs.
+    pub dry_run: bool,
 }
 
 impl EvalOptions {
@@ -180,6 +184,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
     }
     let settings = Settings::load(&ctx.home)?;
     Ok(RunOptions {
+        ablation: platform::Ablation::WithWithout,
         model: config::resolve_model(opts.model.as_deref(), &settings),
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd.as_deref(), &settings)?,
@@ -344,6 +349,11 @@ pub fn assemble_plugin(
     observer: &dyn Observer,
 ) -> Result<Assembled> {
     config::validate_item_name(item)?;
+    if opts.dry_run {
+        return Err(Error::Usage(format!(
+            "dry run: `{item}` would run the platform; a dry run only estimates (`--dry-run` on the command line, `estimate(item, opts)` in a script)"
+        )));
+    }
     let run = resolve(ctx, opts)?;
     if let Some(file) = &opts.platform_result {
         return Ok(Assembled {
@@ -501,26 +511,11 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
     }
 }
 
-/// Runs per arm still missing for each case: the planned runs less the stored ones.
-fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<u32> {
-    plan.cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let have = |arm: usize| {
-                u32::try_from(stored.get(2 * i + arm).map_or(0, Vec::len)).unwrap_or(u32::MAX)
-            };
-            c.runs
-                .saturating_sub(have(0))
-                .max(c.runs.saturating_sub(have(1)))
-        })
-        .collect()
-}
-
-/// Look up what is stored, buy what is missing (one platform run for the
-/// whole suite when everything is missing, else one per case that lacks
-/// runs, each with the platform's `--case` and a `--runs` for what is
-/// missing), keep every bought run in the store (one transaction per
+/// Look up what is stored, buy what is missing ([`plan::calls`]: one
+/// platform run for the whole suite when every case lacks the same arms,
+/// else one per case that lacks runs, each with the platform's `--case` and
+/// a `--runs` for what is missing; the with arm alone when the without arm
+/// is stored), keep every bought run in the store (one transaction per
 /// platform result), and gather the runs the document is made from: per case
 /// and arm, the most recent planned number.
 fn buy_and_gather(
@@ -545,20 +540,7 @@ fn buy_and_gather(
         }
     };
     let stored = kept(store)?;
-    let need = missing(&plan, &stored);
-    // One call for the whole suite when nothing is stored and nothing filtered:
-    // the platform then runs each case its own number of times.
-    let calls: Vec<(Option<String>, Option<u32>)> =
-        if !plan.filtered && need.iter().zip(&plan.cases).all(|(n, c)| *n == c.runs) {
-            vec![(None, run.runs)]
-        } else {
-            plan.cases
-                .iter()
-                .zip(&need)
-                .filter(|(_, n)| **n > 0)
-                .map(|(c, n)| (Some(c.name.clone()), Some(*n)))
-                .collect()
-        };
+    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
     // This invocation's runs by key, in the platform's order: used first (a
@@ -566,7 +548,7 @@ fn buy_and_gather(
     // offers it for reuse); a run the platform marked with an error never.
     let mut bought: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
     let mut errored: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
-    for (case, runs) in calls {
+    for call in calls {
         let remaining = round4(run.max_cost_usd - spent);
         if remaining <= 0.0 {
             partial_reason.get_or_insert_with(|| "cost_ceiling".into());
@@ -576,8 +558,9 @@ fn buy_and_gather(
             claude,
             plugin,
             &RunOptions {
-                case,
-                runs,
+                case: call.case.map(|i| plan.cases[i].name.clone()),
+                runs: call.runs,
+                ablation: call.ablation,
                 max_cost_usd: remaining,
                 ..run.clone()
             },
@@ -742,19 +725,34 @@ fn buy_once_in(
     observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
     let out = platform::run(claude, plugin, opts, observer.clone())?;
-    let ctx = ReduceContext {
-        item: plan.item.clone(),
-        model: plan.model.clone(),
-        max_cost_usd: opts.max_cost_usd,
-        started: Some(out.started),
+    let origin = Origin::Platform {
+        exit_code: out.exit_code,
     };
-    let checked = crate::reduce::reduce_file(
-        &out.document,
-        Origin::Platform {
-            exit_code: out.exit_code,
-        },
-        &ctx,
-    )?;
+    let checked = match opts.ablation {
+        platform::Ablation::WithWithout => {
+            let ctx = ReduceContext {
+                item: plan.item.clone(),
+                model: plan.model.clone(),
+                max_cost_usd: opts.max_cost_usd,
+                started: Some(out.started),
+            };
+            let doc = crate::reduce::reduce_file(&out.document, origin, &ctx)?;
+            crate::reduce::SingleArm {
+                // The checked document's cost is the platform's `costUsd` (to 4 decimals).
+                cost_usd: doc.cost_usd,
+                // The platform's own reason (a ceiling, a credential); errored
+                // runs are counted where the runs used are gathered.
+                partial_reason: doc
+                    .partial
+                    .then_some(doc.partial_reason)
+                    .flatten()
+                    .filter(|r| !crate::reduce::is_run_errors(r)),
+            }
+        }
+        platform::Ablation::WithOnly => {
+            crate::reduce::check_single_arm(&out.document, origin, &plan.item)?
+        }
+    };
     let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
     let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
@@ -785,15 +783,8 @@ fn buy_once_in(
         )));
     }
     Ok(Bought {
-        // The checked document's cost is the platform's `costUsd` (to 4 decimals).
         cost_usd: checked.cost_usd,
-        // The platform's own reason (a ceiling, a credential); errored runs
-        // are counted where the runs used are gathered.
-        partial_reason: checked
-            .partial
-            .then_some(checked.partial_reason)
-            .flatten()
-            .filter(|r| !crate::reduce::is_run_errors(r)),
+        partial_reason: checked.partial_reason,
         output: out,
         runs,
     })
@@ -1004,6 +995,53 @@ pub fn evaluate(
     reduce(&run)
 }
 
+/// What a budgeted [`evaluate_all`] has spent and holds back for the suites in flight.
+#[derive(Debug, Default)]
+struct Purse {
+    spent: f64,
+    held: f64,
+}
+
+impl Purse {
+    /// The ceiling of the next suite, `ceiling` lowered to what `budget` has
+    /// left, held back; [`Error::BudgetSpent`] when less than a cent is left.
+    fn hold(&mut self, budget: f64, ceiling: f64) -> Result<f64> {
+        let left = round4(budget - self.spent - self.held);
+        if left < 0.01 {
+            return Err(Error::BudgetSpent {
+                spent: round4(self.spent + self.held),
+                budget,
+            });
+        }
+        let hold = ceiling.min(left);
+        self.held += hold;
+        Ok(hold)
+    }
+
+    /// A suite held `held` and came to `outcome`: what it spent is its
+    /// document's cost; a suite that failed before the platform ran spent
+    /// nothing, one that failed later is counted at its whole ceiling (what it
+    /// spent is not known).
+    fn settle(&mut self, held: f64, outcome: &Result<SkillEval>) {
+        self.held = (self.held - held).max(0.0);
+        self.spent += match outcome {
+            Ok(doc) => doc.cost_usd,
+            Err(
+                Error::Usage(_)
+                | Error::InvalidItemName { .. }
+                | Error::ItemNotFound { .. }
+                | Error::ItemAmbiguous { .. }
+                | Error::NoSuite { .. }
+                | Error::SuiteInvalid { .. }
+                | Error::PlatformMissing(_)
+                | Error::PlatformTooOld { .. }
+                | Error::BudgetSpent { .. },
+            ) => 0.0,
+            Err(_) => held,
+        };
+    }
+}
+
 /// One item's outcome in [`evaluate_all`].
 #[derive(Debug)]
 pub struct Evaluated {
@@ -1040,10 +1078,13 @@ pub struct Failure {
 /// is [`Error::Interrupted`]. Bad options (a ceiling, a model) fail the whole
 /// batch before anything runs.
 ///
-/// Under [`EvalOptions::max_total_usd`], a suite whose turn comes once the
-/// finished suites' `cost_usd` reaches the budget is not launched: its outcome
-/// is [`Error::BudgetSpent`]. Suites in flight finish, so the spend exceeds
-/// the budget by at most `jobs` suites' ceilings.
+/// Under [`EvalOptions::max_total_usd`], each suite launched holds back its
+/// ceiling, lowered to what the budget has left once the finished suites'
+/// `cost_usd` and the ceilings of the suites in flight are counted; a suite
+/// whose turn comes when less than a cent is left is not launched (its
+/// outcome is [`Error::BudgetSpent`]). So the suites never spend more than
+/// the budget together, as far as the platform keeps to a ceiling (it stops
+/// at the first run that passes it).
 pub fn evaluate_all(
     ctx: &Context,
     items: &[String],
@@ -1053,23 +1094,40 @@ pub fn evaluate_all(
 ) -> Result<Vec<Evaluated>> {
     use std::sync::atomic::{AtomicBool, Ordering};
     // Options wrong for one suite are wrong for all: refuse them before any suite runs.
-    resolve(ctx, opts)?;
+    let ceiling = resolve(ctx, opts)?.max_cost_usd;
+    if opts.dry_run {
+        return Err(Error::Usage(
+            "dry run: these suites would run the platform; a dry run only estimates (`estimate(item, opts)` in a script)".into(),
+        ));
+    }
     let interrupted = AtomicBool::new(false);
-    let spent = std::sync::Mutex::new(0.0_f64);
+    let purse = std::sync::Mutex::new(Purse::default());
     let done = crate::parallel::map(items, jobs, |item| {
         if interrupted.load(Ordering::SeqCst) {
             return None;
         }
-        let so_far = *spent.lock().unwrap_or_else(|p| p.into_inner());
-        let outcome = match opts.max_total_usd {
-            Some(budget) if so_far >= budget => Err(Error::BudgetSpent {
-                spent: so_far,
-                budget,
-            }),
-            _ => evaluate(ctx, item, opts, observer.clone()),
+        let held = opts.max_total_usd.map(|budget| {
+            purse
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .hold(budget, ceiling)
+        });
+        let (outcome, ceiling) = match held {
+            Some(Err(spent)) => (Err(spent), None),
+            Some(Ok(ceiling)) => {
+                let opts = EvalOptions {
+                    max_cost_usd: Some(ceiling.to_string()),
+                    ..opts.clone()
+                };
+                (evaluate(ctx, item, &opts, observer.clone()), Some(ceiling))
+            }
+            None => (evaluate(ctx, item, opts, observer.clone()), None),
         };
-        if let Ok(doc) = &outcome {
-            *spent.lock().unwrap_or_else(|p| p.into_inner()) += doc.cost_usd;
+        if let Some(ceiling) = ceiling {
+            purse
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .settle(ceiling, &outcome);
         }
         let said = match &outcome {
             Ok(doc) => Ok(Box::new(doc.clone())),
@@ -1128,5 +1186,39 @@ mod tests {
         };
         let err = resolve(&ctx, &opts).unwrap_err();
         assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{err}");
+    }
+
+    #[test]
+    fn a_purse_never_holds_more_than_the_budget() {
+        let mut purse = Purse::default();
+        assert_eq!(purse.hold(1.0, 0.4).unwrap(), 0.4);
+        assert_eq!(purse.hold(1.0, 0.4).unwrap(), 0.4);
+        assert_eq!(
+            purse.hold(1.0, 0.4).unwrap(),
+            0.2,
+            "lowered to what is left"
+        );
+        assert!(matches!(
+            purse.hold(1.0, 0.4),
+            Err(Error::BudgetSpent { .. })
+        ));
+        // The first suite spent less than it held: the rest is free again.
+        let doc = SkillEval {
+            cost_usd: 0.1,
+            ..SkillEval::sample(0.5, 0.25)
+        };
+        purse.settle(0.4, &Ok(doc));
+        assert_eq!(purse.hold(1.0, 0.4).unwrap(), 0.3);
+        // A suite refused before the platform ran spent nothing; one that failed later its ceiling.
+        purse.settle(0.4, &Err(Error::Usage("x".into())));
+        purse.settle(
+            0.2,
+            &Err(Error::PlatformFailed {
+                message: "x".into(),
+                details: vec![],
+            }),
+        );
+        assert!((purse.spent - 0.3).abs() < 1e-9, "{}", purse.spent);
+        assert!((purse.held - 0.3).abs() < 1e-9, "{}", purse.held);
     }
 }

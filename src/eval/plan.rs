@@ -6,6 +6,7 @@
 use crate::document::SkillEval;
 use crate::error::{Error, Result};
 use crate::evidence::{Arm, RunKey, StoredRun};
+use crate::platform::Ablation;
 use crate::reduce::{
     Arms, GraderConfig, GraderDef, PlatformCase, PlatformDoc, PlatformPlugin, PlatformSuite,
     ReduceContext, RunGrader,
@@ -89,7 +90,8 @@ pub fn glob_matches(pattern: &str, name: &str) -> bool {
 }
 
 impl Plan {
-    /// The key of `case`'s runs on `arm` at `platform_version`.
+    /// The key of `case`'s runs on `arm` at `platform_version`, as stored
+    /// (no item digest on the without arm).
     pub fn key(&self, case: &PlannedCase, arm: Arm, platform_version: &str) -> RunKey {
         RunKey {
             item: self.item.clone(),
@@ -103,6 +105,7 @@ impl Plan {
             tools: self.tools.clone(),
             options: self.options.clone(),
         }
+        .normalized()
     }
 
     /// Digest of the cases measured: their names and contents.
@@ -127,6 +130,94 @@ impl Plan {
             .flat_map(|c| [Arm::With, Arm::Without].map(|arm| self.key(c, arm, platform_version)))
             .collect()
     }
+}
+
+/// One platform call an evaluation makes to buy what the store lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    /// The planned case it runs (the platform's `--case`); `None`: the whole suite.
+    pub case: Option<usize>,
+    /// The platform's `--runs`; `None`: each case its own number.
+    pub runs: Option<u32>,
+    /// Both arms, or the with arm alone.
+    pub ablation: Ablation,
+}
+
+/// Runs per arm each planned case lacks, `[with, without]`: its planned runs
+/// less the `stored` ones (one entry per key of [`Plan::keys`]).
+pub fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<[u32; 2]> {
+    plan.cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            [0, 1].map(|arm| {
+                let have = stored.get(2 * i + arm).map_or(0, Vec::len);
+                c.runs
+                    .saturating_sub(u32::try_from(have).unwrap_or(u32::MAX))
+            })
+        })
+        .collect()
+}
+
+/// The platform calls that buy what `need` ([`missing`]) lacks. A case that
+/// lacks without-arm runs is bought on both arms (`with-without`, as many as
+/// the arm lacking more); a case that lacks with-arm runs only (its item was
+/// edited) is bought on the with arm alone. One call for the whole suite
+/// when every case lacks all its runs of the same arms and nothing is
+/// filtered (`runs` is then `--runs` as given); else one call per case.
+pub fn calls(plan: &Plan, need: &[[u32; 2]], runs: Option<u32>) -> Vec<Call> {
+    let all = |with: bool, without: bool| {
+        plan.cases.iter().zip(need).all(|(c, n)| {
+            n[0] == if with { c.runs } else { 0 } && n[1] == if without { c.runs } else { 0 }
+        })
+    };
+    if !plan.filtered && !plan.cases.is_empty() {
+        for (with, without, ablation) in [
+            (true, true, Ablation::WithWithout),
+            (true, false, Ablation::WithOnly),
+        ] {
+            if all(with, without) {
+                return vec![Call {
+                    case: None,
+                    runs,
+                    ablation,
+                }];
+            }
+        }
+    }
+    need.iter()
+        .enumerate()
+        .filter_map(|(i, &need)| case_call(i, need))
+        .collect()
+}
+
+/// The call that buys what planned case `index` lacks, `need` `[with,
+/// without]`: both arms when the without arm lacks runs, else the with arm
+/// alone; none when it lacks nothing.
+pub fn case_call(index: usize, [with, without]: [u32; 2]) -> Option<Call> {
+    let (n, ablation) = if without > 0 {
+        (with.max(without), Ablation::WithWithout)
+    } else {
+        (with, Ablation::WithOnly)
+    };
+    (n > 0).then_some(Call {
+        case: Some(index),
+        runs: Some(n),
+        ablation,
+    })
+}
+
+/// Runs `calls` buy for planned case `index` on each arm, `[with, without]`.
+pub fn bought_by_calls(plan: &Plan, calls: &[Call], index: usize) -> [u32; 2] {
+    let mut out = [0, 0];
+    for call in calls.iter().filter(|c| c.case.is_none_or(|i| i == index)) {
+        let n = call.runs.unwrap_or(plan.cases[index].runs);
+        out[0] += n;
+        if call.ablation == Ablation::WithWithout {
+            out[1] += n;
+        }
+    }
+    out
 }
 
 /// The runs one case is judged on.
@@ -252,5 +343,80 @@ mod tests {
         ] {
             assert_eq!(glob_matches(p, n), ok, "{p} ~ {n}");
         }
+    }
+
+    fn plan(runs: &[u32], filtered: bool) -> Plan {
+        Plan {
+            item: "commit".into(),
+            item_digest: "i".into(),
+            cases: runs
+                .iter()
+                .enumerate()
+                .map(|(i, &runs)| PlannedCase {
+                    name: format!("c{i}"),
+                    digest: "d".into(),
+                    runs,
+                    triggers: vec![],
+                })
+                .collect(),
+            filtered,
+            all_digests: Default::default(),
+            model: "default".into(),
+            judge_model: "default".into(),
+            tools: vec![],
+            options: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_edited_item_is_bought_on_the_with_arm_alone() {
+        let p = plan(&[3, 3], false);
+        let whole = |ablation| {
+            vec![Call {
+                case: None,
+                runs: Some(3),
+                ablation,
+            }]
+        };
+        assert_eq!(
+            calls(&p, &[[3, 3], [3, 3]], Some(3)),
+            whole(Ablation::WithWithout)
+        );
+        assert_eq!(
+            calls(&p, &[[3, 0], [3, 0]], Some(3)),
+            whole(Ablation::WithOnly)
+        );
+        assert_eq!(calls(&p, &[[0, 0], [0, 0]], Some(3)), vec![]);
+        // An edited case re-buys both arms; the other case its with arm only.
+        let mixed = calls(&p, &[[3, 3], [3, 0]], Some(3));
+        assert_eq!(
+            mixed,
+            vec![
+                Call {
+                    case: Some(0),
+                    runs: Some(3),
+                    ablation: Ablation::WithWithout
+                },
+                Call {
+                    case: Some(1),
+                    runs: Some(3),
+                    ablation: Ablation::WithOnly
+                },
+            ]
+        );
+        assert_eq!(bought_by_calls(&p, &mixed, 0), [3, 3]);
+        assert_eq!(bought_by_calls(&p, &mixed, 1), [3, 0]);
+        // A case lacking without runs only is bought on both arms (the platform has no without-only mode).
+        assert_eq!(
+            calls(&p, &[[0, 2], [0, 0]], Some(3)),
+            vec![Call {
+                case: Some(0),
+                runs: Some(2),
+                ablation: Ablation::WithWithout
+            }]
+        );
+        // Filtered: never the whole suite.
+        let f = plan(&[3], true);
+        assert_eq!(calls(&f, &[[3, 0]], None)[0].case, Some(0));
     }
 }

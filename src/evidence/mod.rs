@@ -8,6 +8,12 @@
 //! under the same key are interchangeable evidence: [`Store::lookup`] returns
 //! the most recent N per key, so a new eval pays only for the runs it lacks.
 //!
+//! The without arm never loads the item, so its runs are keyed with no item
+//! digest ([`RunKey::normalized`]): after an edit of the item only with-arm
+//! runs are missing, and an evaluation buys those alone (the platform's
+//! single-arm mode, rescored under the with/without rules: see
+//! `docs/evidence.md`).
+//!
 //! The export format is JSON Lines, one [`StoredRun`] a line:
 //!
 //! ```json
@@ -37,7 +43,7 @@ pub use digest::{
     case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
 };
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, SCHEMA_VERSION, Store, pending_dir, read_export};
+pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir, read_export};
 
 /// How far in the future an imported run may be dated (clocks of two
 /// machines disagree a little); later is refused ([`Refusal::Future`]).
@@ -73,6 +79,13 @@ impl Arm {
         }
     }
 
+    /// Whether runs on this arm depend on the item's contents: the with arm
+    /// loads the item; the without arm runs the same case with no plugin, so
+    /// its key holds no item digest. The one place this rule is written.
+    pub fn carries_item(self) -> bool {
+        self == Arm::With
+    }
+
     /// The arm named `text`.
     pub fn parse(text: &str) -> Option<Arm> {
         match text {
@@ -89,7 +102,8 @@ impl Arm {
 pub struct RunKey {
     /// The item's name (for listing; its contents are `item_digest`).
     pub item: String,
-    /// [`digest_files`]/[`digest_dir`] of the item's files.
+    /// [`digest_files`]/[`digest_dir`] of the item's files on the with arm;
+    /// empty on the without arm, which never loads the item ([`RunKey::normalized`]).
     pub item_digest: String,
     /// The case's name.
     pub case: String,
@@ -110,14 +124,22 @@ pub struct RunKey {
 }
 
 impl RunKey {
-    /// The key with its tool grants sorted and deduplicated.
+    /// The key as it is stored and looked up: tool grants sorted and
+    /// deduplicated, and no item digest on the without arm
+    /// ([`Arm::carries_item`]): an edit of the item leaves without-arm runs
+    /// reusable. Keys written before this rule are normalized on import and
+    /// by the store's schema 2 migration.
     pub fn normalized(mut self) -> RunKey {
         self.tools.sort();
         self.tools.dedup();
+        if !self.arm.carries_item() {
+            self.item_digest.clear();
+        }
         self
     }
 
-    /// A digest of every field (tools order-insensitive): the lookup key.
+    /// A digest of every field as written (tools order-insensitive): the
+    /// lookup key of a [normalized](RunKey::normalized) key.
     pub fn id(&self) -> String {
         let mut tools = self.tools.clone();
         tools.sort();
@@ -399,7 +421,7 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
-    /// A run with its id computed; the key's tools are normalized.
+    /// A run with its key [normalized](RunKey::normalized) and its id computed.
     pub fn new(key: RunKey, outcome: RunOutcome) -> StoredRun {
         let key = key.normalized();
         StoredRun {
@@ -421,10 +443,13 @@ impl StoredRun {
     /// same platform run stored twice (a replayed result, an import of an
     /// export) gets the same id, whoever bought it.
     pub fn compute_id(key: &RunKey, outcome: &RunOutcome) -> String {
-        let started = outcome
-            .started_at
-            .to_rfc3339_opts(SecondsFormat::Nanos, true);
-        let run = outcome.run.to_string();
+        StoredRun::id_of(key, &outcome.started_at, outcome.run)
+    }
+
+    /// [`StoredRun::compute_id`] from the parts it reads.
+    pub(crate) fn id_of(key: &RunKey, started_at: &DateTime<Utc>, run: u32) -> String {
+        let started = started_at.to_rfc3339_opts(SecondsFormat::Nanos, true);
+        let run = run.to_string();
         digest::digest_parts(["bob-eval-evidence-run/1", &key.id(), &started, &run])
     }
 }
@@ -553,14 +578,16 @@ impl StoredRun {
                 line.schema
             ));
         }
-        let run = StoredRun::new(line.key, line.outcome);
-        if run.id != line.id {
+        // The id of the key as written: a line exported before the without
+        // arm lost its item digest still verifies, then is normalized.
+        let written = StoredRun::compute_id(&line.key, &line.outcome);
+        if written != line.id {
             return Err(format!(
-                "id {} does not match the run's key, started_at and run (expected {}): the line was edited or damaged",
-                line.id, run.id
+                "id {} does not match the run's key, started_at and run (expected {written}): the line was edited or damaged",
+                line.id
             ));
         }
-        Ok(run)
+        Ok(StoredRun::new(line.key, line.outcome))
     }
 }
 
@@ -688,5 +715,44 @@ pub(crate) mod tests {
         );
         run.outcome.graders.clear();
         assert!(!run.outcome.usable());
+    }
+
+    #[test]
+    fn the_without_arm_carries_no_item_digest() {
+        let with = sample("fires", Arm::With, 0, "x");
+        let without = sample("fires", Arm::Without, 0, "x");
+        assert_eq!(with.key.item_digest, "i".repeat(64));
+        assert_eq!(without.key.item_digest, "");
+        // An edit of the item changes the with key only.
+        let mut edited = with.key.clone();
+        edited.item_digest = "j".repeat(64);
+        assert_ne!(edited.normalized().id(), with.key.id());
+        let mut edited = without.key.clone();
+        edited.item_digest = "j".repeat(64);
+        assert_eq!(edited.normalized().id(), without.key.id());
+    }
+
+    #[test]
+    fn an_old_without_line_still_imports_normalized() {
+        let new = sample("fires", Arm::Without, 0, "x");
+        // A line written before the rule: the item digest in the key and id.
+        let mut key = new.key.clone();
+        key.item_digest = "i".repeat(64);
+        let old_id = StoredRun::compute_id(&key, &new.outcome);
+        let line = serde_json::to_string(&Line {
+            schema: EXPORT_SCHEMA.into(),
+            id: old_id.clone(),
+            key,
+            outcome: new.outcome.clone(),
+        })
+        .unwrap();
+        let read = StoredRun::from_line(&line).unwrap();
+        assert_eq!(read, new, "keyed as the without arm is now");
+        assert_ne!(read.id, old_id);
+        let forged = line.replace(&old_id, &new.id);
+        assert!(
+            StoredRun::from_line(&forged).is_err(),
+            "the id is checked as written"
+        );
     }
 }

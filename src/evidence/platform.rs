@@ -43,14 +43,87 @@ struct Doc {
     #[serde(default)]
     started_at: Option<DateTime<Utc>>,
     #[serde(default)]
+    suite: Suite,
+    #[serde(default)]
     cases: Vec<Case>,
+}
+
+#[derive(Default, Deserialize)]
+struct Suite {
+    #[serde(default)]
+    ablation: String,
 }
 
 #[derive(Deserialize)]
 struct Case {
     name: String,
     #[serde(default)]
+    graders: Vec<GraderDef>,
+    #[serde(default)]
     arms: Arms,
+}
+
+#[derive(Clone, Deserialize)]
+struct GraderDef {
+    name: String,
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    config: GraderConfig,
+}
+
+#[derive(Clone, Default, Deserialize)]
+struct GraderConfig {
+    #[serde(default)]
+    tool: Option<serde_json::Value>,
+    #[serde(default)]
+    arm: Option<serde_json::Value>,
+}
+
+impl GraderDef {
+    /// Under `with-without`, a plugin-fired indicator: `tool_used` on `Skill`
+    /// (unless `arm: both`), or any grader with `arm: with-only`.
+    fn with_only(&self) -> bool {
+        let arm = self.config.arm.as_ref().and_then(|a| a.as_str());
+        let on_skill = self.config.tool.as_ref().and_then(|t| t.as_str()) == Some("Skill");
+        arm == Some("with-only") || (self.kind == "tool_used" && on_skill && arm != Some("both"))
+    }
+}
+
+/// Rescore a with-arm run of a single-arm result (`ablation: none`, where
+/// every grader is scored) under the with/without rules: the case's with-only
+/// graders become unscored indicators, unless every grader is one (then all
+/// are scored, as the platform does); the score is the weighted share of the
+/// scored graders that passed, and the run passes when all of them did (and
+/// it had not failed for another reason). A run with no graders is left as
+/// it is.
+fn rescore_as_with_without(run: &mut RunOutcome, graders: &[GraderDef]) {
+    let indicators: Vec<&str> = graders
+        .iter()
+        .filter(|g| g.with_only())
+        .map(|g| g.name.as_str())
+        .collect();
+    if run.graders.is_empty() || indicators.is_empty() || indicators.len() == graders.len() {
+        return;
+    }
+    let all_passed = |gs: &[GraderOutcome]| gs.iter().filter(|g| g.scored).all(|g| g.passed);
+    let failed_otherwise = !run.passed && all_passed(&run.graders);
+    for g in &mut run.graders {
+        let indicator = indicators.contains(&g.name.as_str());
+        g.with_only = indicator;
+        g.scored = !indicator;
+    }
+    let (mut passed, mut total) = (0.0, 0.0);
+    for g in run.graders.iter().filter(|g| g.scored) {
+        total += g.weight;
+        if g.passed {
+            passed += g.weight;
+        }
+    }
+    if total > 0.0 {
+        run.score = passed / total;
+    }
+    run.passed = !failed_otherwise && all_passed(&run.graders);
 }
 
 #[derive(Default, Deserialize)]
@@ -112,7 +185,10 @@ fn yes() -> bool {
 }
 
 /// Every run of the platform result `bytes` (read from `path`, named in
-/// errors) as a run to store, keyed with `ctx`. Bad JSON, a `schemaVersion`
+/// errors) as a run to store, keyed with `ctx`. A single-arm result
+/// (`ablation: none`: the item loaded, the with arm alone) gives with-arm
+/// runs rescored under the with/without rules, so they stand beside runs
+/// bought under `with-without` (see `docs/evidence.md`). Bad JSON, a `schemaVersion`
 /// other than 1, a case without a digest in `ctx` or an impossible number is
 /// invalid input naming the file.
 pub fn runs_from_platform(
@@ -134,8 +210,29 @@ pub fn runs_from_platform(
         .claude_version
         .filter(|v| !v.is_empty())
         .ok_or_else(|| Error::invalid(path, "no claudeVersion: the runs cannot be keyed"))?;
+    let single_arm = match doc.suite.ablation.as_str() {
+        "with-without" | "" => false,
+        "none" => true,
+        other => {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "ablation {other:?}: bob-eval keeps runs of `with-without` and `none` (with arm only) results"
+                ),
+            ));
+        }
+    };
     let mut out = Vec::new();
     for case in doc.cases {
+        if single_arm && !case.arms.without.is_empty() {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "case `{}` has a without arm in a single-arm (ablation none) result",
+                    case.name
+                ),
+            ));
+        }
         let case_digest = ctx.case_digests.get(&case.name).ok_or_else(|| {
             Error::invalid(
                 path,
@@ -174,7 +271,7 @@ pub fn runs_from_platform(
                     tools: ctx.tools.clone(),
                     options: ctx.options.clone(),
                 };
-                let outcome = RunOutcome {
+                let mut outcome = RunOutcome {
                     score: run.score,
                     passed: run.passed,
                     graders: run
@@ -202,6 +299,9 @@ pub fn runs_from_platform(
                     run: u32::try_from(i + 1).unwrap_or(u32::MAX),
                     bought_by: ctx.bought_by.clone(),
                 };
+                if single_arm {
+                    rescore_as_with_without(&mut outcome, &case.graders);
+                }
                 if let Some(problem) = outcome.problem() {
                     return Err(at(problem));
                 }
@@ -354,5 +454,111 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         let err = runs_from_platform(b"[", &path, &ctx(&[])).unwrap_err();
         assert!(err.to_string().contains("run1_main.json:1"), "{err}");
+    }
+
+    /// The same suite run by the real platform under `--ablation none` and
+    /// under `with-without` (the scripted model answers alike): the single-arm
+    /// runs, rescored, are the with-arm runs (graders' flags, score, pass).
+    #[test]
+    fn a_single_arm_run_rescored_is_a_with_arm_run() {
+        let names = ["fires", "quiet"];
+        let (bytes, path) = capture("single-arm-none.json");
+        let single = runs_from_platform(&bytes, &path, &ctx(&names)).unwrap();
+        let (bytes, path) = capture("single-arm-with-without.json");
+        let both = runs_from_platform(&bytes, &path, &ctx(&names)).unwrap();
+        let with: Vec<&StoredRun> = both.iter().filter(|r| r.key.arm == Arm::With).collect();
+        assert_eq!(single.len(), 2);
+        assert_eq!(with.len(), 2);
+        for (a, b) in single.iter().zip(with) {
+            assert_eq!(a.key, b.key);
+            assert_eq!(a.outcome.graders.len(), b.outcome.graders.len());
+            for (g, h) in a.outcome.graders.iter().zip(&b.outcome.graders) {
+                assert_eq!(
+                    (&g.name, g.passed, g.scored, g.with_only, g.weight),
+                    (&h.name, h.passed, h.scored, h.with_only, h.weight)
+                );
+            }
+            assert_eq!(a.outcome.score, b.outcome.score);
+            assert_eq!(a.outcome.passed, b.outcome.passed);
+        }
+        // What the platform wrote: the trigger grader scored, as any other.
+        let raw: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(capture("single-arm-none.json").1).unwrap())
+                .unwrap();
+        assert_eq!(
+            raw["cases"][0]["arms"]["with"][0]["graders"][0]["scored"],
+            true
+        );
+    }
+
+    #[test]
+    fn rescoring_follows_the_with_without_rules() {
+        let def = |name: &str, kind: &str, config: serde_json::Value| -> GraderDef {
+            serde_json::from_value(
+                serde_json::json!({"name": name, "type": kind, "config": config}),
+            )
+            .unwrap()
+        };
+        let outcome = |graders: &[(&str, bool, f64)]| RunOutcome {
+            score: 0.0,
+            passed: false,
+            graders: graders
+                .iter()
+                .map(|(n, p, w)| GraderOutcome {
+                    name: n.to_string(),
+                    passed: *p,
+                    scored: true,
+                    with_only: false,
+                    weight: *w,
+                    explanation: String::new(),
+                })
+                .collect(),
+            cost_usd: 0.0,
+            judge_cost_usd: 0.0,
+            duration_seconds: 0.0,
+            turns: 1,
+            error: None,
+            skipped_paid_graders: false,
+            started_at: DateTime::from_timestamp(0, 0).unwrap(),
+            run: 1,
+            bought_by: "x".into(),
+        };
+        let defs = [
+            def("fires", "tool_used", serde_json::json!({"tool": "Skill"})),
+            def("marked", "regex", serde_json::json!({"arm": "with-only"})),
+            def(
+                "kept",
+                "tool_used",
+                serde_json::json!({"tool": "Skill", "arm": "both"}),
+            ),
+            def("subject", "regex", serde_json::json!({})),
+        ];
+        let mut run = outcome(&[
+            ("fires", false, 1.0),
+            ("marked", false, 1.0),
+            ("kept", true, 1.0),
+            ("subject", true, 3.0),
+        ]);
+        rescore_as_with_without(&mut run, &defs);
+        let flags: Vec<(bool, bool)> = run
+            .graders
+            .iter()
+            .map(|g| (g.scored, g.with_only))
+            .collect();
+        assert_eq!(
+            flags,
+            [(false, true), (false, true), (true, false), (true, false)]
+        );
+        assert_eq!((run.score, run.passed), (1.0, true));
+        // Every grader with-only: all stay scored.
+        let mut run = outcome(&[("fires", true, 1.0)]);
+        rescore_as_with_without(&mut run, &defs[..1]);
+        assert!(run.graders[0].scored && !run.graders[0].with_only);
+        assert_eq!(run.score, 0.0, "left as the platform scored it");
+        // A run that failed for another reason (an error) stays failed.
+        let mut run = outcome(&[("fires", false, 1.0), ("subject", true, 1.0)]);
+        run.graders[0].passed = true;
+        rescore_as_with_without(&mut run, &[defs[0].clone(), defs[3].clone()]);
+        assert!(!run.passed);
     }
 }

@@ -17,7 +17,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,8 +39,20 @@ pub enum Kept {
 /// `PRAGMA application_id`: "bobe", marks the file as an evidence store.
 const APPLICATION_ID: i64 = 0x626f_6265;
 
+/// One step of the schema: SQL, or a function for what SQL cannot compute
+/// (the key digests).
+enum Migration {
+    Sql(&'static str),
+    Step(fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>),
+}
+
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[CREATE_RUNS, ADD_PROVENANCE, MARKED_RUNS_NEVER_COUNT];
+const MIGRATIONS: &[Migration] = &[
+    Migration::Sql(CREATE_RUNS),
+    Migration::Sql(ADD_PROVENANCE),
+    Migration::Sql(MARKED_RUNS_NEVER_COUNT),
+    Migration::Step(without_arm_has_no_item),
+];
 
 /// Schema 1: the runs.
 const CREATE_RUNS: &str = r#"
@@ -94,6 +106,58 @@ UPDATE runs SET usable = 0
 /// Version 2 → 3: a run the platform marked with an error never counts, even
 /// when it was graded (versions 1 and 2 kept graded errored runs usable).
 const MARKED_RUNS_NEVER_COUNT: &str = "UPDATE runs SET usable = 0 WHERE error IS NOT NULL;";
+
+/// Version 3 → 4: a without-arm run is keyed with no item digest
+/// ([`RunKey::normalized`]). Every without-arm row written before is
+/// re-keyed: its item digest cleared, its `key_id` and `id` recomputed (a row
+/// whose new id is already stored is the same platform run: it is dropped).
+fn without_arm_has_no_item(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let mut read = tx.prepare(
+        "SELECT id, item, case_name, case_digest, model, judge_model, platform_version, \
+         tools, options, started_at, run FROM runs WHERE arm = 'without' AND item_digest <> ''",
+    )?;
+    let mut moves = Vec::new();
+    let mut rows = read.query([])?;
+    while let Some(row) = rows.next()? {
+        let text = |i: usize| row.get::<_, String>(i);
+        let tools: Vec<String> = serde_json::from_str(&text(7)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, e.into())
+        })?;
+        let key = RunKey {
+            item: text(1)?,
+            item_digest: String::new(),
+            case: text(2)?,
+            case_digest: text(3)?,
+            arm: Arm::Without,
+            model: text(4)?,
+            judge_model: text(5)?,
+            platform_version: text(6)?,
+            tools,
+            options: text(8)?,
+        }
+        .normalized();
+        let started = DateTime::parse_from_rfc3339(&text(9)?)
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, e.into())
+            })?
+            .with_timezone(&Utc);
+        let run: u32 = row.get(10)?;
+        let id = StoredRun::id_of(&key, &started, run);
+        moves.push((text(0)?, id, key.id()));
+    }
+    drop(rows);
+    drop(read);
+    for (old, new, key_id) in moves {
+        let moved = tx.execute(
+            "UPDATE OR IGNORE runs SET id = ?2, key_id = ?3, item_digest = '' WHERE id = ?1",
+            params![old, new, key_id],
+        )?;
+        if moved == 0 {
+            tx.execute("DELETE FROM runs WHERE id = ?1", params![old])?;
+        }
+    }
+    Ok(())
+}
 
 /// Every column of a run, in the order [`run_from_row`] reads them.
 const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
@@ -285,7 +349,11 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(fault)?;
         for step in MIGRATIONS.iter().skip(version.max(0) as usize) {
-            tx.execute_batch(step).map_err(fault)?;
+            match step {
+                Migration::Sql(sql) => tx.execute_batch(sql),
+                Migration::Step(step) => step(&tx),
+            }
+            .map_err(fault)?;
         }
         tx.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(fault)?;
@@ -302,9 +370,28 @@ impl Store {
     }
 
     /// [`Store::insert`] of several batches, each with its origin, in one transaction.
+    /// Keys are normalized first ([`RunKey::normalized`]: a without-arm run
+    /// carries no item digest).
     pub fn insert_batches(&mut self, batches: &[(Origin, &[StoredRun])]) -> Result<usize> {
+        let normalized: Vec<(Origin, Vec<StoredRun>)> = batches
+            .iter()
+            .map(|(origin, runs)| {
+                let runs = runs
+                    .iter()
+                    .map(|r| StoredRun {
+                        key: r.key.clone().normalized(),
+                        ..r.clone()
+                    })
+                    .collect();
+                (origin.clone(), runs)
+            })
+            .collect();
+        let batches: Vec<(Origin, &[StoredRun])> = normalized
+            .iter()
+            .map(|(origin, runs)| (origin.clone(), runs.as_slice()))
+            .collect();
         self.check_runs(batches.iter().flat_map(|(_, runs)| runs.iter()))?;
-        self.write_runs(batches)
+        self.write_runs(&batches)
             .map_err(|e| self.fault("storing runs", e))
     }
 
@@ -709,6 +796,58 @@ impl Store {
         said
     }
 
+    /// The platform version of `item`'s most recent run, if any is stored
+    /// (what `--dry-run` assumes the platform still is).
+    pub fn last_platform_version(&self, item: &str) -> Result<Option<String>> {
+        let fault = |e| self.fault("reading the last platform version", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT platform_version FROM runs WHERE item = ?1 \
+                 ORDER BY started_at DESC, run DESC LIMIT 1",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([item]).map_err(fault)?;
+        match rows.next().map_err(fault)? {
+            Some(row) => Ok(Some(row.get(0).map_err(fault)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// What usable runs on `model` have cost, for estimates: per case and arm
+    /// of `item`, and over every item (total dollars and runs).
+    pub fn past_costs(&self, item: &str, model: &str) -> Result<PastCosts> {
+        let fault = |e| self.fault("reading past costs", e);
+        let mut out = PastCosts::default();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT case_name, arm, total(cost_usd), count(*) FROM runs \
+                 WHERE item = ?1 AND model = ?2 AND usable = 1 GROUP BY case_name, arm",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([item, model]).map_err(fault)?;
+        while let Some(row) = rows.next().map_err(fault)? {
+            let arm: String = row.get(1).map_err(fault)?;
+            out.cases.insert(
+                (row.get(0).map_err(fault)?, self.arm(&arm)?),
+                (
+                    row.get(2).map_err(fault)?,
+                    row.get::<_, i64>(3).map_err(fault)? as u64,
+                ),
+            );
+        }
+        out.model = self
+            .conn
+            .query_row(
+                "SELECT total(cost_usd), count(*) FROM runs WHERE model = ?1 AND usable = 1",
+                [model],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+            )
+            .map_err(fault)?;
+        Ok(out)
+    }
+
     /// How many runs the store holds.
     pub fn count(&self) -> Result<u64> {
         self.conn
@@ -805,6 +944,15 @@ impl Store {
             provenance: Some(provenance),
         })
     }
+}
+
+/// Past costs on one model ([`Store::past_costs`]): dollars and runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PastCosts {
+    /// Per case and arm of the item.
+    pub cases: std::collections::BTreeMap<(String, Arm), (f64, u64)>,
+    /// Over every item on the model.
+    pub model: (f64, u64),
 }
 
 /// The one query of [`Store::lookup`]: `?1` a JSON array of key ids, `?2` how many per key.
@@ -1390,5 +1538,90 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().starts_with("runs.jsonl:3: "), "{err}");
         assert_eq!(store.count().unwrap(), 0);
+    }
+
+    #[test]
+    fn schema_2_rekeys_the_without_arm_of_a_schema_1_store() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        let with = sample("fires", Arm::With, 0, "b");
+        let without = sample("fires", Arm::Without, 0, "b");
+        store.insert(&[with.clone(), without.clone()]).unwrap();
+        // Make it what schema 1 wrote: the without row keyed with the item digest,
+        // and the same platform run stored once more under another item digest.
+        let old = |digest: &str| {
+            let mut key = without.key.clone();
+            key.item_digest = digest.into();
+            (StoredRun::compute_id(&key, &without.outcome), key.id())
+        };
+        let (old_id, old_key) = old(&"i".repeat(64));
+        store
+            .conn
+            .execute(
+                "UPDATE runs SET id = ?1, key_id = ?2, item_digest = ?3 WHERE id = ?4",
+                params![old_id, old_key, "i".repeat(64), without.id],
+            )
+            .unwrap();
+        let (twin_id, twin_key) = old(&"j".repeat(64));
+        store
+            .conn
+            .execute(
+                &format!(
+                    "INSERT INTO runs ({COLUMNS}, key_id, usable) SELECT ?1, item, ?3, case_name, \
+                     case_digest, arm, model, judge_model, platform_version, tools, options, score, \
+                     passed, graders, cost_usd, judge_cost_usd, duration_seconds, turns, error, \
+                     skipped_paid_graders, started_at, run, bought_by, ?2, usable FROM runs WHERE id = ?4"
+                ),
+                params![twin_id, twin_key, "j".repeat(64), old_id],
+            )
+            .unwrap();
+        store.conn.pragma_update(None, "user_version", 1).unwrap();
+        drop(store);
+
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.user_version().unwrap(), 2);
+        assert_eq!(
+            store.count().unwrap(),
+            2,
+            "the twin is the same platform run"
+        );
+        let found = store
+            .lookup(&[with.key.clone(), without.key.clone()], 3)
+            .unwrap();
+        assert_eq!(found, vec![vec![with.clone()], vec![without.clone()]]);
+        store.integrity_check().unwrap();
+    }
+
+    #[test]
+    fn last_version_and_past_costs() {
+        let (_t, path) = temp();
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.last_platform_version("commit").unwrap(), None);
+        let mut newer = sample("fires", Arm::With, 9, "b");
+        newer.key.platform_version = "2.1.400".into();
+        let newer = StoredRun::new(newer.key, newer.outcome);
+        store
+            .insert(&[
+                sample("fires", Arm::With, 0, "b"),
+                newer,
+                sample("quiet", Arm::Without, 1, "b"),
+            ])
+            .unwrap();
+        assert_eq!(
+            store.last_platform_version("commit").unwrap().as_deref(),
+            Some("2.1.400")
+        );
+        let costs = store.past_costs("commit", "claude-sonnet-5-5").unwrap();
+        let (usd, n) = costs.cases[&("fires".to_string(), Arm::With)];
+        assert_eq!(n, 2);
+        assert!((usd - 0.06).abs() < 1e-9);
+        assert_eq!(costs.model.1, 3);
+        assert!(
+            store
+                .past_costs("commit", "haiku")
+                .unwrap()
+                .cases
+                .is_empty()
+        );
     }
 }

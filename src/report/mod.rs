@@ -3,6 +3,7 @@
 //! the same outcomes for CI (`--format junit|markdown`).
 
 pub mod check;
+pub mod estimate;
 pub mod evidence;
 pub mod gate;
 pub mod history;
@@ -46,7 +47,8 @@ impl<'a> From<&'a ItemOutcome> for Outcome<'a> {
 }
 
 /// The Markdown of what a pipeline published (`$GITHUB_STEP_SUMMARY`):
-/// its outcomes under `title`, or a proposal's result and decision.
+/// its outcomes under `title`, a proposal's result and decision, or a dry
+/// run's estimates (as text).
 pub fn published_markdown(title: &str, published: &Published) -> String {
     match published {
         Published::Outcomes(rows) => {
@@ -54,5 +56,9 @@ pub fn published_markdown(title: &str, published: &Published) -> String {
             markdown::results(title, &outcomes)
         }
         Published::Decided { result, decision } => markdown::proposal(title, result, decision),
+        Published::Estimates(all) => format!(
+            "### {title}: dry run\n\n```text\n{}```\n",
+            estimate::estimates(all, None)
+        ),
     }
 }

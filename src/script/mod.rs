@@ -150,6 +150,8 @@ impl Host {
 pub enum Published {
     /// Items' outcomes, in order: `evaluate_all`'s rows, or results.
     Outcomes(Vec<ItemOutcome>),
+    /// Dry runs' estimates (`estimate` maps), in order.
+    Estimates(Vec<crate::eval::estimate::Estimate>),
     /// A result and the decision `gate` (or `record`) made for it.
     Decided {
         /// The result.

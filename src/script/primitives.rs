@@ -24,6 +24,7 @@ pub const NAMES: &[&str] = &[
     "check_record_args",
     "evaluate",
     "evaluate_all",
+    "estimate",
     "options",
     "option",
     "args",
@@ -125,6 +126,7 @@ pub fn options_map(o: &Options) -> Map {
     m.insert("trust_imported".into(), o.trust_imported.into());
     m.insert("format".into(), format_of(o).into());
     m.insert("fresh".into(), p.fresh.into());
+    m.insert("dry_run".into(), p.dry_run.into());
     let strings = |v: &[String]| -> Dynamic {
         v.iter()
             .map(|s| Dynamic::from(s.clone()))
@@ -168,6 +170,8 @@ pub fn eval_options(
         evidence: base.evidence.clone(),
         max_total_usd: base.max_total_usd,
         report: base.report.clone(),
+        // The operator's --dry-run holds whatever the script asks.
+        dry_run: base.dry_run,
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
@@ -263,14 +267,15 @@ pub fn eval_options(
                     )
                 }
             }
-            "keep" | "fresh" => {
+            "keep" | "fresh" | "dry_run" => {
                 let flag = v
                     .as_bool()
                     .map_err(|t| format!("option `{key}` must be true or false, not {t}"))?;
-                if key == "keep" {
-                    opts.keep = flag;
-                } else {
-                    opts.fresh = flag;
+                match key.as_str() {
+                    "keep" => opts.keep = flag,
+                    "fresh" => opts.fresh = flag,
+                    // A script may ask for a dry run, never undo the operator's.
+                    _ => opts.dry_run |= flag,
                 }
             }
             "cases" => opts.cases = list(key, v)?,
@@ -285,7 +290,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
                 ));
             }
         }
@@ -472,6 +477,27 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
 }
 
 /// One element of `publish([…])`: an `evaluate_all` row or a result.
+/// `rows` as estimates, when they are `estimate` maps (all or none).
+fn published_estimates(rows: &Array) -> RResult<Option<Vec<crate::eval::estimate::Estimate>>> {
+    let is_estimate = |v: &Dynamic| {
+        v.read_lock::<Map>().is_some_and(|m| {
+            m.get("schema")
+                .and_then(|s| s.clone().try_cast::<ImmutableString>())
+                .is_some_and(|s| s == crate::eval::estimate::SCHEMA)
+        })
+    };
+    if rows.is_empty() || !rows.iter().all(is_estimate) {
+        return Ok(None);
+    }
+    rows.iter()
+        .map(|v| {
+            rhai::serde::from_dynamic(v)
+                .map_err(|e| misuse(format!("publish: not an `estimate` map: {e}")))
+        })
+        .collect::<RResult<Vec<_>>>()
+        .map(Some)
+}
+
 fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
     if let Some(r) = value.clone().try_cast::<EvalResult>() {
         return Ok(ItemOutcome {
@@ -524,6 +550,10 @@ fn register_publish(engine: &mut Engine, host: &Arc<Host>) {
     }
     let h = host.clone();
     engine.register_fn("publish", move |rows: Array| -> RResult<()> {
+        if let Some(estimates) = published_estimates(&rows)? {
+            set(&h, Published::Estimates(estimates));
+            return Ok(());
+        }
         let rows = rows.iter().map(published_row).collect::<RResult<_>>()?;
         set(&h, Published::Outcomes(rows));
         Ok(())
@@ -958,6 +988,17 @@ mod library {
                 h.timed(|| eval::evaluate(&h.ctx, item, &opts, h.observer.clone()))
                     .map(EvalResult::new)
                     .map_err(|e| raise(&h, e))
+            },
+        );
+        let h = host.clone();
+        engine.register_fn(
+            "estimate",
+            move |item: &str, opts: Map| -> RResult<Dynamic> {
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+                let estimate = h
+                    .timed(|| eval::estimate::estimate(&h.ctx, item, &opts))
+                    .map_err(|e| raise(&h, e))?;
+                rhai::serde::to_dynamic(&estimate)
             },
         );
         let h = host.clone();

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// Captures in tests/data/platform/ that are not a with/without eval of
 /// `bob-eval-commit` (another plugin, no manifest, a single arm): `commit` must refuse them.
-pub const NOT_COMMIT_CAPTURES: [&str; 7] = [
+pub const NOT_COMMIT_CAPTURES: [&str; 8] = [
     "run7_no_manifest.json",
     "run8_no_manifest_default_ablation.json",
     "run9_skill_dir_no_manifest.json",
@@ -14,6 +14,7 @@ pub const NOT_COMMIT_CAPTURES: [&str; 7] = [
     "with-without-prose.json",
     "auth-failed-partial.json",
     "cost-ceiling-partial.json",
+    "single-arm-none.json",
 ];
 
 fn r4(x: f64) -> f64 {

@@ -1,0 +1,337 @@
+//! `--dry-run`: what an evaluation would buy and reuse, and what it would
+//! cost, from the evidence store alone. No platform call (not even `claude
+//! --version`): the platform version, part of every key, is assumed to be the
+//! one of the item's last stored run.
+
+use super::plan::{self, Plan};
+use super::{EvalOptions, evidence_path, resolve};
+use crate::config::{self, Context};
+use crate::document::round4;
+use crate::error::{Error, Result};
+use crate::evidence::{Arm, PastCosts, Store};
+use serde::{Deserialize, Serialize};
+
+/// The `schema` of an estimate in `--json`.
+pub const SCHEMA: &str = "bob-eval-estimate/1";
+
+/// What a dry run found for one item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Estimate {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The item.
+    pub item: String,
+    /// The model as asked.
+    pub model: String,
+    /// The platform version the lookup assumed: that of the item's last
+    /// stored run; `None` when none is stored (then nothing is reused).
+    pub platform_version: Option<String>,
+    /// `--fresh`: nothing reused.
+    pub fresh: bool,
+    /// `--runs auto:MAX`: the estimate is for MAX runs per arm, an upper bound.
+    pub auto_max: Option<u32>,
+    /// Per case, in suite order.
+    pub cases: Vec<CaseEstimate>,
+    /// The platform calls the evaluation would make.
+    pub calls: Vec<CallEstimate>,
+    /// Runs that would be bought.
+    pub buy_runs: u32,
+    /// Runs that would be reused from the store.
+    pub reuse_runs: u32,
+    /// Estimated dollars for the runs with a basis; `None` when no bought run has one.
+    pub estimate_usd: Option<f64>,
+    /// Runs bought with no basis for an estimate (nothing stored on the model).
+    pub unestimated_runs: u32,
+    /// The ceiling the run would be held to.
+    pub max_cost_usd: f64,
+    /// True when the estimate exceeds the ceiling: the run would stop part way.
+    pub exceeds_ceiling: bool,
+}
+
+/// One case of an [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseEstimate {
+    /// The case.
+    pub case: String,
+    /// With, then without.
+    pub arms: Vec<ArmEstimate>,
+}
+
+/// One arm of a case in an [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmEstimate {
+    /// The arm.
+    pub arm: Arm,
+    /// Runs the document would be made from.
+    pub runs: u32,
+    /// Runs that would be bought.
+    pub buy: u32,
+    /// Runs that would be reused.
+    pub reuse: u32,
+    /// Estimated dollars per bought run.
+    pub per_run_usd: Option<f64>,
+    /// Where `per_run_usd` comes from.
+    pub basis: Basis,
+    /// `buy` × `per_run_usd`.
+    pub cost_usd: Option<f64>,
+}
+
+/// Where a per-run estimate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// The mean of this case's past runs on the model (this arm's, else either arm's).
+    Case,
+    /// The mean per run of every past run on the model.
+    Model,
+    /// Nothing stored on the model: no estimate.
+    None,
+}
+
+/// One platform call of an [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallEstimate {
+    /// `--case`, or `None` for the whole suite.
+    pub case: Option<String>,
+    /// `--runs`, or `None`: each case its own.
+    pub runs: Option<u32>,
+    /// `with-without`, or `none` (the with arm alone).
+    pub ablation: String,
+}
+
+/// What evaluating `item` under `opts` would buy, reuse and cost. Refuses
+/// what the evaluation would refuse for free (the item, the options, a suite
+/// `check` refuses); never starts the platform and never creates the store.
+pub fn estimate(ctx: &Context, item: &str, opts: &EvalOptions) -> Result<Estimate> {
+    config::validate_item_name(item)?;
+    if opts.platform_result.is_some() {
+        return Err(Error::Usage(
+            "--dry-run with --platform-result: nothing would be bought (the result is reduced as it is)".into(),
+        ));
+    }
+    let mut opts = opts.clone();
+    if let Some(max) = opts.auto {
+        opts.runs = Some(max);
+    }
+    let run = resolve(ctx, &opts)?;
+    let found = crate::item::find(&ctx.source, item)?;
+    config::existing_suite(&ctx.source, item)?;
+    crate::check::preflight(&ctx.source, item)?;
+    let plan = super::plan(ctx, &found, &opts, &run)?;
+    let path = evidence_path(ctx, &opts);
+    let store = if path.exists() {
+        Some(Store::open(&path)?)
+    } else {
+        None
+    };
+    let version = match &store {
+        Some(store) => store.last_platform_version(item)?,
+        None => None,
+    };
+    let stored = match (&store, &version) {
+        (Some(store), Some(version)) if !opts.fresh => {
+            let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
+            store.lookup(&plan.keys(version), most)?
+        }
+        _ => vec![Vec::new(); plan.cases.len() * 2],
+    };
+    let costs = match &store {
+        Some(store) => store.past_costs(item, &plan.model)?,
+        None => PastCosts::default(),
+    };
+    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), opts.runs);
+    Ok(tally(
+        &plan,
+        &stored.iter().map(Vec::len).collect::<Vec<_>>(),
+        &calls,
+        &costs,
+        Header {
+            version,
+            fresh: opts.fresh,
+            auto_max: opts.auto,
+            max_cost_usd: run.max_cost_usd,
+        },
+    ))
+}
+
+/// What an [`Estimate`] says beyond the plan and the store.
+struct Header {
+    version: Option<String>,
+    fresh: bool,
+    auto_max: Option<u32>,
+    max_cost_usd: f64,
+}
+
+/// The estimate from the plan, the runs stored per key, the calls and the past costs.
+fn tally(
+    plan: &Plan,
+    stored: &[usize],
+    calls: &[plan::Call],
+    costs: &PastCosts,
+    header: Header,
+) -> Estimate {
+    let mean = |(usd, n): (f64, u64)| (n > 0).then(|| usd / n as f64);
+    let model_mean = mean(costs.model);
+    let mut cases = Vec::with_capacity(plan.cases.len());
+    let (mut buy_runs, mut reuse_runs, mut unestimated, mut total) = (0, 0, 0, None::<f64>);
+    for (i, case) in plan.cases.iter().enumerate() {
+        let bought = plan::bought_by_calls(plan, calls, i);
+        let either = [Arm::With, Arm::Without]
+            .iter()
+            .filter_map(|arm| costs.cases.get(&(case.name.clone(), *arm)))
+            .fold((0.0, 0), |(u, n), (cu, cn)| (u + cu, n + cn));
+        let arms = [Arm::With, Arm::Without]
+            .into_iter()
+            .enumerate()
+            .map(|(a, arm)| {
+                let have =
+                    u32::try_from(stored.get(2 * i + a).copied().unwrap_or(0)).unwrap_or(u32::MAX);
+                let buy = bought[a];
+                let reuse = have.min(case.runs.saturating_sub(buy));
+                let own = costs.cases.get(&(case.name.clone(), arm)).copied();
+                let (per_run, basis) = match (own.and_then(mean), mean(either), model_mean) {
+                    (Some(x), _, _) | (None, Some(x), _) => (Some(x), Basis::Case),
+                    (None, None, Some(x)) => (Some(x), Basis::Model),
+                    (None, None, None) => (None, Basis::None),
+                };
+                let cost = per_run.map(|x| x * f64::from(buy));
+                buy_runs += buy;
+                reuse_runs += reuse;
+                match cost {
+                    Some(c) if buy > 0 => *total.get_or_insert(0.0) += c,
+                    None => unestimated += buy,
+                    _ => {}
+                }
+                ArmEstimate {
+                    arm,
+                    runs: case.runs,
+                    buy,
+                    reuse,
+                    per_run_usd: per_run.map(round4),
+                    basis,
+                    cost_usd: cost.map(round4),
+                }
+            })
+            .collect();
+        cases.push(CaseEstimate {
+            case: case.name.clone(),
+            arms,
+        });
+    }
+    if buy_runs == 0 {
+        total = Some(0.0);
+    }
+    let estimate_usd = total.map(round4);
+    Estimate {
+        schema: SCHEMA.into(),
+        item: plan.item.clone(),
+        model: plan.model.clone(),
+        platform_version: header.version,
+        fresh: header.fresh,
+        auto_max: header.auto_max,
+        cases,
+        calls: calls
+            .iter()
+            .map(|c| CallEstimate {
+                case: c.case.map(|i| plan.cases[i].name.clone()),
+                runs: c.runs,
+                ablation: c.ablation.as_str().to_string(),
+            })
+            .collect(),
+        buy_runs,
+        reuse_runs,
+        estimate_usd,
+        unestimated_runs: unestimated,
+        max_cost_usd: header.max_cost_usd,
+        exceeds_ceiling: estimate_usd.is_some_and(|e| e > header.max_cost_usd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::plan::PlannedCase;
+
+    fn plan() -> Plan {
+        Plan {
+            item: "commit".into(),
+            item_digest: "i".into(),
+            cases: ["fires", "quiet"]
+                .iter()
+                .map(|n| PlannedCase {
+                    name: n.to_string(),
+                    digest: "d".into(),
+                    runs: 3,
+                    triggers: vec![],
+                })
+                .collect(),
+            filtered: false,
+            all_digests: Default::default(),
+            model: "haiku".into(),
+            judge_model: "default".into(),
+            tools: vec![],
+            options: String::new(),
+        }
+    }
+
+    fn header(ceiling: f64) -> Header {
+        Header {
+            version: Some("2.1.328".into()),
+            fresh: false,
+            auto_max: None,
+            max_cost_usd: ceiling,
+        }
+    }
+
+    #[test]
+    fn an_edited_item_buys_the_with_arm_at_the_cases_past_cost() {
+        let p = plan();
+        let stored = [0, 3, 0, 3];
+        let calls = plan::calls(&p, &[[3, 0], [3, 0]], Some(3));
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.09, 3));
+        costs
+            .cases
+            .insert(("quiet".into(), Arm::Without), (0.03, 3));
+        costs.model = (1.0, 10);
+        let e = tally(&p, &stored, &calls, &costs, header(0.05));
+        assert_eq!((e.buy_runs, e.reuse_runs), (6, 6));
+        let fires = &e.cases[0].arms;
+        assert_eq!((fires[0].buy, fires[0].reuse), (3, 0));
+        assert_eq!((fires[1].buy, fires[1].reuse), (0, 3));
+        assert_eq!(fires[0].per_run_usd, Some(0.03));
+        assert_eq!(fires[0].basis, Basis::Case);
+        // quiet's with arm: no with run stored, its without runs stand in.
+        assert_eq!(e.cases[1].arms[0].per_run_usd, Some(0.01));
+        assert_eq!(e.estimate_usd, Some(0.12));
+        assert!(e.exceeds_ceiling);
+        assert_eq!(e.calls[0].ablation, "none");
+    }
+
+    #[test]
+    fn without_a_basis_it_says_so() {
+        let p = plan();
+        let calls = plan::calls(&p, &[[3, 3], [3, 3]], None);
+        let e = tally(&p, &[0; 4], &calls, &PastCosts::default(), header(2.0));
+        assert_eq!(e.estimate_usd, None);
+        assert_eq!(e.unestimated_runs, 12);
+        assert!(!e.exceeds_ceiling);
+        let costs = PastCosts {
+            model: (0.4, 4),
+            ..PastCosts::default()
+        };
+        let e = tally(&p, &[0; 4], &calls, &costs, header(2.0));
+        assert_eq!(e.estimate_usd, Some(1.2));
+        assert_eq!(e.cases[0].arms[0].basis, Basis::Model);
+        // Nothing to buy costs nothing, basis or not.
+        let e = tally(&p, &[3; 4], &[], &PastCosts::default(), header(2.0));
+        assert_eq!(
+            (e.estimate_usd, e.buy_runs, e.reuse_runs),
+            (Some(0.0), 0, 12)
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! Human output of `--dry-run`: per case and arm, the runs a run would buy
+//! and reuse, the estimate beside the ceiling.
+
+use crate::eval::estimate::{Basis, Estimate};
+
+/// Dry runs of many items (a sweep's): each, then the total beside the
+/// sweep's budget, with a warning when the estimate exceeds it.
+pub fn estimates(all: &[Estimate], budget: Option<f64>) -> String {
+    let mut out: String = all.iter().map(estimate).collect::<Vec<_>>().join("\n");
+    let buy: u32 = all.iter().map(|e| e.buy_runs).sum();
+    let reuse: u32 = all.iter().map(|e| e.reuse_runs).sum();
+    let usd: f64 = all.iter().filter_map(|e| e.estimate_usd).sum();
+    let unknown: u32 = all.iter().map(|e| e.unestimated_runs).sum();
+    let unknown = if unknown > 0 {
+        format!(" at least (the cost of {unknown} run(s) cannot be estimated)")
+    } else {
+        String::new()
+    };
+    let limit = budget.map_or_else(
+        || "no --max-total-usd".to_string(),
+        |b| format!("budget ${b:.4}"),
+    );
+    out.push_str(&format!(
+        "\n{} suite(s): {buy} run(s) to buy, {reuse} reused; estimate{unknown} ${usd:.4}; {limit}\n",
+        all.len()
+    ));
+    if budget.is_some_and(|b| usd > b) {
+        out.push_str(
+            "WARNING: the estimate exceeds the budget: suites would be left \"not run (budget)\"\n",
+        );
+    }
+    out
+}
+
+/// One item's dry run: a heading, a table of cases and arms, the platform
+/// calls, the estimate and the ceiling, a warning when it exceeds it.
+pub fn estimate(e: &Estimate) -> String {
+    let version = match &e.platform_version {
+        Some(v) => format!("platform {v}, the last stored for {}", e.item),
+        None => format!(
+            "no run of {} stored: every run is bought and the platform version is unknown",
+            e.item
+        ),
+    };
+    let mut out = format!(
+        "{} on {}: dry run, nothing bought ({version})\n",
+        e.item, e.model
+    );
+    if e.fresh {
+        out.push_str("  --fresh: no stored run is reused\n");
+    }
+    if let Some(max) = e.auto_max {
+        out.push_str(&format!(
+            "  --runs auto:{max}: counted at {max} runs per arm, the most it may buy\n"
+        ));
+    }
+    let headers: Vec<String> = ["case", "arm", "runs", "reuse", "buy", "per run", "cost"]
+        .map(String::from)
+        .to_vec();
+    let money = |x: Option<f64>| x.map_or_else(|| "?".to_string(), |x| format!("${x:.4}"));
+    let rows: Vec<Vec<String>> = e
+        .cases
+        .iter()
+        .flat_map(|c| {
+            c.arms.iter().map(|a| {
+                let (per_run, cost) = if a.buy == 0 {
+                    ("-".to_string(), "-".to_string())
+                } else {
+                    let basis = match a.basis {
+                        Basis::Case => "",
+                        Basis::Model => " (model mean)",
+                        Basis::None => "",
+                    };
+                    (
+                        format!("{}{basis}", money(a.per_run_usd)),
+                        money(a.cost_usd),
+                    )
+                };
+                vec![
+                    c.case.chars().take(60).collect(),
+                    a.arm.as_str().to_string(),
+                    a.runs.to_string(),
+                    a.reuse.to_string(),
+                    a.buy.to_string(),
+                    per_run,
+                    cost,
+                ]
+            })
+        })
+        .collect();
+    for line in crate::script::table::render(&headers, &rows).lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    if e.calls.is_empty() {
+        out.push_str("  no platform call: every run is reused\n");
+    }
+    for call in &e.calls {
+        let what = call
+            .case
+            .as_ref()
+            .map_or_else(|| "the whole suite".to_string(), |c| format!("--case {c}"));
+        let runs = call.runs.map_or_else(
+            || "each case its runs".to_string(),
+            |r| format!("--runs {r}"),
+        );
+        let arms = if call.ablation == "none" {
+            "the with arm alone (--ablation none)"
+        } else {
+            "both arms"
+        };
+        out.push_str(&format!("  platform call: {what}, {runs}, {arms}\n"));
+    }
+    let estimate = match (e.estimate_usd, e.unestimated_runs) {
+        (Some(x), 0) => format!("estimate ${x:.4}"),
+        (Some(x), n) => format!(
+            "estimate at least ${x:.4} ({n} run(s) cannot be estimated: no run on {} is stored)",
+            e.model
+        ),
+        (None, _) => format!("cannot estimate the cost: no run on {} is stored", e.model),
+    };
+    out.push_str(&format!(
+        "  {} run(s) to buy, {} reused; {estimate}; ceiling ${:.4}\n",
+        e.buy_runs, e.reuse_runs, e.max_cost_usd
+    ));
+    if e.exceeds_ceiling {
+        out.push_str(&format!(
+            "  WARNING: the estimate exceeds the ceiling ${:.4}: the run would stop part way with a partial result; raise --max-cost-usd, or buy fewer runs (--runs, --case)\n",
+            e.max_cost_usd
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::estimate::{ArmEstimate, CallEstimate, CaseEstimate, SCHEMA};
+    use crate::evidence::Arm;
+
+    fn arm(arm: Arm, buy: u32, reuse: u32, per_run: Option<f64>, basis: Basis) -> ArmEstimate {
+        ArmEstimate {
+            arm,
+            runs: (buy + reuse).max(3),
+            buy,
+            reuse,
+            per_run_usd: per_run,
+            basis,
+            cost_usd: per_run.map(|x| x * f64::from(buy)),
+        }
+    }
+
+    #[test]
+    fn an_edited_skill_over_its_ceiling() {
+        let e = Estimate {
+            schema: SCHEMA.into(),
+            item: "commit".into(),
+            model: "claude-sonnet-5-5".into(),
+            platform_version: Some("2.1.328".into()),
+            fresh: false,
+            auto_max: None,
+            cases: vec![
+                CaseEstimate {
+                    case: "fires".into(),
+                    arms: vec![
+                        arm(Arm::With, 3, 0, Some(0.0243), Basis::Case),
+                        arm(Arm::Without, 0, 3, Some(0.0123), Basis::Case),
+                    ],
+                },
+                CaseEstimate {
+                    case: "quiet".into(),
+                    arms: vec![
+                        arm(Arm::With, 3, 0, Some(0.0171), Basis::Model),
+                        arm(Arm::Without, 0, 3, None, Basis::None),
+                    ],
+                },
+            ],
+            calls: vec![CallEstimate {
+                case: None,
+                runs: Some(3),
+                ablation: "none".into(),
+            }],
+            buy_runs: 6,
+            reuse_runs: 6,
+            estimate_usd: Some(0.1242),
+            unestimated_runs: 0,
+            max_cost_usd: 0.1,
+            exceeds_ceiling: true,
+        };
+        insta::assert_snapshot!(estimate(&e));
+    }
+
+    #[test]
+    fn nothing_stored() {
+        let e = Estimate {
+            schema: SCHEMA.into(),
+            item: "commit".into(),
+            model: "default".into(),
+            platform_version: None,
+            fresh: false,
+            auto_max: Some(10),
+            cases: vec![CaseEstimate {
+                case: "fires".into(),
+                arms: vec![
+                    arm(Arm::With, 10, 0, None, Basis::None),
+                    arm(Arm::Without, 10, 0, None, Basis::None),
+                ],
+            }],
+            calls: vec![CallEstimate {
+                case: None,
+                runs: Some(10),
+                ablation: "with-without".into(),
+            }],
+            buy_runs: 20,
+            reuse_runs: 0,
+            estimate_usd: None,
+            unestimated_runs: 20,
+            max_cost_usd: 2.0,
+            exceeds_ceiling: false,
+        };
+        insta::assert_snapshot!(estimate(&e));
+    }
+}
