@@ -43,7 +43,9 @@ pub use digest::{
     case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
 };
 pub use platform::{PlatformRunsContext, runs_from_platform};
-pub use store::{BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir, read_export};
+pub use store::{
+    BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir, read_export,
+};
 
 /// How far in the future an imported run may be dated (clocks of two
 /// machines disagree a little); later is refused ([`Refusal::Future`]).

@@ -1541,13 +1541,15 @@ mod tests {
     }
 
     #[test]
-    fn schema_2_rekeys_the_without_arm_of_a_schema_1_store() {
+    fn step_4_rekeys_the_without_arm_of_an_older_store() {
         let (_t, path) = temp();
         let mut store = Store::open(&path).unwrap();
         let with = sample("fires", Arm::With, 0, "b");
         let without = sample("fires", Arm::Without, 0, "b");
-        store.insert(&[with.clone(), without.clone()]).unwrap();
-        // Make it what schema 1 wrote: the without row keyed with the item digest,
+        store
+            .insert(&[with.clone(), without.clone()], &Origin::Bought)
+            .unwrap();
+        // Make it what schema 3 wrote: the without row keyed with the item digest,
         // and the same platform run stored once more under another item digest.
         let old = |digest: &str| {
             let mut key = without.key.clone();
@@ -1570,24 +1572,35 @@ mod tests {
                     "INSERT INTO runs ({COLUMNS}, key_id, usable) SELECT ?1, item, ?3, case_name, \
                      case_digest, arm, model, judge_model, platform_version, tools, options, score, \
                      passed, graders, cost_usd, judge_cost_usd, duration_seconds, turns, error, \
-                     skipped_paid_graders, started_at, run, bought_by, ?2, usable FROM runs WHERE id = ?4"
+                     skipped_paid_graders, started_at, run, bought_by, provenance, provenance_from, \
+                     provenance_at, ?2, usable FROM runs WHERE id = ?4"
                 ),
                 params![twin_id, twin_key, "j".repeat(64), old_id],
             )
             .unwrap();
-        store.conn.pragma_update(None, "user_version", 1).unwrap();
+        store.conn.pragma_update(None, "user_version", 3).unwrap();
         drop(store);
 
         let store = Store::open(&path).unwrap();
-        assert_eq!(store.user_version().unwrap(), 2);
+        assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
         assert_eq!(
             store.count().unwrap(),
             2,
             "the twin is the same platform run"
         );
-        let found = store
+        let found: Vec<Vec<StoredRun>> = store
             .lookup(&[with.key.clone(), without.key.clone()], 3)
-            .unwrap();
+            .unwrap()
+            .into_iter()
+            .map(|runs| {
+                runs.into_iter()
+                    .map(|r| StoredRun {
+                        provenance: None,
+                        ..r
+                    })
+                    .collect()
+            })
+            .collect();
         assert_eq!(found, vec![vec![with.clone()], vec![without.clone()]]);
         store.integrity_check().unwrap();
     }
@@ -1601,11 +1614,14 @@ mod tests {
         newer.key.platform_version = "2.1.400".into();
         let newer = StoredRun::new(newer.key, newer.outcome);
         store
-            .insert(&[
-                sample("fires", Arm::With, 0, "b"),
-                newer,
-                sample("quiet", Arm::Without, 1, "b"),
-            ])
+            .insert(
+                &[
+                    sample("fires", Arm::With, 0, "b"),
+                    newer,
+                    sample("quiet", Arm::Without, 1, "b"),
+                ],
+                &Origin::Bought,
+            )
             .unwrap();
         assert_eq!(
             store.last_platform_version("commit").unwrap().as_deref(),
