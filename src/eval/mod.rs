@@ -76,6 +76,10 @@ pub struct EvalOptions {
     /// `--report FILE`: save the platform's `report.html` there once the
     /// evaluation succeeded.
     pub report: Option<Utf8PathBuf>,
+    /// `--confidence LEVEL` (a script's `opts.confidence`): the gate's
+    /// confidence mode ([`crate::gate::decide_at`]); `None` falls back to
+    /// settings `_workflow.gate_confidence`.
+    pub confidence: Option<f64>,
 }
 
 impl EvalOptions {

@@ -130,6 +130,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "suite_change",
             "advice",
             "advisories",
+            "confidence",
         ],
     ),
 ];
