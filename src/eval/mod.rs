@@ -292,7 +292,7 @@ struct ToRun {
     plan: Plan,
     store: Utf8PathBuf,
     fresh: bool,
-    auto: Option<u32>,
+    auto: Option<crate::stats::AutoPolicy>,
 }
 
 #[derive(Debug)]
@@ -339,6 +339,9 @@ pub fn assemble_plugin(
         observer.event(&Event::Warning(warning));
     }
     let plan = plan(ctx, &found, opts, &run)?;
+    // Under the gate's confidence mode, auto spends the error budget that
+    // mode asks for (`AutoPolicy::for_level`).
+    let level = config::resolve_confidence(opts.confidence, &Settings::load(&ctx.home)?)?;
     // `claude --version` runs while the plugin is assembled and the validator compiled.
     let probe = platform::start_locate(opts.claude.as_deref())?;
     crate::schema::prepare_in_background();
@@ -359,9 +362,18 @@ pub fn assemble_plugin(
             plan,
             store: evidence_path(ctx, opts),
             fresh: opts.fresh,
-            auto: opts.auto,
+            auto: opts.auto.map(|max| auto_policy(max, level)),
         })),
     })
+}
+
+/// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
+/// mode at `level` the error budget that level asks for.
+pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
+    match level {
+        Some(level) => crate::stats::AutoPolicy::for_level(max, level),
+        None => crate::stats::AutoPolicy::new(max),
+    }
 }
 
 /// What [`run_platform`] left: the runs to judge the item on, or the
@@ -446,8 +458,8 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
                 None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
-                Some(max) => auto::buy_adaptively(
-                    &claude, &plugin, &run, plan, &mut store, fresh, max, observer,
+                Some(policy) => auto::buy_adaptively(
+                    &claude, &plugin, &run, plan, &mut store, fresh, &policy, observer,
                 )?,
             };
             Ok(PlatformRun {
