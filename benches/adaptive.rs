@@ -511,8 +511,8 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
 
-    shapes_grid();
     confidence_mode(&truths, &nulls);
+    shapes_grid();
 
     let fixed10 = &rows[3].1;
     let a = pct(auto.false_calls, counts.suites);
