@@ -15,8 +15,10 @@
 //! (d) the share of suites with no true difference that the rule's
 //!     `with > without` (`helps`) accepts.
 
-use bob_eval::document::{Baseline, SKILL_EVAL, SkillEval, Verdict, round4};
-use bob_eval::gate::{Status, decide};
+use bob_eval::document::{
+    Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
+};
+use bob_eval::gate::{Status, decide, decide_at};
 use bob_eval::stats::{
     AutoOutcome, AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Stop, adaptive,
     fixed,
@@ -142,6 +144,57 @@ fn rule_accepts(o: &AutoOutcome) -> bool {
     d.conditions
         .iter()
         .any(|c| c.name == "helps" && c.status == Status::Pass)
+}
+
+/// The outcome as the document `run` writes: the suite's numbers, each
+/// case's intervals (its runs per arm among them) and, for auto, the look's
+/// confidence; what the gate's confidence mode reads.
+fn document(o: &AutoOutcome) -> SkillEval {
+    let with = round4(o.comparison.suite.with.value);
+    let without = round4(o.comparison.suite.without.value);
+    let delta = round4(with - without);
+    let cases: Vec<serde_json::Value> = o
+        .comparison
+        .cases
+        .iter()
+        .map(|c| {
+            let c = c.clone().rounded();
+            serde_json::json!({
+                "name": format!("case-{}", c.case), "with": c.with.value,
+                "without": c.without.value, "delta": c.delta.value, "verdict": null,
+                "trigger_rate": null, "cost_usd": 0.0, "runs": c.runs_with + c.runs_without,
+                "stats": c,
+            })
+        })
+        .collect();
+    let auto = (o.stop != Stop::Fixed)
+        .then(|| serde_json::json!({"rounds": o.rounds.len(), "stop": o.stop.to_string()}));
+    serde_json::from_value(serde_json::json!({
+        "schema": SKILL_EVAL, "item": "sim", "run": "eval-sim-20260101T000000Z",
+        "date": "2026-01-01", "model": "sim", "with": with, "without": without,
+        "delta": delta, "verdict": Verdict::of(delta), "trigger_rate": null,
+        "cost_usd": round4(o.cost_usd), "max_cost_usd": CEILING, "partial": false,
+        "cases": cases,
+        "stats": {"confidence": o.comparison.confidence, "suite": o.comparison.suite.clone().rounded(), "auto": auto},
+    }))
+    .expect("a skill-eval/1 document")
+}
+
+/// The best a result leaves when accepted: its `with`, and its runs.
+fn best_of(result: &SkillEval) -> BestEntry {
+    BestEntry {
+        score: round4(result.with),
+        without: round4(result.without),
+        trigger_rate: None,
+        run: result.run.clone(),
+        date: result.date.clone(),
+        suite_digest: None,
+        cases: None,
+        runs: None,
+        interval: None,
+        evidence: BestEvidence::of(result),
+        confidence: None,
+    }
 }
 
 #[derive(Default)]
@@ -427,6 +480,22 @@ fn main() {
                 ..base
             },
         ),
+        (
+            "2, 4, 7, 10; interim alpha 0.003",
+            AutoPolicy {
+                growth: 1.75,
+                interim_alpha: 0.003,
+                ..base
+            },
+        ),
+        (
+            "2, 4, 7, 12; interim alpha 0.003 (MAX 12)",
+            AutoPolicy {
+                growth: 1.75,
+                interim_alpha: 0.003,
+                ..AutoPolicy::new(12)
+            },
+        ),
     ] {
         let t = setting(&truths, |s| adaptive(s, CASES, &p, CEILING).unwrap());
         println!(
@@ -441,6 +510,9 @@ fn main() {
         "adaptive: {:.1} s for everything",
         started.elapsed().as_secs_f64()
     );
+
+    confidence_mode(&truths, &nulls);
+    shapes_grid();
 
     let fixed10 = &rows[3].1;
     let a = pct(auto.false_calls, counts.suites);
@@ -469,4 +541,444 @@ fn main() {
         100.0 * c / c10,
         verdict(c <= 0.5 * c10)
     );
+}
+
+/// The gate's decision on an outcome against an empty baseline: the rule
+/// alone (`None`) or the confidence mode at a level.
+fn accepted(o: &AutoOutcome, level: Option<f64>) -> bool {
+    decide_at(&document(o), &Baseline::empty("sim"), level).accepted
+}
+
+/// How one setting buys: fixed N, or auto with a policy.
+#[derive(Clone, Copy)]
+enum Buy {
+    Fixed(u32),
+    Auto(AutoPolicy),
+}
+
+impl Buy {
+    fn run(&self, s: &mut Simulated) -> AutoOutcome {
+        match self {
+            Buy::Fixed(n) => fixed(s, CASES, *n, CEILING).unwrap(),
+            Buy::Auto(p) => adaptive(s, CASES, p, CEILING).unwrap(),
+        }
+    }
+}
+
+/// Share of `truths` the gate accepts under `level`, and the mean runs.
+fn acceptance(truths: &[Truth], buy: Buy, level: Option<f64>) -> (f64, f64) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = truths.len().div_ceil(threads).max(1);
+    let parts: Vec<(usize, u64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = truths
+            .chunks(chunk)
+            .enumerate()
+            .map(|(k, slice)| {
+                scope.spawn(move || {
+                    let (mut yes, mut runs) = (0, 0);
+                    for (i, t) in slice.iter().enumerate() {
+                        let mut source = Simulated::new(*t, k * chunk + i);
+                        let o = buy.run(&mut source);
+                        yes += usize::from(accepted(&o, level));
+                        runs += o.runs;
+                    }
+                    (yes, runs)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let yes: usize = parts.iter().map(|p| p.0).sum();
+    let runs: u64 = parts.iter().map(|p| p.1).sum();
+    (
+        pct(yes, truths.len()),
+        runs as f64 / truths.len().max(1) as f64,
+    )
+}
+
+/// The sequence of proposals: the item starts at with 0.3 = without on every
+/// case; each proposal is a real improvement (every case's with +0.1, up to
+/// 1.0) with probability 0.4, else a change that does nothing. Accepted
+/// proposals are merged (the item's truth becomes theirs) and their measured
+/// `with` becomes the best.
+const SEQUENCES: usize = 2_000;
+const PROPOSALS: usize = 20;
+
+#[derive(Default, Clone, Copy)]
+struct SeqTally {
+    real: usize,
+    real_accepted: usize,
+    null: usize,
+    null_accepted: usize,
+    /// Real improvements rejected on beats-best while the best in force
+    /// records a score at or above the improvement's own true `with`: a best
+    /// the item never truly had blocked a real gain.
+    blocked_by_luck: usize,
+    final_with_tenths: i64,
+    runs: u64,
+}
+
+fn sequences(buy: Buy, level: Option<f64>) -> SeqTally {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = SEQUENCES.div_ceil(threads).max(1);
+    let ids: Vec<usize> = (0..SEQUENCES).collect();
+    let parts: Vec<SeqTally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ids
+            .chunks(chunk)
+            .map(|slice| {
+                scope.spawn(move || {
+                    let mut t = SeqTally::default();
+                    for &seq in slice {
+                        sequence(seq, buy, level, &mut t);
+                    }
+                    t
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut t = SeqTally::default();
+    for p in parts {
+        t.real += p.real;
+        t.real_accepted += p.real_accepted;
+        t.null += p.null;
+        t.null_accepted += p.null_accepted;
+        t.blocked_by_luck += p.blocked_by_luck;
+        t.final_with_tenths += p.final_with_tenths;
+        t.runs += p.runs;
+    }
+    t
+}
+
+fn sequence(seq: usize, buy: Buy, level: Option<f64>, t: &mut SeqTally) {
+    let mut rng = SplitMix(SEED ^ 0x5E0 ^ ((seq as u64) << 24));
+    let mut item = 3i64;
+    let mut baseline = Baseline::empty("sim");
+    for p in 0..PROPOSALS {
+        let real = rng.unit() < 0.4 && item < 10;
+        let proposed = if real { item + 1 } else { item };
+        let truth = Truth([(proposed, 3); CASES]);
+        let mut source = Simulated::new(truth, 1_000_000 + seq * PROPOSALS + p);
+        let o = buy.run(&mut source);
+        t.runs += o.runs;
+        let result = document(&o);
+        let d = decide_at(&result, &baseline, level);
+        if real {
+            t.real += 1;
+            t.real_accepted += usize::from(d.accepted);
+            let beaten = d
+                .conditions
+                .iter()
+                .any(|c| c.name.starts_with("beats-best") && c.status == Status::Fail);
+            let lucky = baseline
+                .best
+                .get("sim")
+                .is_some_and(|b| b.score * 10.0 >= proposed as f64 - 1e-9);
+            t.blocked_by_luck += usize::from(!d.accepted && beaten && lucky);
+        } else {
+            t.null += 1;
+            t.null_accepted += usize::from(d.accepted);
+        }
+        if d.accepted {
+            item = proposed;
+            baseline.best.insert("sim".into(), best_of(&result));
+        }
+    }
+    t.final_with_tenths += item;
+}
+
+/// Issue 24's proof: the rule against the confidence mode at 95 %.
+fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
+    let level = Some(0.95);
+    let auto_mode = |max| Buy::Auto(AutoPolicy::for_level(max, 0.95));
+    println!();
+    println!("Confidence mode (gate --confidence 0.95) against the rule, empty baseline:");
+    println!();
+    println!(
+        "| setting | rule accepts, {NULLS} no-difference suites | mode accepts them | runs per suite |"
+    );
+    println!("| --- | --- | --- | --- |");
+    let mut null_mode_auto = 0.0;
+    for (name, buy) in [
+        ("--runs 3", Buy::Fixed(3)),
+        ("--runs 10", Buy::Fixed(10)),
+        ("--runs auto (mode's policy)", auto_mode(10)),
+        ("--runs auto:20 (mode's policy)", auto_mode(20)),
+    ] {
+        let (rule, runs) = acceptance(nulls, buy, None);
+        let (mode, _) = acceptance(nulls, buy, level);
+        if name.starts_with("--runs auto (") {
+            null_mode_auto = mode;
+        }
+        println!("| {name} | {rule:.1} % | {mode:.2} % | {runs:.1} |");
+    }
+    let better: Vec<Truth> = truths
+        .iter()
+        .copied()
+        .filter(|t| t.diff_tenths() >= 8)
+        .collect();
+    println!();
+    println!(
+        "| setting | rule accepts, {} suites with a true improvement >= 0.2 | mode accepts them | runs per suite |",
+        better.len()
+    );
+    println!("| --- | --- | --- | --- |");
+    let mut rule10 = 0.0;
+    let mut mode_auto = vec![];
+    for (name, buy) in [
+        ("--runs 3", Buy::Fixed(3)),
+        ("--runs 10", Buy::Fixed(10)),
+        ("--runs 20", Buy::Fixed(20)),
+        ("--runs auto (mode's policy)", auto_mode(10)),
+        ("--runs auto:20 (mode's policy)", auto_mode(20)),
+        ("--runs auto:30 (mode's policy)", auto_mode(30)),
+    ] {
+        let (rule, runs) = acceptance(&better, buy, None);
+        let (mode, _) = acceptance(&better, buy, level);
+        if name == "--runs 10" {
+            rule10 = rule;
+        }
+        if name.starts_with("--runs auto") {
+            mode_auto.push((name, mode, runs));
+        }
+        println!("| {name} | {rule:.1} % | {mode:.1} % | {runs:.1} |");
+    }
+
+    println!();
+    println!(
+        "Sequences: {SEQUENCES} x {PROPOSALS} proposals on one item (4 cases, with 0.3 = without at the start; 40 % real, +0.1 on every case; accepted ones merged and their with recorded as the best):"
+    );
+    println!();
+    println!(
+        "| gate | runs | real accepted | null accepted | real blocked by a lucky best | final true with | runs per proposal |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (gate, lv) in [("rule", None), ("mode 95 %", level)] {
+        for (name, buy) in [
+            ("--runs 3", Buy::Fixed(3)),
+            ("--runs 10", Buy::Fixed(10)),
+            ("auto (mode's policy)", auto_mode(10)),
+        ] {
+            let t = sequences(buy, lv);
+            println!(
+                "| {gate} | {name} | {:.1} % | {:.1} % | {:.1} % of real | {:.2} | {:.1} |",
+                pct(t.real_accepted, t.real),
+                pct(t.null_accepted, t.null),
+                pct(t.blocked_by_luck, t.real),
+                t.final_with_tenths as f64 / SEQUENCES as f64 / 10.0,
+                t.runs as f64 / (SEQUENCES * PROPOSALS) as f64,
+            );
+        }
+    }
+    println!();
+    println!(
+        "RESULT confidence mode: no-difference suites accepted with --runs auto at 95 %: {null_mode_auto:.2} % (target <= 5 %) {}",
+        verdict(null_mode_auto <= 5.0)
+    );
+    for (name, mode, runs) in mode_auto {
+        println!(
+            "RESULT confidence mode: true improvements >= 0.2 accepted, mode with {name}: {mode:.1} % for {runs:.1} runs vs the rule at fixed --runs 10: {rule10:.1} % (target >=) {}",
+            verdict(mode >= rule10)
+        );
+    }
+}
+
+/// A suite of any number of cases: per case, the true pass probabilities in
+/// tenths (with, without).
+#[derive(Clone)]
+struct Shape(Vec<(i64, i64)>);
+
+impl Shape {
+    /// Σ (with − without) in tenths; the true mean difference is this / (10·K).
+    fn diff_tenths(&self) -> i64 {
+        self.0.iter().map(|(w, wo)| w - wo).sum()
+    }
+
+    /// |true mean difference| ≥ 0.2.
+    fn big(&self) -> bool {
+        self.diff_tenths().abs() * 5 >= 10 * self.0.len() as i64
+    }
+}
+
+/// [`Simulated`] for a [`Shape`].
+struct SimShape {
+    truth: Shape,
+    streams: Vec<[SplitMix; 2]>,
+}
+
+impl SimShape {
+    fn new(truth: Shape, suite: usize) -> Self {
+        let streams = (0..truth.0.len())
+            .map(|c| {
+                let base = SEED ^ 0x6D1D ^ ((suite as u64) << 20) ^ ((c as u64) << 4);
+                [SplitMix(base ^ 0xA), SplitMix(base ^ 0xB)]
+            })
+            .collect();
+        SimShape { truth, streams }
+    }
+}
+
+impl RunSource for SimShape {
+    type Error = Infallible;
+
+    fn run(&mut self, requests: &[RunRequest], _budget: f64) -> Result<Round, Infallible> {
+        let cases = requests
+            .iter()
+            .map(|r| {
+                let (w, wo) = self.truth.0[r.case];
+                let [sw, swo] = &mut self.streams[r.case];
+                let draw = |s: &mut SplitMix, p: i64| -> Vec<f64> {
+                    (0..r.runs_per_arm)
+                        .map(|_| f64::from(u8::from(s.unit() * 10.0 < p as f64)))
+                        .collect()
+                };
+                CaseRuns {
+                    case: r.case,
+                    with: draw(sw, w),
+                    without: draw(swo, wo),
+                    cost_usd: 2.0 * f64::from(r.runs_per_arm) * RUN_COST,
+                }
+            })
+            .collect();
+        Ok(Round {
+            cases,
+            partial_reason: None,
+        })
+    }
+}
+
+/// bob-eval's own layout: a fires case with a scoring grader (the item fires
+/// and the answer is scored: often 1.0 with, 0.0 without; a quarter of the
+/// time the item does not fire and both arms score the same) and a quiet
+/// case (a tie, often noiseless), plus `scoring` cases drawn as in the main
+/// grid, `pairs` times.
+fn draw_shape(rng: &mut SplitMix, pairs: usize, scoring: usize) -> Shape {
+    let pick = |rng: &mut SplitMix, from: &[i64]| from[rng.below(from.len())];
+    let mut cases = vec![];
+    for _ in 0..pairs {
+        if rng.unit() < 0.75 {
+            cases.push((pick(rng, &[10, 10, 9, 7]), pick(rng, &[0, 0, 1, 3])));
+        } else {
+            let t = pick(rng, &[0, 0, 1, 3]);
+            cases.push((t, t));
+        }
+        let q = pick(rng, &[10, 10, 10, 9, 0]);
+        cases.push((q, q));
+    }
+    for _ in 0..scoring {
+        cases.push((pick(rng, &TENTHS), pick(rng, &TENTHS)));
+    }
+    Shape(cases)
+}
+
+const SHAPE_SUITES: usize = 4_000;
+
+/// (a0) false calls among no-difference suites, (b) resolution, (c) runs, for one shape and one way of buying.
+fn shape_tally(suites: &[Shape], buy: Buy) -> (usize, usize, usize, usize, f64) {
+    let (mut null, mut null_false, mut big, mut resolved, mut runs) = (0, 0, 0, 0, 0u64);
+    for (i, t) in suites.iter().enumerate() {
+        let k = t.0.len();
+        let mut s = SimShape::new(t.clone(), i);
+        let o = match buy {
+            Buy::Fixed(n) => fixed(&mut s, k, n, CEILING).unwrap(),
+            Buy::Auto(p) => adaptive(&mut s, k, &p, CEILING).unwrap(),
+        };
+        runs += o.runs;
+        let d = t.diff_tenths();
+        let call = o.comparison.suite.advisory.direction();
+        if d == 0 {
+            null += 1;
+            null_false += usize::from(call.is_some());
+        }
+        if t.big() {
+            big += 1;
+            resolved += usize::from(matches!(
+                (call, d > 0),
+                (Some(Direction::Above), true) | (Some(Direction::Below), false)
+            ));
+        }
+    }
+    (
+        null,
+        null_false,
+        big,
+        resolved,
+        runs as f64 / suites.len() as f64,
+    )
+}
+
+/// The auto policies the shapes are measured under: the default, and a
+/// schedule with a look at 7 runs and interim looks at 0.003 (growth 1.75:
+/// 2, 4, 7, 10), tried for the noiseless trigger pair.
+fn shape_policies() -> Vec<(&'static str, AutoPolicy)> {
+    let base = AutoPolicy::new(10);
+    vec![
+        ("default (2, 4, 8, 10; interim 0.001)", base),
+        (
+            "2, 4, 7, 10; interim 0.003",
+            AutoPolicy {
+                growth: 1.75,
+                interim_alpha: 0.003,
+                ..base
+            },
+        ),
+        (
+            "2, 4, 7, 12; interim 0.003 (MAX 12)",
+            AutoPolicy {
+                growth: 1.75,
+                interim_alpha: 0.003,
+                ..AutoPolicy::new(12)
+            },
+        ),
+    ]
+}
+
+/// Issue 24, item 4: `--runs auto` on the suites bob-eval's layout produces.
+fn shapes_grid() {
+    println!();
+    println!(
+        "Auto on the suites people write ({SHAPE_SUITES} suites per shape, fires case 75 % item-fires (with from 1, 1, 0.9, 0.7; without from 0, 0, 0.1, 0.3), else a tie; quiet case a tie at 1, 1, 1, 0.9 or 0):"
+    );
+    println!();
+    println!(
+        "| shape | auto policy | no-difference / big suites | (a0) fixed 10 | (a0) auto | (b) fixed 10 | (b) auto | (c) fixed 10 | (c) auto | auto's runs / fixed 10's |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in [
+        ("trigger pair (2 cases)", 1, 0),
+        ("pair + 1 scoring (3 cases)", 1, 1),
+        ("pair + 4 scoring (6 cases)", 1, 4),
+        ("2 pairs + 4 scoring (8 cases)", 2, 4),
+    ] {
+        let mut rng = SplitMix(SEED ^ 0x5A9E ^ ((pairs * 16 + scoring) as u64));
+        let suites: Vec<Shape> = (0..SHAPE_SUITES)
+            .map(|_| draw_shape(&mut rng, pairs, scoring))
+            .collect();
+        let f = shape_tally(&suites, Buy::Fixed(10));
+        for (policy_name, policy) in shape_policies() {
+            let a = shape_tally(&suites, Buy::Auto(policy));
+            println!(
+                "| {name} | {policy_name} | {} / {} | {:.2} % | {:.2} % | {:.1} % | {:.1} % | {:.1} | {:.1} | {:.0} % |",
+                f.0,
+                f.2,
+                pct(f.1, f.0),
+                pct(a.1, a.0),
+                pct(f.3, f.2),
+                pct(a.3, a.2),
+                f.4,
+                a.4,
+                100.0 * a.4 / f.4
+            );
+            println!(
+                "RESULT shapes {name}, {policy_name}: auto (b) {:.1} % vs fixed 10 {:.1} % {}; (a0) {:.2} % {}; runs {:.0} % of fixed 10 (target <= 60 %) {}",
+                pct(a.3, a.2),
+                pct(f.3, f.2),
+                verdict(a.3 * f.2 >= f.3 * a.2),
+                pct(a.1, a.0),
+                verdict(pct(a.1, a.0) <= 5.0),
+                100.0 * a.4 / f.4,
+                verdict(a.4 <= 0.6 * f.4)
+            );
+        }
+    }
 }

@@ -167,6 +167,8 @@ pub struct Settings {
     pub model: Option<String>,
     /// `_workflow.eval_max_cost_usd`, as written (validated by [`resolve_ceiling`]).
     pub eval_max_cost_usd: Option<Value>,
+    /// `_workflow.gate_confidence`, as written (validated by [`resolve_confidence`]).
+    pub gate_confidence: Option<Value>,
     /// The file read, for messages.
     pub path: Option<Utf8PathBuf>,
 }
@@ -198,9 +200,14 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("eval_max_cost_usd"))
             .cloned();
+        let gate_confidence = doc
+            .get("_workflow")
+            .and_then(|w| w.get("gate_confidence"))
+            .cloned();
         Ok(Settings {
             model,
             eval_max_cost_usd,
+            gate_confidence,
             path: Some(path),
         })
     }
@@ -281,6 +288,34 @@ pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
     parsed.map_err(|m| Error::invalid(path, format!("_workflow.eval_max_cost_usd: {m}")))
 }
 
+/// The gate's confidence mode: `--confidence` (or a script's
+/// `opts.confidence`), else settings `_workflow.gate_confidence` (the house
+/// rule), else none: the rule alone decides. A bad setting is refused
+/// naming the file.
+pub fn resolve_confidence(flag: Option<f64>, settings: &Settings) -> Result<Option<f64>> {
+    if let Some(level) = flag {
+        return crate::stats::confidence::check_level(level)
+            .map(Some)
+            .map_err(|m| Error::Usage(format!("--confidence: {m}")));
+    }
+    let path = settings
+        .path
+        .clone()
+        .unwrap_or_else(|| "settings.json".into());
+    let parsed = match &settings.gate_confidence {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| format!("{n} is not a number"))
+            .and_then(crate::stats::confidence::check_level),
+        Some(Value::String(s)) => crate::stats::confidence::parse_level(s),
+        Some(other) => Err(format!("{other} is not a confidence level (e.g. 0.95)")),
+    };
+    parsed
+        .map(Some)
+        .map_err(|m| Error::invalid(path, format!("_workflow.gate_confidence: {m}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +371,36 @@ mod tests {
         std::fs::write(home.join("settings.json"), "{\n  \"model\": ,\n}").unwrap();
         let err = Settings::load(home).unwrap_err().to_string();
         assert!(err.contains("settings.json:2"), "{err}");
+    }
+
+    #[test]
+    fn confidence_flag_beats_the_house_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Utf8Path::from_path(dir.path()).unwrap();
+        let none = Settings::load(home).unwrap();
+        assert_eq!(resolve_confidence(None, &none).unwrap(), None);
+        std::fs::write(
+            home.join("settings.json"),
+            r#"{"_workflow":{"gate_confidence":0.95}}"#,
+        )
+        .unwrap();
+        let s = Settings::load(home).unwrap();
+        assert_eq!(resolve_confidence(None, &s).unwrap(), Some(0.95));
+        assert_eq!(resolve_confidence(Some(0.99), &s).unwrap(), Some(0.99));
+        let err = resolve_confidence(Some(95.0), &s).unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::exit::USAGE);
+        assert!(err.to_string().contains("did you mean 0.95"), "{err}");
+        std::fs::write(
+            home.join("settings.json"),
+            r#"{"_workflow":{"gate_confidence":"high"}}"#,
+        )
+        .unwrap();
+        let err = resolve_confidence(None, &Settings::load(home).unwrap()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("settings.json") && text.contains("gate_confidence"),
+            "{text}"
+        );
     }
 
     #[test]

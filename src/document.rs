@@ -506,6 +506,89 @@ pub struct BestEntry {
     /// The score's 95 % interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<crate::stats::Interval>,
+    /// How the score was measured: each case's runs and score sum per arm,
+    /// and the trigger counts, so the gate's confidence mode can compare a
+    /// later result with it as a measured quantity; absent in entries
+    /// recorded before bests kept their evidence (they read as exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<BestEvidence>,
+    /// The confidence level of the gate's mode that accepted it; absent when
+    /// the rule alone decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+/// The runs behind a best, per case and arm (the run id in [`BestEntry::run`]
+/// resolves to the runs themselves in the evidence store).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestEvidence {
+    /// Per case, in suite order.
+    pub cases: Vec<CaseArms>,
+    /// Trigger results of the with arm, when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<crate::stats::TriggerCount>,
+}
+
+/// One case's arms behind a best.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseArms {
+    /// The case's name.
+    pub name: String,
+    /// The with arm.
+    pub with: ArmSum,
+    /// The without arm.
+    pub without: ArmSum,
+}
+
+/// An arm's runs and the sum of their scores (passes, for pass/fail runs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ArmSum {
+    /// Runs in the arm.
+    pub runs: u32,
+    /// Sum of their scores, to 4 decimals.
+    pub sum: f64,
+}
+
+impl ArmSum {
+    /// The arm of `runs` runs whose mean, written to 4 decimals, is `mean`.
+    /// The sum is within `runs`·5e-5 of `mean·runs`; when a whole number of
+    /// passes is that close, it is that number (pass/fail runs sum to one).
+    pub fn of(mean: f64, runs: u32) -> ArmSum {
+        let n = f64::from(runs);
+        let sum = (mean * n).clamp(0.0, n);
+        let whole = sum.round();
+        ArmSum {
+            runs,
+            sum: if (sum - whole).abs() <= n * 5e-5 {
+                whole
+            } else {
+                round4(sum)
+            },
+        }
+    }
+}
+
+impl BestEvidence {
+    /// The evidence of `result`, from its cases' intervals; `None` when a case
+    /// has none (a document written before intervals existed).
+    pub fn of(result: &SkillEval) -> Option<BestEvidence> {
+        let cases = result
+            .cases
+            .iter()
+            .map(|c| {
+                let s = c.stats.as_ref()?;
+                Some(CaseArms {
+                    name: c.name.clone(),
+                    with: ArmSum::of(s.with.value, s.runs_with),
+                    without: ArmSum::of(s.without.value, s.runs_without),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        (!cases.is_empty()).then(|| BestEvidence {
+            cases,
+            trigger: result.stats.as_ref().and_then(|s| s.trigger),
+        })
+    }
 }
 
 /// Which way the trigger pair failed, in words; `None` when it held (or was not measured).
@@ -682,6 +765,53 @@ pub(crate) fn read_baseline_file(path: &Utf8Path, item: &str) -> Result<Baseline
 
 #[cfg(test)]
 impl SkillEval {
+    /// A result measured on these runs (per case: with-arm and without-arm
+    /// scores), its numbers and intervals as the reducer writes them.
+    pub(crate) fn measured(arms: &[(&[f64], &[f64])], trigger: Option<(u32, u32)>) -> SkillEval {
+        use crate::stats::{CaseRuns, TriggerCount, compare};
+        let runs: Vec<CaseRuns> = arms
+            .iter()
+            .enumerate()
+            .map(|(case, (w, wo))| CaseRuns {
+                case,
+                with: w.to_vec(),
+                without: wo.to_vec(),
+                cost_usd: 0.0,
+            })
+            .collect();
+        let c = compare(&runs, crate::stats::CONFIDENCE);
+        let cases = c
+            .cases
+            .iter()
+            .map(|s| CaseEval {
+                name: format!("case-{}", s.case),
+                with: round4(s.with.value),
+                without: Some(round4(s.without.value)),
+                delta: Some(round4(s.delta.value)),
+                verdict: None,
+                trigger_rate: None,
+                fires_rate: None,
+                quiet_rate: None,
+                cost_usd: 0.0,
+                runs: s.runs_with + s.runs_without,
+                digest: None,
+                stats: Some(s.clone().rounded()),
+                graders: None,
+            })
+            .collect();
+        SkillEval {
+            cases,
+            trigger_rate: trigger.map(|(f, n)| round4(f64::from(f) / f64::from(n))),
+            stats: Some(Stats {
+                confidence: c.confidence,
+                suite: c.suite.clone().rounded(),
+                trigger: trigger.map(|(fired, results)| TriggerCount { fired, results }),
+                auto: None,
+            }),
+            ..SkillEval::sample(c.suite.with.value, c.suite.without.value)
+        }
+    }
+
     /// A complete, non-partial result for unit tests: `commit` on
     /// `claude-sonnet-5-5`, delta and verdict derived from `with` and `without`.
     /// Tests change the rest with struct update syntax.

@@ -29,6 +29,10 @@ pub struct Condition {
     pub status: Status,
     /// What was compared, in words, with the written numbers.
     pub text: String,
+    /// Under the confidence mode, for a condition within noise: more runs per
+    /// arm of each case that would settle an effect of the observed size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs_needed: Option<u32>,
 }
 
 /// The gate's decision on one result: accepted or not, and why.
@@ -74,6 +78,11 @@ pub struct Decision {
     /// accept. Kept so that recording applies the rule the same way.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub trust_imported: bool,
+    /// The confidence mode's level when it was in force (`--confidence`, or
+    /// settings `_workflow.gate_confidence`): its conditions follow the
+    /// rule's. Absent when the rule alone decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 /// The highest score a suite can give: no result is ever above it.
@@ -136,9 +145,23 @@ impl Decision {
     }
 }
 
-/// [`decide_with`] without trusting imported runs: the rule as it stands.
+/// [`decide_full`] without trusting imported runs and without the
+/// confidence mode: the rule as it stands.
 pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
-    decide_with(result, baseline, false)
+    decide_full(result, baseline, false, None)
+}
+
+/// [`decide_full`] with `--trust-imported` as given, without the confidence mode.
+pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool) -> Decision {
+    decide_full(result, baseline, trust_imported, None)
+}
+
+/// [`decide`], and under the confidence mode (`Some(level)`) the rule's
+/// estimated conditions must also hold clearly at that level
+/// ([`confidence_conditions`]). The mode only adds conditions: the rule's
+/// own are the same with or without it.
+pub fn decide_at(result: &SkillEval, baseline: &Baseline, confidence: Option<f64>) -> Decision {
+    decide_full(result, baseline, false, confidence)
 }
 
 /// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
@@ -155,7 +178,12 @@ pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
 /// evidence. A result without imported runs has no such condition.
 ///
 /// Every comparison uses the numbers as written (4 decimals): equal is a reject.
-pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool) -> Decision {
+pub fn decide_full(
+    result: &SkillEval,
+    baseline: &Baseline,
+    trust_imported: bool,
+    confidence: Option<f64>,
+) -> Decision {
     let model = result.model.as_str();
     let with = round4(result.with);
     let without = round4(result.without);
@@ -239,12 +267,22 @@ pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool
         },
     };
 
-    let conditions: Vec<Condition> = [Some(not_partial), bought_here]
+    let trigger_skipped = (trigger.status == Status::Skipped).then(|| trigger.text.clone());
+    let mut conditions: Vec<Condition> = [Some(not_partial), bought_here]
         .into_iter()
         .flatten()
         .chain([beats_best, helps, trigger])
         .collect();
+    if let Some(level) = confidence {
+        conditions.extend(confidence_conditions(
+            result,
+            best.as_ref(),
+            level,
+            trigger_skipped,
+        ));
+    }
     Decision {
+        confidence,
         advice: result.stats.as_ref().map(|s| {
             crate::stats::gate_advice(
                 &s.suite,
@@ -312,6 +350,7 @@ fn pass(name: &'static str, text: String) -> Condition {
         name,
         status: Status::Pass,
         text,
+        runs_needed: None,
     }
 }
 
@@ -320,14 +359,256 @@ fn fail(name: &'static str, text: String) -> Condition {
         name,
         status: Status::Fail,
         text,
+        runs_needed: None,
     }
 }
 
 fn skip(text: String) -> Condition {
+    skip_named("trigger-rate", text)
+}
+
+fn skip_named(name: &'static str, text: String) -> Condition {
     Condition {
-        name: "trigger-rate",
+        name,
         status: Status::Skipped,
         text,
+        runs_needed: None,
+    }
+}
+
+/// The level a result is judged at under the mode: `level`, or for runs
+/// bought by `--runs auto` the one-sided level of the look it stopped at
+/// when that is stricter (the looks before spent part of the error budget;
+/// judging the last look's data at a looser level would spend it twice).
+pub fn effective_level(result: &SkillEval, level: f64) -> f64 {
+    match &result.stats {
+        Some(s) if s.auto.is_some() => level.max(0.5 + s.confidence / 2.0),
+        _ => level,
+    }
+}
+
+/// A level in words: `95 %`, `97.65 %`.
+pub fn fmt_level(level: f64) -> String {
+    let pct = format!("{:.2}", level * 100.0);
+    let pct = pct.trim_end_matches('0').trim_end_matches('.');
+    format!("{pct} %")
+}
+
+/// The confidence mode's conditions (`docs/statistics.md`, "The gate's
+/// confidence mode"): `beats-best-clearly`, `helps-clearly` and
+/// `trigger-rate-not-clearly-below`, each a one-sided check at `level`.
+/// Against a best that kept its runs ([`crate::document::BestEvidence`]) the
+/// comparison is two-sample; against an older best its score is an exact line.
+fn confidence_conditions(
+    result: &SkillEval,
+    best: Option<&BestEntry>,
+    level: f64,
+    trigger_skipped: Option<String>,
+) -> Vec<Condition> {
+    use crate::stats::Part;
+    use crate::stats::confidence::{Side, check};
+    let level = effective_level(result, level);
+    let at = fmt_level(level);
+    let Some(mine) = crate::document::BestEvidence::of(result) else {
+        let why = format!(
+            "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval"
+        );
+        return vec![
+            fail("beats-best-clearly", why.clone()),
+            fail("helps-clearly", why),
+        ];
+    };
+    let k = mine.cases.len() as f64;
+    let part = |coef: f64, a: crate::document::ArmSum| Part {
+        coef,
+        sum: a.sum,
+        n: a.runs as usize,
+    };
+    let with_parts: Vec<Part> = mine.cases.iter().map(|c| part(1.0 / k, c.with)).collect();
+    let delta_parts: Vec<Part> = mine
+        .cases
+        .iter()
+        .flat_map(|c| [part(1.0 / k, c.with), part(-1.0 / k, c.without)])
+        .collect();
+    let all = |n: usize| vec![true; n];
+
+    let helps_check = check(
+        &delta_parts,
+        &all(delta_parts.len()),
+        0.0,
+        level,
+        Side::Above,
+    );
+    let helps = judged(
+        "helps-clearly",
+        &helps_check,
+        format!(
+            "delta {} is clearly above 0 at {at} (one-sided bound {})",
+            fmt_score(helps_check.estimate.value),
+            fmt_score(helps_check.bound)
+        ),
+        format!(
+            "delta {} is within noise at {at}: its one-sided bound {} is not above 0",
+            fmt_score(helps_check.estimate.value),
+            fmt_score(helps_check.bound)
+        ),
+    );
+
+    let beats = match best {
+        None => judged(
+            "beats-best-clearly",
+            &helps_check,
+            format!(
+                "no best recorded yet: delta {} is clearly above 0 at {at}, the floor for a first baseline",
+                fmt_score(helps_check.estimate.value)
+            ),
+            format!(
+                "no best recorded yet: delta {} is within noise at {at} (one-sided bound {}), the floor for a first baseline",
+                fmt_score(helps_check.estimate.value),
+                fmt_score(helps_check.bound)
+            ),
+        ),
+        Some(b) => match &b.evidence {
+            Some(theirs) if !theirs.cases.is_empty() => {
+                let kb = theirs.cases.len() as f64;
+                let mut parts = with_parts.clone();
+                parts.extend(theirs.cases.iter().map(|c| part(-1.0 / kb, c.with)));
+                let mut grows = all(with_parts.len());
+                grows.extend(vec![false; theirs.cases.len()]);
+                let c = check(&parts, &grows, 0.0, level, Side::Above);
+                judged(
+                    "beats-best-clearly",
+                    &c,
+                    format!(
+                        "with is clearly above the best {} at {at}, the best's own runs counted (difference {}, one-sided bound {})",
+                        fmt_score(b.score),
+                        fmt_score(c.estimate.value),
+                        fmt_score(c.bound)
+                    ),
+                    format!(
+                        "with is within noise of the best {} at {at}, the best's own runs counted (difference {}, one-sided bound {} is not above 0)",
+                        fmt_score(b.score),
+                        fmt_score(c.estimate.value),
+                        fmt_score(c.bound)
+                    ),
+                )
+            }
+            _ => {
+                let score = round4(b.score);
+                let c = check(
+                    &with_parts,
+                    &all(with_parts.len()),
+                    score,
+                    level,
+                    Side::Above,
+                );
+                judged(
+                    "beats-best-clearly",
+                    &c,
+                    format!(
+                        "with {} is clearly above the best {} at {at} (one-sided bound {}; the best kept no runs, so it is an exact line)",
+                        fmt_score(c.estimate.value),
+                        fmt_score(score),
+                        fmt_score(c.bound)
+                    ),
+                    format!(
+                        "with {} is within noise of the best {} at {at} (one-sided bound {} is not above it; the best kept no runs, so it is an exact line)",
+                        fmt_score(c.estimate.value),
+                        fmt_score(score),
+                        fmt_score(c.bound)
+                    ),
+                )
+            }
+        },
+    };
+
+    let trigger = match (
+        trigger_skipped,
+        best,
+        result.stats.as_ref().and_then(|s| s.trigger),
+    ) {
+        (Some(why), ..) => skip_named("trigger-rate-not-clearly-below", why),
+        (None, Some(b), Some(t)) if t.results > 0 => {
+            let new = Part {
+                coef: 1.0,
+                sum: f64::from(t.fired),
+                n: t.results as usize,
+            };
+            let theirs = b
+                .evidence
+                .as_ref()
+                .and_then(|e| e.trigger)
+                .filter(|t| t.results > 0);
+            let (c, against) = match theirs {
+                Some(bt) => {
+                    let old = Part {
+                        coef: -1.0,
+                        sum: f64::from(bt.fired),
+                        n: bt.results as usize,
+                    };
+                    (
+                        check(&[new, old], &[true, false], 0.0, level, Side::NotBelow),
+                        "the best's own results counted",
+                    )
+                }
+                None => (
+                    check(
+                        &[new],
+                        &[true],
+                        b.trigger_rate.map_or(0.0, round4),
+                        level,
+                        Side::NotBelow,
+                    ),
+                    "the best kept no counts, so its rate is an exact line",
+                ),
+            };
+            let rate = f64::from(t.fired) / f64::from(t.results);
+            let best_rate = b.trigger_rate.map_or(0.0, round4);
+            judged(
+                "trigger-rate-not-clearly-below",
+                &c,
+                format!(
+                    "trigger rate {} is not clearly below the best's {} at {at} ({against})",
+                    fmt_score(rate),
+                    fmt_score(best_rate)
+                ),
+                format!(
+                    "trigger rate {} is clearly below the best's {} at {at} ({against})",
+                    fmt_score(rate),
+                    fmt_score(best_rate)
+                ),
+            )
+        }
+        _ => skip_named(
+            "trigger-rate-not-clearly-below",
+            "trigger check skipped: the result keeps no trigger counts".into(),
+        ),
+    };
+    vec![beats, helps, trigger]
+}
+
+/// A condition from a [`crate::stats::confidence::Check`]: `held` when it
+/// holds, else `noise` and the runs that would settle it.
+fn judged(
+    name: &'static str,
+    c: &crate::stats::confidence::Check,
+    held: String,
+    noise: String,
+) -> Condition {
+    if c.holds {
+        return pass(name, held);
+    }
+    let settle = match c.runs_needed {
+        Some(n) => format!(
+            "; about {n} more runs per arm of each case would settle an effect this size"
+        ),
+        None if name == "trigger-rate-not-clearly-below" => String::new(),
+        None if c.estimate.value > c.tie => "; no number of new runs would settle it: the best's own runs are too few to tell an effect this size (measure the best again with more runs)".into(),
+        None => "; the estimate does not point the right way, so more runs would not settle it in its favour".into(),
+    };
+    Condition {
+        runs_needed: c.runs_needed,
+        ..fail(name, format!("{noise}{settle}"))
     }
 }
 
@@ -358,6 +639,8 @@ mod tests {
                 cases: None,
                 runs: None,
                 interval: None,
+                evidence: None,
+                confidence: None,
             },
         );
         b
@@ -704,5 +987,168 @@ mod tests {
         );
         let json = serde_json::to_value(&d).unwrap();
         assert_eq!(json["advice"]["helps"]["advisory"], "within-noise");
+    }
+
+    fn measured(arms: &[(&[f64], &[f64])], trigger: Option<(u32, u32)>) -> SkillEval {
+        SkillEval::measured(arms, trigger)
+    }
+
+    fn ones(n: usize) -> Vec<f64> {
+        vec![1.0; n]
+    }
+
+    fn passes(x: usize, n: usize) -> Vec<f64> {
+        (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
+    }
+
+    fn names(d: &Decision) -> Vec<(&str, Status)> {
+        d.conditions.iter().map(|c| (c.name, c.status)).collect()
+    }
+
+    #[test]
+    fn the_mode_only_adds_conditions() {
+        let r = measured(&[(&passes(2, 3), &passes(1, 3))], Some((3, 3)));
+        for b in [Baseline::empty("commit"), baseline(M, 0.5, Some(1.0))] {
+            let rule = decide(&r, &b);
+            let mode = decide_at(&r, &b, Some(0.95));
+            assert_eq!(rule.confidence, None);
+            assert_eq!(mode.confidence, Some(0.95));
+            assert_eq!(rule.conditions[..], mode.conditions[..4]);
+            assert_eq!(mode.conditions.len(), 7);
+            // A reject under the rule is a reject under the mode.
+            assert!(mode.accepted <= rule.accepted);
+        }
+        let json = serde_json::to_value(decide(&r, &Baseline::empty("commit"))).unwrap();
+        assert!(json.get("confidence").is_none(), "{json}");
+    }
+
+    #[test]
+    fn the_mode_refuses_luck_and_says_what_would_settle_it() {
+        // 2 of 3 against 1 of 3: the rule accepts, the mode cannot tell it from chance.
+        let r = measured(&[(&passes(2, 3), &passes(1, 3))], Some((3, 3)));
+        let b = Baseline::empty("commit");
+        assert!(decide(&r, &b).accepted);
+        let d = decide_at(&r, &b, Some(0.95));
+        assert!(!d.accepted);
+        assert_eq!(
+            names(&d)[4..],
+            [
+                ("beats-best-clearly", F),
+                ("helps-clearly", F),
+                ("trigger-rate-not-clearly-below", S)
+            ]
+        );
+        let helps = &d.conditions[5];
+        let more = helps.runs_needed.expect("a positive effect can be settled");
+        assert!(more > 3, "{helps:?}");
+        assert!(
+            helps
+                .text
+                .starts_with("delta 0.3333 is within noise at 95 %: its one-sided bound -0.")
+                && helps.text.ends_with(&format!(
+                    "about {more} more runs per arm of each case would settle an effect this size"
+                )),
+            "{}",
+            helps.text
+        );
+        let json = serde_json::to_value(&d).unwrap();
+        assert_eq!(json["confidence"], 0.95);
+        assert_eq!(json["conditions"][5]["runs_needed"], more);
+    }
+
+    #[test]
+    fn a_clear_change_passes_the_mode() {
+        let r = measured(
+            &[
+                (&ones(10), &passes(0, 10)),
+                (&passes(9, 10), &passes(2, 10)),
+            ],
+            Some((10, 10)),
+        );
+        let d = decide_at(&r, &Baseline::empty("commit"), Some(0.95));
+        assert!(d.accepted, "{:#?}", d.conditions);
+        assert!(d.conditions[5].text.contains("clearly above 0 at 95 %"));
+        // An old best (no runs kept) is an exact line.
+        let d = decide_at(&r, &baseline(M, 0.8, Some(1.0)), Some(0.95));
+        assert!(
+            !d.accepted,
+            "0.95 against an exact 0.8 on 20 runs is not clear"
+        );
+        assert!(
+            d.conditions[4].text.contains("exact line"),
+            "{}",
+            d.conditions[4].text
+        );
+        let d = decide_at(&r, &baseline(M, 0.6, Some(1.0)), Some(0.95));
+        assert!(d.accepted, "{:#?}", d.conditions);
+        assert_eq!(d.conditions[6].status, P, "{:#?}", d.conditions[6]);
+    }
+
+    #[test]
+    fn a_best_that_kept_its_runs_is_compared_as_measured() {
+        let best_run = measured(&[(&passes(2, 3), &passes(0, 3))], Some((3, 3)));
+        let mut b = baseline(M, 0.6667, Some(1.0));
+        b.best.get_mut(M).unwrap().evidence = crate::document::BestEvidence::of(&best_run);
+        let evidence = b.best[M].evidence.clone().unwrap();
+        assert_eq!(
+            evidence.cases[0].with,
+            crate::document::ArmSum { runs: 3, sum: 2.0 }
+        );
+        assert_eq!(evidence.trigger.map(|t| t.results), Some(3));
+        // 10 of 10 against a best of 2 of 3 measured on 3 runs: the rule
+        // accepts; as an exact line 0.6667 it would be clear, but the best
+        // itself could be 1.0 on its 3 runs.
+        let r = measured(&[(&ones(10), &passes(0, 10))], Some((10, 10)));
+        assert!(decide(&r, &b).accepted);
+        let d = decide_at(&r, &b, Some(0.95));
+        assert_eq!(d.conditions[4].status, F, "{:#?}", d.conditions);
+        assert!(d.conditions[4].text.contains("the best's own runs counted"));
+        assert!(
+            d.conditions[4]
+                .text
+                .contains("no number of new runs would settle it"),
+            "{}",
+            d.conditions[4].text
+        );
+        let mut exact = b.clone();
+        exact.best.get_mut(M).unwrap().evidence = None;
+        assert_eq!(decide_at(&r, &exact, Some(0.95)).conditions[4].status, P);
+        // A trigger rate clearly below the best's measured one fails the mode.
+        let low = measured(&[(&ones(10), &passes(0, 10))], Some((0, 10)));
+        let d = decide_at(&low, &b, Some(0.95));
+        assert_eq!(d.conditions[6].status, F, "{:#?}", d.conditions[6]);
+    }
+
+    #[test]
+    fn an_auto_result_is_judged_at_its_last_look() {
+        let mut r = measured(&[(&ones(4), &passes(0, 4))], None);
+        assert_eq!(effective_level(&r, 0.95), 0.95);
+        let stats = r.stats.as_mut().unwrap();
+        stats.confidence = 0.999;
+        stats.auto = Some(crate::document::AutoRounds {
+            rounds: 2,
+            stop: "the suite's call is clear".into(),
+        });
+        assert!((effective_level(&r, 0.95) - 0.9995).abs() < 1e-12);
+        let d = decide_at(&r, &Baseline::empty("commit"), Some(0.95));
+        assert!(
+            d.conditions[5].text.contains("at 99.95 %"),
+            "{}",
+            d.conditions[5].text
+        );
+        assert_eq!(fmt_level(0.95), "95 %");
+    }
+
+    #[test]
+    fn a_result_without_runs_per_case_fails_the_mode() {
+        let r = SkillEval::sample(0.9, 0.1);
+        let d = decide_at(&r, &Baseline::empty("commit"), Some(0.95));
+        assert!(decide(&r, &Baseline::empty("commit")).accepted);
+        assert!(!d.accepted);
+        assert!(
+            d.reasons()[0].contains("keeps no runs per case"),
+            "{:?}",
+            d.reasons()
+        );
     }
 }

@@ -467,6 +467,8 @@ mod tests {
                 cases: None,
                 runs: None,
                 interval: None,
+                evidence: None,
+                confidence: None,
             },
         );
         let baselines = BTreeMap::from([("commit".to_string(), baseline)]);

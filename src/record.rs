@@ -128,7 +128,14 @@ pub fn record(
     remove_stale_temps(&wiki_path);
 
     let mut baseline = load_baseline(source, &result.item)?;
-    let applied = gate::decide_with(result, &baseline, decision.trust_imported);
+    // The same mode as the decision passed in: a best raised by luck under
+    // the confidence mode must not slip in through a re-decision without it.
+    let applied = gate::decide_full(
+        result,
+        &baseline,
+        decision.trust_imported,
+        decision.confidence,
+    );
 
     let mut unique: Vec<String> = vec![];
     for p in pages {
@@ -187,6 +194,8 @@ pub fn record(
                 cases: result.case_digests(),
                 runs: result.stats.as_ref().map(|s| s.suite.runs_per_arm),
                 interval: result.stats.as_ref().map(|s| s.suite.with.interval),
+                evidence: crate::document::BestEvidence::of(result),
+                confidence: applied.confidence,
             },
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");
@@ -280,6 +289,46 @@ mod tests {
         ));
         assert!(m.contains("wiki/patterns/nope.md does not exist"), "{m}");
         check_record_args(&s, Some("#1"), &pages()).unwrap();
+    }
+
+    #[test]
+    fn a_best_keeps_its_evidence_and_a_redecision_keeps_the_mode() {
+        let (_d, s) = source();
+        let clear = SkillEval {
+            run: "eval-commit-20261202T000001Z".into(),
+            model: "m".into(),
+            ..SkillEval::measured(
+                &[
+                    (&[1.0; 10], &[0.0; 10]),
+                    (&[1.0; 10], &[1.0, 0.0, 0.0, 0.0]),
+                ],
+                Some((20, 20)),
+            )
+        };
+        let d = gate::decide_at(&clear, &Baseline::empty("commit"), Some(0.95));
+        assert!(d.accepted, "{:#?}", d.conditions);
+        record(&s, &clear, &d, "#1", &pages()).unwrap();
+        let best = &load_baseline(&s, "commit").unwrap().best["m"];
+        assert_eq!(best.confidence, Some(0.95));
+        let e = best.evidence.as_ref().expect("a best keeps its runs");
+        assert_eq!(e.cases.len(), 2);
+        assert_eq!((e.cases[1].without.runs, e.cases[1].without.sum), (4, 1.0));
+        assert_eq!(e.trigger.map(|t| (t.fired, t.results)), Some((20, 20)));
+
+        // A lucky result decided under the mode (stale, against no best):
+        // under the lock it is decided again under the same mode, not the rule alone.
+        let lucky = SkillEval {
+            run: "eval-commit-20261202T000002Z".into(),
+            model: "m".into(),
+            ..SkillEval::measured(
+                &[(&[1.0; 3], &[0.0; 3]), (&[1.0; 3], &[1.0; 3])],
+                Some((6, 6)),
+            )
+        };
+        let stale = gate::decide_at(&lucky, &Baseline::empty("commit"), Some(0.95));
+        let done = record(&s, &lucky, &stale, "#2", &pages()).unwrap();
+        assert_eq!(done.decision.confidence, Some(0.95));
+        assert!(!done.raised);
     }
 
     #[test]

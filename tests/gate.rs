@@ -407,3 +407,117 @@ fn the_projects_own_wiki_passes() {
         .assert()
         .code(0);
 }
+
+/// A result whose cases keep their runs per arm (as `run` writes them):
+/// per case, (with-arm passes, without-arm passes, runs per arm). The
+/// intervals are placeholders: the confidence mode works from the counts.
+fn measured_result(dir: &Utf8Path, cases: &[(u32, u32, u32)]) -> Utf8PathBuf {
+    let est = |v: f64| serde_json::json!({"value": v, "interval": {"low": 0.0, "high": 1.0, "confidence": 0.95, "method": "score"}});
+    let noise = serde_json::json!({"advisory": "within-noise", "interval": {"low": 0.0, "high": 1.0, "confidence": 0.95, "method": "score"}, "runs_needed": null});
+    let k = cases.len() as f64;
+    let (mut with, mut without) = (0.0, 0.0);
+    let docs: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, &(w, wo, n))| {
+            let (mw, mwo) = (f64::from(w) / f64::from(n), f64::from(wo) / f64::from(n));
+            with += mw / k;
+            without += mwo / k;
+            serde_json::json!({
+                "name": format!("case-{i}"), "with": mw, "without": mwo, "delta": mw - mwo,
+                "verdict": null, "trigger_rate": null, "cost_usd": 0.01, "runs": 2 * n,
+                "stats": {"case": i, "runs_with": n, "runs_without": n, "with": est(mw),
+                          "without": est(mwo), "delta": est(mw - mwo), "advisory": noise},
+            })
+        })
+        .collect();
+    let r4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    let doc = serde_json::json!({
+        "schema": "skill-eval/1", "item": "commit", "run": "eval-commit-20261202T094337Z",
+        "date": "2026-12-02", "model": "claude-sonnet-5-5", "with": r4(with), "without": r4(without),
+        "delta": r4(with - without), "verdict": "improved", "trigger_rate": null,
+        "cost_usd": 0.1, "max_cost_usd": 2.0, "partial": false, "cases": docs,
+        "stats": {"confidence": 0.95, "suite": {"with": est(with), "without": est(without),
+                  "delta": est(with - without), "advisory": noise, "runs_per_arm": 3.0}},
+    });
+    let path = dir.join("measured.json");
+    fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn the_confidence_mode_refuses_a_lucky_result_the_rule_accepts() {
+    let s = Source::new(None);
+    let lucky = measured_result(&s.root, &[(2, 1, 3), (3, 3, 3)]);
+    let gate = |extra: &[&str]| {
+        s.cmd()
+            .arg("gate")
+            .arg("commit")
+            .arg(&lucky)
+            .args(extra)
+            .assert()
+    };
+    gate(&[]).code(0);
+    gate(&["--confidence", "0.95"])
+        .code(1)
+        .stdout(predicate::str::contains(
+            "confidence    95 %: each estimated condition must also hold clearly",
+        ))
+        .stdout(predicate::str::contains(
+            "✗ delta 0.1667 is within noise at 95 %: its one-sided bound",
+        ))
+        .stdout(predicate::str::contains(
+            "more runs per arm of each case would settle an effect this size",
+        ));
+    let out = gate(&["--confidence", "0.95", "--format", "json"])
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let json: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["confidence"], 0.95);
+    let helps = json["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "helps-clearly")
+        .unwrap();
+    assert_eq!(helps["status"], "fail");
+    assert!(helps["runs_needed"].as_u64().unwrap() > 3, "{helps}");
+
+    gate(&["--confidence", "95"])
+        .code(2)
+        .stderr(predicate::str::contains("did you mean 0.95"));
+
+    // The house rule: settings `_workflow.gate_confidence`; the flag beats it.
+    fs::create_dir_all(s.root.join("home")).unwrap();
+    fs::write(
+        s.root.join("home/settings.json"),
+        r#"{"_workflow":{"gate_confidence":0.95}}"#,
+    )
+    .unwrap();
+    gate(&[]).code(1);
+    gate(&["--confidence", "0.6"]).code(0);
+}
+
+#[test]
+fn a_best_recorded_under_the_mode_keeps_its_runs() {
+    let s = Source::new(None);
+    let clear = measured_result(&s.root, &[(10, 0, 10), (9, 2, 10)]);
+    s.cmd()
+        .arg("gate")
+        .arg("commit")
+        .arg(&clear)
+        .args(["--confidence", "0.95"])
+        .args(RECORD)
+        .assert()
+        .code(0);
+    let baseline: Value = serde_json::from_str(&s.baseline().unwrap()).unwrap();
+    let best = &baseline["best"]["claude-sonnet-5-5"];
+    assert_eq!(best["confidence"], 0.95);
+    assert_eq!(best["run"], "eval-commit-20261202T094337Z");
+    assert_eq!(
+        best["evidence"]["cases"][1],
+        serde_json::json!({"name": "case-1", "with": {"runs": 10, "sum": 9.0}, "without": {"runs": 10, "sum": 2.0}})
+    );
+}

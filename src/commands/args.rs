@@ -111,6 +111,7 @@ impl PlatformArgs {
             max_total_usd: None,
             report: self.report.clone(),
             dry_run: self.dry_run,
+            confidence: None,
         }
     }
 }
@@ -130,4 +131,17 @@ pub fn dry_run(
         super::print(&crate::report::estimate::estimate(&estimate))?;
     }
     Ok(crate::error::exit::OK)
+}
+
+/// `--confidence LEVEL`: the gate's confidence mode, shared by `gate`,
+/// `propose` and `exam`.
+#[derive(Debug, Clone, Copy, Args, Default)]
+pub struct ConfidenceArg {
+    /// Accept only what holds clearly at this level (e.g. 0.95): with above
+    /// the best, delta above 0 and the trigger rate not below the best's,
+    /// each by its one-sided bound, the best's own runs counted. Adds to the
+    /// rule, never replaces it [default: settings.json
+    /// `_workflow.gate_confidence`, else the rule alone]
+    #[arg(long, value_name = "LEVEL", value_parser = crate::stats::confidence::parse_level)]
+    pub confidence: Option<f64>,
 }

@@ -14,6 +14,8 @@ pub struct ExamArgs {
     pub item: String,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    #[command(flatten)]
+    pub confidence: super::args::ConfidenceArg,
     /// Print the exam's outcome as JSON on stdout
     #[arg(long)]
     pub json: bool,
@@ -26,7 +28,10 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
     }
     let options = Options {
         item: Some(args.item.clone()),
-        eval: args.platform.options(),
+        eval: crate::eval::EvalOptions {
+            confidence: args.confidence.confidence,
+            ..args.platform.options()
+        },
         json: args.json,
         ..Options::default()
     };

@@ -1,5 +1,5 @@
-//! `bob-eval gate ITEM RESULT [--record --pr PR --pages P…] [--format
-//! human|json|junit|markdown]`: exit 0 accepted, 1 rejected, 2 usage or invalid
+//! `bob-eval gate ITEM RESULT [--confidence LEVEL] [--record --pr PR --pages
+//! P…] [--format human|json|junit|markdown]`: exit 0 accepted, 1 rejected, 2 usage or invalid
 //! input (nothing written).
 
 use super::{Format, FormatArgs};
@@ -23,6 +23,8 @@ pub struct GateArgs {
     /// can write is not evidence)
     #[arg(long)]
     pub trust_imported: bool,
+    #[command(flatten)]
+    pub confidence: super::args::ConfidenceArg,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -53,10 +55,12 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
             "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
         ));
     }
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let level = crate::config::resolve_confidence(args.confidence.confidence, &settings)?;
     let result = crate::document::load_result(&args.result, &args.item)?;
     crate::eval::measured_on_this_item(ctx, &result, &args.result)?;
     let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
-    let mut decision = crate::gate::decide_with(&result, &baseline, args.trust_imported);
+    let mut decision = crate::gate::decide_full(&result, &baseline, args.trust_imported, level);
     let mut recorded = None;
     if rec.record {
         if let Some(warning) = crate::record::default_model_warning(&result.model) {

@@ -16,6 +16,8 @@ pub struct ProposeArgs {
     pub item: String,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    #[command(flatten)]
+    pub confidence: super::args::ConfidenceArg,
     /// The proposal's pull request, e.g. '#4300'
     #[arg(long, value_name = "PR", required = true)]
     pub pr: String,
@@ -38,7 +40,10 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
     }
     let options = Options {
         item: Some(args.item.clone()),
-        eval: args.platform.options(),
+        eval: crate::eval::EvalOptions {
+            confidence: args.confidence.confidence,
+            ..args.platform.options()
+        },
         pr: Some(args.pr.clone()),
         pages: args.pages.clone(),
         json: args.json,

@@ -202,12 +202,11 @@ pub fn buy_adaptively(
     plan: Plan,
     store: &mut Store,
     fresh: bool,
-    max: u32,
+    policy: &AutoPolicy,
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
-    let policy = AutoPolicy::new(max);
     let mut source = PlatformSource {
         claude,
         plugin,
@@ -224,11 +223,11 @@ pub fn buy_adaptively(
         last: None,
         round: 0,
     };
-    let outcome = crate::stats::adaptive(&mut source, plan.cases.len(), &policy, run.max_cost_usd)
+    let outcome = crate::stats::adaptive(&mut source, plan.cases.len(), policy, run.max_cost_usd)
         .map_err(|e| match e {
-            AutoError::Source { error, .. } => error,
-            other => Error::Usage(format!("--runs auto: {other}")),
-        })?;
+        AutoError::Source { error, .. } => error,
+        other => Error::Usage(format!("--runs auto: {other}")),
+    })?;
     let stop = outcome.stop.to_string();
     observer.event(&Event::Notice(format!(
         "{}: runs auto: stopped after {} round(s) ({stop}), {} run(s) in all",

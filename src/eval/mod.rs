@@ -80,6 +80,10 @@ pub struct EvalOptions {
     /// `--dry-run`: say what would be bought, reused and spent
     /// ([`estimate::estimate`]); nothing runs.
     pub dry_run: bool,
+    /// `--confidence LEVEL` (a script's `opts.confidence`): the gate's
+    /// confidence mode ([`crate::gate::decide_at`]); `None` falls back to
+    /// settings `_workflow.gate_confidence`.
+    pub confidence: Option<f64>,
 }
 
 impl EvalOptions {
@@ -317,7 +321,7 @@ struct ToRun {
     /// How long runs just bought wait for a busy store ([`evidence_wait`]).
     wait: Duration,
     fresh: bool,
-    auto: Option<u32>,
+    auto: Option<crate::stats::AutoPolicy>,
 }
 
 #[derive(Debug)]
@@ -370,6 +374,9 @@ pub fn assemble_plugin(
     }
     let plan = plan(ctx, &found, opts, &run)?;
     let wait = evidence_wait()?;
+    // Under the gate's confidence mode, auto spends the error budget that
+    // mode asks for (`AutoPolicy::for_level`).
+    let level = config::resolve_confidence(opts.confidence, &Settings::load(&ctx.home)?)?;
     // `claude --version` runs while the plugin is assembled and the validator compiled.
     let probe = platform::start_locate(opts.claude.as_deref())?;
     crate::schema::prepare_in_background();
@@ -391,9 +398,18 @@ pub fn assemble_plugin(
             store: evidence_path(ctx, opts),
             wait,
             fresh: opts.fresh,
-            auto: opts.auto,
+            auto: opts.auto.map(|max| auto_policy(max, level)),
         })),
     })
+}
+
+/// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
+/// mode at `level` the error budget that level asks for.
+pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
+    match level {
+        Some(level) => crate::stats::AutoPolicy::for_level(max, level),
+        None => crate::stats::AutoPolicy::new(max),
+    }
 }
 
 /// What [`run_platform`] left: the runs to judge the item on, or the
@@ -494,8 +510,8 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
                 None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
-                Some(max) => auto::buy_adaptively(
-                    &claude, &plugin, &run, plan, &mut store, fresh, max, observer,
+                Some(policy) => auto::buy_adaptively(
+                    &claude, &plugin, &run, plan, &mut store, fresh, &policy, observer,
                 )?,
             };
             Ok(PlatformRun {

@@ -43,6 +43,13 @@ pub fn render(d: &Decision) -> String {
         "  trigger rate  {} ({best_rate})",
         rate(d.trigger_rate)
     );
+    if let Some(level) = d.confidence {
+        let _ = writeln!(
+            out,
+            "  confidence    {}: each estimated condition must also hold clearly",
+            crate::gate::fmt_level(level)
+        );
+    }
     for c in &d.conditions {
         let mark = match c.status {
             Status::Pass => '✓',
@@ -131,6 +138,8 @@ mod tests {
                 cases: None,
                 runs: None,
                 interval: None,
+                evidence: None,
+                confidence: None,
             },
         );
         b

@@ -99,6 +99,10 @@ pub fn options_map(o: &Options) -> Map {
         },
     );
     m.insert("max_cost_usd".into(), opt_str(&p.max_cost_usd));
+    m.insert(
+        "confidence".into(),
+        p.confidence.map_or(Dynamic::UNIT, Dynamic::from_float),
+    );
     m.insert("judge_model".into(), opt_str(&p.judge_model));
     m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
     m.insert("keep".into(), p.keep.into());
@@ -232,6 +236,15 @@ pub fn eval_options(
                 None => opts.runs = count(key, v, eval::runs_from)?,
             },
             "max_cost_usd" => opts.max_cost_usd = text(key, v)?,
+            "confidence" => {
+                opts.confidence = match text(key, v)? {
+                    None => None,
+                    Some(level) => Some(
+                        crate::stats::confidence::parse_level(&level)
+                            .map_err(|e| format!("option `confidence`: {e}"))?,
+                    ),
+                }
+            }
             "judge_model" => opts.judge_model = text(key, v)?,
             "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,
             "platform_result" => opts.platform_result = text(key, v)?.map(Utf8PathBuf::from),
@@ -290,12 +303,36 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
                 ));
             }
         }
     }
     Ok(opts)
+}
+
+/// `gate(result[, opts])`: the rule, and the confidence mode at `flag`,
+/// else at the house rule (settings `_workflow.gate_confidence`).
+fn gate_at(h: &Host, result: &EvalResult, flag: Option<f64>) -> RResult<GateDecision> {
+    let decide = || -> crate::Result<crate::gate::Decision> {
+        let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
+        eval::measured_on_this_item(&h.ctx, &result.doc, &label)?;
+        let settings = crate::config::Settings::load(&h.ctx.home)?;
+        let level = crate::config::resolve_confidence(flag, &settings)?;
+        let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)?;
+        // Trusting imported runs is the operator's flag, never a script's.
+        Ok(crate::gate::decide_full(
+            &result.doc,
+            &baseline,
+            h.options.trust_imported,
+            level,
+        ))
+    };
+    let decision = decide().map_err(|e| raise(h, e))?;
+    Ok(GateDecision {
+        decision: Arc::new(decision),
+        result: result.doc.clone(),
+    })
 }
 
 /// The result document as a script map (for `to_json`).
@@ -757,6 +794,7 @@ fn register_types(engine: &mut Engine) {
                 m.insert("name".into(), c.name.to_string().into());
                 m.insert("status".into(), status_str(c.status).into());
                 m.insert("text".into(), c.text.clone().into());
+                m.insert("runs_needed".into(), opt_int(c.runs_needed));
                 Dynamic::from_map(m)
             })
             .collect()
@@ -769,6 +807,11 @@ fn register_types(engine: &mut Engine) {
             .unwrap_or(Dynamic::UNIT)
     });
     engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
+    engine.register_get("confidence", |d: &mut GateDecision| -> Dynamic {
+        d.decision
+            .confidence
+            .map_or(Dynamic::UNIT, Dynamic::from_float)
+    });
     engine.register_get("advice", |d: &mut GateDecision| -> Array {
         ["beats-best", "helps", "trigger-rate"]
             .into_iter()
@@ -1026,18 +1069,16 @@ mod library {
         );
         let h = host.clone();
         engine.register_fn("gate", move |result: EvalResult| -> RResult<GateDecision> {
-            let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
-            eval::measured_on_this_item(&h.ctx, &result.doc, &label).map_err(|e| raise(&h, e))?;
-            let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)
-                .map_err(|e| raise(&h, e))?;
-            // Trusting imported runs is the operator's flag, never a script's.
-            let decision =
-                crate::gate::decide_with(&result.doc, &baseline, h.options.trust_imported);
-            Ok(GateDecision {
-                decision: Arc::new(decision),
-                result: result.doc.clone(),
-            })
+            gate_at(&h, &result, h.options.eval.confidence)
         });
+        let h = host.clone();
+        engine.register_fn(
+            "gate",
+            move |result: EvalResult, opts: Map| -> RResult<GateDecision> {
+                let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+                gate_at(&h, &result, opts.confidence.or(h.options.eval.confidence))
+            },
+        );
         let h = host.clone();
         engine.register_fn(
             "check_record_args",

@@ -133,6 +133,7 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "saturated",
             "advice",
             "advisories",
+            "confidence",
         ],
     ),
 ];

@@ -130,6 +130,17 @@ impl AutoPolicy {
         }
     }
 
+    /// The defaults for the gate's confidence mode at `level`: the one-sided
+    /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
+    /// look's one-sided level is at least `level` and a result bought this
+    /// way is judged by the gate at the level it was bought for.
+    pub fn for_level(max_per_arm: u32, level: f64) -> Self {
+        AutoPolicy {
+            alpha: 2.0 * (1.0 - level),
+            ..AutoPolicy::new(max_per_arm)
+        }
+    }
+
     /// The cumulative runs per arm at each look, ending at `max_per_arm`.
     pub fn schedule(&self) -> Vec<u32> {
         let max = self.max_per_arm.max(1);

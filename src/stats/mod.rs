@@ -9,6 +9,8 @@
 //! - [`interval`]: Wilson intervals for one arm's mean score, score intervals
 //!   for a case's delta and the suite's means and delta;
 //! - [`advisory`]: *clear* or *within noise*, with the runs that would settle it;
+//! - [`confidence`]: the gate's confidence mode (one-sided checks, two-sample
+//!   against a best that kept its runs);
 //! - [`adaptive`]: `--runs auto`, a group-sequential driver over a [`RunSource`];
 //! - [`runs`]: the `--runs` value.
 //!
@@ -16,6 +18,7 @@
 
 pub mod adaptive;
 pub mod advisory;
+pub mod confidence;
 pub mod interval;
 pub mod runs;
 
