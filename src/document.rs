@@ -797,6 +797,7 @@ impl SkillEval {
                 digest: None,
                 stats: Some(s.clone().rounded()),
                 graders: None,
+                scored_by_trigger: false,
             })
             .collect();
         SkillEval {
