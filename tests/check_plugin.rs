@@ -476,7 +476,11 @@ fn a_quiet_grader_on_a_prefix_shared_by_items_is_not_loose() {
         let p = Plugin::corpus("release-kit");
         p.write(&at, &grader(bounds));
         let (status, doc) = p.json();
-        assert_eq!((status, codes(&doc)), (0, clean_codes()), "{bounds}: {doc:#}");
+        assert_eq!(
+            (status, codes(&doc)),
+            (0, clean_codes()),
+            "{bounds}: {doc:#}"
+        );
     }
     let p = Plugin::corpus("release-kit");
     p.write(&at, &grader("min: 1\nmax: 3\n"));
@@ -492,10 +496,7 @@ fn a_skill_pattern_too_slow_to_run_is_a_finding() {
         "regex-too-slow",
         "error",
         |p| {
-            p.write(
-                &at,
-                &grader(r#"'(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!'"#),
-            );
+            p.write(&at, &grader(r#"'(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!'"#));
         },
         |p| {
             p.write(&at, &grader(PIN));

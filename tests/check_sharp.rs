@@ -679,7 +679,9 @@ fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
 
 /// A `tool_used: Skill` grader on `pattern`, asserting the item never fires.
 fn quiet_grader(pattern: &str) -> String {
-    format!("---\ntype: tool_used\ntool: Skill\ninput_match: '{pattern}'\nmin: 0\nmax: 0\narm: both\n---\n")
+    format!(
+        "---\ntype: tool_used\ntool: Skill\ninput_match: '{pattern}'\nmin: 0\nmax: 0\narm: both\n---\n"
+    )
 }
 
 /// A case `other` whose Skill grader, outside the trigger pair, is on `pattern`.

@@ -21,24 +21,25 @@
 //! ways to try, and a failing match tries them all. The body's words (each
 //! alternative with its short repeats written out, a few counts each) are
 //! tested for a text cut two ways by the Sardinas–Patterson test. Here a
-//! class overlaps another only by a shared ASCII character or when both hold
-//! a range of others, and an alternative the reader cannot write out (a
-//! lookaround, an anchor) is left out: this shape is flagged only when sure.
+//! class overlaps another only by a shared ASCII character, or when one
+//! holds every other character (`[^"]`, `\W`) and the other some, and an
+//! alternative the reader cannot write out (a lookaround, an anchor) is left
+//! out: this shape is flagged only when sure.
 
 /// A set of characters: its ASCII members, and whether it holds any other.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 struct Set {
     ascii: u128,
     other: bool,
-    /// It holds a range of other characters, not only a few named ones.
-    wide: bool,
+    /// It holds every character that is not ASCII.
+    full: bool,
 }
 
 impl Set {
     const ALL: Set = Set {
         ascii: u128::MAX,
         other: true,
-        wide: true,
+        full: true,
     };
 
     fn of(c: char) -> Set {
@@ -62,7 +63,6 @@ impl Set {
             set.ascii |= 1 << c;
         }
         set.other = hi > 127;
-        set.wide = hi > 127 && hi > lo;
         set
     }
 
@@ -70,7 +70,7 @@ impl Set {
         Set {
             ascii: self.ascii | other.ascii,
             other: self.other || other.other,
-            wide: self.wide || other.wide,
+            full: self.full || other.full,
         }
     }
 
@@ -78,7 +78,7 @@ impl Set {
         Set {
             ascii: !self.ascii,
             other: true,
-            wide: true,
+            full: !self.other,
         }
     }
 
@@ -87,10 +87,10 @@ impl Set {
         self.ascii & other.ascii != 0 || (self.other && other.other)
     }
 
-    /// True when the two surely share a character (an ASCII one, or one of
-    /// two ranges of others).
+    /// True when the two surely share a character: an ASCII one, or any
+    /// other when one of them holds them all.
     fn surely_overlaps(self, other: Set) -> bool {
-        self.ascii & other.ascii != 0 || (self.wide && other.wide)
+        self.ascii & other.ascii != 0 || (self.full && other.other) || (other.full && self.other)
     }
 
     /// With both cases of every ASCII letter.
@@ -119,7 +119,6 @@ impl Set {
     fn space() -> Set {
         let mut set = Set::range('\t', '\r').union(Set::of(' '));
         set.other = true;
-        set.wide = true;
         set
     }
 }
@@ -215,7 +214,7 @@ const MAX_NESTING: usize = 64;
 
 /// Parse `pattern` (already accepted by regress) into alternatives of nodes;
 /// `None` when it uses something this reader does not follow.
-fn parse(pattern: &str, icase: bool) -> Option<Vec<Vec<Node>>> {
+fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
     let chars: Vec<(usize, char)> = pattern.char_indices().collect();
     // Open groups: (alternatives so far, start byte, zero width).
     let mut stack: Vec<(Vec<Vec<Node>>, usize, bool)> = vec![(vec![Vec::new()], 0, false)];
@@ -243,7 +242,13 @@ fn parse(pattern: &str, icase: bool) -> Option<Vec<Vec<Node>>> {
                 i = next;
                 atom(set)
             }
-            '.' => atom(Set::ALL),
+            '.' if dot_all => atom(Set::ALL),
+            // Every character but the line terminators (two of them not ASCII).
+            '.' => atom(Set {
+                ascii: !((1 << b'\n') | (1 << b'\r')),
+                other: true,
+                full: false,
+            }),
             '^' | '$' => Node::Assert,
             '(' => {
                 let rest: String = chars[i..].iter().take(3).map(|(_, c)| *c).collect();
@@ -477,7 +482,7 @@ fn class(chars: &[(usize, char)], mut i: usize) -> Option<(Set, usize)> {
 /// The byte span of the first group of `pattern` that can backtrack
 /// catastrophically (see the module doc), if any.
 pub fn catastrophic_group(pattern: &str, flags: &str) -> Option<(usize, usize)> {
-    let alts = parse(pattern, flags.contains('i'))?;
+    let alts = parse(pattern, flags.contains('i'), flags.contains('s'))?;
     alts.iter().flatten().find_map(hazard)
 }
 
@@ -683,7 +688,10 @@ mod tests {
     #[test]
     fn overlapping_alternatives_are_flagged() {
         for (pattern, group) in [
-            (r#"(?:[\w":{}-]|[\w":{}-])*!"#, r#"(?:[\w":{}-]|[\w":{}-])*"#),
+            (
+                r#"(?:[\w":{}-]|[\w":{}-])*!"#,
+                r#"(?:[\w":{}-]|[\w":{}-])*"#,
+            ),
             (r"x(?:\w|\d)+y", r"(?:\w|\d)+"),
             (r"(.|\s)*$", r"(.|\s)*"),
             ("(a|aa)+$", "(a|aa)+"),
@@ -691,7 +699,8 @@ mod tests {
             ("(?:(?:a|a)b)*c", "(?:(?:a|a)b)*"),
             (r"(?:[\w-]|[\w:]){10,}", r"(?:[\w-]|[\w:]){10,}"),
             ("(?:ab?|a)*c", "(?:ab?|a)*"),
-            ("(?:[à-ÿ]|[é-ü])*", "(?:[à-ÿ]|[é-ü])*"),
+            ("(?:[^a]|é)*", "(?:[^a]|é)*"),
+            (r"(?:\W|\S)+", r"(?:\W|\S)+"),
         ] {
             assert_eq!(flagged(pattern), Some(group), "{pattern}");
         }
@@ -716,6 +725,10 @@ mod tests {
             "(?:ab|ba)*",
             r"(?:\w|-)+",
             "(?:é|ü)+",
+            r"(?:\s|\S)*",
+            r"(?:.|\n)*",
+            r#"(?:[^"\\]|\\.)*"#,
+            r#"(?:[^"]|\\")*"#,
             "(?:x|(?=a)a|a)*",
             "[(a+)+]",
             r"\(a+\)+",

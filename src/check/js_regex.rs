@@ -119,9 +119,9 @@ fn run_hazard(key: &str, pattern: &str, flags: &str) -> Option<Finding> {
     Some((
         "regex-backtracking",
         format!(
-            "`{key}` repeats `{group}`, a group whose own repeat can be split between its iterations in many ways: on a long output JavaScript backtracks for hours and the run hangs"
+            "`{key}` repeats `{group}`, a group whose iterations can cut one text in many ways (a repeat inside it, or alternatives that overlap): on a long output JavaScript backtracks for hours and the run hangs"
         ),
-        "repeat once (`a+`, not `(a+)+`), or end each iteration on a character the inner repeat cannot match (`([\\w-]+:)*`)".into(),
+        "repeat once (`a+`, not `(a+)+`), make the alternatives exclusive (`[\\w-]`, not `(?:\\w|[\\w-])`), or end each iteration on a character the inner repeat cannot match (`([\\w-]+:)*`)".into(),
     ))
 }
 
@@ -318,7 +318,7 @@ pub(super) fn too_slow(key: &str) -> Finding {
             "`{key}` is too slow to check: on a Skill input of a line it backtracked past bob-eval's budget ({BACKTRACK_STEPS} steps, or {} s), and JavaScript, which has none, may hang the run on it",
             FALLBACK_TIME.as_secs()
         ),
-        "make the alternatives of a repeated group exclusive and repeat once (`[\\w-]+`, not `(?:\\w|-)+` nor `(\\w+)+`)".into(),
+        "make the alternatives of a repeated group exclusive and repeat once (`[\\w-]+`, not `(?:\\w|[\\w-])+` nor `(\\w+)+`), and keep lookarounds and back references out of repeats".into(),
     )
 }
 
@@ -409,7 +409,10 @@ mod tests {
         let re = matcher(r#"(?:[\w":{}-]|[\w":{}-])*!"#);
         assert!(re.is_linear());
         assert_eq!(re.find(input), None);
-        assert_eq!(re.find(&format!("{input}!")).map(|m| m.end()), Some(input.len() + 1));
+        assert_eq!(
+            re.find(&format!("{input}!")).map(|m| m.end()),
+            Some(input.len() + 1)
+        );
         assert!(!re.gave_up());
         // A lookaround: fancy-regex under its step budget gives up.
         let re = matcher(r#"(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!"#);

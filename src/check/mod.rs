@@ -25,8 +25,8 @@ pub mod keys;
 mod mocks;
 mod offered;
 pub mod plugin;
-pub mod traps;
 mod translate;
+pub mod traps;
 pub mod trigger;
 
 pub use js_regex::js_regex;

@@ -356,7 +356,13 @@ impl Traps<'_> {
         };
         if re.gave_up() {
             let (code, message, fix) = too_slow("input_match");
-            out.error(code, &g.file, line, format!("grader `{}`: {message}", g.name), fix);
+            out.error(
+                code,
+                &g.file,
+                line,
+                format!("grader `{}`: {message}", g.name),
+                fix,
+            );
             return;
         }
         match matched.as_slice() {
