@@ -553,7 +553,7 @@ fn cut_two_ways(alts: &[Vec<Node>]) -> bool {
             let hit = if s.len() <= v.len() {
                 prefix_of(s, v) && dangle(j, s.len(), &mut todo)
             } else {
-                prefix_of(v, &s[..]) && dangle(w, at + v.len(), &mut todo)
+                prefix_of(v, s) && dangle(w, at + v.len(), &mut todo)
             };
             if hit {
                 return true;
