@@ -1,14 +1,29 @@
-//! Benchmark: `check_suites` over 1,000 generated suites of 4 cases each.
-//! Run with `cargo bench --bench check`; prints the median of several runs
-//! and the cost per suite.
+//! Benchmark: `check` over generated suites of 4 cases each. In process,
+//! `check_suites` over 1,000 suites (median, cost per suite); as a process,
+//! `bob-eval check` over 250 and over 1,000 suites: the growth (linear is
+//! 4.0) and the 1,000-suite time as a multiple of `node -e 0`'s start.
+//! Run with `cargo bench --bench check`.
+
+/// The parts of tests/support this bench uses (see tests/support/README.md).
+#[path = "../tests/support"]
+mod support {
+    pub mod cmd;
+}
 
 use bob_eval::check::check_suites;
 use camino::Utf8PathBuf;
 use std::fs;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::cmd::bob;
 
 const SUITES: usize = 1000;
+const FEW: usize = 250;
 const ITERATIONS: usize = 7;
+/// Growth from 250 to 1,000 suites called near-linear (linear is 4.0).
+const NEAR_LINEAR: f64 = 5.0;
+/// The 1,000-suite `check` as a multiple of `node -e 0`'s start (issue 22).
+const NODE_TARGET: f64 = 6.5;
 
 fn write(root: &Utf8PathBuf, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -16,8 +31,8 @@ fn write(root: &Utf8PathBuf, rel: &str, text: &str) {
     fs::write(path, text).expect("write");
 }
 
-fn generate(root: &Utf8PathBuf) {
-    for n in 0..SUITES {
+fn generate(root: &Utf8PathBuf, suites: usize) {
+    for n in 0..suites {
         let item = format!("item-{n:04}");
         let pin = format!(r#"'"skill"\s*:\s*"(?:[\w-]+:)?{item}"'"#);
         write(
@@ -77,10 +92,34 @@ fn generate(root: &Utf8PathBuf) {
     }
 }
 
+/// The median of `runs` timings of `f`, after one warm-up.
+fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
+    f();
+    let mut times: Vec<Duration> = (0..runs).map(|_| f()).collect();
+    times.sort();
+    times[runs / 2]
+}
+
+/// One `bob-eval check` of the suites under `root`, as a process.
+fn check_process(root: &Utf8PathBuf, home: &std::path::Path) -> Duration {
+    let start = Instant::now();
+    let status = bob(root.as_std_path(), home)
+        .arg("check")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("spawn bob-eval");
+    let took = start.elapsed();
+    assert!(status.success(), "check failed: {status}");
+    took
+}
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).expect("utf-8 temp path");
-    generate(&root);
+    let root = Utf8PathBuf::from_path_buf(tmp.path().join("big")).expect("utf-8 temp path");
+    let few = Utf8PathBuf::from_path_buf(tmp.path().join("few")).expect("utf-8 temp path");
+    generate(&root, SUITES);
+    generate(&few, FEW);
     let mut times: Vec<Duration> = Vec::new();
     for _ in 0..ITERATIONS {
         let start = Instant::now();
@@ -95,17 +134,58 @@ fn main() {
         );
     }
     times.sort();
-    let median = times[ITERATIONS / 2];
+    let median_in = times[ITERATIONS / 2];
     println!(
         "check_suites: {SUITES} suites x 4 cases: median {:.1} ms over {ITERATIONS} runs (min {:.1} ms, max {:.1} ms), {:.1} µs per suite",
-        median.as_secs_f64() * 1e3,
+        median_in.as_secs_f64() * 1e3,
         times[0].as_secs_f64() * 1e3,
         times[ITERATIONS - 1].as_secs_f64() * 1e3,
-        median.as_secs_f64() * 1e6 / SUITES as f64
+        median_in.as_secs_f64() * 1e6 / SUITES as f64
     );
-    let secs = median.as_secs_f64();
+    let secs = median_in.as_secs_f64();
     println!(
         "RESULT check of {SUITES} suites x 4 cases: {secs:.3} s (target <= 0.5 s) {}",
         if secs <= 0.5 { "PASS" } else { "MISS" }
     );
+
+    let home = tmp.path().join("home");
+    let few_ms = median(ITERATIONS, || check_process(&few, &home)).as_secs_f64() * 1e3;
+    let all_ms = median(ITERATIONS, || check_process(&root, &home)).as_secs_f64() * 1e3;
+    let growth = all_ms / few_ms;
+    println!(
+        "check_suites: bob-eval check, {FEW} suites median {few_ms:.1} ms, {SUITES} suites median {all_ms:.1} ms over {ITERATIONS} runs"
+    );
+    println!(
+        "RESULT check growth {FEW} -> {SUITES} suites: {growth:.2}x (linear 4.0; target <= {NEAR_LINEAR}) {}",
+        if growth <= NEAR_LINEAR {
+            "PASS"
+        } else {
+            "MISS"
+        }
+    );
+    let node = median(15, || {
+        let start = Instant::now();
+        match Command::new("node")
+            .args(["-e", "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+        {
+            Ok(s) if s.success() => start.elapsed(),
+            _ => Duration::ZERO,
+        }
+    });
+    if node.is_zero() {
+        println!(
+            "RESULT check of {SUITES} suites / node start: n/a (node not found; target <= {NODE_TARGET}) MISS"
+        );
+    } else {
+        let node_ms = node.as_secs_f64() * 1e3;
+        let ratio = all_ms / node_ms;
+        println!("check_suites: node -e 0 median {node_ms:.1} ms over 15 runs");
+        println!(
+            "RESULT check of {SUITES} suites / node start: {ratio:.2}x ({all_ms:.1} ms / {node_ms:.1} ms; target <= {NODE_TARGET}) {}",
+            if ratio <= NODE_TARGET { "PASS" } else { "MISS" }
+        );
+    }
 }

@@ -1153,7 +1153,7 @@ fn load_arbitrary(prompt_md: &str, grader_md: &str, case_yaml: &str) {
     check::check_suite(
         &src.root,
         &suite,
-        &check::ItemNames::new(&["demo".into()]),
+        &check::Index::new(&src.root, &["demo".into()]),
         &mut diagnostics,
     );
     assert!(

@@ -451,6 +451,61 @@ fn a_skill_grader_not_pinned_to_one_item() {
 }
 
 #[test]
+fn a_quiet_grader_on_a_prefix_shared_by_items_is_not_loose() {
+    // `release-kit:` is the prefix of every item the plugin offers: asserting
+    // that none of them fires (`max: 0`) is stricter for matching them all.
+    let at = format!("{EVALS}/keys/graders/fired.md");
+    let shared = r#"'"skill"\s*:\s*"release-kit:'"#;
+    let grader = |bounds: &str| {
+        format!("---\ntype: tool_used\ntool: Skill\ninput_match: {shared}\n{bounds}---\n")
+    };
+    let d = trips(
+        "skill-match-loose",
+        "error",
+        |p| {
+            p.write(&at, &grader(""));
+        },
+        |p| {
+            p.write(&at, &grader("min: 0\nmax: 0\narm: both\n"));
+        },
+    );
+    assert!(d["message"].as_str().unwrap().contains("2 items"), "{d}");
+    // Any bound from above only, on either arm, is stricter too; `min: 1`
+    // with it still passes whichever item fires.
+    for bounds in ["min: 0\nmax: 0\n", "min: 0\nmax: 2\narm: with-only\n"] {
+        let p = Plugin::corpus("release-kit");
+        p.write(&at, &grader(bounds));
+        let (status, doc) = p.json();
+        assert_eq!(
+            (status, codes(&doc)),
+            (0, clean_codes()),
+            "{bounds}: {doc:#}"
+        );
+    }
+    let p = Plugin::corpus("release-kit");
+    p.write(&at, &grader("min: 1\nmax: 3\n"));
+    let (_, doc) = p.json();
+    find(&doc, "skill-match-loose");
+}
+
+#[test]
+fn a_skill_pattern_too_slow_to_run_is_a_finding() {
+    let at = format!("{EVALS}/keys/graders/fired.md");
+    let grader = |m: &str| format!("---\ntype: tool_used\ntool: Skill\ninput_match: {m}\n---\n");
+    let d = trips(
+        "regex-too-slow",
+        "error",
+        |p| {
+            p.write(&at, &grader(r#"'(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!'"#));
+        },
+        |p| {
+            p.write(&at, &grader(PIN));
+        },
+    );
+    assert_eq!(d["file"], at);
+}
+
+#[test]
 fn trigger_pair_is_advice_for_skills_only() {
     let p = Plugin::corpus("release-kit");
     p.remove(&format!("{EVALS}/trigger/quiet"));
@@ -927,4 +982,11 @@ fn bob_layout_traps() {
     let (_, doc) = src.json();
     assert_eq!(all(&doc, "skill-match-loose").len(), 1, "{doc:#}");
     assert_eq!(all(&doc, "trigger-too-broad").len(), 1, "{doc:#}");
+    // A grader asserting that neither `demo` nor `demo-extra` fires is not loose.
+    src.write(
+        "evals/demo/other/graders/loose.md",
+        "---\ntype: tool_used\ntool: Skill\ninput_match: 'demo'\nmin: 0\nmax: 0\narm: both\n---\n",
+    );
+    let (_, doc) = src.json();
+    assert!(all(&doc, "skill-match-loose").is_empty(), "{doc:#}");
 }

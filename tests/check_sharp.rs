@@ -676,3 +676,89 @@ fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
     let (status, doc) = src.json();
     assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
 }
+
+/// A `tool_used: Skill` grader on `pattern`, asserting the item never fires.
+fn quiet_grader(pattern: &str) -> String {
+    format!(
+        "---\ntype: tool_used\ntool: Skill\ninput_match: '{pattern}'\nmin: 0\nmax: 0\narm: both\n---\n"
+    )
+}
+
+/// A case `other` whose Skill grader, outside the trigger pair, is on `pattern`.
+fn other_case(src: &Src, pattern: &str) {
+    src.write("evals/demo/other/prompt.md", "Do the demo thing again.\n");
+    src.write(
+        "evals/demo/other/graders/skill.md",
+        &format!("---\ntype: tool_used\ntool: Skill\ninput_match: '{pattern}'\n---\n"),
+    );
+}
+
+#[test]
+fn overlapping_alternatives_are_a_finding_and_check_finishes() {
+    // Each backtracks for minutes in JavaScript (and in regress) on a Skill
+    // input such as {"skill":"bob-eval-demo:demo"}: the shape is the
+    // finding, in the trigger pair and outside it, and check finishes (the
+    // hang guard of `json`).
+    for pattern in [
+        r#"(?:[\w":{}-]|[\w":{}-])*!"#,
+        r#"(?:(?:[\w":{}-])+)*!"#,
+        r#"(?:\w|[a-z":{}-])*!"#,
+        r#"(?:[\w-]|[\w:"{}])+!"#,
+        r#"(?:[\w":{}-]|[\w":{}-]{2})*!"#,
+        r"(.|\s)*!",
+    ] {
+        let src = Src::good();
+        src.write("evals/demo/quiet/graders/quiet.md", &quiet_grader(pattern));
+        let (status, doc) = src.json();
+        assert_eq!(status, 1, "{pattern}: {doc:#}");
+        let d = only(&doc, "regex-backtracking");
+        assert_eq!(d["file"], "evals/demo/quiet/graders/quiet.md", "{pattern}");
+
+        let src = Src::good();
+        other_case(&src, pattern);
+        let (_, doc) = src.json();
+        let d = only(&doc, "regex-backtracking");
+        assert_eq!(d["file"], "evals/demo/other/graders/skill.md", "{pattern}");
+    }
+}
+
+#[test]
+fn a_pattern_too_slow_to_run_is_a_finding_and_check_finishes() {
+    // A lookaround in the repeat keeps the shape check from being sure, and
+    // fancy-regex runs it under a step budget; a back reference has no
+    // linear translation, and regress runs it under a time budget. Each
+    // matches the item, and gives up on {"skill":"bob-eval-demo:demo"}.
+    for pattern in [
+        r#""(?:[\w-]+:)?demo"\}|(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!"#,
+        r#""(?:[\w-]+:)?demo"\}|(?:(?![!])[\w":{}-]|[\w":{}-])*!"#,
+        r#""(?:[\w-]+:)?demo"\}|(")(?:(?=\1|[\w":{}-])[\w":{}-]|[\w":{}-])*!"#,
+    ] {
+        let src = Src::good();
+        src.write("evals/demo/quiet/graders/quiet.md", &quiet_grader(pattern));
+        let (status, doc) = src.json();
+        assert_eq!(status, 1, "{pattern}: {doc:#}");
+        let d = only(&doc, "regex-too-slow");
+        assert_eq!(d["file"], "evals/demo/quiet/graders/quiet.md");
+        assert!(text(d, "message").contains("too slow to check"), "{d}");
+
+        let src = Src::good();
+        other_case(&src, pattern);
+        let (_, doc) = src.json();
+        let d = only(&doc, "regex-too-slow");
+        assert_eq!(d["file"], "evals/demo/other/graders/skill.md");
+    }
+    // Quick patterns with a lookaround still get their pin checked.
+    let src = Src::good();
+    src.write(
+        "evals/demo/quiet/graders/quiet.md",
+        &quiet_grader(r#"(?<![\w-])"skill"\s*:\s*"(?:[\w-]+:)?demo(?=")"#),
+    );
+    let (status, doc) = src.json();
+    assert_eq!((status, diagnostics(&doc).len()), (0, 0), "{doc:#}");
+    src.write(
+        "evals/demo/quiet/graders/quiet.md",
+        &quiet_grader(r#"(?<![\w-])"skill"\s*:\s*"(?:[\w-]+:)?dem(?=o)"#),
+    );
+    let (_, doc) = src.json();
+    only(&doc, "trigger-too-broad");
+}

@@ -13,32 +13,45 @@
 //!
 //! The analysis over-approximates characters (a class is its ASCII members
 //! plus "some other character"), so it may flag a pattern JavaScript would
-//! run quickly, never the reverse for this shape. Alternations of overlapping
-//! words (`(a|aa)+`) are not looked for.
+//! run quickly, never the reverse for this shape.
+//!
+//! The second shape: a group repeated many times whose alternatives overlap,
+//! so that some text is a run of iterations in two ways (`(?:\w|\d)*`,
+//! `(.|\s)*`, `(a|aa)+`, `(?:[\w-]|[\w:])*`): each iteration doubles the
+//! ways to try, and a failing match tries them all. The body's words (each
+//! alternative with its short repeats written out, a few counts each) are
+//! tested for a text cut two ways by the Sardinas–Patterson test. Here a
+//! class overlaps another only by a shared ASCII character, or when one
+//! holds every other character (`[^"]`, `\W`) and the other some, and an
+//! alternative the reader cannot write out (a lookaround, an anchor) is left
+//! out: this shape is flagged only when sure.
 
 /// A set of characters: its ASCII members, and whether it holds any other.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 struct Set {
     ascii: u128,
     other: bool,
+    /// It holds every character that is not ASCII.
+    full: bool,
 }
 
 impl Set {
     const ALL: Set = Set {
         ascii: u128::MAX,
         other: true,
+        full: true,
     };
 
     fn of(c: char) -> Set {
         if c.is_ascii() {
             Set {
                 ascii: 1 << (c as u32),
-                other: false,
+                ..Set::default()
             }
         } else {
             Set {
-                ascii: 0,
                 other: true,
+                ..Set::default()
             }
         }
     }
@@ -57,6 +70,7 @@ impl Set {
         Set {
             ascii: self.ascii | other.ascii,
             other: self.other || other.other,
+            full: self.full || other.full,
         }
     }
 
@@ -64,11 +78,19 @@ impl Set {
         Set {
             ascii: !self.ascii,
             other: true,
+            full: !self.other,
         }
     }
 
+    /// True when the two may share a character.
     fn overlaps(self, other: Set) -> bool {
         self.ascii & other.ascii != 0 || (self.other && other.other)
+    }
+
+    /// True when the two surely share a character: an ASCII one, or any
+    /// other when one of them holds them all.
+    fn surely_overlaps(self, other: Set) -> bool {
+        self.ascii & other.ascii != 0 || (self.full && other.other) || (other.full && self.other)
     }
 
     /// With both cases of every ASCII letter.
@@ -192,7 +214,7 @@ const MAX_NESTING: usize = 64;
 
 /// Parse `pattern` (already accepted by regress) into alternatives of nodes;
 /// `None` when it uses something this reader does not follow.
-fn parse(pattern: &str, icase: bool) -> Option<Vec<Vec<Node>>> {
+fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
     let chars: Vec<(usize, char)> = pattern.char_indices().collect();
     // Open groups: (alternatives so far, start byte, zero width).
     let mut stack: Vec<(Vec<Vec<Node>>, usize, bool)> = vec![(vec![Vec::new()], 0, false)];
@@ -220,7 +242,13 @@ fn parse(pattern: &str, icase: bool) -> Option<Vec<Vec<Node>>> {
                 i = next;
                 atom(set)
             }
-            '.' => atom(Set::ALL),
+            '.' if dot_all => atom(Set::ALL),
+            // Every character but the line terminators (two of them not ASCII).
+            '.' => atom(Set {
+                ascii: !((1 << b'\n') | (1 << b'\r')),
+                other: true,
+                full: false,
+            }),
             '^' | '$' => Node::Assert,
             '(' => {
                 let rest: String = chars[i..].iter().take(3).map(|(_, c)| *c).collect();
@@ -454,7 +482,7 @@ fn class(chars: &[(usize, char)], mut i: usize) -> Option<(Set, usize)> {
 /// The byte span of the first group of `pattern` that can backtrack
 /// catastrophically (see the module doc), if any.
 pub fn catastrophic_group(pattern: &str, flags: &str) -> Option<(usize, usize)> {
-    let alts = parse(pattern, flags.contains('i'))?;
+    let alts = parse(pattern, flags.contains('i'), flags.contains('s'))?;
     alts.iter().flatten().find_map(hazard)
 }
 
@@ -471,10 +499,135 @@ fn hazard(node: &Node) -> Option<(usize, usize)> {
         return None;
     };
     let many = max.is_none_or(|m| m >= 10);
-    if many && !zero_width && alts.iter().any(|alt| ambiguous(alt)) {
+    if many && !zero_width && (alts.iter().any(|alt| ambiguous(alt)) || cut_two_ways(alts)) {
         return Some(*span);
     }
     alts.iter().flatten().find_map(hazard)
+}
+
+/// One way through a group's body, a set per character.
+type Word = Vec<Set>;
+
+/// Most words a body is written out to, and most characters a word holds.
+const MAX_WORDS: usize = 32;
+const MAX_WORD_LEN: usize = 16;
+
+/// True when some text is a run of the body's words (`alts`, one iteration
+/// each) in two ways: they do not form a code (Sardinas–Patterson). Every
+/// path through the body is its own word, so two paths matching one text
+/// count; an empty word is left out (JavaScript ends a repeat on an empty
+/// iteration).
+fn cut_two_ways(alts: &[Vec<Node>]) -> bool {
+    let mut words: Vec<Word> = Vec::new();
+    for alt in alts {
+        // An alternative that cannot be written out is left out: fewer words
+        // can only hide a cut, never invent one.
+        if let Some(ws) = seq_words(alt)
+            && words.len() + ws.len() <= MAX_WORDS
+        {
+            words.extend(ws.into_iter().filter(|w| !w.is_empty()));
+        }
+    }
+    // Dangling suffixes, each a (word, offset); and whether two words met.
+    let mut seen: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut todo: Vec<(usize, usize)> = Vec::new();
+    let mut dangle = |w: usize, at: usize, todo: &mut Vec<(usize, usize)>| -> bool {
+        if at == words[w].len() {
+            return true;
+        }
+        if seen.insert((w, at)) {
+            todo.push((w, at));
+        }
+        false
+    };
+    for (i, u) in words.iter().enumerate() {
+        for (j, v) in words.iter().enumerate() {
+            if i != j && u.len() <= v.len() && prefix_of(u, v) && dangle(j, u.len(), &mut todo) {
+                return true;
+            }
+        }
+    }
+    while let Some((w, at)) = todo.pop() {
+        let s = &words[w][at..];
+        for (j, v) in words.iter().enumerate() {
+            let hit = if s.len() <= v.len() {
+                prefix_of(s, v) && dangle(j, s.len(), &mut todo)
+            } else {
+                prefix_of(v, s) && dangle(w, at + v.len(), &mut todo)
+            };
+            if hit {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// True when a text can match both `u` and the start of `v` (`u` no longer).
+fn prefix_of(u: &[Set], v: &[Set]) -> bool {
+    u.iter().zip(v).all(|(a, b)| a.surely_overlaps(*b))
+}
+
+/// Every way through `seq` as words, a few counts per repeat (at least
+/// one, at most two past its minimum); `None` when it cannot be written out
+/// within the bounds.
+fn seq_words(seq: &[Node]) -> Option<Vec<Word>> {
+    let mut out: Vec<Word> = vec![Vec::new()];
+    for node in seq {
+        let (units, min, max) = match node {
+            Node::Atom { set, min, max } => (vec![vec![*set]], *min, *max),
+            Node::Group {
+                alts,
+                min,
+                max,
+                zero_width: false,
+                ..
+            } => {
+                let mut units = Vec::new();
+                for alt in alts {
+                    units.extend(seq_words(alt)?);
+                }
+                (units, *min, *max)
+            }
+            Node::Group { .. } | Node::Assert => return None,
+        };
+        let top = max.unwrap_or(u32::MAX).min(min.saturating_add(2));
+        if min as usize > MAX_WORD_LEN {
+            return None;
+        }
+        // Each count's words: `units` repeated that many times.
+        let mut counts: Vec<Word> = Vec::new();
+        let mut layer: Vec<Word> = vec![Vec::new()];
+        for count in 0..=top {
+            if count >= min {
+                counts.extend(layer.iter().cloned());
+            }
+            if count == top {
+                break;
+            }
+            let mut next = Vec::new();
+            for w in &layer {
+                for u in &units {
+                    if next.len() >= MAX_WORDS {
+                        return None;
+                    }
+                    next.push(w.iter().chain(u).copied().collect::<Word>());
+                }
+            }
+            layer = next;
+        }
+        let mut joined = Vec::new();
+        for w in &out {
+            for c in &counts {
+                if joined.len() >= MAX_WORDS || w.len() + c.len() > MAX_WORD_LEN {
+                    return None;
+                }
+                joined.push(w.iter().chain(c).copied().collect::<Word>());
+            }
+        }
+        out = joined;
+    }
+    Some(out)
 }
 
 /// True when a run of some variable repeat's characters in `seq` (one
@@ -533,6 +686,29 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_alternatives_are_flagged() {
+        for (pattern, group) in [
+            (
+                r#"(?:[\w":{}-]|[\w":{}-])*!"#,
+                r#"(?:[\w":{}-]|[\w":{}-])*"#,
+            ),
+            (r"x(?:\w|\d)+y", r"(?:\w|\d)+"),
+            (r"(.|\s)*$", r"(.|\s)*"),
+            ("(a|aa)+$", "(a|aa)+"),
+            ("(?:ab|ba|a)*c", "(?:ab|ba|a)*"),
+            ("(?:(?:a|a)b)*c", "(?:(?:a|a)b)*"),
+            (r"(?:[\w-]|[\w:]){10,}", r"(?:[\w-]|[\w:]){10,}"),
+            ("(?:ab?|a)*c", "(?:ab?|a)*"),
+            ("(?:[^a]|é)*", "(?:[^a]|é)*"),
+            (r"(?:\W|\S)+", r"(?:\W|\S)+"),
+        ] {
+            assert_eq!(flagged(pattern), Some(group), "{pattern}");
+        }
+        // Repeated a few times only: a few ways, not many.
+        assert_eq!(flagged("(?:a|a){3}"), None);
+    }
+
+    #[test]
     fn unambiguous_repeats_pass() {
         for safe in [
             r#""skill"\s*:\s*"(?:[\w-]+:)?commit""#,
@@ -545,7 +721,15 @@ mod tests {
             r"(?:\s*,\s*\w+)*",
             "(a+)?",
             "a+b+c+",
-            "(a|aa)+",
+            "(a|ab)+",
+            "(?:ab|ba)*",
+            r"(?:\w|-)+",
+            "(?:é|ü)+",
+            r"(?:\s|\S)*",
+            r"(?:.|\n)*",
+            r#"(?:[^"\\]|\\.)*"#,
+            r#"(?:[^"]|\\")*"#,
+            "(?:x|(?=a)a|a)*",
             "[(a+)+]",
             r"\(a+\)+",
             "(a+A)+",

@@ -3,11 +3,18 @@
 //! refuses (or an inline flag group it does not know) throws on every run.
 //! A suite's pattern is compiled here only when it is short and shallow
 //! enough, and run (by the trigger checks, on inputs of a line) only when it
-//! cannot backtrack catastrophically.
+//! cannot backtrack catastrophically, and then in bounded time: a
+//! [`Matcher`] runs the exact translation into the linear-time `regex` crate
+//! ([`translate`](super::translate)), or a backtracking engine under a
+//! budget, and says when it gave up ("too slow to check").
 
 use super::Out;
+use super::translate::{Translated, translate};
 use camino::Utf8Path;
+use std::cell::Cell;
 use std::collections::HashSet;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 /// Check a JavaScript `flags` string: only `dgimsuvy`, each once.
 pub fn check_flags(flags: &str) -> std::result::Result<(), (String, String)> {
@@ -79,7 +86,7 @@ pub const MAX_PATTERN_LEN: usize = 16 * 1024;
 pub const MAX_PATTERN_DEPTH: usize = 32;
 
 /// A finding about a pattern: its code, message and fix.
-type Finding = (&'static str, String, String);
+pub(super) type Finding = (&'static str, String, String);
 
 /// Why `pattern`, the value of `key`, is not safe to compile: too long, or
 /// groups nested too deep.
@@ -112,9 +119,9 @@ fn run_hazard(key: &str, pattern: &str, flags: &str) -> Option<Finding> {
     Some((
         "regex-backtracking",
         format!(
-            "`{key}` repeats `{group}`, a group whose own repeat can be split between its iterations in many ways: on a long output JavaScript backtracks for hours and the run hangs"
+            "`{key}` repeats `{group}`, a group whose iterations can cut one text in many ways (a repeat inside it, or alternatives that overlap): on a long output JavaScript backtracks for hours and the run hangs"
         ),
-        "repeat once (`a+`, not `(a+)+`), or end each iteration on a character the inner repeat cannot match (`([\\w-]+:)*`)".into(),
+        "repeat once (`a+`, not `(a+)+`), make the alternatives exclusive (`[\\w-]`, not `(?:\\w|[\\w-])`), or end each iteration on a character the inner repeat cannot match (`([\\w-]+:)*`)".into(),
     ))
 }
 
@@ -138,18 +145,181 @@ fn group_depth(pattern: &str) -> usize {
     deepest
 }
 
-/// `pattern` compiled with `flags` when JavaScript accepts it and it is safe
-/// to compile and to run (short and shallow enough, and no group that can
-/// backtrack catastrophically).
-pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<regress::Regex, String> {
+/// `pattern` ready to run with `flags` when JavaScript accepts it and it is
+/// safe to compile and to run (short and shallow enough, and no group that
+/// can backtrack catastrophically); it still runs in bounded time.
+pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<Matcher, String> {
     if let Some((_, message, _)) = compile_hazard("pattern", pattern) {
         return Err(message);
     }
     let re = js_regex(pattern, flags)?;
     match run_hazard("pattern", pattern, flags) {
         Some((_, message, _)) => Err(message),
-        None => Ok(re),
+        None => Ok(Matcher::new(re, pattern, flags)),
     }
+}
+
+/// Backtracking steps `fancy-regex` may take in one search (a pattern with
+/// a lookaround): a pattern that needs more on a line of input is too slow.
+pub const BACKTRACK_STEPS: usize = 1_000_000;
+
+/// Time regress (for a pattern with no exact translation) may spend on one
+/// pattern, all its searches together.
+pub const FALLBACK_TIME: Duration = Duration::from_secs(1);
+
+/// A JavaScript pattern that runs in bounded time: its exact translation in
+/// the linear-time `regex` crate when there is one; with a lookaround,
+/// `fancy-regex` under [`BACKTRACK_STEPS`]; else regress on a worker thread
+/// under [`FALLBACK_TIME`] (a search past it is abandoned to finish on its
+/// own, and the process does not wait for it). Past a budget the matcher
+/// gives up: every search then finds nothing, and [`Matcher::gave_up`] says
+/// so, for the caller to report the pattern as too slow to check.
+pub struct Matcher {
+    engine: Engine,
+    spent: Cell<Duration>,
+    gave_up: Cell<bool>,
+}
+
+enum Engine {
+    Linear(regex::Regex),
+    Bounded(fancy_regex::Regex),
+    Timed(Arc<regress::Regex>),
+}
+
+/// Where a match is, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    start: usize,
+    end: usize,
+}
+
+impl Found {
+    /// Its first byte.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The byte after it.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+}
+
+impl Matcher {
+    /// The matcher for `pattern` with `flags`, which regress compiled as `re`.
+    fn new(re: regress::Regex, pattern: &str, flags: &str) -> Matcher {
+        let engine = match translate(pattern, flags) {
+            Some(Translated::Linear(text)) => regex::Regex::new(&text).ok().map(Engine::Linear),
+            Some(Translated::Lookaround(text)) => fancy_regex::RegexBuilder::new(&text)
+                .backtrack_limit(BACKTRACK_STEPS)
+                .build()
+                .ok()
+                .map(Engine::Bounded),
+            None => None,
+        };
+        Matcher {
+            engine: engine.unwrap_or_else(|| Engine::Timed(Arc::new(re))),
+            spent: Cell::new(Duration::ZERO),
+            gave_up: Cell::new(false),
+        }
+    }
+
+    /// True when a search went past the budget (the pattern is too slow to check).
+    pub fn gave_up(&self) -> bool {
+        self.gave_up.get()
+    }
+
+    /// True when the pattern runs in linear time (its exact translation).
+    pub fn is_linear(&self) -> bool {
+        matches!(self.engine, Engine::Linear(_))
+    }
+
+    /// The first match in `text` (none once the matcher gave up).
+    pub fn find(&self, text: &str) -> Option<Found> {
+        self.find_all(text, false).into_iter().next()
+    }
+
+    /// Every match in `text`, left to right (none once the matcher gave up).
+    pub fn find_iter(&self, text: &str) -> Vec<Found> {
+        self.find_all(text, true)
+    }
+
+    fn find_all(&self, text: &str, all: bool) -> Vec<Found> {
+        if self.gave_up.get() {
+            return Vec::new();
+        }
+        let take = if all { usize::MAX } else { 1 };
+        match &self.engine {
+            Engine::Linear(re) => re
+                .find_iter(text)
+                .take(take)
+                .map(|m| Found {
+                    start: m.start(),
+                    end: m.end(),
+                })
+                .collect(),
+            Engine::Bounded(re) => {
+                let mut found = Vec::new();
+                for m in re.find_iter(text).take(take) {
+                    match m {
+                        Ok(m) => found.push(Found {
+                            start: m.start(),
+                            end: m.end(),
+                        }),
+                        Err(_) => {
+                            self.gave_up.set(true);
+                            return Vec::new();
+                        }
+                    }
+                }
+                found
+            }
+            Engine::Timed(re) => {
+                let re = Arc::clone(re);
+                let text = text.to_owned();
+                self.timed(move || {
+                    re.find_iter(&text)
+                        .take(take)
+                        .map(|m| Found {
+                            start: m.start(),
+                            end: m.end(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+            }
+        }
+    }
+
+    /// `job` on a worker thread within what is left of [`FALLBACK_TIME`].
+    fn timed<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let left = FALLBACK_TIME.saturating_sub(self.spent.get());
+        let start = Instant::now();
+        let (tx, rx) = mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("regex-fallback".into())
+            .spawn(move || {
+                let _ = tx.send(job());
+            });
+        let got = spawned.ok().and_then(|_| rx.recv_timeout(left).ok());
+        self.spent.set(self.spent.get() + start.elapsed());
+        if got.is_none() {
+            self.gave_up.set(true);
+        }
+        got
+    }
+}
+
+/// The finding for a pattern, the value of `key`, whose matcher gave up.
+pub(super) fn too_slow(key: &str) -> Finding {
+    (
+        "regex-too-slow",
+        format!(
+            "`{key}` is too slow to check: on a Skill input of a line it backtracked past bob-eval's budget ({BACKTRACK_STEPS} steps, or {} s), and JavaScript, which has none, may hang the run on it",
+            FALLBACK_TIME.as_secs()
+        ),
+        "make the alternatives of a repeated group exclusive and repeat once (`[\\w-]+`, not `(?:\\w|[\\w-])+` nor `(\\w+)+`), and keep lookarounds and back references out of repeats".into(),
+    )
 }
 
 /// Report the value of `key` when JavaScript would refuse it as a regex with
@@ -226,6 +396,38 @@ mod tests {
         assert_eq!(inline_flags(r"\(?i\)"), None);
         assert_eq!(inline_flags("[(?i)]"), None);
         assert_eq!(inline_flags("(?:x)(?=y)(?!z)(?<n>w)(?<=v)"), None);
+    }
+
+    fn matcher(pattern: &str) -> Matcher {
+        Matcher::new(js_regex(pattern, "").unwrap(), pattern, "")
+    }
+
+    #[test]
+    fn matchers_run_in_bounded_time() {
+        let input = r#"{"skill":"bob-eval-release-notes:release-notes"}"#;
+        // Exactly translated: linear, and it answers.
+        let re = matcher(r#"(?:[\w":{}-]|[\w":{}-])*!"#);
+        assert!(re.is_linear());
+        assert_eq!(re.find(input), None);
+        assert_eq!(
+            re.find(&format!("{input}!")).map(|m| m.end()),
+            Some(input.len() + 1)
+        );
+        assert!(!re.gave_up());
+        // A lookaround: fancy-regex under its step budget gives up.
+        let re = matcher(r#"(?:(?=[\w":{}-])[\w":{}-]|[\w":{}-])*!"#);
+        assert!(!re.is_linear());
+        assert_eq!(re.find("ab!").map(|m| (m.start(), m.end())), Some((0, 3)));
+        assert_eq!(re.find(input), None);
+        assert!(re.gave_up());
+        assert_eq!(re.find("ab!"), None, "nothing once it gave up");
+        // No exact translation (a back reference): regress under a time budget.
+        let re = matcher(r"(a)(?:\1|a)*!");
+        assert!(!re.is_linear());
+        assert_eq!(re.find_iter("aa! a!").len(), 2);
+        assert!(!re.gave_up());
+        assert_eq!(re.find(&"a".repeat(30)), None);
+        assert!(re.gave_up());
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! [`keys`] (case keys and their values), `graders` (one check per grader
 //! type), [`trigger`] (the fires/quiet pair and its pin), `offered` (the item
 //! the suite tests, as the platform offers it), [`js_regex`](mod@js_regex)
-//! (what JavaScript's `RegExp` accepts), `backtrack` (patterns that could
-//! backtrack catastrophically, found by their shape and never run), [`traps`]
+//! (what JavaScript's `RegExp` accepts, and the bounded matcher that runs a
+//! pattern), `translate` (a pattern in the linear-time `regex` crate's
+//! syntax), `backtrack` (patterns that could backtrack catastrophically,
+//! found by their shape and never run), [`traps`]
 //! (the silent traps both layouts share) and `mocks` (the `mocks/` layers).
 //! [`plugin`] is the other layout, `check --plugin DIR`: a plugin's own
 //! `claude plugin eval` suites, with the trigger pair only a note.
@@ -23,6 +25,7 @@ pub mod keys;
 mod mocks;
 mod offered;
 pub mod plugin;
+mod translate;
 pub mod traps;
 pub mod trigger;
 
@@ -109,12 +112,33 @@ pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
     Ok(report.diagnostics)
 }
 
+/// What every suite of one `check` shares, built once per invocation (so
+/// checking N suites lists the tree once, not N times): every item name (for
+/// the trigger pins), the source's items (for the traps) and whether the
+/// source ships hooks.
+pub struct Index {
+    names: ItemNames,
+    items: traps::Items,
+    hooks: bool,
+}
+
+impl Index {
+    /// The index of `source`, whose suites test the items `suites`.
+    pub fn new(source: &Utf8Path, suites: &[String]) -> Index {
+        Index {
+            names: ItemNames::new(suites),
+            items: traps::source_items(source, suites),
+            hooks: plugin::has_hooks(source),
+        }
+    }
+}
+
 /// Load and check one suite: its summary (none for an invalid name) and its
 /// findings; `baseline.json` too when `baseline` is set.
 fn check_one(
     source: &Utf8Path,
     item: &str,
-    others: &ItemNames,
+    others: &Index,
     baseline: bool,
 ) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
@@ -163,7 +187,7 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
     };
     let mut known: BTreeSet<String> = all.into_iter().collect();
     known.extend(items.iter().cloned());
-    let others = ItemNames::new(&known.into_iter().collect::<Vec<_>>());
+    let others = Index::new(source, &known.into_iter().collect::<Vec<_>>());
 
     // Suites are independent: load and check them on every core, then put the
     // results back in the order of `items`.
@@ -271,12 +295,12 @@ impl Out<'_> {
     }
 }
 
-/// Check one loaded suite (all but its `baseline.json`); `names` holds every
-/// suite name in the source (for the trigger pin).
+/// Check one loaded suite (all but its `baseline.json`); `index` is what
+/// every suite of the source shares.
 pub fn check_suite(
     source: &Utf8Path,
     suite: &Suite,
-    names: &ItemNames,
+    index: &Index,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     diagnostics.extend(suite.problems.iter().cloned());
@@ -295,15 +319,14 @@ pub fn check_suite(
     check_item(source, suite, &mut out);
     // A suite whose item is no skill, command or agent, in a source that ships
     // hooks, tests a hook: there is nothing for a Skill grader to see fire.
-    let hooks = plugin::has_hooks(source);
+    let hooks = index.hooks;
     let hook_item = hooks
         && matches!(
             crate::item::find(source, item),
             Err(Error::ItemNotFound { .. })
         );
-    let items = traps::source_items(source, item);
     let traps = traps::Traps {
-        items: &items,
+        items: &index.items,
         hooks,
         trigger_pair: true,
     };
@@ -351,7 +374,7 @@ pub fn check_suite(
     let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
     mocks::check(&suite.dir, &case_dirs, &mut out);
     if !hook_item {
-        check_trigger_pair(suite, names, &mut out);
+        check_trigger_pair(suite, &index.names, &mut out);
     }
 }
 

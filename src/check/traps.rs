@@ -18,7 +18,10 @@
 //!    has hooks (a hook could write the file).
 //! 4. `skill-match-loose`: a `tool_used: Skill` grader outside the trigger pair
 //!    whose `input_match` is not pinned to one item: it matches several items,
-//!    or near-miss names (`<item>-x`, `x<item>`, `not-<item>`).
+//!    or near-miss names (`<item>-x`, `x<item>`, `not-<item>`). Only a grader
+//!    that asks for a call (`min` ≥ 1, the default) is loose so: one that only
+//!    bounds the calls (`min: 0`, `max: 0` asserting none of them fires) is
+//!    stricter, not looser, for matching more.
 //! 5. `scored-by-trigger`: a case whose graders are all with-only under the
 //!    ablation (Skill triggers without `arm: both`, or `arm: with-only`). The
 //!    platform then scores them all, so the case scores whether the item
@@ -26,7 +29,7 @@
 //!    warning under `--plugin`.
 
 use super::Out;
-use super::js_regex::{inline_flags, js_regex};
+use super::js_regex::{inline_flags, safe_js_regex, too_slow};
 use crate::diagnostic::Severity;
 use crate::item::ItemKind;
 use crate::suite::{
@@ -137,9 +140,16 @@ impl Items {
 
 /// The items of a source tree (`evals/<item>/` layout): `skills/<item>/`,
 /// `commands/<item>.md`, `agents/<item>.md` and their `registry/` twins, and
-/// every suite's item (`suite`'s too, found or not).
-pub fn source_items(source: &Utf8Path, suite: &str) -> Items {
+/// the item of every suite in `suites`, found or not. Built once per `check`:
+/// it lists the tree.
+pub fn source_items(source: &Utf8Path, suites: &[String]) -> Items {
     let mut items = Items::default();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |items: &mut Items, name: String, kind: ItemKind| {
+        if seen.insert(name.clone()) {
+            items.add(vec![name], kind);
+        }
+    };
     let listing = |dir: Utf8PathBuf| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .into_iter()
@@ -153,7 +163,7 @@ pub fn source_items(source: &Utf8Path, suite: &str) -> Items {
     for root in [source.to_owned(), source.join("registry")] {
         for name in listing(root.join("skills")) {
             if root.join("skills").join(&name).join("SKILL.md").is_file() {
-                items.add(vec![name], ItemKind::Skill);
+                add(&mut items, name, ItemKind::Skill);
             }
         }
         for (dir, kind) in [("commands", ItemKind::Command), ("agents", ItemKind::Agent)] {
@@ -161,15 +171,14 @@ pub fn source_items(source: &Utf8Path, suite: &str) -> Items {
                 if let Some(stem) = name.strip_suffix(".md")
                     && root.join(dir).join(&name).is_file()
                 {
-                    items.add(vec![stem.to_owned()], kind);
+                    add(&mut items, stem.to_owned(), kind);
                 }
             }
         }
     }
-    for name in suite::list(source).unwrap_or_default() {
-        items.add(vec![name], ItemKind::Skill);
+    for name in suites {
+        add(&mut items, name.clone(), ItemKind::Skill);
     }
-    items.add(vec![suite.to_owned()], ItemKind::Skill);
     items
 }
 
@@ -336,7 +345,17 @@ impl Traps<'_> {
         if inline_flags(pattern).is_some() {
             return;
         }
-        let Ok(re) = js_regex(pattern, "") else {
+        // A grader that passes with no call passes no wrong call: matching
+        // more items only makes its upper bound stricter.
+        let min = match g.get("min") {
+            Some(m) => suite::as_count(&m.value),
+            None => Some(1),
+        };
+        if min == Some(0) {
+            return;
+        }
+        // An unsafe pattern is the grader checks' finding, never run.
+        let Ok(re) = safe_js_regex(pattern, "") else {
             return;
         };
         let hits = |name: &str| {
@@ -352,16 +371,35 @@ impl Traps<'_> {
             .filter(|i| i.kind != ItemKind::Agent && i.names.iter().any(|n| hits(n).is_some()))
             .collect();
         let line = e.line.or(g.line);
+        let near_miss = match matched.as_slice() {
+            [item] => {
+                let name = item.name();
+                [
+                    format!("{name}-x"),
+                    format!("x{name}"),
+                    format!("not-{name}"),
+                ]
+                .iter()
+                .find_map(|n| hits(n))
+            }
+            _ => None,
+        };
+        if re.gave_up() {
+            let (code, message, fix) = too_slow("input_match");
+            out.error(
+                code,
+                &g.file,
+                line,
+                format!("grader `{}`: {message}", g.name),
+                fix,
+            );
+            return;
+        }
         match matched.as_slice() {
             [] => {}
             [item] => {
                 let name = item.name();
-                let near = [
-                    format!("{name}-x"),
-                    format!("x{name}"),
-                    format!("not-{name}"),
-                ];
-                if let Some(input) = near.iter().find_map(|n| hits(n)) {
+                if let Some(input) = near_miss {
                     out.error(
                         "skill-match-loose",
                         &g.file,
@@ -611,7 +649,7 @@ mod tests {
             plugin: Some("kit".into()),
         };
         let pin = skill_pin("release-notes");
-        let re = js_regex(pin.trim_matches('\''), "").unwrap();
+        let re = super::super::js_regex(pin.trim_matches('\''), "").unwrap();
         for input in items.encoded("release-notes") {
             assert!(re.find(&input).is_some(), "{input}");
         }

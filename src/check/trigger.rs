@@ -4,7 +4,7 @@
 //! that matches the item's Skill input and no other item's.
 
 use super::Out;
-use super::js_regex::{inline_flags, safe_js_regex};
+use super::js_regex::{Matcher, inline_flags, safe_js_regex, too_slow};
 use crate::suite::{self, Case, Grader, GraderKind, Suite};
 use std::collections::HashMap;
 
@@ -219,12 +219,17 @@ fn check_pin(
         .entry(pattern.to_owned())
         .or_insert_with(|| pin_verdict(pattern, item, names));
     if let Some((code, message)) = verdict {
+        let fix = if *code == "regex-too-slow" {
+            too_slow("input_match").2
+        } else {
+            format!("pin it to the item: input_match: {}", pin_pattern(item))
+        };
         out.error(
             code,
             &g.file,
             e.line.or(g.line),
             format!("the `{case_name}` grader `{}`: {message}", g.name),
-            format!("pin it to the item: input_match: {}", pin_pattern(item)),
+            fix,
         );
     }
 }
@@ -281,7 +286,7 @@ impl ItemNames {
     }
 
     /// The first encoded input of another item that `re` matches.
-    fn other_match(&self, re: &regress::Regex, pattern: &str, item: &str) -> Option<String> {
+    fn other_match(&self, re: &Matcher, pattern: &str, item: &str) -> Option<String> {
         if !needs_isolation(pattern) {
             let mut clean = true;
             'joined: for (haystack, spans) in &self.haystacks {
@@ -349,6 +354,21 @@ fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(&'static
         return None;
     }
     let re = safe_js_regex(pattern, "").ok()?;
+    let verdict = pin_verdict_with(&re, pattern, item, names);
+    if re.gave_up() {
+        let (code, message, _) = too_slow("input_match");
+        return Some((code, message));
+    }
+    verdict
+}
+
+/// [`pin_verdict`] with the pattern compiled as `re`.
+fn pin_verdict_with(
+    re: &Matcher,
+    pattern: &str,
+    item: &str,
+    names: &ItemNames,
+) -> Option<(&'static str, String)> {
     for input in encoded(item) {
         if re.find(&input).is_none() {
             return Some((
@@ -375,7 +395,7 @@ fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(&'static
             return too_broad(input);
         }
     }
-    names.other_match(&re, pattern, item).and_then(too_broad)
+    names.other_match(re, pattern, item).and_then(too_broad)
 }
 
 #[cfg(test)]
