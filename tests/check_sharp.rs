@@ -684,12 +684,18 @@ fn quiet_grader(pattern: &str) -> String {
     )
 }
 
-/// A case `other` whose Skill grader, outside the trigger pair, is on `pattern`.
+/// A case `other` whose Skill grader, outside the trigger pair, is on
+/// `pattern`, beside a scoring grader (so the case is not scored by its
+/// trigger alone).
 fn other_case(src: &Src, pattern: &str) {
     src.write("evals/demo/other/prompt.md", "Do the demo thing again.\n");
     src.write(
         "evals/demo/other/graders/skill.md",
         &format!("---\ntype: tool_used\ntool: Skill\ninput_match: '{pattern}'\n---\n"),
+    );
+    src.write(
+        "evals/demo/other/graders/says.md",
+        "---\ntype: regex\npattern: demo\n---\n",
     );
 }
 
