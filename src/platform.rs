@@ -74,6 +74,9 @@ pub struct RunOptions {
     /// `--report FILE`: where to save the platform's `report.html` once the
     /// evaluation succeeded (the platform always writes it in its own folder).
     pub report: Option<Utf8PathBuf>,
+    /// One arm, the plugin loaded (`--ablation none`): `run --neighbours`
+    /// asks which item fires, not what loading one changes.
+    pub single_arm: bool,
 }
 
 impl RunOptions {
@@ -91,6 +94,7 @@ impl RunOptions {
             allow_tools: Vec::new(),
             disallow_tools: Vec::new(),
             report: None,
+            single_arm: false,
         }
     }
 }
@@ -330,7 +334,12 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
         "eval".into(),
         plugin_dir.to_string(),
         "--ablation".into(),
-        "with-without".into(),
+        if opts.single_arm {
+            "none"
+        } else {
+            "with-without"
+        }
+        .into(),
         "--output-dir".into(),
         output_dir(plugin_dir).to_string(),
         "--threshold".into(),
@@ -1168,6 +1177,15 @@ mod tests {
         };
         let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
         assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4 --case fi* --tag a --tag b --allow-tools Write Bash(git:*) --disallow-tools Agent"), "{args}");
+        let opts = RunOptions {
+            single_arm: true,
+            ..RunOptions::new("default", 1.0)
+        };
+        let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
+        assert!(
+            args.starts_with("plugin eval /p --ablation none --output-dir"),
+            "{args}"
+        );
     }
 
     #[test]

@@ -390,6 +390,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         reused_runs: None,
         reused_cost_usd: None,
         suite_digest: None,
+        neighbours: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),

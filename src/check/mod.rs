@@ -12,7 +12,8 @@
 //! the suite tests, as the platform offers it), [`js_regex`](mod@js_regex)
 //! (what JavaScript's `RegExp` accepts), `backtrack` (patterns that could
 //! backtrack catastrophically, found by their shape and never run), [`traps`]
-//! (the silent traps both layouts share) and `mocks` (the `mocks/` layers).
+//! (the silent traps both layouts share), `mocks` (the `mocks/` layers) and
+//! [`neighbours`] (items described nearly alike, across the source).
 //! [`plugin`] is the other layout, `check --plugin DIR`: a plugin's own
 //! `claude plugin eval` suites, with the trigger pair only a note.
 
@@ -21,6 +22,7 @@ mod graders;
 pub mod js_regex;
 pub mod keys;
 mod mocks;
+pub mod neighbours;
 mod offered;
 pub mod plugin;
 pub mod traps;
@@ -175,6 +177,10 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
     for (summary, found) in checked {
         suites.extend(summary);
         diagnostics.extend(found);
+    }
+    // `check` itself (not `run`'s preflight) compares the items' descriptions.
+    if baseline {
+        neighbours::check(source, &items, &mut Out(&mut diagnostics));
     }
     Ok(report(source, suites, diagnostics))
 }

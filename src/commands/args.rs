@@ -54,6 +54,12 @@ pub struct PlatformArgs {
     /// The evidence store [default: $BOB_EVIDENCE, else <home>/evidence.db]
     #[arg(long, value_name = "PATH")]
     pub evidence: Option<Utf8PathBuf>,
+    /// After the suite, run its fires and quiet prompts again on one arm with
+    /// other items loaded beside the item (every item of the source, or the
+    /// ones named: `--neighbours changelog,tidy`), and report which item fired
+    /// on each run; paid from the same ceiling, never reused from the store
+    #[arg(long, value_name = "ITEM", num_args = 0.., value_delimiter = ',')]
+    pub neighbours: Option<Vec<String>>,
 }
 
 /// Which cases run and with which tools: shared by `run`, `exam`, `propose`
@@ -104,6 +110,7 @@ impl PlatformArgs {
             evidence: self.evidence.clone(),
             max_total_usd: None,
             report: self.report.clone(),
+            neighbours: self.neighbours.clone(),
         }
     }
 }

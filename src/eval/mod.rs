@@ -9,6 +9,7 @@
 //! costs a run.
 
 pub mod auto;
+pub mod neighbours;
 pub mod plan;
 
 use crate::config::{self, Context, Settings};
@@ -76,6 +77,10 @@ pub struct EvalOptions {
     /// `--report FILE`: save the platform's `report.html` there once the
     /// evaluation succeeded.
     pub report: Option<Utf8PathBuf>,
+    /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
+    /// with these items loaded beside the item (every other item of the
+    /// source when empty); `None` without the flag.
+    pub neighbours: Option<Vec<String>>,
 }
 
 impl EvalOptions {
@@ -191,6 +196,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
         report: opts.report.clone(),
+        single_arm: false,
     })
 }
 
@@ -289,6 +295,7 @@ struct ToRun {
     store: Utf8PathBuf,
     fresh: bool,
     auto: Option<u32>,
+    competition: Option<neighbours::Competition>,
 }
 
 #[derive(Debug)]
@@ -321,6 +328,11 @@ pub fn assemble_plugin(
 ) -> Result<Assembled> {
     config::validate_item_name(item)?;
     let run = resolve(ctx, opts)?;
+    if opts.neighbours.is_some() && opts.platform_result.is_some() {
+        return Err(Error::Usage(
+            "--neighbours runs the platform, and --platform-result reduces a result instead: give one of them".into(),
+        ));
+    }
     if let Some(file) = &opts.platform_result {
         return Ok(Assembled {
             item: item.into(),
@@ -346,6 +358,21 @@ pub fn assemble_plugin(
             dir,
         });
     }
+    let competition = match &opts.neighbours {
+        None => None,
+        Some(names) => {
+            let mut competition = neighbours::prepare(&ctx.source, &found, names, opts.runs)?;
+            if opts.keep {
+                let dir = neighbours::keep(&mut competition);
+                observer.event(&Event::Kept {
+                    item: item.into(),
+                    dir,
+                });
+            }
+            observer.event(&Event::Notice(competition.announce(run.max_cost_usd)));
+            Some(competition)
+        }
+    };
     Ok(Assembled {
         item: item.into(),
         run,
@@ -356,6 +383,7 @@ pub fn assemble_plugin(
             store: evidence_path(ctx, opts),
             fresh: opts.fresh,
             auto: opts.auto,
+            competition,
         })),
     })
 }
@@ -374,6 +402,8 @@ pub struct PlatformRun {
     pub document: Option<Utf8PathBuf>,
     /// The runs bought and reused, when the platform was (or needed not be) run.
     pub evidence: Option<Evidence>,
+    /// `--neighbours`: which item fired on the trigger pair's prompts.
+    pub neighbours: Option<crate::document::Neighbours>,
     /// The plugin, alive until the document is reduced (it lives in its folder).
     plugin: Option<Plugin>,
     /// Told where the platform's report was saved (`--report`).
@@ -425,6 +455,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             output: None,
             document: Some(document),
             evidence: None,
+            neighbours: None,
             plugin: None,
             observer: Notify(observer),
         }),
@@ -436,15 +467,42 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 store,
                 fresh,
                 auto,
+                competition,
             } = *to_run;
             let claude = probe.finish()?;
             let mut store = Store::open(&store)?;
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
-                None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
-                Some(max) => auto::buy_adaptively(
-                    &claude, &plugin, &run, plan, &mut store, fresh, max, observer,
+                None => buy_and_gather(
+                    &claude,
+                    &plugin,
+                    &run,
+                    plan,
+                    &mut store,
+                    fresh,
+                    observer.clone(),
                 )?,
+                Some(max) => auto::buy_adaptively(
+                    &claude,
+                    &plugin,
+                    &run,
+                    plan,
+                    &mut store,
+                    fresh,
+                    max,
+                    observer.clone(),
+                )?,
+            };
+            // The trigger pair among the neighbours, paid from what the suite left.
+            let neighbours = match &competition {
+                None => None,
+                Some(c) => Some(neighbours::run(
+                    &claude,
+                    c,
+                    &run,
+                    run.max_cost_usd - evidence.spent_usd,
+                    observer,
+                )?),
             };
             Ok(PlatformRun {
                 item,
@@ -452,6 +510,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 output,
                 document: None,
                 evidence: Some(evidence),
+                neighbours,
                 plugin: Some(plugin),
                 observer: notify,
             })
@@ -808,6 +867,10 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     let label = Utf8PathBuf::from(format!("<evidence for {}>", run.item));
     let mut doc = plan::document(&evidence.plan, &evidence.used, &ctx, &label)?;
     doc.cost_usd = evidence.spent_usd;
+    if let Some(n) = &run.neighbours {
+        doc.cost_usd = round4(doc.cost_usd + n.cost_usd);
+        doc.neighbours = Some(n.clone());
+    }
     let reason = evidence
         .partial_reason
         .clone()

@@ -138,6 +138,15 @@ pub fn options_map(o: &Options) -> Map {
     m.insert("tags".into(), strings(&p.tags));
     m.insert("allow_tools".into(), strings(&p.allow_tools));
     m.insert("disallow_tools".into(), strings(&p.disallow_tools));
+    // `true` for every item of the source, the names when some were given.
+    m.insert(
+        "neighbours".into(),
+        match &p.neighbours {
+            None => Dynamic::UNIT,
+            Some(names) if names.is_empty() => true.into(),
+            Some(names) => strings(names),
+        },
+    );
     m
 }
 
@@ -273,6 +282,13 @@ pub fn eval_options(
             "tags" => opts.tags = list(key, v)?,
             "allow_tools" => opts.allow_tools = list(key, v)?,
             "disallow_tools" => opts.disallow_tools = list(key, v)?,
+            "neighbours" => {
+                opts.neighbours = match v.as_bool() {
+                    Ok(all) => all.then(Vec::new),
+                    Err(_) if v.is_unit() => None,
+                    Err(_) => Some(list(key, v)?),
+                }
+            }
             "claude" => {
                 return Err(
                     "option `claude`: the platform binary is the operator's choice (--claude or BOB_EVAL_CLAUDE), not a script's".into(),
@@ -281,7 +297,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, judge_model, jobs, keep, fresh, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours"
                 ));
             }
         }
@@ -598,6 +614,19 @@ fn register_types(engine: &mut Engine) {
         }
     });
     engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
+    engine.register_get("neighbours", |r: &mut EvalResult| {
+        read_only(&r.doc.neighbours)
+    });
+    engine.register_get("neighbour_findings", |r: &mut EvalResult| -> Array {
+        r.doc
+            .neighbours
+            .as_ref()
+            .map(crate::eval::neighbours::findings)
+            .unwrap_or_default()
+            .into_iter()
+            .map(Dynamic::from)
+            .collect()
+    });
     engine.register_get("suite_errors", |r: &mut EvalResult| -> Array {
         r.doc
             .cases

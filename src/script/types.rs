@@ -92,6 +92,8 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "noise",
             "stats",
             "suite_errors",
+            "neighbours",
+            "neighbour_findings",
             "cost_usd",
             "reused_runs",
             "reused_cost_usd",
