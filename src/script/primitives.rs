@@ -1140,6 +1140,43 @@ mod tests {
     }
 
     #[test]
+    fn opts_neighbours_is_true_a_name_or_names_and_round_trips() {
+        let base = EvalOptions::default();
+        let with = |v: Dynamic| {
+            let mut map = Map::new();
+            map.insert("neighbours".into(), v);
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+        };
+        assert_eq!(with(true.into()).unwrap().neighbours, Some(vec![]));
+        assert_eq!(with(false.into()).unwrap().neighbours, None);
+        assert_eq!(with(Dynamic::UNIT).unwrap().neighbours, None);
+        assert_eq!(
+            with("changelog".into()).unwrap().neighbours,
+            Some(vec!["changelog".to_string()])
+        );
+        let names: Array = vec!["a".into(), "b".into()];
+        assert_eq!(
+            with(names.into()).unwrap().neighbours,
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
+        assert!(with(Dynamic::from(3_i64)).is_err());
+        // `options()` hands the flag back in the form `opts` takes.
+        for given in [None, Some(vec![]), Some(vec!["changelog".to_string()])] {
+            let o = Options {
+                eval: EvalOptions {
+                    neighbours: given.clone(),
+                    ..EvalOptions::default()
+                },
+                ..Options::default()
+            };
+            let map = options_map(&o);
+            let back =
+                eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap();
+            assert_eq!(back.neighbours, given);
+        }
+    }
+
+    #[test]
     fn opts_runs_takes_a_count_or_auto() {
         let base = EvalOptions::default();
         let with = |v: Dynamic| {
