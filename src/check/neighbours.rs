@@ -272,7 +272,7 @@ pub(super) fn check(source: &Utf8Path, checked: &[String], out: &mut Out) {
             file,
             *line,
             format!(
-                "`{}`'s description is nearly the same as that of {}{more} (Jaccard similarity of their content words, warned at {threshold:.2} or more): the model picks an item by its description, so either may fire for the other",
+                "`{}`'s description is nearly that of {}{more} (the Jaccard similarity of their content words, warned at {threshold:.2} or more): the model picks an item by its description, so either may fire for the other",
                 item.name,
                 named.join(", "),
             ),
