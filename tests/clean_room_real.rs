@@ -8,7 +8,8 @@
 //!   marketplace with `claude plugin marketplace add` and `claude plugin install`
 //!   (`~/.claude/plugins/installed_plugins.json`, `known_marketplaces.json`, the
 //!   cache, `enabledPlugins` in `~/.claude/settings.json`);
-//! - and the current folder holds `.claude/skills/commit/` and a `CLAUDE.md`.
+//! - and the current folder holds `.claude/skills/commit/`,
+//!   `.claude/skills/projectonly/` and a `CLAUDE.md`.
 //!
 //! A plain `claude -p` session in that set-up is offered every one of them (the
 //! control: the fixtures are real). The requests of both arms of `bob-eval run`
@@ -30,15 +31,24 @@ use support::real::{claude_bin, platform_env, source_copy};
 /// The item as bob-eval's plugin names it (listed on the with arm only).
 const ITEM: &str = "bob-eval-commit:commit";
 /// What the operator's set-up adds to a plain session's skills list.
-const OPERATOR_SKILLS: [&str; 5] = [
+const OPERATOR_SKILLS: [&str; 6] = [
     "commit",
     "homeonly",
     "opskit:commit",
     "opskit:tidy",
+    "projectonly",
     "sdkit",
 ];
-/// Every operator file holds this marker, in its description or body.
+/// Every operator file holds this marker, followed by where it lives.
 const MARKER: &str = "OPERATOR-SETUP";
+/// The places, as the markers name them: each must reach a plain session.
+const PLACES: [&str; 5] = [
+    "home",
+    "skills-dir",
+    "installed plugin",
+    "project",
+    "memory",
+];
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -111,13 +121,15 @@ fn operator_setup(env: &[(String, String)], dir: &Path) {
         home.join(".claude/plugins/installed_plugins.json")
             .is_file()
     );
-    write(
-        &dir.join(".claude/skills/commit/SKILL.md"),
-        &skill("commit", "project"),
-    );
+    for name in ["commit", "projectonly"] {
+        write(
+            &dir.join(format!(".claude/skills/{name}/SKILL.md")),
+            &skill(name, "project"),
+        );
+    }
     write(
         &dir.join("CLAUDE.md"),
-        &format!("{MARKER}: always sign commits.\n"),
+        &format!("{MARKER} memory: always sign commits.\n"),
     );
 }
 
@@ -145,7 +157,14 @@ fn neither_arm_sees_the_operators_skills_or_plugins() {
         for name in OPERATOR_SKILLS {
             assert!(r.offers_skill(name), "a plain session lacks {name}: {r}");
         }
-        assert!(r.body.to_string().contains(MARKER), "{r}");
+    }
+    let control_text: String = control.iter().map(|r| r.body.to_string()).collect();
+    for place in PLACES {
+        let marker = format!("{MARKER} {place}");
+        assert!(
+            control_text.contains(&marker),
+            "a plain session lacks {marker}"
+        );
     }
     let seen = api.requests().len();
 
