@@ -38,7 +38,10 @@ fn generate(root: &Utf8PathBuf, suites: usize) {
         write(
             root,
             &format!("skills/{item}/SKILL.md"),
-            &format!("---\nname: {item}\ndescription: Bench item.\n---\n\nBody.\n"),
+            // Each its own purpose: `check` warns about items described alike.
+            &format!(
+                "---\nname: {item}\ndescription: Bench item for the k{n}a k{n}b k{n}c task.\n---\n\nBody.\n"
+            ),
         );
         let base = format!("evals/{item}");
         write(

@@ -113,6 +113,53 @@ pub struct SkillEval {
     /// and `delta`, and whether `delta` is clear of 0 or within noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<Stats>,
+    /// `--neighbours`: the trigger pair's prompts run again with other items
+    /// loaded, and which item fired on each; absent without the flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbours: Option<Neighbours>,
+}
+
+/// What `--neighbours` measured: the trigger pair's prompts run on one arm
+/// with the item and its neighbours loaded in one plugin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Neighbours {
+    /// Every item loaded, the item first.
+    pub items: Vec<String>,
+    /// What these runs cost (counted in the document's `cost_usd`).
+    pub cost_usd: f64,
+    /// Why they stopped short (`cost_ceiling`: the suite spent the ceiling
+    /// first, or these runs reached it), when they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_reason: Option<String>,
+    /// Per trigger case, which item fired.
+    pub cases: Vec<NeighbourCase>,
+}
+
+/// One trigger case under `--neighbours`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeighbourCase {
+    /// `fires` or `quiet`.
+    pub name: String,
+    /// Runs of the case.
+    pub runs: u32,
+    /// Each loaded item that fired on some run, with how often, most often
+    /// first (a run where two fired counts for both).
+    pub fired: Vec<FiredCount>,
+    /// Runs where no loaded item fired.
+    pub none: u32,
+    /// `none / runs`.
+    pub none_rate: f64,
+}
+
+/// How often one item fired on a case's runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FiredCount {
+    /// The item that fired.
+    pub item: String,
+    /// Runs where it fired.
+    pub runs: u32,
+    /// `runs / the case's runs`.
+    pub rate: f64,
 }
 
 /// The suite's intervals (see `docs/statistics.md` for the methods).
@@ -842,6 +889,7 @@ impl SkillEval {
             suite_digest: None,
             item_digest: None,
             stats: None,
+            neighbours: None,
         }
     }
 }

@@ -109,6 +109,30 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     }
 }
 
+/// Every item of `source` that [`find`] finds (an ambiguous or invalid name
+/// is left out), in name order: the skills, commands and agents a plugin
+/// holding the whole source tree would offer.
+pub fn all(source: &Utf8Path) -> Vec<Item> {
+    let mut names = std::collections::BTreeSet::new();
+    for root in [source.to_owned(), source.join("registry")] {
+        for (dir, suffix) in [("skills", ""), ("commands", ".md"), ("agents", ".md")] {
+            let Ok(entries) = root.join(dir).read_dir_utf8() else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if let Some(name) = entry.file_name().strip_suffix(suffix) {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+    }
+    names
+        .into_iter()
+        .filter(|name| crate::config::validate_item_name(name).is_ok())
+        .filter_map(|name| find(source, &name).ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +171,22 @@ mod tests {
             find(&root, "rev").unwrap().plugin_path.as_str(),
             "agents/rev.md"
         );
+    }
+
+    #[test]
+    fn all_lists_every_found_item_once() {
+        let (_d, root) = tree(&[
+            "skills/commit/SKILL.md",
+            "skills/empty/README.md",
+            "registry/commands/ship.md",
+            "agents/rev.md",
+            "agents/notes.txt",
+            "skills/twin/SKILL.md",
+            "commands/twin.md",
+            "commands/Bad.md",
+        ]);
+        let names: Vec<String> = all(&root).into_iter().map(|i| i.name).collect();
+        assert_eq!(names, ["commit", "rev", "ship"]);
     }
 
     #[test]

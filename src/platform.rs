@@ -73,7 +73,7 @@ impl Ablation {
 /// What a platform run is held to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
-    /// Both arms, or the with arm alone.
+    /// Both arms, or the with arm alone (an item edit's with arm, or `run --neighbours`, which asks which item fires).
     pub ablation: Ablation,
     /// The model; `default` is not passed.
     pub model: String,

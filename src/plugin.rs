@@ -51,9 +51,74 @@ impl Plugin {
 /// copy. A signal caught meanwhile stops it with [`Error::Interrupted`] at the
 /// next step, and the folder is removed.
 pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
+    let suite = crate::config::existing_suite(source, &item.name)?;
+    build(item, std::slice::from_ref(item), |evals| {
+        copy_suite(&suite, &evals.join(&item.name), true)
+    })
+}
+
+/// The grader name prefix of `run --neighbours`: the grader
+/// `<FIRED>-<name>` passes on a run where the item `name` fired.
+pub const FIRED: &str = "bob-eval-fired";
+
+/// The plugin of `run --neighbours`: `item` and `neighbours` linked, and a
+/// suite holding only `cases` (the trigger pair's case folders, by name), each
+/// with its graders replaced by one `tool_used` grader per loaded item that
+/// passes when that item fired ([`FIRED`]), so a run says which fired. The
+/// suite-level `mocks/` is copied too.
+pub fn assemble_competition(
+    source: &Utf8Path,
+    item: &Item,
+    neighbours: &[Item],
+    cases: &[(String, Utf8PathBuf)],
+) -> Result<Plugin> {
+    let suite = crate::config::existing_suite(source, &item.name)?;
+    let mut loaded = vec![item.clone()];
+    loaded.extend(neighbours.iter().cloned());
+    let graders: Vec<(String, String)> = loaded
+        .iter()
+        .map(|it| {
+            let (tool, pin) = crate::check::traps::fired_through(it.kind, &it.name);
+            (
+                format!("{FIRED}-{}.md", it.name),
+                format!("---\ntype: tool_used\ntool: {tool}\ninput_match: {pin}\n---\n"),
+            )
+        })
+        .collect();
+    build(item, &loaded, |evals| {
+        let to = evals.join(&item.name);
+        make_dir(&to)?;
+        let mocks = suite.join("mocks");
+        if mocks.is_dir() {
+            copy_suite(&mocks, &to.join("mocks"), false)?;
+        }
+        for (name, dir) in cases {
+            let case = to.join(name);
+            copy_suite(dir, &case, false)?;
+            let graders_dir = case.join("graders");
+            if graders_dir.exists() {
+                fs::remove_dir_all(&graders_dir)
+                    .map_err(|e| Error::io(&graders_dir, "removing", e))?;
+            }
+            make_dir(&graders_dir)?;
+            for (file, text) in &graders {
+                let path = graders_dir.join(file);
+                fs::write(&path, text).map_err(|e| Error::io(&path, "writing", e))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A plugin named for `item` holding `items` (linked at their places) and
+/// the suite `write_suite` writes under its `evals/`.
+fn build(
+    item: &Item,
+    items: &[Item],
+    write_suite: impl FnOnce(&Utf8Path) -> Result<()>,
+) -> Result<Plugin> {
     // Taken first, so it is released last: after `temp` removed the folder.
     let guard = interrupt::guard()?;
-    let suite = crate::config::existing_suite(source, &item.name)?;
     let temp = tempfile::Builder::new()
         .prefix(&format!("bob-eval-{}-", item.name))
         .tempdir()
@@ -85,17 +150,19 @@ pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
     fs::write(&manifest_path, text).map_err(|e| Error::io(&manifest_path, "writing", e))?;
     interrupt::check()?;
 
-    let target = fs::canonicalize(&item.path).map_err(|e| Error::io(&item.path, "resolving", e))?;
-    let link = dir.join(&item.plugin_path);
-    if let Some(parent) = link.parent() {
-        make_dir(parent)?;
+    for it in items {
+        let target = fs::canonicalize(&it.path).map_err(|e| Error::io(&it.path, "resolving", e))?;
+        let link = dir.join(&it.plugin_path);
+        if let Some(parent) = link.parent() {
+            make_dir(parent)?;
+        }
+        std::os::unix::fs::symlink(&target, &link)
+            .map_err(|e| Error::io(&link, "linking the item", e))?;
     }
-    std::os::unix::fs::symlink(&target, &link)
-        .map_err(|e| Error::io(&link, "linking the item", e))?;
 
     let evals = dir.join("evals");
     make_dir(&evals)?;
-    copy_suite(&suite, &evals.join(&item.name), true)?;
+    write_suite(&evals)?;
     interrupt::check()?;
 
     Ok(Plugin {

@@ -452,6 +452,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         reused_cost_usd: None,
         suite_digest: None,
         item_digest: None,
+        neighbours: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),

@@ -1280,3 +1280,74 @@ fn suite_folder_that_is_not_an_item_name() {
     assert_eq!(status, 1);
     assert_eq!(find(&doc, "invalid-suite-name")["file"], "evals/Bad_Name");
 }
+
+/// Two items described nearly alike (one description copied and edited) are a
+/// warning on each checked item's description line, naming the other with
+/// the measure; an item of another purpose, or one outside the checked
+/// suites, is not.
+#[test]
+fn items_described_alike_warn_naming_both() {
+    const COMMIT: &str = "Write a conventional commit message (type(scope): subject, then a body that says why). Use when asked to write or improve a commit message.";
+    const COPY: &str = "Write a conventional commit message (type(scope): subject, then a body). Use when asked to write a commit message for staged changes.";
+    const CHANGELOG: &str = "Write a changelog entry for a commit (what changed and why). Use when asked to write or improve a changelog.";
+    let src = Src::good();
+    src.suite("other");
+    let skill = |name: &str, description: &str| {
+        src.write(
+            &format!("skills/{name}/SKILL.md"),
+            &format!("---\nname: {name}\ndescription: {description}\n---\n\nBody.\n"),
+        );
+    };
+    skill("demo", COMMIT);
+    skill("other", CHANGELOG);
+    let (status, doc) = src.json();
+    assert_eq!((status, codes(&doc)), (0, Vec::<String>::new()), "{doc:#}");
+
+    // A command outside any suite, described as a copy of `demo`.
+    src.write(
+        "commands/commit-msg.md",
+        &format!("---\ndescription: {COPY}\n---\n\nBody.\n"),
+    );
+    let (status, doc) = src.json();
+    assert_eq!(status, 0, "{doc:#}");
+    assert_eq!(codes(&doc), ["similar-description"], "{doc:#}");
+    let d = find(&doc, "similar-description");
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(d["file"], "skills/demo/SKILL.md");
+    assert_eq!(d["line"], 3);
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("`demo`") && message.contains("`commit-msg` (0.62)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Jaccard") && message.contains("0.60"),
+        "{message}"
+    );
+    assert!(
+        d["fix"]
+            .as_str()
+            .unwrap()
+            .contains("bob-eval run demo --neighbours commit-msg"),
+        "{d}"
+    );
+
+    // Checking `other` alone says nothing about `demo`.
+    let out = src.cmd(&["other", "--json"]).get_output().clone();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(codes(&doc), Vec::<String>::new(), "{doc:#}");
+
+    // With both checked and described alike, each names the other.
+    skill("other", COPY);
+    src.remove("commands/commit-msg.md");
+    let (_, doc) = src.json();
+    let found: Vec<(&str, &str)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(found.len(), 2, "{doc:#}");
+    assert!(found[0].0 == "skills/demo/SKILL.md" && found[0].1.contains("`other`"));
+    assert!(found[1].0 == "skills/other/SKILL.md" && found[1].1.contains("`demo`"));
+}

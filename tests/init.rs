@@ -38,9 +38,11 @@ impl Tree {
                 .strip_suffix("/SKILL.md")
                 .and_then(|s| s.rsplit('/').next())
                 .unwrap_or("x");
+            // Each described as itself: `check` warns about items described alike.
+            let own = item.replace(['/', '.', '-'], "");
             tree.write(
                 item,
-                &format!("---\nname: {name}\ndescription: An item.\n---\n\nBody.\n"),
+                &format!("---\nname: {name}\ndescription: The {own} item.\n---\n\nBody.\n"),
             );
         }
         tree

@@ -928,3 +928,26 @@ fn an_unwritable_report_is_refused_before_anything_runs() {
     assert!(stderr.contains("r.html"), "{stderr}");
     assert!(stub.record("calls").is_none(), "nothing ran");
 }
+
+/// `--neighbours` mistakes are refused before the platform runs: an unknown
+/// name, only the item itself, and `--platform-result` beside it.
+#[test]
+fn neighbours_mistakes_cost_nothing() {
+    let env = Env::new();
+    for (args, says) in [
+        (
+            vec!["commit", "--neighbours", "nope"],
+            "--neighbours: no item named \"nope\"",
+        ),
+        (vec!["commit", "--neighbours", "commit"], "no other item"),
+        (
+            vec!["commit", "--platform-result", "x.json", "--neighbours"],
+            "give one of them",
+        ),
+    ] {
+        let stub = Stub::new(Switches::default());
+        let stderr = fails(&env, env.run(&stub, &args), 2);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(eval_argv(&stub), None, "{args:?}: the platform ran");
+    }
+}

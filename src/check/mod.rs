@@ -14,7 +14,8 @@
 //! pattern), `translate` (a pattern in the linear-time `regex` crate's
 //! syntax), `backtrack` (patterns that could backtrack catastrophically,
 //! found by their shape and never run), [`traps`]
-//! (the silent traps both layouts share) and `mocks` (the `mocks/` layers).
+//! (the silent traps both layouts share), `mocks` (the `mocks/` layers) and
+//! [`neighbours`] (items described nearly alike, across the source).
 //! [`plugin`] is the other layout, `check --plugin DIR`: a plugin's own
 //! `claude plugin eval` suites, with the trigger pair only a note.
 
@@ -23,6 +24,7 @@ mod graders;
 pub mod js_regex;
 pub mod keys;
 mod mocks;
+pub mod neighbours;
 mod offered;
 pub mod plugin;
 mod translate;
@@ -199,6 +201,10 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
     for (summary, found) in checked {
         suites.extend(summary);
         diagnostics.extend(found);
+    }
+    // `check` itself (not `run`'s preflight) compares the items' descriptions.
+    if baseline {
+        neighbours::check(source, &items, &mut Out(&mut diagnostics));
     }
     Ok(report(source, suites, diagnostics))
 }

@@ -111,6 +111,22 @@ fn check_offered(item: &Item, out: &mut Out) {
     }
 }
 
+/// An item's `description` as the platform reads it (the model picks an item
+/// by it), with its file and line; `None` when the platform would not offer
+/// the item for want of one (`check_offered` reports why).
+pub(super) fn description(item: &Item) -> Option<(String, Utf8PathBuf, Option<usize>)> {
+    let file = marker(item);
+    let text = suite::read_text(&file, true).ok()?;
+    let mut ignored = Vec::new();
+    let keys = frontmatter_keys(item, &file, &text, &mut Out(&mut ignored))?;
+    let entry = keys
+        .iter()
+        .find(|(k, _)| k == "description")
+        .map(|(_, e)| e);
+    let text = text_of(entry).ok()?.to_owned();
+    Some((text, file, line(entry)))
+}
+
 /// The keys of an item's frontmatter read as the platform reads them: YAML,
 /// and when that fails, YAML again with each `key: value` line whose value
 /// holds `: ` or a YAML indicator quoted (and leading tabs as spaces), the

@@ -200,7 +200,7 @@ pub fn skill_pin(name: &str) -> String {
 }
 
 /// The tool an item of `kind` fires through, and the `input_match` pinning it.
-fn fired_through(kind: ItemKind, name: &str) -> (&'static str, String) {
+pub fn fired_through(kind: ItemKind, name: &str) -> (&'static str, String) {
     match kind {
         ItemKind::Skill | ItemKind::Command => ("Skill", skill_pin(name)),
         ItemKind::Agent => (

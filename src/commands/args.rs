@@ -60,6 +60,12 @@ pub struct PlatformArgs {
     /// platform version is assumed to be the item's last stored one)
     #[arg(long)]
     pub dry_run: bool,
+    /// After the suite, run its fires and quiet prompts again on one arm with
+    /// other items loaded beside the item (every item of the source, or the
+    /// ones named: `--neighbours changelog,tidy`), and report which item fired
+    /// on each run; paid from the same ceiling, never reused from the store
+    #[arg(long, value_name = "ITEM", num_args = 0.., value_delimiter = ',')]
+    pub neighbours: Option<Vec<String>>,
 }
 
 /// Which cases run and with which tools: shared by `run`, `exam`, `propose`
@@ -112,6 +118,7 @@ impl PlatformArgs {
             report: self.report.clone(),
             dry_run: self.dry_run,
             confidence: None,
+            neighbours: self.neighbours.clone(),
         }
     }
 }

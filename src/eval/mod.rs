@@ -10,6 +10,7 @@
 
 pub mod auto;
 pub mod estimate;
+pub mod neighbours;
 pub mod plan;
 
 use crate::config::{self, Context, Settings};
@@ -84,6 +85,10 @@ pub struct EvalOptions {
     /// confidence mode ([`crate::gate::decide_at`]); `None` falls back to
     /// settings `_workflow.gate_confidence`.
     pub confidence: Option<f64>,
+    /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
+    /// with these items loaded beside the item (every other item of the
+    /// source when empty); `None` without the flag.
+    pub neighbours: Option<Vec<String>>,
 }
 
 impl EvalOptions {
@@ -322,6 +327,7 @@ struct ToRun {
     wait: Duration,
     fresh: bool,
     auto: Option<crate::stats::AutoPolicy>,
+    competition: Option<neighbours::Competition>,
 }
 
 #[derive(Debug)]
@@ -359,6 +365,11 @@ pub fn assemble_plugin(
         )));
     }
     let run = resolve(ctx, opts)?;
+    if opts.neighbours.is_some() && opts.platform_result.is_some() {
+        return Err(Error::Usage(
+            "--neighbours runs the platform, and --platform-result reduces a result instead: give one of them".into(),
+        ));
+    }
     if let Some(file) = &opts.platform_result {
         return Ok(Assembled {
             item: item.into(),
@@ -388,6 +399,21 @@ pub fn assemble_plugin(
             dir,
         });
     }
+    let competition = match &opts.neighbours {
+        None => None,
+        Some(names) => {
+            let mut competition = neighbours::prepare(&ctx.source, &found, names, opts.runs)?;
+            if opts.keep {
+                let dir = neighbours::keep(&mut competition);
+                observer.event(&Event::Kept {
+                    item: item.into(),
+                    dir,
+                });
+            }
+            observer.event(&Event::Notice(competition.announce(run.max_cost_usd)));
+            Some(competition)
+        }
+    };
     Ok(Assembled {
         item: item.into(),
         run,
@@ -399,6 +425,7 @@ pub fn assemble_plugin(
             wait,
             fresh: opts.fresh,
             auto: opts.auto.map(|max| auto_policy(max, level)),
+            competition,
         })),
     })
 }
@@ -426,6 +453,8 @@ pub struct PlatformRun {
     pub document: Option<Utf8PathBuf>,
     /// The runs bought and reused, when the platform was (or needed not be) run.
     pub evidence: Option<Evidence>,
+    /// `--neighbours`: which item fired on the trigger pair's prompts.
+    pub neighbours: Option<crate::document::Neighbours>,
     /// The plugin, alive until the document is reduced (it lives in its folder).
     plugin: Option<Plugin>,
     /// Told where the platform's report was saved (`--report`).
@@ -483,6 +512,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             output: None,
             document: Some(document),
             evidence: None,
+            neighbours: None,
             plugin: None,
             observer: Notify(observer),
         }),
@@ -495,6 +525,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 wait,
                 fresh,
                 auto,
+                competition,
             } = *to_run;
             let claude = probe.finish()?;
             // The mandatory ceiling, said once before anything is spent.
@@ -509,10 +540,36 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             }
             let notify = Notify(Arc::clone(&observer));
             let (output, evidence) = match auto {
-                None => buy_and_gather(&claude, &plugin, &run, plan, &mut store, fresh, observer)?,
-                Some(policy) => auto::buy_adaptively(
-                    &claude, &plugin, &run, plan, &mut store, fresh, &policy, observer,
+                None => buy_and_gather(
+                    &claude,
+                    &plugin,
+                    &run,
+                    plan,
+                    &mut store,
+                    fresh,
+                    observer.clone(),
                 )?,
+                Some(policy) => auto::buy_adaptively(
+                    &claude,
+                    &plugin,
+                    &run,
+                    plan,
+                    &mut store,
+                    fresh,
+                    &policy,
+                    observer.clone(),
+                )?,
+            };
+            // The trigger pair among the neighbours, paid from what the suite left.
+            let neighbours = match &competition {
+                None => None,
+                Some(c) => Some(neighbours::run(
+                    &claude,
+                    c,
+                    &run,
+                    run.max_cost_usd - evidence.spent_usd,
+                    observer,
+                )?),
             };
             Ok(PlatformRun {
                 item,
@@ -520,6 +577,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 output,
                 document: None,
                 evidence: Some(evidence),
+                neighbours,
                 plugin: Some(plugin),
                 observer: notify,
             })
@@ -938,6 +996,10 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     doc.cost_usd = evidence.spent_usd;
     doc.run.clone_from(&evidence.run_id);
     doc.item_digest = Some(evidence.plan.item_digest.clone());
+    if let Some(n) = &run.neighbours {
+        doc.cost_usd = round4(doc.cost_usd + n.cost_usd);
+        doc.neighbours = Some(n.clone());
+    }
     // The platform's own reason first, then the runs used (errored runs,
     // counted over every round), then a filter.
     let reason = evidence

@@ -221,7 +221,33 @@ pub fn summary(doc: &SkillEval) -> String {
             let _ = writeln!(out, "      {}", grader_line(g));
         }
     }
+    if let Some(n) = &doc.neighbours {
+        neighbours(&mut out, n);
+    }
     crate::text::block(&out).into_owned()
+}
+
+/// `--neighbours`: per trigger case, which item fired in how many runs.
+fn neighbours(out: &mut String, n: &crate::document::Neighbours) {
+    let stopped = n
+        .partial_reason
+        .as_deref()
+        .map_or_else(String::new, |r| format!("; stopped short: {r}"));
+    let _ = writeln!(
+        out,
+        "  neighbours: {} items loaded, ${:.4}{stopped}",
+        n.items.len(),
+        n.cost_usd
+    );
+    for case in &n.cases {
+        let mut parts: Vec<String> = case
+            .fired
+            .iter()
+            .map(|f| format!("{} {}/{}", f.item, f.runs, case.runs))
+            .collect();
+        parts.push(format!("none {}/{}", case.none, case.runs));
+        let _ = writeln!(out, "    {}: {}", clip(&case.name), parts.join(", "));
+    }
 }
 
 #[cfg(test)]

@@ -145,6 +145,15 @@ pub fn options_map(o: &Options) -> Map {
     m.insert("tags".into(), strings(&p.tags));
     m.insert("allow_tools".into(), strings(&p.allow_tools));
     m.insert("disallow_tools".into(), strings(&p.disallow_tools));
+    // `true` for every item of the source, the names when some were given.
+    m.insert(
+        "neighbours".into(),
+        match &p.neighbours {
+            None => Dynamic::UNIT,
+            Some(names) if names.is_empty() => true.into(),
+            Some(names) => strings(names),
+        },
+    );
     m
 }
 
@@ -295,6 +304,13 @@ pub fn eval_options(
             "tags" => opts.tags = list(key, v)?,
             "allow_tools" => opts.allow_tools = list(key, v)?,
             "disallow_tools" => opts.disallow_tools = list(key, v)?,
+            "neighbours" => {
+                opts.neighbours = match v.as_bool() {
+                    Ok(all) => all.then(Vec::new),
+                    Err(_) if v.is_unit() => None,
+                    Err(_) => Some(list(key, v)?),
+                }
+            }
             "claude" => {
                 return Err(
                     "option `claude`: the platform binary is the operator's choice (--claude or BOB_EVAL_CLAUDE), not a script's".into(),
@@ -303,7 +319,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours"
                 ));
             }
         }
@@ -674,6 +690,19 @@ fn register_types(engine: &mut Engine) {
         r.doc
             .scored_by_trigger()
             .map(|c| crate::document::scored_by_trigger_words(&c.name).into())
+            .collect()
+    });
+    engine.register_get("neighbours", |r: &mut EvalResult| {
+        read_only(&r.doc.neighbours)
+    });
+    engine.register_get("neighbour_findings", |r: &mut EvalResult| -> Array {
+        r.doc
+            .neighbours
+            .as_ref()
+            .map(crate::eval::neighbours::findings)
+            .unwrap_or_default()
+            .into_iter()
+            .map(Dynamic::from)
             .collect()
     });
     engine.register_get("suite_errors", |r: &mut EvalResult| -> Array {
@@ -1210,6 +1239,43 @@ mod tests {
             opts.claude.as_deref(),
             Some(camino::Utf8Path::new("/opt/claude"))
         );
+    }
+
+    #[test]
+    fn opts_neighbours_is_true_a_name_or_names_and_round_trips() {
+        let base = EvalOptions::default();
+        let with = |v: Dynamic| {
+            let mut map = Map::new();
+            map.insert("neighbours".into(), v);
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+        };
+        assert_eq!(with(true.into()).unwrap().neighbours, Some(vec![]));
+        assert_eq!(with(false.into()).unwrap().neighbours, None);
+        assert_eq!(with(Dynamic::UNIT).unwrap().neighbours, None);
+        assert_eq!(
+            with("changelog".into()).unwrap().neighbours,
+            Some(vec!["changelog".to_string()])
+        );
+        let names: Array = vec!["a".into(), "b".into()];
+        assert_eq!(
+            with(names.into()).unwrap().neighbours,
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
+        assert!(with(Dynamic::from(3_i64)).is_err());
+        // `options()` hands the flag back in the form `opts` takes.
+        for given in [None, Some(vec![]), Some(vec!["changelog".to_string()])] {
+            let o = Options {
+                eval: EvalOptions {
+                    neighbours: given.clone(),
+                    ..EvalOptions::default()
+                },
+                ..Options::default()
+            };
+            let map = options_map(&o);
+            let back =
+                eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap();
+            assert_eq!(back.neighbours, given);
+        }
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub const PROPERTIES: [(&str, &[&str]); 3] = [
             "stats",
             "suite_errors",
             "scored_by_trigger",
+            "neighbours",
+            "neighbour_findings",
             "cost_usd",
             "reused_runs",
             "imported_runs",

@@ -6,8 +6,8 @@ use std::path::Path;
 
 /// Add item `item` to `source`: the fixture's commit skill and suite
 /// (tests/data/real-source), renamed (skill name, trigger graders'
-/// input_match, baseline) so that it passes `bob-eval check` as an item of its
-/// own.
+/// input_match, baseline) and described as itself (`check` warns about items
+/// described alike), so that it passes `bob-eval check` as an item of its own.
 pub fn add_item(source: &Path, item: &str) {
     let real = data("real-source");
     let skill = source.join("skills").join(item);
@@ -15,7 +15,16 @@ pub fn add_item(source: &Path, item: &str) {
     let text = std::fs::read_to_string(real.join("skills/commit/SKILL.md")).expect("fixture skill");
     std::fs::write(
         skill.join("SKILL.md"),
-        text.replace("name: commit", &format!("name: {item}")),
+        text.replace("name: commit", &format!("name: {item}"))
+            .lines()
+            .map(|line| {
+                if line.starts_with("description:") {
+                    format!("description: The {item} fixture.\n")
+                } else {
+                    format!("{line}\n")
+                }
+            })
+            .collect::<String>(),
     )
     .expect("write skill");
     let suite = source.join("evals").join(item);
