@@ -14,33 +14,63 @@ use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
 use serde_json::Value;
 use support::fake_api::{FakeApi, Script};
 
+/// A source with the skill `demo` only, the real platform against `api`.
+struct Demo {
+    api: FakeApi,
+    dir: tempfile::TempDir,
+    source: std::path::PathBuf,
+}
+
+impl Demo {
+    fn new(script: Script) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("source");
+        std::fs::create_dir_all(source.join("skills/demo")).unwrap();
+        std::fs::write(
+            source.join("skills/demo/SKILL.md"),
+            "---\nname: demo\ndescription: Summarise a change in one line. Use when asked to summarise a change.\n---\n\nOne line.\n",
+        )
+        .unwrap();
+        Demo {
+            api: FakeApi::start(script),
+            dir,
+            source,
+        }
+    }
+
+    fn bob(&self, args: &[&str]) -> std::process::Output {
+        support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
+            .env_clear()
+            .envs(support::real::platform_env(&self.api, self.dir.path()))
+            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
+            .current_dir(self.dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Replace the `init` placeholders in `evals/demo/<file>` with `text`.
+    fn fill(&self, file: &str, text: &str) {
+        let path = self.source.join("evals/demo").join(file);
+        let old = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            old.replace(INIT_PROMPT, text).replace(INIT_CRITERIA, text),
+        )
+        .unwrap();
+    }
+}
+
 #[test]
 fn the_generated_suite_runs_on_the_real_platform() {
-    let api = FakeApi::start(
+    let demo = Demo::new(
         Script::new()
             .fire_skill("bob-eval-demo:demo", "Use the demo skill", "done")
             .answer("Summarise the change", "the change, in one line")
             .otherwise("At 100 degrees Celsius.")
             .judge_passes_if_contains("one line"),
     );
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("source");
-    std::fs::create_dir_all(source.join("skills/demo")).unwrap();
-    std::fs::write(
-        source.join("skills/demo/SKILL.md"),
-        "---\nname: demo\ndescription: Summarise a change in one line. Use when asked to summarise a change.\n---\n\nOne line.\n",
-    )
-    .unwrap();
-    let bob = |args: &[&str]| {
-        support::cmd::bob(&source, &dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&api, dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let bob = |args: &[&str]| demo.bob(args);
     assert_eq!(bob(&["init", "demo"]).status.code(), Some(0));
     for (file, text) in [
         ("scoring/prompt.md", "Summarise the change in one line."),
@@ -48,13 +78,7 @@ fn the_generated_suite_runs_on_the_real_platform() {
         ("scoring/graders/judge.md", "The summary is one line long."),
         ("fires/graders/teaches.md", "done"),
     ] {
-        let path = source.join("evals/demo").join(file);
-        let old = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(
-            &path,
-            old.replace(INIT_PROMPT, text).replace(INIT_CRITERIA, text),
-        )
-        .unwrap();
+        demo.fill(file, text);
     }
     let out = bob(&["run", "demo", "--runs", "1", "--max-cost-usd", "1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -83,7 +107,7 @@ fn the_generated_suite_runs_on_the_real_platform() {
 /// the model is asked anything.
 #[test]
 fn a_skill_that_fires_but_answers_badly_is_not_improved() {
-    let api = FakeApi::start(
+    let demo = Demo::new(
         Script::new()
             .fire_skill(
                 "bob-eval-demo:demo",
@@ -94,34 +118,10 @@ fn a_skill_that_fires_but_answers_badly_is_not_improved() {
             .otherwise("At 100 degrees Celsius.")
             .judge_passes_if_contains("one line"),
     );
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("source");
-    std::fs::create_dir_all(source.join("skills/demo")).unwrap();
-    std::fs::write(
-        source.join("skills/demo/SKILL.md"),
-        "---\nname: demo\ndescription: Summarise a change in one line. Use when asked to summarise a change.\n---\n\nOne line.\n",
-    )
-    .unwrap();
-    let bob = |args: &[&str]| {
-        support::cmd::bob(&source, &dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&api, dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let (api, source) = (&demo.api, &demo.source);
+    let bob = |args: &[&str]| demo.bob(args);
     assert_eq!(bob(&["init", "demo"]).status.code(), Some(0));
-    let fill = |file: &str, text: &str| {
-        let path = source.join("evals/demo").join(file);
-        let old = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(
-            &path,
-            old.replace(INIT_PROMPT, text).replace(INIT_CRITERIA, text),
-        )
-        .unwrap();
-    };
+    let fill = |file: &str, text: &str| demo.fill(file, text);
     fill("scoring/prompt.md", "Summarise the change in one line.");
     fill("scoring/graders/matches.md", "one line");
     fill("scoring/graders/judge.md", "The summary is one line long.");
