@@ -1,0 +1,124 @@
+//! The store's schema, step by step: `MIGRATIONS[v]` takes it from version `v` to `v + 1`, each step self-contained.
+
+use super::*;
+
+/// One step of the schema: SQL, or a function for what SQL cannot compute
+/// (the key digests).
+pub(super) enum Migration {
+    Sql(&'static str),
+    Step(fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>),
+}
+
+/// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration::Sql(CREATE_RUNS),
+    Migration::Sql(ADD_PROVENANCE),
+    Migration::Sql(MARKED_RUNS_NEVER_COUNT),
+    Migration::Step(without_arm_has_no_item),
+];
+
+/// Schema 1: the runs.
+pub(super) const CREATE_RUNS: &str = r#"
+CREATE TABLE runs (
+    id                   TEXT    NOT NULL PRIMARY KEY,
+    key_id               TEXT    NOT NULL,
+    item                 TEXT    NOT NULL,
+    item_digest          TEXT    NOT NULL,
+    case_name            TEXT    NOT NULL,
+    case_digest          TEXT    NOT NULL,
+    arm                  TEXT    NOT NULL CHECK (arm IN ('with', 'without')),
+    model                TEXT    NOT NULL,
+    judge_model          TEXT    NOT NULL,
+    platform_version     TEXT    NOT NULL,
+    tools                TEXT    NOT NULL,
+    options              TEXT    NOT NULL,
+    score                REAL    NOT NULL,
+    passed               INTEGER NOT NULL,
+    graders              TEXT    NOT NULL,
+    cost_usd             REAL    NOT NULL,
+    judge_cost_usd       REAL    NOT NULL,
+    duration_seconds     REAL    NOT NULL,
+    turns                INTEGER NOT NULL,
+    error                TEXT,
+    skipped_paid_graders INTEGER NOT NULL,
+    started_at           TEXT    NOT NULL,
+    run                  INTEGER NOT NULL,
+    bought_by            TEXT    NOT NULL,
+    usable               INTEGER NOT NULL
+);
+CREATE INDEX runs_by_key ON runs (key_id, usable, started_at DESC, run DESC, id DESC);
+CREATE INDEX runs_by_item ON runs (item, case_name, arm, model);
+"#;
+
+/// Where each run came from ([`Provenance`]): `bought`, `imported`,
+/// `collected`, or `legacy` for the runs stored before (counted as bought
+/// here); `provenance_from` the run id, file or shard folder, `provenance_at`
+/// when it was stored (both NULL for `legacy`). A legacy run dated more than
+/// [`super::MAX_CLOCK_SKEW`] in the future can only have come from an import
+/// that did not check dates: it is kept but never reused (it would shadow
+/// every genuine run as the most recent). Self-contained: it only changes `runs`.
+pub(super) const ADD_PROVENANCE: &str = r#"
+ALTER TABLE runs ADD COLUMN provenance TEXT NOT NULL DEFAULT 'legacy'
+    CHECK (provenance IN ('bought', 'imported', 'collected', 'legacy'));
+ALTER TABLE runs ADD COLUMN provenance_from TEXT;
+ALTER TABLE runs ADD COLUMN provenance_at TEXT;
+UPDATE runs SET usable = 0
+    WHERE started_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+5 minutes');
+"#;
+
+/// Version 2 → 3: a run the platform marked with an error never counts, even
+/// when it was graded (versions 1 and 2 kept graded errored runs usable).
+pub(super) const MARKED_RUNS_NEVER_COUNT: &str =
+    "UPDATE runs SET usable = 0 WHERE error IS NOT NULL;";
+
+/// Version 3 → 4: a without-arm run is keyed with no item digest
+/// ([`RunKey::normalized`]). Every without-arm row written before is
+/// re-keyed: its item digest cleared, its `key_id` and `id` recomputed (a row
+/// whose new id is already stored is the same platform run: it is dropped).
+pub(super) fn without_arm_has_no_item(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let mut read = tx.prepare(
+        "SELECT id, item, case_name, case_digest, model, judge_model, platform_version, \
+         tools, options, started_at, run FROM runs WHERE arm = 'without' AND item_digest <> ''",
+    )?;
+    let mut moves = Vec::new();
+    let mut rows = read.query([])?;
+    while let Some(row) = rows.next()? {
+        let text = |i: usize| row.get::<_, String>(i);
+        let tools: Vec<String> = serde_json::from_str(&text(7)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, e.into())
+        })?;
+        let key = RunKey {
+            item: text(1)?,
+            item_digest: String::new(),
+            case: text(2)?,
+            case_digest: text(3)?,
+            arm: Arm::Without,
+            model: text(4)?,
+            judge_model: text(5)?,
+            platform_version: text(6)?,
+            tools,
+            options: text(8)?,
+        }
+        .normalized();
+        let started = DateTime::parse_from_rfc3339(&text(9)?)
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, e.into())
+            })?
+            .with_timezone(&Utc);
+        let run: u32 = row.get(10)?;
+        let id = StoredRun::id_of(&key, &started, run);
+        moves.push((text(0)?, id, key.id()));
+    }
+    drop(rows);
+    drop(read);
+    for (old, new, key_id) in moves {
+        let moved = tx.execute(
+            "UPDATE OR IGNORE runs SET id = ?2, key_id = ?3, item_digest = '' WHERE id = ?1",
+            params![old, new, key_id],
+        )?;
+        if moved == 0 {
+            tx.execute("DELETE FROM runs WHERE id = ?1", params![old])?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! The gate's confidence mode: the conditions it adds to the rule, each a one-sided check at a level (`docs/statistics.md`).
+
+use super::*;
+
+/// The level a result is judged at under the mode: `level`, or for runs
+/// bought by `--runs auto` the one-sided level of the look it stopped at
+/// when that is stricter (the looks before spent part of the error budget;
+/// judging the last look's data at a looser level would spend it twice).
+pub fn effective_level(result: &SkillEval, level: f64) -> f64 {
+    match &result.stats {
+        Some(s) if s.auto.is_some() => level.max(0.5 + s.confidence / 2.0),
+        _ => level,
+    }
+}
+
+/// A level in words: `95 %`, `97.65 %`.
+pub fn fmt_level(level: f64) -> String {
+    let pct = format!("{:.2}", level * 100.0);
+    let pct = pct.trim_end_matches('0').trim_end_matches('.');
+    format!("{pct} %")
+}
+
+/// The confidence mode's conditions (`docs/statistics.md`, "The gate's
+/// confidence mode"): `beats-best-clearly`, `helps-clearly` and
+/// `trigger-rate-not-clearly-below`, each a one-sided check at `level`.
+/// Against a best that kept its runs ([`crate::document::BestEvidence`]) the
+/// comparison is two-sample; against an older best its score is an exact line.
+pub(super) fn confidence_conditions(
+    result: &SkillEval,
+    best: Option<&BestEntry>,
+    level: f64,
+    trigger_skipped: Option<String>,
+) -> Vec<Condition> {
+    use crate::stats::Part;
+    use crate::stats::confidence::{Side, check};
+    let level = effective_level(result, level);
+    let at = fmt_level(level);
+    let Some(mine) = crate::document::BestEvidence::of(result) else {
+        let why = format!(
+            "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval"
+        );
+        return vec![
+            fail("beats-best-clearly", why.clone()),
+            fail("helps-clearly", why),
+        ];
+    };
+    let k = mine.cases.len() as f64;
+    let part = |coef: f64, a: crate::document::ArmSum| Part {
+        coef,
+        sum: a.sum,
+        n: a.runs as usize,
+    };
+    let with_parts: Vec<Part> = mine.cases.iter().map(|c| part(1.0 / k, c.with)).collect();
+    let delta_parts: Vec<Part> = mine
+        .cases
+        .iter()
+        .flat_map(|c| [part(1.0 / k, c.with), part(-1.0 / k, c.without)])
+        .collect();
+    let all = |n: usize| vec![true; n];
+
+    let helps_check = check(
+        &delta_parts,
+        &all(delta_parts.len()),
+        0.0,
+        level,
+        Side::Above,
+    );
+    let helps = judged(
+        "helps-clearly",
+        &helps_check,
+        format!(
+            "delta {} is clearly above 0 at {at} (one-sided bound {})",
+            fmt_score(helps_check.estimate.value),
+            fmt_score(helps_check.bound)
+        ),
+        format!(
+            "delta {} is within noise at {at}: its one-sided bound {} is not above 0",
+            fmt_score(helps_check.estimate.value),
+            fmt_score(helps_check.bound)
+        ),
+    );
+
+    let beats = match best {
+        None => judged(
+            "beats-best-clearly",
+            &helps_check,
+            format!(
+                "no best recorded yet: delta {} is clearly above 0 at {at}, the floor for a first baseline",
+                fmt_score(helps_check.estimate.value)
+            ),
+            format!(
+                "no best recorded yet: delta {} is within noise at {at} (one-sided bound {}), the floor for a first baseline",
+                fmt_score(helps_check.estimate.value),
+                fmt_score(helps_check.bound)
+            ),
+        ),
+        Some(b) => match &b.evidence {
+            Some(theirs) if !theirs.cases.is_empty() => {
+                let kb = theirs.cases.len() as f64;
+                let mut parts = with_parts.clone();
+                parts.extend(theirs.cases.iter().map(|c| part(-1.0 / kb, c.with)));
+                let mut grows = all(with_parts.len());
+                grows.extend(vec![false; theirs.cases.len()]);
+                let c = check(&parts, &grows, 0.0, level, Side::Above);
+                judged(
+                    "beats-best-clearly",
+                    &c,
+                    format!(
+                        "with is clearly above the best {} at {at}, the best's own runs counted (difference {}, one-sided bound {})",
+                        fmt_score(b.score),
+                        fmt_score(c.estimate.value),
+                        fmt_score(c.bound)
+                    ),
+                    format!(
+                        "with is within noise of the best {} at {at}, the best's own runs counted (difference {}, one-sided bound {} is not above 0)",
+                        fmt_score(b.score),
+                        fmt_score(c.estimate.value),
+                        fmt_score(c.bound)
+                    ),
+                )
+            }
+            _ => {
+                let score = round4(b.score);
+                let c = check(
+                    &with_parts,
+                    &all(with_parts.len()),
+                    score,
+                    level,
+                    Side::Above,
+                );
+                judged(
+                    "beats-best-clearly",
+                    &c,
+                    format!(
+                        "with {} is clearly above the best {} at {at} (one-sided bound {}; the best kept no runs, so it is an exact line)",
+                        fmt_score(c.estimate.value),
+                        fmt_score(score),
+                        fmt_score(c.bound)
+                    ),
+                    format!(
+                        "with {} is within noise of the best {} at {at} (one-sided bound {} is not above it; the best kept no runs, so it is an exact line)",
+                        fmt_score(c.estimate.value),
+                        fmt_score(score),
+                        fmt_score(c.bound)
+                    ),
+                )
+            }
+        },
+    };
+
+    let trigger = match (
+        trigger_skipped,
+        best,
+        result.stats.as_ref().and_then(|s| s.trigger),
+    ) {
+        (Some(why), ..) => skip_named("trigger-rate-not-clearly-below", why),
+        (None, Some(b), Some(t)) if t.results > 0 => {
+            let new = Part {
+                coef: 1.0,
+                sum: f64::from(t.fired),
+                n: t.results as usize,
+            };
+            let theirs = b
+                .evidence
+                .as_ref()
+                .and_then(|e| e.trigger)
+                .filter(|t| t.results > 0);
+            let (c, against) = match theirs {
+                Some(bt) => {
+                    let old = Part {
+                        coef: -1.0,
+                        sum: f64::from(bt.fired),
+                        n: bt.results as usize,
+                    };
+                    (
+                        check(&[new, old], &[true, false], 0.0, level, Side::NotBelow),
+                        "the best's own results counted",
+                    )
+                }
+                None => (
+                    check(
+                        &[new],
+                        &[true],
+                        b.trigger_rate.map_or(0.0, round4),
+                        level,
+                        Side::NotBelow,
+                    ),
+                    "the best kept no counts, so its rate is an exact line",
+                ),
+            };
+            let rate = f64::from(t.fired) / f64::from(t.results);
+            let best_rate = b.trigger_rate.map_or(0.0, round4);
+            judged(
+                "trigger-rate-not-clearly-below",
+                &c,
+                format!(
+                    "trigger rate {} is not clearly below the best's {} at {at} ({against})",
+                    fmt_score(rate),
+                    fmt_score(best_rate)
+                ),
+                format!(
+                    "trigger rate {} is clearly below the best's {} at {at} ({against})",
+                    fmt_score(rate),
+                    fmt_score(best_rate)
+                ),
+            )
+        }
+        _ => skip_named(
+            "trigger-rate-not-clearly-below",
+            "trigger check skipped: the result keeps no trigger counts".into(),
+        ),
+    };
+    vec![beats, helps, trigger]
+}
+
+/// A condition from a [`crate::stats::confidence::Check`]: `held` when it
+/// holds, else `noise` and the runs that would settle it.
+pub(super) fn judged(
+    name: &'static str,
+    c: &crate::stats::confidence::Check,
+    held: String,
+    noise: String,
+) -> Condition {
+    if c.holds {
+        return pass(name, held);
+    }
+    let settle = match c.runs_needed {
+        Some(n) => format!(
+            "; about {n} more runs per arm of each case would settle an effect this size"
+        ),
+        None if name == "trigger-rate-not-clearly-below" => String::new(),
+        None if c.estimate.value > c.tie => "; no number of new runs would settle it: the best's own runs are too few to tell an effect this size (measure the best again with more runs)".into(),
+        None => "; the estimate does not point the right way, so more runs would not settle it in its favour".into(),
+    };
+    Condition {
+        runs_needed: c.runs_needed,
+        ..fail(name, format!("{noise}{settle}"))
+    }
+}

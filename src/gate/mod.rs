@@ -1,0 +1,383 @@
+//! The gate: the fixed rule that accepts or rejects a result against the best
+//! recorded for its model (README, "Gating and recording").
+//!
+//! [`decide`] is the rule as a pure function over the two documents
+//! ([`crate::document::load_result`], [`crate::document::load_baseline`] read them).
+
+use crate::document::{Baseline, BestEntry, SkillEval, fmt_score, round4};
+use serde::Serialize;
+
+mod confidence;
+pub use confidence::*;
+
+/// The outcome of one condition of the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The condition holds.
+    Pass,
+    /// The condition does not hold: the result is rejected.
+    Fail,
+    /// The condition could not be checked (said why in the text); it does not reject.
+    Skipped,
+}
+
+/// One condition of the rule, with a sentence a person understands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    /// `not-partial`, `bought-here` (only for a result using imported runs),
+    /// `beats-best`, `helps` or `trigger-rate`.
+    pub name: &'static str,
+    /// Whether it held.
+    pub status: Status,
+    /// What was compared, in words, with the written numbers.
+    pub text: String,
+    /// Under the confidence mode, for a condition within noise: more runs per
+    /// arm of each case that would settle an effect of the observed size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs_needed: Option<u32>,
+}
+
+/// The gate's decision on one result: accepted or not, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    /// True only when no condition failed.
+    pub accepted: bool,
+    /// The item.
+    pub item: String,
+    /// The model the result ran on; the best compared against is this model's.
+    pub model: String,
+    /// The result's run id.
+    pub run: String,
+    /// The result's `with`, as written.
+    pub with: f64,
+    /// The result's `without`, as written.
+    pub without: f64,
+    /// The result's trigger rate, as written.
+    pub trigger_rate: Option<f64>,
+    /// The best recorded for the model, if any.
+    pub best: Option<BestEntry>,
+    /// Every condition, in rule order.
+    pub conditions: Vec<Condition>,
+    /// When the suite differs from the one the best was measured on: how.
+    /// Advice only; the rule does not read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_change: Option<String>,
+    /// How sure each estimated condition is (clear, or within noise with the
+    /// interval and the runs that would settle it). Advice only: the rule
+    /// does not read it. Absent for a result without intervals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<crate::stats::GateAdvice>,
+    /// When the best (or this result's `with`) is at the suite's ceiling of
+    /// 1.00: that the suite can no longer tell a better item apart. Advice
+    /// only; the rule does not read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<String>,
+    /// The cases the platform scored by their trigger graders alone, in
+    /// words. Advice only; the rule does not read it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scored_by_trigger: Vec<String>,
+    /// The operator's `--trust-imported`: imported runs may count toward an
+    /// accept. Kept so that recording applies the rule the same way.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trust_imported: bool,
+    /// The confidence mode's level when it was in force (`--confidence`, or
+    /// settings `_workflow.gate_confidence`): its conditions follow the
+    /// rule's. Absent when the rule alone decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+/// The highest score a suite can give: no result is ever above it.
+pub const CEILING: f64 = 1.0;
+
+/// Words for a suite at its ceiling, when `best` (or else `with`) is there:
+/// no later result can be strictly above 1.00, so the suite needs a case the
+/// item does not yet pass before it can tell a better item apart.
+pub fn saturation(with: f64, best: Option<&BestEntry>, model: &str) -> Option<String> {
+    const FIX: &str =
+        "the suite can no longer tell a better item apart; add a case the item does not yet pass";
+    if let Some(b) = best
+        && round4(b.score) >= CEILING
+    {
+        return Some(format!(
+            "saturated: the best for {model} is already {}, the suite's ceiling, so no result can be above it: {FIX}",
+            fmt_score(CEILING)
+        ));
+    }
+    (round4(with) >= CEILING).then(|| {
+        format!(
+            "saturated: with is {}, the suite's ceiling, so once it is the best no later change can beat it: {FIX}",
+            fmt_score(CEILING)
+        )
+    })
+}
+
+impl Decision {
+    /// The texts of the failed conditions: why the result was rejected (empty when accepted).
+    pub fn reasons(&self) -> Vec<String> {
+        self.conditions
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .map(|c| c.text.clone())
+            .collect()
+    }
+
+    /// How sure the condition `name` is, in words: the advisory's, or, for
+    /// `beats-best` against a best at the ceiling, the saturation (no number
+    /// of runs settles a comparison no result can win). `None` for a
+    /// condition without an estimate.
+    pub fn advice_words(&self, name: &str) -> Option<String> {
+        if name == "beats-best"
+            && let Some(saturated) = &self.saturated
+            && self
+                .best
+                .as_ref()
+                .is_some_and(|b| round4(b.score) >= CEILING)
+        {
+            return Some(saturated.clone());
+        }
+        let a = self.advice.as_ref()?;
+        let advisory = match name {
+            "beats-best" => Some(a.beats_best),
+            "helps" => Some(a.helps),
+            "trigger-rate" => a.trigger_rate,
+            _ => None,
+        }?;
+        Some(advisory.in_words())
+    }
+}
+
+/// [`decide_full`] without trusting imported runs and without the
+/// confidence mode: the rule as it stands.
+pub fn decide(result: &SkillEval, baseline: &Baseline) -> Decision {
+    decide_full(result, baseline, false, None)
+}
+
+/// [`decide_full`] with `--trust-imported` as given, without the confidence mode.
+pub fn decide_with(result: &SkillEval, baseline: &Baseline, trust_imported: bool) -> Decision {
+    decide_full(result, baseline, trust_imported, None)
+}
+
+/// [`decide`], and under the confidence mode (`Some(level)`) the rule's
+/// estimated conditions must also hold clearly at that level
+/// ([`confidence_conditions`]). The mode only adds conditions: the rule's
+/// own are the same with or without it.
+pub fn decide_at(result: &SkillEval, baseline: &Baseline, confidence: Option<f64>) -> Decision {
+    decide_full(result, baseline, false, confidence)
+}
+
+/// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
+/// failed condition.
+///
+/// 1. the result is not partial;
+/// 2. `with` > the model's best `score`, or with no best for the model, `with` > `without`;
+/// 3. `with` > `without`;
+/// 4. `trigger_rate` ≥ the best's `trigger_rate`, skipped when either is null or no best.
+///
+/// And, for a result that used runs imported from a file (`imported_runs`),
+/// `bought-here` (right after `not-partial`): it fails unless
+/// `trust_imported` (`--trust-imported`), since a file anyone can write is not
+/// evidence. A result without imported runs has no such condition.
+///
+/// Every comparison uses the numbers as written (4 decimals): equal is a reject.
+pub fn decide_full(
+    result: &SkillEval,
+    baseline: &Baseline,
+    trust_imported: bool,
+    confidence: Option<f64>,
+) -> Decision {
+    let model = result.model.as_str();
+    let with = round4(result.with);
+    let without = round4(result.without);
+    let trigger_rate = result.trigger_rate.map(round4);
+    let best = baseline.best.get(model).cloned();
+    let (w, wo) = (fmt_score(with), fmt_score(without));
+
+    let not_partial = if result.partial {
+        let reason = result
+            .partial_reason
+            .as_deref()
+            .unwrap_or("no reason given");
+        fail(
+            "not-partial",
+            format!("the result is partial ({reason}) and a partial result is never accepted"),
+        )
+    } else {
+        pass("not-partial", "the result is complete (not partial)".into())
+    };
+
+    let bought_here = result
+        .imported_runs
+        .filter(|n| *n > 0)
+        .map(|n| imported(n, trust_imported));
+
+    let beats_best = match &best {
+        Some(b) => {
+            let score = round4(b.score);
+            let s = fmt_score(score);
+            if with > score {
+                pass(
+                    "beats-best",
+                    format!("with {w} is above the best {s} recorded for {model}"),
+                )
+            } else {
+                fail(
+                    "beats-best",
+                    format!("with {w} is not above the best {s} recorded for {model}"),
+                )
+            }
+        }
+        None if with > without => pass(
+            "beats-best",
+            format!(
+                "no best recorded for {model} yet: with {w} is above its own without {wo}, the floor for a first baseline"
+            ),
+        ),
+        None => fail(
+            "beats-best",
+            format!(
+                "no best recorded for {model} yet: with {w} is not above its own without {wo}, the floor for a first baseline"
+            ),
+        ),
+    };
+
+    let helps = if with > without {
+        pass(
+            "helps",
+            format!("with {w} is above without {wo}: the item helps"),
+        )
+    } else {
+        fail(
+            "helps",
+            format!("with {w} is not above without {wo}: the item does not help"),
+        )
+    };
+
+    let trigger = match (&best, trigger_rate) {
+        (None, _) => skip(format!("trigger check skipped: no best recorded for {model} yet")),
+        (Some(_), None) => skip("trigger check skipped: the result has no trigger rate (no `tool_used: Skill` grader ran)".into()),
+        (Some(b), Some(rate)) => match b.trigger_rate.map(round4) {
+            None => skip(format!("trigger check skipped: the best recorded for {model} has no trigger rate")),
+            Some(best_rate) => {
+                let (r, br) = (fmt_score(rate), fmt_score(best_rate));
+                if rate >= best_rate {
+                    pass("trigger-rate", format!("trigger rate {r} is not below the best's {br} recorded for {model}"))
+                } else {
+                    fail("trigger-rate", format!("trigger rate {r} is below the best's {br} recorded for {model}{}", split(result)))
+                }
+            }
+        },
+    };
+
+    let trigger_skipped = (trigger.status == Status::Skipped).then(|| trigger.text.clone());
+    let mut conditions: Vec<Condition> = [Some(not_partial), bought_here]
+        .into_iter()
+        .flatten()
+        .chain([beats_best, helps, trigger])
+        .collect();
+    if let Some(level) = confidence {
+        conditions.extend(confidence_conditions(
+            result,
+            best.as_ref(),
+            level,
+            trigger_skipped,
+        ));
+    }
+    Decision {
+        confidence,
+        advice: result.stats.as_ref().map(|s| {
+            crate::stats::gate_advice(
+                &s.suite,
+                best.as_ref().map(|b| (b.score, b.trigger_rate)),
+                s.trigger,
+            )
+        }),
+        suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
+        saturated: saturation(with, best.as_ref(), model),
+        scored_by_trigger: result
+            .scored_by_trigger()
+            .map(|c| crate::document::scored_by_trigger_words(&c.name))
+            .collect(),
+        accepted: conditions.iter().all(|c| c.status != Status::Fail),
+        item: result.item.clone(),
+        model: model.to_string(),
+        run: result.run.clone(),
+        with,
+        without,
+        trigger_rate,
+        best,
+        conditions,
+        trust_imported,
+    }
+}
+
+/// The `bought-here` condition of a result that used `n` imported runs.
+fn imported(n: u32, trusted: bool) -> Condition {
+    let what = format!(
+        "{n} of its runs were imported from a file (`evidence import`), not bought here nor collected from this project's shards"
+    );
+    if trusted {
+        pass(
+            "bought-here",
+            format!("{what}; counted under --trust-imported"),
+        )
+    } else {
+        fail(
+            "bought-here",
+            format!(
+                "{what}: a file anyone can write is not evidence (--trust-imported accepts them; --fresh buys them anew)"
+            ),
+        )
+    }
+}
+
+/// The fires/quiet split of a result, when it has one: `; it fired on 0.00 of
+/// its fires results and held quiet on 1.00 (never fired where it should)`.
+fn split(result: &SkillEval) -> String {
+    let (Some(f), Some(q)) = (result.fires_rate, result.quiet_rate) else {
+        return String::new();
+    };
+    let words = result
+        .trigger_problem()
+        .map_or_else(String::new, |w| format!(" ({w})"));
+    format!(
+        "; it fired on {} of its fires results and held quiet on {}{words}",
+        fmt_score(f),
+        fmt_score(q)
+    )
+}
+
+fn pass(name: &'static str, text: String) -> Condition {
+    Condition {
+        name,
+        status: Status::Pass,
+        text,
+        runs_needed: None,
+    }
+}
+
+fn fail(name: &'static str, text: String) -> Condition {
+    Condition {
+        name,
+        status: Status::Fail,
+        text,
+        runs_needed: None,
+    }
+}
+
+fn skip(text: String) -> Condition {
+    skip_named("trigger-rate", text)
+}
+
+fn skip_named(name: &'static str, text: String) -> Condition {
+    Condition {
+        name,
+        status: Status::Skipped,
+        text,
+        runs_needed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
