@@ -1,0 +1,270 @@
+//! Unit tests of the module.
+
+use super::*;
+use serde_json::json;
+
+fn ctx() -> ReduceContext {
+    ReduceContext {
+        item: "commit".into(),
+        model: "default".into(),
+        max_cost_usd: 2.0,
+        started: Some(
+            DateTime::parse_from_rfc3339("2026-12-02T09:43:37.5Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        ),
+    }
+}
+
+fn run(score: f64, graders: &[(&str, bool)]) -> serde_json::Value {
+    let g: Vec<_> = graders
+        .iter()
+        .map(|(n, p)| json!({"name": n, "passed": p, "evidence": "x"}))
+        .collect();
+    json!({"score": score, "costUsd": 0.01, "error": null, "graders": g})
+}
+
+fn doc(cases: serde_json::Value) -> PlatformDoc {
+    serde_json::from_value(json!({
+        "schemaVersion": 1, "startedAt": "2026-12-02T09:39:15.075Z", "costUsd": 0.1, "partial": false,
+        "suite": {"ablation": "with-without", "plugins": [{"name": "bob-eval-commit"}]},
+        "cases": cases,
+    }))
+    .unwrap()
+}
+
+fn trigger_grader(name: &str) -> serde_json::Value {
+    json!({"name": name, "type": "tool_used", "config": {"tool": "Skill"}})
+}
+
+#[test]
+fn numbers_from_runs_and_run_stamp() {
+    let d = doc(json!([
+        {"name": "fires", "graders": [trigger_grader("fires"), {"name": "s", "type": "regex", "config": {}}],
+         "arms": {"with": [run(1.0, &[("fires", true), ("s", true)]), run(0.5, &[("fires", false), ("s", true)]), run(1.0, &[("fires", true)])],
+                  "without": [run(0.0, &[("s", false)]), run(1.0, &[("s", true)]), run(0.0, &[])]}},
+        {"name": "quiet", "graders": [trigger_grader("quiet")],
+         "arms": {"with": [run(1.0, &[("quiet", true)])], "without": [run(1.0, &[("quiet", true)])]}}
+    ]));
+    let r = reduce(&d, &ctx()).unwrap();
+    assert_eq!(r.run, "eval-commit-20261202T094337Z");
+    assert_eq!(r.date, "2026-12-02");
+    let fires = &r.cases[0];
+    assert_eq!(
+        (fires.with, fires.without, fires.delta),
+        (0.8333, Some(0.3333), Some(0.5))
+    );
+    assert_eq!(fires.trigger_rate, Some(0.6667));
+    assert_eq!(fires.runs, 6);
+    assert_eq!(r.with, round4((0.8333 + 1.0) / 2.0));
+    assert_eq!(r.without, round4((0.3333 + 1.0) / 2.0));
+    assert_eq!(r.delta, round4(r.with - r.without));
+    assert_eq!(r.trigger_rate, Some(0.75));
+    assert_eq!(r.verdict, Verdict::Improved);
+    assert!(!r.partial);
+}
+
+#[test]
+fn grader_detail_counts_each_arm_and_keeps_the_first_failure() {
+    let g = |name: &str, passed: bool, why: &str| json!({"name": name, "passed": passed, "explanation": why, "scored": name != "fires", "withOnly": name == "fires"});
+    let r = |score: f64, graders: Vec<serde_json::Value>| json!({"score": score, "costUsd": 0.01, "graders": graders});
+    let long = "x".repeat(400);
+    let d = doc(json!([{"name": "a", "graders": [],
+    "arms": {"with": [
+        r(0.5, vec![g("fires", true, "Skill called 1x"), g("subject", false, "pattern not found"), g("ref", false, "not close")]),
+        r(0.5, vec![g("fires", false, "Skill called 0x"), g("subject", true, "matched"), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
+    ], "without": [
+        r(0.0, vec![g("subject", false, &long), g("ref", false, "grader threw: failed to read baseline: JSON Parse error")]),
+    ]}}]));
+    let graders = reduce(&d, &ctx()).unwrap().cases[0]
+        .graders
+        .clone()
+        .unwrap();
+    let names: Vec<&str> = graders.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["fires", "subject", "ref"]);
+    let (fires, subject, rf) = (&graders[0], &graders[1], &graders[2]);
+    assert_eq!(fires.kind, GraderKind::WithOnly);
+    assert_eq!(
+        (fires.with, fires.without),
+        (ArmCount { passed: 1, runs: 2 }, None)
+    );
+    assert_eq!(fires.failure.as_deref(), Some("Skill called 0x"));
+    assert_eq!(subject.kind, GraderKind::Scored);
+    assert_eq!(subject.without, Some(ArmCount { passed: 0, runs: 1 }));
+    assert_eq!(subject.failure.as_deref(), Some("pattern not found"));
+    assert!(!subject.error && rf.error);
+    assert_eq!(
+        rf.failure.as_deref(),
+        Some("grader threw: failed to read baseline: JSON Parse error")
+    );
+    // A long explanation is bounded.
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [r(0.0, vec![g("subject", false, &long)])], "without": [r(0.0, vec![])]}}]));
+    let cut = reduce(&d, &ctx()).unwrap().cases[0]
+        .graders
+        .clone()
+        .unwrap()[0]
+        .failure
+        .clone()
+        .unwrap();
+    assert_eq!(cut.chars().count(), crate::document::MAX_EXPLANATION);
+    assert!(cut.ends_with('…'));
+}
+
+#[test]
+fn broken_run_and_missing_arm_are_run_errors() {
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [run(1.0, &[])], "without": [{"score": 0, "error": "api 500", "graders": []}]}}]));
+    let r = reduce(&d, &ctx()).unwrap();
+    assert_eq!(
+        (r.partial, r.partial_reason.as_deref()),
+        (
+            true,
+            Some(
+                "run_errors: 1 of 2 runs ended on an error and were not counted; the platform said: api 500"
+            )
+        )
+    );
+    assert_eq!(r.trigger_rate, None);
+    let d = doc(json!([{"name": "a", "graders": [], "arms": {"with": [run(1.0, &[])]}}]));
+    let r = reduce(&d, &ctx()).unwrap();
+    assert_eq!(
+        (r.partial, r.partial_reason.as_deref()),
+        (true, Some("run_errors"))
+    );
+    assert_eq!(
+        (r.cases[0].without, r.cases[0].delta, r.cases[0].verdict),
+        (None, None, None)
+    );
+    assert_eq!(
+        (r.without, r.delta, r.verdict),
+        (r.with, 0.0, Verdict::NoSignal)
+    );
+}
+
+/// A run the platform marked with an error is never counted, graded or
+/// not: the without arm dropped must not make the item look better.
+#[test]
+fn an_errored_run_never_counts_even_when_graded() {
+    let dropped = json!({"score": 0.0, "costUsd": 0.02,
+        "error": "exit 1: API Error: Connection dropped (ECONNRESET)\u{1b}[2J\nretry",
+        "graders": [{"name": "s", "passed": false, "explanation": "pattern not found"}]});
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [run(1.0, &[("s", true)]), run(1.0, &[("s", true)])],
+                 "without": [run(1.0, &[("s", true)]), dropped]}}]));
+    let r = reduce(&d, &ctx()).unwrap();
+    let case = &r.cases[0];
+    assert_eq!(
+        (case.without, case.runs),
+        (Some(1.0), 3),
+        "the errored run is not in the mean"
+    );
+    assert_eq!(case.cost_usd, 0.05, "what it cost still counts as spent");
+    assert!(r.partial);
+    let reason = r.partial_reason.unwrap();
+    assert!(
+        reason.starts_with("run_errors: 1 of 4 runs ended on an error"),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with("Connection dropped (ECONNRESET) [2J retry"),
+        "{reason}"
+    );
+    assert!(!reason.chars().any(char::is_control), "{reason:?}");
+    // A mock's stop is marked too.
+    let aborted = json!({"score": 1.0, "costUsd": 0.01, "aborted": {"server": "db", "tool": "drop", "reason": "abort_when matched"},
+        "graders": [{"name": "s", "passed": true}]});
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [run(0.0, &[("s", false)])], "without": [run(0.0, &[("s", false)]), aborted]}}]));
+    let r = reduce(&d, &ctx()).unwrap();
+    assert_eq!(r.cases[0].without, Some(0.0));
+    assert!(
+        r.partial_reason
+            .unwrap()
+            .ends_with("aborted: db/drop: abort_when matched")
+    );
+}
+
+/// With every run errored the document is partial and says so; it is
+/// never a complete "no-signal".
+#[test]
+fn every_run_errored_is_partial_and_says_so() {
+    let e = || json!({"score": 0.0, "costUsd": 0.0, "error": "exit 1: API Error: Connection refused", "graders": [{"name": "s", "passed": false}]});
+    let d = doc(
+        json!([{"name": "a", "graders": [], "arms": {"with": [e()], "without": [e()]}},
+                       {"name": "b", "graders": [], "arms": {"with": [e()], "without": [e()]}}]),
+    );
+    let r = reduce(&d, &ctx()).unwrap();
+    assert!(r.partial);
+    assert!(r.cases.is_empty());
+    let reason = r.partial_reason.unwrap();
+    assert!(
+        reason.starts_with(
+            "run_errors: every run (4 of 4) ended on an error, so nothing was measured"
+        ),
+        "{reason}"
+    );
+}
+
+#[test]
+fn sums_stay_finite_on_absurd_costs() {
+    let big = json!({"score": 1.0, "costUsd": 1e308, "graders": []});
+    let mut d = doc(
+        json!([{"name": "a", "graders": [], "arms": {"with": [big.clone(), big.clone()], "without": [big]}}]),
+    );
+    d.cost_usd = 1e308;
+    let r = reduce(&d, &ctx()).unwrap();
+    assert!(r.cost_usd.is_finite() && r.cases[0].cost_usd.is_finite());
+}
+
+#[test]
+fn refuses_wrong_plugin_and_single_arm() {
+    let mut d = doc(json!([]));
+    d.suite.plugins[0].name = "hello-plug".into();
+    assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+    let mut d = doc(json!([]));
+    d.suite.ablation = "none".into();
+    assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+    let mut d = doc(json!([]));
+    d.suite.plugins[0].problem = Some(json!("bad manifest"));
+    assert!(matches!(reduce(&d, &ctx()), Err(Error::PluginNotLoaded(_))));
+    let d = doc(json!([]));
+    assert!(matches!(
+        reduce(&d, &ctx()),
+        Err(Error::PlatformFailed { .. })
+    ));
+}
+
+#[test]
+fn bad_json_names_file_and_line_and_schema_version() {
+    let err = parse_doc(b"{\n\"schemaVersion\": 1,\n oops}", "r.json".into()).unwrap_err();
+    assert!(err.to_string().starts_with("r.json:3: "), "{err}");
+    assert_eq!(err.exit_code(), crate::error::exit::USAGE);
+    let err = parse_doc(br#"{"schemaVersion": 2, "suite": {}}"#, "r.json".into()).unwrap_err();
+    assert!(err.to_string().contains("schemaVersion 2"), "{err}");
+}
+
+#[test]
+fn a_single_arm_result_is_checked_not_reduced() {
+    let capture = |name: &str| {
+        camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/platform")
+            .join(name)
+    };
+    let single = capture("single-arm-none.json");
+    let checked = check_single_arm(&single, Origin::File, "commit").unwrap();
+    assert_eq!(checked.cost_usd, 0.0243);
+    assert_eq!(checked.partial_reason, None);
+    let exit2 = check_single_arm(&single, Origin::Platform { exit_code: 2 }, "commit");
+    assert_eq!(
+        exit2.unwrap().partial_reason.as_deref(),
+        Some("platform_exit_2")
+    );
+    for (path, item) in [
+        (single.clone(), "other"),
+        (capture("single-arm-with-without.json"), "commit"),
+    ] {
+        let err = check_single_arm(&path, Origin::File, item).unwrap_err();
+        assert!(matches!(err, Error::PluginNotLoaded(_)), "{err}");
+    }
+}
