@@ -1,0 +1,312 @@
+//! Buying what the store lacks: the platform calls a plan needs, each result checked and its runs kept (never lost, even with the store busy), gathered into the evidence a document is made from.
+
+use super::*;
+
+/// Look up what is stored, buy what is missing ([`plan::calls`]: one
+/// platform run for the whole suite when every case lacks the same arms,
+/// else one per case that lacks runs, each with the platform's `--case` and
+/// a `--runs` for what is missing; the with arm alone when the without arm
+/// is stored), keep every bought run in the store (one transaction per
+/// platform result), and gather the runs the document is made from: per case
+/// and arm, the most recent planned number.
+pub(super) fn buy_and_gather(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    run: &RunOptions,
+    plan: Plan,
+    store: &mut Store,
+    fresh: bool,
+    observer: Arc<dyn Observer>,
+) -> Result<(Option<PlatformOutput>, Evidence)> {
+    let started = chrono::Utc::now();
+    let run_id = crate::document::new_run_id(&plan.item, started);
+    let keys = plan.keys(&claude.version);
+    let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
+    // The stored runs of every key, newest first (none with --fresh).
+    let kept = |store: &Store| -> Result<Vec<Vec<StoredRun>>> {
+        if fresh {
+            Ok(vec![Vec::new(); keys.len()])
+        } else {
+            store.lookup(&keys, most)
+        }
+    };
+    let stored = kept(store)?;
+    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
+    let runs_ctx = runs_context(&plan, run_id.clone());
+    let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
+    // This invocation's runs by key, in the platform's order: used first (a
+    // run cut short by the ceiling counts here, though the store never
+    // offers it for reuse); a run the platform marked with an error never.
+    let mut bought: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
+    let mut errored: BTreeMap<String, Vec<StoredRun>> = BTreeMap::new();
+    for call in calls {
+        let remaining = round4(run.max_cost_usd - spent);
+        if remaining <= 0.0 {
+            partial_reason.get_or_insert_with(|| "cost_ceiling".into());
+            break;
+        }
+        let call = buy_once(
+            claude,
+            plugin,
+            &RunOptions {
+                case: call.case.map(|i| plan.cases[i].name.clone()),
+                runs: call.runs,
+                ablation: call.ablation,
+                max_cost_usd: remaining,
+                ..run.clone()
+            },
+            &plan,
+            &runs_ctx,
+            store,
+            observer.clone(),
+        )?;
+        spent = crate::document::sum_usd([spent, call.cost_usd]);
+        if partial_reason.is_none() {
+            partial_reason = call.partial_reason;
+        }
+        let (out, runs) = (call.output, call.runs);
+        for r in runs {
+            let slot = if r.outcome.error.is_some() {
+                &mut errored
+            } else {
+                &mut bought
+            };
+            slot.entry(r.key.id()).or_default().push(r);
+        }
+        last = Some(out);
+        if partial_reason.as_deref() == Some("cost_ceiling") {
+            break;
+        }
+    }
+    // The runs used, per case and arm the planned number: this invocation's
+    // first, then the most recent stored ones (none with --fresh).
+    let stored = kept(store)?;
+    let mut used = Vec::with_capacity(plan.cases.len());
+    let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0_f64, 0u32);
+    let mut imported_runs = 0u32;
+    for (i, case) in plan.cases.iter().enumerate() {
+        let mut pick = |index: usize| -> Vec<StoredRun> {
+            let new = bought.get(&keys[index].id()).cloned().unwrap_or_default();
+            // What the platform ran now counts whole (it may run more than planned).
+            let wanted = (case.runs as usize).max(new.len());
+            let old: Vec<StoredRun> = stored[index]
+                .iter()
+                .filter(|r| !new.iter().any(|n| n.id == r.id))
+                .take(wanted.saturating_sub(new.len()))
+                .cloned()
+                .collect();
+            bought_runs += u32::try_from(new.len()).unwrap_or(u32::MAX);
+            for r in &old {
+                if r.is_imported() {
+                    imported_runs += 1;
+                } else {
+                    reused_runs += 1;
+                    reused_cost = crate::document::sum_usd([reused_cost, r.outcome.cost_usd]);
+                }
+            }
+            // Oldest first, as the platform lists them.
+            let mut runs: Vec<StoredRun> = old.into_iter().rev().collect();
+            runs.extend(new);
+            runs
+        };
+        let (with, without) = (pick(2 * i), pick(2 * i + 1));
+        let marked: Vec<StoredRun> = [2 * i, 2 * i + 1]
+            .iter()
+            .flat_map(|&k| errored.get(&keys[k].id()).cloned().unwrap_or_default())
+            .collect();
+        bought_runs += u32::try_from(marked.len()).unwrap_or(u32::MAX);
+        used.push(UsedRuns {
+            with,
+            without,
+            errored: marked,
+        });
+    }
+    Ok((
+        last,
+        Evidence {
+            plan,
+            used,
+            spent_usd: round4(spent),
+            reused_runs,
+            imported_runs,
+            reused_cost_usd: round4(reused_cost),
+            bought_runs,
+            partial_reason,
+            started,
+            run_id,
+            auto: None,
+        },
+    ))
+}
+
+/// The key parts of runs bought for `plan`, paid for by run `bought_by`.
+pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContext {
+    PlatformRunsContext {
+        item: plan.item.clone(),
+        item_digest: plan.item_digest.clone(),
+        case_digests: plan.all_digests.clone(),
+        model: plan.model.clone(),
+        judge_model: plan.judge_model.clone(),
+        tools: plan.tools.clone(),
+        options: plan.options.clone(),
+        bought_by,
+    }
+}
+
+/// What one platform call bought.
+pub(crate) struct Bought {
+    pub(crate) output: PlatformOutput,
+    pub(crate) runs: Vec<StoredRun>,
+    pub(crate) cost_usd: f64,
+    pub(crate) partial_reason: Option<String>,
+}
+
+/// One platform call under `opts`: its document checked as always (the plugin
+/// loaded, the numbers are sound), its runs kept in the store (one
+/// transaction), its cost and partial state returned.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn buy_once(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    plan: &Plan,
+    runs_ctx: &PlatformRunsContext,
+    store: &mut Store,
+    observer: Arc<dyn Observer>,
+) -> Result<Bought> {
+    buy_once_in(claude, plugin, opts, plan, runs_ctx, store, observer)
+        .map_err(|e| without_removed_paths(e, plugin))
+}
+
+/// `error` with every mention of `plugin`'s folder replaced by words, when
+/// the folder is removed with the plugin (not `--keep`): no message may point
+/// to a file bob-eval deleted.
+pub(super) fn without_removed_paths(error: Error, plugin: &Plugin) -> Error {
+    if plugin.is_kept() {
+        return error;
+    }
+    let words = "<the plugin folder, removed (--keep keeps it)>";
+    let hide = |text: String| text.replace(plugin.dir.as_str(), words);
+    match error {
+        Error::PlatformFailed { message, details } => Error::PlatformFailed {
+            message: hide(message),
+            details: details.into_iter().map(hide).collect(),
+        },
+        Error::Io {
+            path,
+            action,
+            source,
+        } => Error::Io {
+            path: hide(path.into_string()).into(),
+            action,
+            source,
+        },
+        other => other,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn buy_once_in(
+    claude: &platform::Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    plan: &Plan,
+    runs_ctx: &PlatformRunsContext,
+    store: &mut Store,
+    observer: Arc<dyn Observer>,
+) -> Result<Bought> {
+    let out = platform::run(claude, plugin, opts, observer.clone())?;
+    let origin = Origin::Platform {
+        exit_code: out.exit_code,
+    };
+    let checked = match opts.ablation {
+        platform::Ablation::WithWithout => {
+            let ctx = ReduceContext {
+                item: plan.item.clone(),
+                model: plan.model.clone(),
+                max_cost_usd: opts.max_cost_usd,
+                started: Some(out.started),
+            };
+            let doc = crate::reduce::reduce_file(&out.document, origin, &ctx)?;
+            crate::reduce::SingleArm {
+                // The checked document's cost is the platform's `costUsd` (to 4 decimals).
+                cost_usd: doc.cost_usd,
+                // The platform's own reason (a ceiling, a credential); errored
+                // runs are counted where the runs used are gathered.
+                partial_reason: doc
+                    .partial
+                    .then_some(doc.partial_reason)
+                    .flatten()
+                    .filter(|r| !crate::reduce::is_run_errors(r)),
+            }
+        }
+        platform::Ablation::WithOnly => {
+            crate::reduce::check_single_arm(&out.document, origin, &plan.item)?
+        }
+    };
+    let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
+        .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
+    let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
+        Error::PlatformFailed {
+            message: format!("its result cannot be kept as evidence: {e}"),
+            details: vec![],
+        }
+    })?;
+    keep_bought(store, plan, &runs_ctx.bought_by, &runs, observer.as_ref())?;
+    // Every run is attributed to its case by name, and only the cases asked
+    // for are used (the platform reads `--case` as a pattern): the others
+    // are kept in the store, under their own case's key, never counted here.
+    let asked = |case: &str| match &opts.case {
+        Some(name) => name == case,
+        None => plan.cases.iter().any(|c| c.name == case),
+    };
+    let (runs, others): (Vec<StoredRun>, Vec<StoredRun>) =
+        runs.into_iter().partition(|r| asked(&r.key.case));
+    if !others.is_empty() {
+        let mut names: Vec<&str> = others.iter().map(|r| r.key.case.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        observer.event(&Event::Notice(format!(
+            "{}: the platform also ran case(s) not asked for ({}): {} run(s) kept in the evidence store under their own case, not counted here",
+            plan.item,
+            names.join(", "),
+            others.len()
+        )));
+    }
+    Ok(Bought {
+        cost_usd: checked.cost_usd,
+        partial_reason: checked.partial_reason,
+        output: out,
+        runs,
+    })
+}
+
+/// Keep `runs`, just bought by `run_id`, in `store`: paid runs are never
+/// discarded. While another writer holds the store, wait (saying so), then
+/// set them aside beside it and say where; the evaluation goes on with them.
+pub(super) fn keep_bought(
+    store: &mut Store,
+    plan: &Plan,
+    run_id: &str,
+    runs: &[StoredRun],
+    observer: &dyn Observer,
+) -> Result<()> {
+    let (path, wait) = (store.path().to_owned(), store.bought_wait());
+    let mut on_busy = |waited| {
+        observer.event(&Event::StoreBusy {
+            item: plan.item.clone(),
+            store: path.clone(),
+            waited,
+            wait,
+        })
+    };
+    if let evidence::Kept::SetAside(file) = store.keep_bought(run_id, runs, &mut on_busy)? {
+        observer.event(&Event::Notice(format!(
+            "{}: the evidence store {path} stayed busy for {} s: the {} run(s) just bought are kept in {file} and stored the next time bob-eval writes the store; this evaluation uses them",
+            plan.item,
+            wait.as_secs(),
+            runs.len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The options of an evaluation and their one set of validators, shared by the command line and scripts; `resolve` turns them into what a platform run is held to.
+
+use super::*;
+
+/// The options of an evaluation as given, on the command line or in a
+/// script's `opts` map: the one options type, validated by the functions
+/// below whichever way it was given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EvalOptions {
+    /// `--model` [default: `$ANTHROPIC_MODEL`, else settings `model`, else the platform's].
+    pub model: Option<String>,
+    /// `--runs` per case and arm.
+    pub runs: Option<u32>,
+    /// `--max-cost-usd`, as written (validated with the settings in [`resolve`]).
+    pub max_cost_usd: Option<String>,
+    /// `--judge-model`.
+    pub judge_model: Option<String>,
+    /// `-j`: agent runs at once.
+    pub jobs: Option<u32>,
+    /// `--claude`: the platform binary, the operator's choice (never a script's).
+    pub claude: Option<Utf8PathBuf>,
+    /// `--keep`: keep the plugin folder.
+    pub keep: bool,
+    /// `--platform-result`: reduce this file instead of running the platform.
+    pub platform_result: Option<Utf8PathBuf>,
+    /// `--platform-timeout`.
+    pub platform_timeout: Option<Duration>,
+    /// `--case GLOB…`: only the cases whose names match one of these.
+    pub cases: Vec<String>,
+    /// `--tag TAG…`: only the cases holding one of these tags.
+    pub tags: Vec<String>,
+    /// `--allow-tools TOOL…`: the operator's grant for gated tools.
+    pub allow_tools: Vec<String>,
+    /// `--disallow-tools TOOL…`: tools kept from the model in every case.
+    pub disallow_tools: Vec<String>,
+    /// `--fresh`: buy every run anew instead of reusing stored ones.
+    pub fresh: bool,
+    /// `--evidence PATH`: the evidence store [default: `$BOB_EVIDENCE`, else `<home>/evidence.db`].
+    pub evidence: Option<Utf8PathBuf>,
+    /// `--runs auto[:MAX]`: buy runs in rounds until the comparison is settled,
+    /// at most MAX per arm of each case (`runs` is then unset).
+    pub auto: Option<u32>,
+    /// `sweep --max-total-usd`: [`evaluate_all`] launches no suite once its
+    /// suites have spent this much (the operator's, never a script's).
+    pub max_total_usd: Option<f64>,
+    /// `--report FILE`: save the platform's `report.html` there once the
+    /// evaluation succeeded.
+    pub report: Option<Utf8PathBuf>,
+    /// `--dry-run`: say what would be bought, reused and spent
+    /// ([`estimate::estimate`]); nothing runs.
+    pub dry_run: bool,
+    /// `--confidence LEVEL` (a script's `opts.confidence`): the gate's
+    /// confidence mode ([`crate::gate::decide_at`]); `None` falls back to
+    /// settings `_workflow.gate_confidence`.
+    pub confidence: Option<f64>,
+    /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
+    /// with these items loaded beside the item (every other item of the
+    /// source when empty); `None` without the flag.
+    pub neighbours: Option<Vec<String>>,
+}
+
+impl EvalOptions {
+    /// Set `--runs` from its text: `N`, `auto` or `auto:MAX`.
+    pub fn set_runs(&mut self, text: &str) -> std::result::Result<(), String> {
+        match text
+            .parse::<crate::stats::RunsSpec>()
+            .map_err(|e| e.to_string())?
+        {
+            crate::stats::RunsSpec::Fixed(n) => {
+                self.runs = Some(n);
+                self.auto = None;
+            }
+            crate::stats::RunsSpec::Auto { max } => {
+                self.runs = None;
+                self.auto = Some(max);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `--runs`: an integer in [`RUNS`].
+pub fn runs_from(n: i64) -> std::result::Result<u32, String> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| RUNS.contains(n))
+        .ok_or_else(|| format!("runs must be {}..={}, not {n}", RUNS.start(), RUNS.end()))
+}
+
+/// `-j`: an integer in [`JOBS`].
+pub fn jobs_from(n: i64) -> std::result::Result<u32, String> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| JOBS.contains(n))
+        .ok_or_else(|| format!("jobs must be {}..={}, not {n}", JOBS.start(), JOBS.end()))
+}
+
+/// `--platform-timeout`: a finite number of seconds above 0.
+pub fn timeout_from(secs: f64) -> std::result::Result<Duration, String> {
+    if !secs.is_finite() || secs <= 0.0 || secs > MAX_TIMEOUT_SECS {
+        return Err(format!(
+            "a timeout must be a number of seconds above 0 (at most {MAX_TIMEOUT_SECS}), not {secs}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parse `text` as an integer for [`runs_from`] or [`jobs_from`].
+pub fn parse_count(
+    text: &str,
+    check: fn(i64) -> std::result::Result<u32, String>,
+) -> std::result::Result<u32, String> {
+    let n: i64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    check(n)
+}
+
+/// Parse `text` as seconds for [`timeout_from`].
+pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    timeout_from(secs)
+}
+
+/// What a platform run is held to: `opts` with the model and the ceiling
+/// resolved against the environment and home `settings.json`. A bad ceiling,
+/// an empty model or broken settings fail here, before anything runs.
+pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
+    for (flag, value) in [
+        ("--model", &opts.model),
+        ("--judge-model", &opts.judge_model),
+    ] {
+        if value.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            return Err(Error::Usage(format!(
+                "{flag}: give a model name (e.g. haiku), not an empty string"
+            )));
+        }
+    }
+    for (flag, values) in [
+        ("--case", &opts.cases),
+        ("--tag", &opts.tags),
+        ("--allow-tools", &opts.allow_tools),
+        ("--disallow-tools", &opts.disallow_tools),
+    ] {
+        if values
+            .iter()
+            .any(|v| v.trim().is_empty() || v.starts_with('-'))
+        {
+            return Err(Error::Usage(format!(
+                "{flag}: give a non-empty value that does not start with '-' (got {values:?})"
+            )));
+        }
+    }
+    if let Some(report) = &opts.report {
+        // Refused before anything is spent, as `--out` is.
+        crate::fsio::check_writable(report)?;
+    }
+    let settings = Settings::load(&ctx.home)?;
+    Ok(RunOptions {
+        ablation: platform::Ablation::WithWithout,
+        model: config::resolve_model(opts.model.as_deref(), &settings),
+        runs: opts.runs,
+        max_cost_usd: config::resolve_ceiling(opts.max_cost_usd.as_deref(), &settings)?,
+        ceiling_from: config::ceiling_source(opts.max_cost_usd.as_deref(), &settings),
+        judge_model: opts.judge_model.clone(),
+        jobs: opts.jobs,
+        timeout: opts.platform_timeout,
+        case: None,
+        tags: Vec::new(),
+        allow_tools: opts.allow_tools.clone(),
+        disallow_tools: opts.disallow_tools.clone(),
+        report: opts.report.clone(),
+    })
+}
+
+/// The evidence store of `opts`: `--evidence`, else `$BOB_EVIDENCE`, else `<home>/evidence.db`.
+pub fn evidence_path(ctx: &Context, opts: &EvalOptions) -> Utf8PathBuf {
+    Store::default_path(opts.evidence.as_deref(), &ctx.home)
+}
+
+/// `$BOB_EVIDENCE_WAIT`: how long runs just bought wait in all for a busy
+/// evidence store before they are set aside beside it, in seconds (0 to
+/// 3600) [default: [`evidence::BOUGHT_WAIT`]]. Read before anything is spent.
+pub const WAIT_ENV: &str = "BOB_EVIDENCE_WAIT";
+
+/// The wait of [`WAIT_ENV`]; a value that is not 0..=3600 seconds is a usage error.
+pub fn evidence_wait() -> Result<Duration> {
+    let Some(text) = std::env::var(WAIT_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
+        return Ok(evidence::BOUGHT_WAIT);
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| (0.0..=3600.0).contains(s))
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "${WAIT_ENV}: give a number of seconds in 0..=3600, not {text:?}"
+            ))
+        })
+}
