@@ -269,6 +269,10 @@ pub struct Collected {
     /// The runs of every shard's `runs.jsonl`, by shard folder (stored as
     /// collected from it: the trusted case of provenance).
     pub runs: Vec<(Utf8PathBuf, Vec<StoredRun>)>,
+    /// The evaluations of the shards' suites those files carry.
+    pub evaluations: Vec<crate::evidence::Evaluation>,
+    /// The recorded decisions on them those files carry.
+    pub decisions: Vec<crate::evidence::KeptDecision>,
 }
 
 fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
@@ -423,20 +427,22 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
             format!("suite `{item}` is not in this source tree"),
         ));
     }
-    let mut runs = Vec::new();
+    let (mut runs, mut evaluations, mut decisions) = (Vec::new(), Vec::new(), Vec::new());
     for dir in dirs {
         let path = dir.join(RUNS);
         let bytes = crate::fsio::read(&path, crate::config::MAX_INPUT_FILE)
             .map_err(|e| Error::unreadable(&path, e))?;
-        runs.push((
-            dir.clone(),
-            crate::evidence::read_export(&bytes[..], &path)?,
-        ));
+        let records = crate::evidence::read_export(&bytes[..], &path)?;
+        runs.push((dir.clone(), records.runs));
+        evaluations.extend(records.evaluations);
+        decisions.extend(records.decisions);
     }
     Ok(Collected {
         shards: count,
         rows,
         runs,
+        evaluations,
+        decisions,
     })
 }
 

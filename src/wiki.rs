@@ -28,7 +28,7 @@ const HEAD_ROW: &str = "| Date | Skill | PR | Pages cited | Score before | Score
 pub const NO_SCORE: &str = "—";
 
 /// Whether the gate accepted or rejected the recorded result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// The best was raised.

@@ -184,19 +184,39 @@ fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
     );
     let file = pending.join(format!("{}.jsonl", first["run"].as_str().unwrap()));
     let kept = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(kept.lines().count(), 8, "4 cases × 2 arms × 1 run");
+    assert_eq!(
+        kept.lines().count(),
+        9,
+        "4 cases × 2 arms × 1 run, then the evaluation made from them"
+    );
+    assert!(
+        err.contains(&format!(
+            "evaluation {} is kept in {}",
+            first["run"].as_str().unwrap(),
+            file.display()
+        )),
+        "{err}"
+    );
     holder.execute_batch("COMMIT").unwrap();
     drop(holder);
 
     let (code, out, err) = w.bob(&args);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("stored the 8 run(s) kept aside in"), "{err}");
+    assert!(err.contains(", and 1 evaluation(s)"), "{err}");
     let second: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(w.calls(None), bought, "nothing bought twice");
     assert_eq!(second["cost_usd"], 0.0);
     assert_eq!(second["reused_runs"], 8);
     assert_eq!(first["with"], second["with"]);
     assert!(!pending.exists());
+    // The evaluation set aside is a point like the one stored at once.
+    let (code, out, err) = w.bob(&["history", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    let points = h["items"][0]["series"][0]["points"].as_array().unwrap();
+    let runs: Vec<&Value> = points.iter().map(|p| &p["run"]).collect();
+    assert_eq!(runs, [&first["run"], &second["run"]], "{h}");
 }
 
 /// `--case` makes model calls for the matching cases only, and the result is
@@ -254,4 +274,50 @@ fn a_second_sweep_makes_no_model_call() {
     assert_eq!(w.calls(None), calls, "the second sweep made model calls");
     assert_eq!(second["cost_usd"], 0.0);
     assert_eq!(first["with"], second["with"]);
+}
+
+/// Each real evaluation is kept with the runs it used: `history` plots one
+/// point per whole-suite evaluation with its document's numbers (a reusing
+/// one included), and leaves the `--case` one out unless `--all`.
+#[test]
+fn history_plots_each_real_evaluation_with_its_documents_numbers() {
+    let w = World::new();
+    let first = w.run(&[]);
+    // Run ids are to the second.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let reused = w.run(&[]);
+    assert_eq!(reused["reused_runs"], 8);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let case = w.run(&["--case", "fires"]);
+    let (code, out, err) = w.bob(&["history", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    let points = h["items"][0]["series"][0]["points"].as_array().unwrap();
+    let runs: Vec<&Value> = points.iter().map(|p| &p["run"]).collect();
+    assert_eq!(runs, [&first["run"], &reused["run"]], "{h}");
+    for (p, doc) in points.iter().zip([&first, &reused]) {
+        for key in ["with", "without", "delta", "trigger_rate", "cost_usd"] {
+            assert_eq!(p[key], doc[key], "{key}: {p}");
+        }
+        assert_eq!(p["runs"], 8, "4 cases × 2 arms × 1 run");
+        assert_eq!(p["used_runs"].as_array().unwrap().len(), 8);
+    }
+    assert_eq!(
+        points[0]["used_runs"], points[1]["used_runs"],
+        "the reusing evaluation used the very runs the first bought"
+    );
+    assert_eq!(h["items"][0]["hidden"], 1);
+    let (_, out, _) = w.bob(&["history", "--json", "--all"]);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let last = all["items"][0]["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["run"], case["run"]);
+    assert_eq!(
+        (&last["filtered"], &last["cases"]),
+        (&Value::Bool(true), &Value::from(1))
+    );
 }

@@ -253,6 +253,10 @@ fn record_arguments_are_checked_first_and_nothing_is_written() {
             &["--pr", "#4300", "--pages", "commit-skipped-hook"],
             "only apply with --record",
         ),
+        (
+            &["--evidence", "elsewhere.db"],
+            "without --record the gate is a check",
+        ),
     ];
     for (args, want) in cases {
         s.gate("result-accept.json", args)

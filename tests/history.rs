@@ -3,6 +3,10 @@
 //! gated results gives the table, the JSON and an HTML page, which a real
 //! browser (Debian's `chromium`, headless) loads: its DOM is read with an HTML
 //! parser and a screenshot is kept in `target/test-artifacts/history.png`.
+//! The new user's scenario (two runs, `gate --record --pr '#12'`, `propose
+//! --pr '#13'`, `--runs auto`, `--case`) puts each PR on the run it gated and
+//! leaves the `--case` run out; in the browser each mark sits over its
+//! point and no two x labels overlap (boxes measured by the browser itself).
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
@@ -371,7 +375,7 @@ fn the_table_has_a_sparkline_and_marks_per_item_and_model() {
     assert!(text.contains("eval-commit-20261205T100000Z"), "{text}");
     assert!(text.contains("rejected #13"), "{text}");
     assert!(
-        text.contains("commit: 1 wiki row(s) match no kept run"),
+        text.contains("commit: 1 recorded decision(s) mark no point shown"),
         "{text}"
     );
 }
@@ -591,5 +595,261 @@ fn a_real_browser_takes_a_screenshot_of_the_page() {
         bytes.len() > 20_000,
         "{} bytes: too small for a page of charts",
         bytes.len()
+    );
+}
+
+/// Wait until a run started now gets another id than `run` (ids are to the second).
+fn after(run: &Value) {
+    let stamp = |t: DateTime<Utc>| format!("eval-commit-{}", t.format("%Y%m%dT%H%M%SZ"));
+    while run["run"]
+        .as_str()
+        .is_some_and(|r| r.starts_with(&stamp(Utc::now())))
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// What the scenario left: the world and the documents of the first run, the second (gated with #12), the propose (#13), the auto run
+/// and the `--case` run, in that order.
+fn scenario() -> (World, Vec<Value>) {
+    let w = World::new();
+    let first = w.json(&["run", "commit", "--model", SONNET]);
+    after(&first);
+    let later = Stub::new(Switches {
+        fixture: Some(later_capture()),
+        ..Switches::default()
+    });
+    let out = w
+        .cmd(&["run", "commit", "--model", SONNET, "--fresh"])
+        .env("BOB_EVAL_CLAUDE", &later.bin)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    w.record(&second, "#12");
+    after(&second);
+    let out = w
+        .cmd(&[
+            "propose",
+            "commit",
+            "--model",
+            SONNET,
+            "--pr",
+            "#13",
+            "--pages",
+            "commit-skipped-hook",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proposed = said["result"].clone();
+    assert_eq!(said["decision"]["run"], proposed["run"]);
+    after(&proposed);
+    let auto = w.json(&["run", "commit", "--model", SONNET, "--runs", "auto:4"]);
+    after(&auto);
+    let case = w.json(&["run", "commit", "--model", SONNET, "--case", "fires"]);
+    (w, vec![first, second, proposed, auto, case])
+}
+
+#[test]
+fn each_pr_sits_on_the_run_it_gated_and_a_case_run_is_no_point() {
+    let (w, docs) = scenario();
+    let runs: Vec<&str> = docs.iter().map(|d| d["run"].as_str().unwrap()).collect();
+    let distinct: std::collections::BTreeSet<&str> = runs.iter().copied().collect();
+    assert_eq!(distinct.len(), 5, "{runs:?}");
+    let h = w.json(&["history", "--json"]);
+    bob_eval::schema::validate_history(&h, "<stdout>".into()).unwrap();
+    let commit = &h["items"][0];
+    assert_eq!(commit["series"].as_array().unwrap().len(), 1, "{h}");
+    let points = commit["series"][0]["points"].as_array().unwrap();
+    let shown: Vec<&str> = points.iter().map(|p| p["run"].as_str().unwrap()).collect();
+    assert_eq!(shown, runs[..4], "the --case run is no point by default");
+    assert_eq!(commit["hidden"], 1);
+    for (p, doc) in points.iter().zip(&docs) {
+        assert_eq!(p["from"], "evaluation");
+        for field in ["with", "without"] {
+            assert_eq!(p[field], doc[field], "{field}: the document's number: {p}");
+        }
+        assert_eq!(p["cost_usd"], doc["cost_usd"], "{p}");
+        assert_eq!(p["delta"], doc["delta"], "{p}");
+    }
+    let pr = |i: usize| points[i]["decision"]["pr"].clone();
+    assert_eq!(pr(1), "#12", "on the gated run: {}", points[1]);
+    assert_eq!(pr(2), "#13", "on the propose run: {}", points[2]);
+    assert!(points[0]["decision"].is_null() && points[3]["decision"].is_null());
+    for i in [1, 2] {
+        assert_eq!(points[i]["decision"]["joined"], "run");
+        assert_eq!(points[i]["decision"]["mode"], "rule");
+        assert_eq!(points[i]["decision"]["run"], runs[i]);
+    }
+    assert!(
+        commit["unmatched"].as_array().unwrap().is_empty(),
+        "{commit}"
+    );
+    assert!(
+        points[3]["intervals"]["with"]["low"].is_number(),
+        "the auto run's interval: {}",
+        points[3]
+    );
+
+    let all = w.json(&["history", "--json", "--all"]);
+    let points = all["items"][0]["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 5);
+    assert_eq!(points[4]["run"], runs[4]);
+    assert_eq!(points[4]["filtered"], true);
+    assert_eq!(points[4]["cases"], 1);
+
+    // The store carries it all through an export into another store.
+    let export = w.ok(&["evidence", "export"]).stdout;
+    let file = w.root.join("all.jsonl");
+    std::fs::write(&file, &export).unwrap();
+    let other = w.root.join("other.db");
+    let out = w.ok(&[
+        "evidence",
+        "import",
+        file.to_str().unwrap(),
+        "--evidence",
+        other.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("5 evaluation(s), 5 added; 2 decision(s), 2 added"),
+        "{said}"
+    );
+    let moved = w.json(&["history", "--json", "--evidence", other.to_str().unwrap()]);
+    assert_eq!(
+        moved["items"], h["items"],
+        "the same history from the imported store"
+    );
+}
+
+/// Each element matching `css` with the box the browser gave it
+/// (`data-box`: left, top, right, bottom).
+fn boxes<'a>(doc: &'a Html, css: &str) -> Vec<(scraper::ElementRef<'a>, [f64; 4])> {
+    select(doc, css)
+        .into_iter()
+        .map(|e| {
+            let b: Vec<f64> = e
+                .attr("data-box")
+                .unwrap_or_else(|| panic!("no box on {}", e.html()))
+                .split(',')
+                .map(|v| v.parse().unwrap())
+                .collect();
+            (e, [b[0], b[1], b[2], b[3]])
+        })
+        .collect()
+}
+
+#[test]
+fn a_real_browser_puts_each_mark_over_its_run_and_no_labels_overlap() {
+    let (w, docs) = scenario();
+    let page = w.root.join("history.html");
+    w.ok(&["history", "--all", "--html", page.to_str().unwrap()]);
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let png = artifacts.join("history-scenario.png");
+    let _ = std::fs::remove_file(&png);
+    headless(
+        &page,
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1200,1000",
+        ],
+    );
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+
+    // A copy of the page with a script that writes each box the browser laid out.
+    let probe = w.root.join("probe.html");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let script = "<script>for (const e of document.querySelectorAll('text.tick, g.mark, circle.point')) { const r = e.getBoundingClientRect(); e.setAttribute('data-box', [r.left, r.top, r.right, r.bottom].join(',')); }</script></body>";
+    std::fs::write(&probe, text.replace("</body>", script)).unwrap();
+    let dom = headless(&probe, &["--dump-dom", "--window-size=1200,1000"]);
+    let doc = Html::parse_document(&dom);
+
+    let ticks = boxes(&doc, "svg.chart[data-item=\"commit\"] text.tick");
+    assert_eq!(ticks.len(), 5, "five points, five labels");
+    for (i, (a, ra)) in ticks.iter().enumerate() {
+        assert!(ra[2] > ra[0] && ra[3] > ra[1], "an empty label box: {ra:?}");
+        for (b, rb) in &ticks[i + 1..] {
+            let overlap = ra[0] < rb[2] && rb[0] < ra[2] && ra[1] < rb[3] && rb[1] < ra[3];
+            assert!(!overlap, "{} {ra:?} overlaps {} {rb:?}", a.html(), b.html());
+        }
+    }
+    let label: String = ticks[0].0.text().collect();
+    assert!(
+        label.contains(':'),
+        "points share a day: the time is shown: {label}"
+    );
+
+    let marks = boxes(&doc, "svg.chart[data-item=\"commit\"] g.mark");
+    let prs: Vec<&str> = marks
+        .iter()
+        .map(|(m, _)| m.attr("data-pr").unwrap())
+        .collect();
+    assert_eq!(prs, ["#12", "#13"]);
+    for ((mark, rm), gated) in marks.iter().zip([&docs[1], &docs[2]]) {
+        let run = mark.attr("data-run").unwrap();
+        assert_eq!(run, gated["run"].as_str().unwrap());
+        let dots = boxes(
+            &doc,
+            &format!(
+                "svg.chart[data-item=\"commit\"] circle.point[data-arm=\"with\"][data-run=\"{run}\"]"
+            ),
+        );
+        assert_eq!(dots.len(), 1, "{run}");
+        let rd = dots[0].1;
+        let (mark_x, dot_x) = ((rm[0] + rm[2]) / 2.0, (rd[0] + rd[2]) / 2.0);
+        assert!(
+            (mark_x - dot_x).abs() < 2.0,
+            "{run}: mark at x {mark_x}, its dot at {dot_x}"
+        );
+        assert!(
+            rm[3] <= rd[1] + 1.0,
+            "{run}: the mark {rm:?} is over its dot {rd:?}"
+        );
+    }
+    let case_dot = select(
+        &doc,
+        &format!(
+            "circle.point[data-arm=\"with\"][data-run=\"{}\"]",
+            docs[4]["run"].as_str().unwrap()
+        ),
+    );
+    assert_eq!(
+        case_dot[0].attr("data-kind"),
+        Some("filtered"),
+        "--all marks it"
+    );
+    let title: String = select(
+        &doc,
+        &format!(
+            "circle.point[data-arm=\"with\"][data-run=\"{}\"] title",
+            docs[3]["run"].as_str().unwrap()
+        ),
+    )[0]
+    .text()
+    .collect();
+    assert!(title.contains(docs[3]["run"].as_str().unwrap()), "{title}");
+    assert!(
+        title.contains('[') && title.contains("% intervals"),
+        "the interval: {title}"
+    );
+    assert!(
+        title.contains("run(s)") && title.contains('$'),
+        "runs and cost: {title}"
     );
 }

@@ -67,12 +67,13 @@ impl World {
         serde_json::from_str(&out).unwrap()
     }
 
-    /// The exported runs, by id.
+    /// The exported runs, by id (not the evaluations and decisions after them).
     fn runs(&self) -> BTreeMap<String, Value> {
         let (code, out, err) = self.bob(&["evidence", "export"]);
         assert_eq!(code, 0, "{out}\n{err}");
         out.lines()
             .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["kind"].is_null())
             .map(|v| (v["id"].as_str().unwrap().to_string(), v))
             .collect()
     }

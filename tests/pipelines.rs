@@ -631,7 +631,13 @@ fn evidence_list_export_and_import() {
         .output()
         .unwrap();
     let lines = stdout(&out);
-    assert_eq!(lines.lines().count(), 8);
+    let kinds: Vec<bool> = lines
+        .lines()
+        .map(|l| l.contains(r#""kind":"evaluation""#))
+        .collect();
+    assert_eq!(kinds.len(), 9, "8 runs, then the evaluation they made");
+    assert_eq!(kinds.iter().filter(|e| **e).count(), 1);
+    assert!(kinds[8], "the evaluation comes after the runs");
     let file = w.root.join("runs.jsonl");
     std::fs::write(&file, &lines).unwrap();
     let other = w.root.join("other.db");

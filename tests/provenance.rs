@@ -259,7 +259,8 @@ fn import_refuses_future_and_impossible_runs_and_counts_them_per_reason() {
         .lines()
         .map(str::to_owned)
         .collect();
-    assert_eq!(lines.len(), 8);
+    assert_eq!(lines.len(), 9, "8 runs, then the evaluation they made");
+    assert!(lines[8].contains(r#""kind":"evaluation""#), "{}", lines[8]);
     // A run dated 2999 (its id recomputed, as a forger would) and one costing 1e308.
     let mut future = StoredRun::from_line(&lines[0]).unwrap();
     future.outcome.started_at = "2999-01-01T00:00:00Z".parse().unwrap();

@@ -46,7 +46,9 @@ pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
         .iter()
         .map(|(dir, runs)| (Origin::Collected(dir.clone()), runs.as_slice()))
         .collect();
-    let added = store.insert_batches(&batches)?;
+    let added = store
+        .insert_all(&batches, &collected.evaluations, &collected.decisions)?
+        .runs;
     let runs: usize = collected.runs.iter().map(|(_, runs)| runs.len()).sum();
     eprintln!(
         "bob-eval: collected {} shard(s), {} suite(s); {runs} run(s): {added} added to {path}, {} already kept",

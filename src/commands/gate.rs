@@ -1,6 +1,8 @@
 //! `bob-eval gate ITEM RESULT [--confidence LEVEL] [--record --pr PR --pages
-//! P…] [--format human|json|junit|markdown]`: exit 0 accepted, 1 rejected, 2 usage or invalid
-//! input (nothing written).
+//! P… [--evidence PATH]] [--format human|json|junit|markdown]`: exit 0
+//! accepted, 1 rejected, 2 usage or invalid input (nothing written).
+//! `--record` also keeps the decision in the evidence store (for `history`);
+//! without it the gate is a check and nothing is kept.
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
@@ -42,6 +44,10 @@ pub struct RecordArgs {
     /// (repeatable or comma-separated; needed by --record)
     #[arg(long, value_name = "PAGE", value_delimiter = ',', num_args = 1..)]
     pub pages: Vec<String>,
+    /// The evidence store --record also keeps the decision in, for `bob-eval
+    /// history` [default: $BOB_EVIDENCE, else <home>/evidence.db]
+    #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
+    pub evidence: Option<Utf8PathBuf>,
 }
 
 /// Decide, maybe record, print the decision.
@@ -50,9 +56,9 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
     let rec = &args.record;
     if rec.record {
         crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;
-    } else if rec.pr.is_some() || !rec.pages.is_empty() {
+    } else if rec.pr.is_some() || !rec.pages.is_empty() || rec.evidence.is_some() {
         return Err(Error::Usage(
-            "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
+            "--pr, --pages and --evidence only apply with --record: add --record to record the outcome, or drop them (without --record the gate is a check: nothing is written or kept)".into(),
         ));
     }
     let settings = crate::config::Settings::load(&ctx.home)?;
@@ -68,6 +74,17 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         }
         let pr = rec.pr.as_deref().unwrap_or_default();
         let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
+        let kept = crate::evidence::KeptDecision::of(
+            &result,
+            &done.decision,
+            pr,
+            &rec.pages,
+            chrono::Utc::now(),
+        );
+        let store = crate::evidence::Store::default_path(rec.evidence.as_deref(), &ctx.home);
+        if let Some(warning) = crate::evidence::keep_decision(&store, &kept) {
+            eprintln!("bob-eval: warning: {warning}");
+        }
         decision = done.decision.clone();
         recorded = Some(done);
     }

@@ -12,11 +12,13 @@ use clap::Args;
 /// `history`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-A point is what one `bob-eval run` bought for an item on a model: `with` and \
-`without` are the means over cases of each arm's mean score, `trigger` the share \
-of the fires/quiet pair's graders passed on the with arm, `cost` all it bought. \
-A wiki row marks the point of its item with its day and its `with` (✓ accepted, \
-✗ rejected); the best in baseline.json marks its run as accepted.
+A point is one evaluation of an item's whole suite on a model (`run`, `exam`, \
+`sweep`) with the numbers its document had and their 95 % intervals; evaluations \
+of some cases only (--case, --tag) and partial ones are left out unless --all. \
+A decision recorded by `gate --record` or `propose` marks the point of the run it \
+gated (✓ accepted, ✗ rejected); an older wiki row marks the point of its day and \
+`with`; the best in baseline.json marks its run as accepted. Runs kept before \
+evaluations were (older stores) are grouped into a point per run that bought them.
 
 Examples:
   bob-eval history                        every item kept, as a table
@@ -35,6 +37,10 @@ pub struct HistoryArgs {
     /// Also write one self-contained HTML page with a chart per item (atomically)
     #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub html: Option<Utf8PathBuf>,
+    /// Also show the evaluations of some cases only (--case, --tag) and the
+    /// partial ones, marked as such
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Gather the history and render it.
@@ -45,7 +51,7 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
     }
     let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
     let store = super::evidence::open_existing(&path)?;
-    let history = crate::history::load(&ctx.source, &store, &args.items)?;
+    let history = crate::history::load(&ctx.source, &store, &args.items, args.all)?;
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
         crate::fsio::write_atomically(file, page.as_bytes())?;

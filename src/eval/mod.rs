@@ -261,6 +261,21 @@ pub struct PlatformRun {
     plugin: Option<Plugin>,
     /// Told where the platform's report was saved (`--report`).
     observer: Notify,
+    /// Where the evaluation is kept, and the options it states.
+    keep: Option<KeepIn>,
+}
+
+/// Where [`reduce`] keeps the evaluation of a run over the evidence store.
+#[derive(Debug, Clone)]
+struct KeepIn {
+    /// The evidence store.
+    store: Utf8PathBuf,
+    /// `--runs` as asked: `auto:MAX`, else `None` (the plan's runs per case).
+    auto: Option<u32>,
+    /// `--fresh`.
+    fresh: bool,
+    /// How long to wait for another writer before setting it aside.
+    wait: std::time::Duration,
 }
 
 /// The observer a [`PlatformRun`] keeps for [`reduce`].
@@ -317,6 +332,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             neighbours: None,
             plugin: None,
             observer: Notify(observer),
+            keep: None,
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -335,6 +351,12 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 "{item}: cost ceiling ${:.2} ({})",
                 run.max_cost_usd, run.ceiling_from
             )));
+            let keep = KeepIn {
+                store: store.clone(),
+                auto: auto.as_ref().map(|p| p.max_per_arm),
+                fresh,
+                wait,
+            };
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
             for said in store.import_pending() {
@@ -382,6 +404,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 neighbours,
                 plugin: Some(plugin),
                 observer: notify,
+                keep: Some(keep),
             })
         }
     }
@@ -396,10 +419,81 @@ impl PlatformRun {
 
 /// Step 3: reduce the platform's document to a validated `skill-eval/1`;
 /// then, under `--report FILE`, save the platform's `report.html` there.
+/// A document made from the evidence store is kept there as an evaluation
+/// first (see [`keep_evaluation`]).
 pub fn reduce(run: &PlatformRun) -> Result<SkillEval> {
     let doc = reduce_only(run)?;
+    keep_evaluation(run, &doc);
     save_report(run, &doc)?;
     Ok(doc)
+}
+
+/// Keep the evaluation `doc` states in the evidence store, with the runs it
+/// was made from: the one place `run`, `exam` and `sweep` keep what
+/// `bob-eval history` plots. A document reduced from `--platform-result`
+/// used no stored run and is not kept. A store that stays busy gets it later
+/// (set aside as the runs bought are); the document is sound whether or not
+/// the store takes it: a failure is a warning, never a lost result.
+fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
+    let (Some(evidence), Some(keep)) = (&run.evidence, &run.keep) else {
+        return;
+    };
+    let plan = &evidence.plan;
+    let used: Vec<&StoredRun> = evidence
+        .used
+        .iter()
+        .flat_map(|u| u.with.iter().chain(&u.without))
+        .collect();
+    let mut per_case: Vec<u32> = plan.cases.iter().map(|c| c.runs).collect();
+    per_case.dedup();
+    let runs = match (keep.auto, per_case.as_slice()) {
+        (Some(max), _) => format!("auto:{max}"),
+        (None, [n]) => n.to_string(),
+        (None, _) => "per case".into(),
+    };
+    let options = evidence::EvaluationOptions {
+        judge_model: plan.judge_model.clone(),
+        platform_version: used.first().map(|r| r.key.platform_version.clone()),
+        tools: plan.tools.clone(),
+        options: plan.options.clone(),
+        runs,
+        fresh: keep.fresh,
+        cases: plan.cases.iter().map(|c| c.name.clone()).collect(),
+    };
+    let evaluation = evidence::Evaluation::of(
+        doc,
+        evidence.started,
+        plan.filtered,
+        options,
+        used.iter().map(|r| r.id.clone()).collect(),
+    );
+    let observer = &run.observer.0;
+    let mut on_busy = |waited| {
+        observer.event(&Event::StoreBusy {
+            item: doc.item.clone(),
+            store: keep.store.clone(),
+            waited,
+            wait: keep.wait,
+        })
+    };
+    let kept = Store::open(&keep.store).and_then(|mut store| {
+        store.set_bought_wait(keep.wait);
+        store.keep_evaluation(&evaluation, &mut on_busy)
+    });
+    match kept {
+        Ok(evidence::Kept::Stored(_)) => {}
+        Ok(evidence::Kept::SetAside(file)) => observer.event(&Event::Notice(format!(
+            "{}: the evidence store {} stayed busy for {} s: evaluation {} is kept in {file} and stored the next time bob-eval writes the store",
+            doc.item,
+            keep.store,
+            keep.wait.as_secs(),
+            doc.run
+        ))),
+        Err(e) => observer.event(&Event::Notice(format!(
+            "warning: evaluation {} was not kept in the evidence store ({e}): `bob-eval history` will not show it",
+            doc.run
+        ))),
+    }
 }
 
 /// Copy the report of the last platform run (or the one beside

@@ -24,6 +24,18 @@
 //! unknown fields are refused. `id` must be [`StoredRun::compute_id`] of the
 //! line's key and outcome, so importing the same runs twice adds nothing.
 //!
+//! After the runs come the store's evaluations and recorded decisions, one a
+//! line, told apart by `kind` (a line without one is a run, as in every
+//! export before kinds):
+//!
+//! ```json
+//! {"schema":"bob-eval-evidence/1","kind":"evaluation","record":{"run":"eval-commit-20261202T094337Z","item":"commit","model":"claude-sonnet-5-5","date":"2026-12-02","started_at":"…","options":{…},"filtered":false,"partial":false,"partial_reason":null,"with":0.875,"without":0.75,"delta":0.125,"trigger_rate":1.0,"cost_usd":0.05,"reused_cost_usd":0.0,"suite_digest":"…","stats":{…},"used":["<run id>",…]}}
+//! {"schema":"bob-eval-evidence/1","kind":"decision","record":{"run":"eval-commit-20261202T094337Z","item":"commit","model":"claude-sonnet-5-5","date":"2026-12-02","mode":"rule","rule":[{"name":"not-partial","status":"pass"},…],"outcome":"accepted","pr":"#12","pages":["commit-skipped-hook"],"before":null,"after":0.875,"best_after":0.875,"recorded_at":"…"}}
+//! ```
+//!
+//! An evaluation is known by its run id, a decision by its run, model, PR,
+//! outcome and time: importing them twice adds nothing.
+//!
 //! **Provenance.** Every stored run also says where it came from
 //! ([`Provenance`]): bought here, imported with `evidence import` (from which
 //! file, when), collected from one of the project's shard folders, or
@@ -36,15 +48,20 @@
 //! ([`Refusal`]), and says how many it refused and why.
 
 mod digest;
+mod kept;
 mod platform;
 mod store;
 
 pub use digest::{
     case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
 };
+pub use kept::{
+    Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, Records, RuleCheck, keep_decision,
+};
 pub use platform::{PlatformRunsContext, runs_from_platform};
 pub use store::{
-    BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir, read_export,
+    Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
+    read_export,
 };
 
 /// How far in the future an imported run may be dated (clocks of two
@@ -524,6 +541,14 @@ pub struct ImportReport {
     pub refused: usize,
     /// The refused runs per reason, in [`Refusal`] order.
     pub refusals: Vec<Refused>,
+    /// Evaluations in the file.
+    pub evaluations: usize,
+    /// Evaluations new to the store.
+    pub evaluations_added: usize,
+    /// Recorded decisions in the file.
+    pub decisions: usize,
+    /// Decisions new to the store.
+    pub decisions_added: usize,
 }
 
 /// The runs of an import refused for one reason.

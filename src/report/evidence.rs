@@ -14,7 +14,11 @@ pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
     if report.refused > 0 {
         let _ = write!(out, ", {} refused (not stored)", report.refused);
     }
-    out.push('\n');
+    let _ = writeln!(
+        out,
+        "; {} evaluation(s), {} added; {} decision(s), {} added",
+        report.evaluations, report.evaluations_added, report.decisions, report.decisions_added
+    );
     for r in &report.refusals {
         let _ = writeln!(
             out,

@@ -1,11 +1,15 @@
 //! Output of `bob-eval history`: a table with a sparkline per item and model
 //! and a table of points for the terminal, and one self-contained HTML page
-//! (inline SVG, no script, no network) with a chart per item.
+//! (inline SVG, no script, no network) with a chart per item: evaluations in
+//! time order, their intervals as whiskers, the best as a wide pale step
+//! line under them, the gate's decisions over the runs they decided on, and
+//! each model in the colour its name hashes to.
 
 use super::junit::escape;
 use crate::document::fmt_score;
 use crate::history::{History, ItemHistory, Point, Series};
 use crate::wiki::Outcome;
+use chrono::{DateTime, Utc};
 use std::fmt::Write;
 
 /// The bars of a sparkline, lowest first.
@@ -53,6 +57,28 @@ fn score(v: Option<f64>) -> String {
     v.map_or_else(|| "—".to_string(), fmt_score)
 }
 
+/// `[low, high]` of `with`, when the point has intervals.
+fn interval(p: &Point) -> String {
+    p.intervals.map_or_else(String::new, |i| {
+        format!("[{}, {}]", fmt_score(i.with.low), fmt_score(i.with.high))
+    })
+}
+
+/// What kind of point it is, when not a complete evaluation of the whole suite.
+fn kind(p: &Point) -> String {
+    let mut words = Vec::new();
+    if p.from == "runs" {
+        words.push("runs bought");
+    }
+    if p.filtered {
+        words.push("filtered");
+    }
+    if p.partial && !(p.filtered && p.partial_reason.as_deref() == Some("filtered")) {
+        words.push("partial");
+    }
+    words.join(", ")
+}
+
 fn decision(p: &Point) -> String {
     match &p.decision {
         None => String::new(),
@@ -75,7 +101,7 @@ fn empty_message(history: &History) -> Option<String> {
         format!(" for {}", names.join(", "))
     };
     Some(format!(
-        "no runs kept in {}{which}: `bob-eval run` keeps every run it buys there, then `bob-eval history` shows them",
+        "no runs kept in {}{which}: `bob-eval run` keeps every run it buys and every evaluation there, then `bob-eval history` shows them",
         history.evidence
     ))
 }
@@ -88,7 +114,7 @@ pub fn table(history: &History) -> String {
         return message + "\n";
     }
     let mut out = format!(
-        "History from {} — `with over time`: one bar per run that bought evidence, oldest left, ▁ 0 … █ 1; marks: ✓ accepted, ✗ rejected, - not gated\n\n",
+        "History from {} — `with over time`: one bar per evaluation, oldest left, ▁ 0 … █ 1; marks: ✓ accepted, ✗ rejected, - not gated\n\n",
         history.evidence
     );
     let headers = [
@@ -125,10 +151,11 @@ pub fn table(history: &History) -> String {
         }
     }
     out.push_str(&crate::script::table::render(&headers, &rows));
-    out.push_str("\n(a point: what one `bob-eval run` bought; with, without, trigger: the latest point's; best: baseline.json's)\n");
+    out.push_str("\n(a point: one evaluation of the whole suite, its document's numbers; with, without, trigger: the latest point's; best: baseline.json's)\n");
 
     let headers = [
-        "date", "item", "model", "run", "with", "without", "trigger", "cost", "decision",
+        "date", "item", "model", "run", "with", "interval", "without", "trigger", "cost", "kind",
+        "decision",
     ]
     .map(String::from)
     .to_vec();
@@ -142,9 +169,11 @@ pub fn table(history: &History) -> String {
                     crate::text::line(&s.model).into_owned(),
                     crate::text::line(&p.run).into_owned(),
                     score(p.with),
+                    interval(p),
                     score(p.without),
                     score(p.trigger_rate),
                     format!("${:.4}", p.cost_usd),
+                    kind(p),
                     decision(p),
                 ]);
             }
@@ -155,12 +184,19 @@ pub fn table(history: &History) -> String {
     out.push('\n');
     for item in &history.items {
         if item.series.is_empty() {
-            let _ = writeln!(out, "\n{}: no runs kept", item.item);
+            let _ = writeln!(out, "\n{}: no evaluations or runs kept", item.item);
+        }
+        if item.hidden > 0 {
+            let _ = writeln!(
+                out,
+                "\n{}: {} evaluation(s) of some cases only or partial not shown (--all shows them)",
+                item.item, item.hidden
+            );
         }
         if !item.unmatched.is_empty() {
             let _ = writeln!(
                 out,
-                "\n{}: {} wiki row(s) match no kept run (same day and with): {}",
+                "\n{}: {} recorded decision(s) mark no point shown (by run id, or an older row by day and with): {}",
                 item.item,
                 item.unmatched.len(),
                 item.unmatched
@@ -189,18 +225,44 @@ pub fn table(history: &History) -> String {
 
 /// The chart's size and plot area, in SVG units.
 const WIDTH: f64 = 960.0;
-const HEIGHT: f64 = 360.0;
+const HEIGHT: f64 = 380.0;
 const LEFT: f64 = 64.0;
-const RIGHT: f64 = 40.0;
+const RIGHT: f64 = 72.0;
 /// Space between the plot's edges and its first and last point.
-const PAD: f64 = 40.0;
-const TOP: f64 = 80.0;
-const BOTTOM: f64 = 56.0;
+const PAD: f64 = 48.0;
+const TOP: f64 = 84.0;
+const BOTTOM: f64 = 76.0;
+/// The least distance between the centres of two x labels: wider than the
+/// widest label (`2026-12-03`, or `23:59:59` under it, at 12px) with room between.
+const LABEL_GAP: f64 = 92.0;
 
-/// Line colours, one per model in turn.
-const COLOURS: [&str; 6] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-];
+/// The colour of `model` on every page: a hue from an FNV-1a hash of its
+/// name, at one saturation and lightness that reads on white.
+pub fn colour(model: &str) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in model.bytes() {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hsl_hex(f64::from(hash % 360), 0.68, 0.40)
+}
+
+/// `hsl(h, s, l)` as `#rrggbb`.
+fn hsl_hex(h: f64, s: f64, l: f64) -> String {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let m = l - c / 2.0;
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
+}
 
 /// The x of slot `i` of `n` slots across the plot; one slot sits in the middle.
 pub fn x_of(i: usize, n: usize) -> f64 {
@@ -219,12 +281,57 @@ pub fn y_of(v: f64) -> f64 {
     TOP + (HEIGHT - TOP - BOTTOM) * (1.0 - v)
 }
 
+/// The slots of `n` that get a label: the first and the last always, and
+/// between them every slot at least [`LABEL_GAP`] from the labels beside it.
+pub fn labelled(n: usize) -> Vec<usize> {
+    if n == 0 {
+        return vec![];
+    }
+    let last = x_of(n - 1, n);
+    let mut keep: Vec<usize> = vec![0];
+    for i in 1..n.saturating_sub(1) {
+        let x = x_of(i, n);
+        if x - x_of(*keep.last().expect("the first"), n) >= LABEL_GAP && last - x >= LABEL_GAP {
+            keep.push(i);
+        }
+    }
+    if n > 1 {
+        keep.push(n - 1);
+    }
+    keep
+}
+
+/// The x labels of points at `times`: the day, and under it the time of day
+/// (to the second when two points share a minute) when two points share a day.
+pub fn time_labels(times: &[DateTime<Utc>]) -> Vec<(String, Option<String>)> {
+    let shared = |format: &str| {
+        let mut seen = std::collections::BTreeSet::new();
+        times
+            .iter()
+            .any(|t| !seen.insert(t.format(format).to_string()))
+    };
+    let (same_day, same_minute) = (shared("%Y-%m-%d"), shared("%Y-%m-%d %H:%M"));
+    times
+        .iter()
+        .map(|t| {
+            let time = match (same_day, same_minute) {
+                (false, _) => None,
+                (true, false) => Some(t.format("%H:%M UTC").to_string()),
+                (true, true) => Some(t.format("%H:%M:%S").to_string()),
+            };
+            (t.format("%Y-%m-%d").to_string(), time)
+        })
+        .collect()
+}
+
 /// The page: a chart and a table of points per item. Every chart is an
 /// `<svg class="chart" data-item=ITEM data-points=N>` (N points, each a dot
-/// per arm with a usable run); every point a
-/// `<circle class="point" data-arm=with|without data-model data-run>` with a
-/// `<title>`; the best a `<path class="best">`; a decision a
-/// `<g class="mark" data-outcome=accepted|rejected>` with a visible label.
+/// per arm); every point a `<circle class="point" data-arm=with|without
+/// data-model data-run data-kind>` with a `<title>` (run, numbers, interval,
+/// runs, cost); an interval a `<line class="interval">`; the best a
+/// `<path class="best">`; a decision a `<g class="mark" data-outcome
+/// data-run data-pr>` over the point of the run it gated; an x label a
+/// `<text class="tick">`.
 pub fn html(history: &History) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -233,14 +340,21 @@ pub fn html(history: &History) -> String {
          h1{font-size:22px}h2{font-size:18px;margin-top:32px}\n\
          svg.chart{width:100%;max-width:960px;height:auto;border:1px solid #ddd;background:#fcfcfc}\n\
          svg text{font-size:12px;fill:#333}\n\
+         svg .mark text{font-size:13px;font-weight:600}\n\
+         svg circle.point:hover{stroke-width:4}\n\
          table.points{border-collapse:collapse;font-size:13px;margin-top:8px}\n\
-         table.points td,table.points th{border:1px solid #ddd;padding:2px 8px;text-align:left}\n\
-         .accepted{color:#2a7d2a}.rejected{color:#b22}\n\
+         table.points td,table.points th{border:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}\n\
+         .accepted{color:#2a7d2a}.rejected{color:#b22}.kind{color:#777}\n\
          </style>\n</head>\n<body>\n<h1>bob-eval history</h1>\n",
     );
+    let shown = if history.all {
+        "every evaluation, those of some cases only (<code>--case</code>, <code>--tag</code>) and partial ones marked"
+    } else {
+        "every evaluation of the whole suite (<code>--all</code> adds those of some cases only and partial ones)"
+    };
     let _ = writeln!(
         out,
-        "<p class=\"about\">From <code>{}</code>. Each chart is one item: for each model, the <b>with</b> arm (filled dots, solid line) and the <b>without</b> arm (hollow dots, dashed line) of every run that bought evidence, in time order; the grey step line is the recorded best; ✓ marks an accepted change, ✗ a rejected one. Hover a dot for its run and PR.</p>",
+        "<p class=\"about\">From <code>{}</code>: {shown}. Each chart is one item; each point one evaluation with the numbers its document had, in time order (UTC). For each model (one colour on every page): <b>with</b> (filled dots, solid line), <b>without</b> (rings, dashed line), each with its interval as a whisker; the wide pale line is the recorded best. ✓ marks an accepted change, ✗ a rejected one, over the run the gate decided on. Hover a dot for its run, numbers, interval, runs and cost.</p>",
         escape(history.evidence.as_str())
     );
     if let Some(message) = empty_message(history) {
@@ -260,15 +374,25 @@ fn item_section(out: &mut String, item: &ItemHistory) {
         "<section class=\"item\" id=\"item-{name}\" data-item=\"{name}\">\n<h2>{name}</h2>"
     );
     if item.series.is_empty() {
-        let _ = writeln!(out, "<p class=\"empty\">No runs kept for {name}.</p>");
+        let _ = writeln!(
+            out,
+            "<p class=\"empty\">No evaluation or run kept for {name}.</p>"
+        );
     } else {
         chart(out, item);
         points_table(out, item);
     }
+    if item.hidden > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"hidden\">{} evaluation(s) of some cases only or partial not shown (<code>--all</code> shows them).</p>",
+            item.hidden
+        );
+    }
     if !item.unmatched.is_empty() {
         let _ = writeln!(
             out,
-            "<p class=\"unmatched\">{} wiki row(s) match no kept run (same day and with): {}</p>",
+            "<p class=\"unmatched\">{} recorded decision(s) mark no point shown: {}</p>",
             item.unmatched.len(),
             escape(
                 &item
@@ -312,13 +436,16 @@ fn chart(out: &mut String, item: &ItemHistory) {
     }
     let _ = writeln!(
         out,
-        "<svg class=\"chart\" data-item=\"{name}\" data-points=\"{}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{name}: with and without over time\">",
-        n
+        "<svg class=\"chart\" data-item=\"{name}\" data-points=\"{n}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{name}: with and without over time\">"
     );
     axes(out, item, &order);
     legend(out, &item.series);
+    // Every model's best first, so no line of another model hides under it.
     for (i, s) in item.series.iter().enumerate() {
-        series(out, s, &xs[i], COLOURS[i % COLOURS.len()]);
+        best_line(out, s, &xs[i]);
+    }
+    for (i, s) in item.series.iter().enumerate() {
+        series(out, s, &xs[i]);
     }
     out.push_str("</svg>\n");
 }
@@ -343,45 +470,53 @@ fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)]) {
     );
     out.push_str("<g class=\"axis x\">\n");
     let n = order.len();
-    // At most 8 date labels, evenly spread, the first and the last always.
-    let every = n.div_ceil(8).max(1);
-    for (slot, &(s, p)) in order.iter().enumerate() {
+    let times: Vec<DateTime<Utc>> = order
+        .iter()
+        .map(|&(s, p)| item.series[s].points[p].time)
+        .collect();
+    let labels = time_labels(&times);
+    let base = HEIGHT - BOTTOM;
+    for slot in 0..n {
         let x = x_of(slot, n);
         let _ = writeln!(
             out,
-            "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/>",
-            HEIGHT - BOTTOM,
-            HEIGHT - BOTTOM + 5.0
+            "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{base:.1}\" y2=\"{:.1}\" stroke=\"#999\"/>",
+            base + 5.0
         );
-        if slot % every == 0 || slot + 1 == n {
-            let _ = writeln!(
-                out,
-                "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                HEIGHT - BOTTOM + 20.0,
-                escape(&item.series[s].points[p].date)
-            );
-        }
+    }
+    for slot in labelled(n) {
+        let x = x_of(slot, n);
+        let (day, time) = &labels[slot];
+        let (s, p) = order[slot];
+        let under = time.as_ref().map_or_else(String::new, |t| {
+            format!("<tspan x=\"{x:.1}\" dy=\"15\">{}</tspan>", escape(t))
+        });
+        let _ = writeln!(
+            out,
+            "<text class=\"tick\" data-run=\"{}\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}{under}</text>",
+            escape(&item.series[s].points[p].run),
+            base + 19.0,
+            escape(day)
+        );
     }
     let _ = writeln!(
         out,
-        "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">runs that bought evidence, in time order</text>\n</g>",
+        "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{base:.1}\" y2=\"{base:.1}\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">evaluations in time order (UTC); a tick per evaluation</text>\n</g>",
         WIDTH - RIGHT,
-        HEIGHT - BOTTOM,
-        HEIGHT - BOTTOM,
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
-        HEIGHT - 12.0
+        HEIGHT - 10.0
     );
 }
 
 fn legend(out: &mut String, series: &[Series]) {
     out.push_str("<g class=\"legend\">\n");
     let mut x = LEFT;
-    for (i, s) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
+    for s in series {
+        let colour = colour(&s.model);
         let model = escape(&s.model);
         let _ = writeln!(
             out,
-            "<g class=\"legend-model\" data-model=\"{model}\"><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"18\" y2=\"18\" stroke=\"{colour}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"18\" r=\"4\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"22\">{model} with</text><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"38\" y2=\"38\" stroke=\"{colour}\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/><circle cx=\"{:.1}\" cy=\"38\" r=\"4\" fill=\"#fff\" stroke=\"{colour}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"42\">{model} without</text></g>",
+            "<g class=\"legend-model\" data-model=\"{model}\" data-colour=\"{colour}\"><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"18\" y2=\"18\" stroke=\"{colour}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"18\" r=\"4\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"22\">{model} with</text><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"38\" y2=\"38\" stroke=\"{colour}\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/><circle cx=\"{:.1}\" cy=\"38\" r=\"4\" fill=\"#fff\" stroke=\"{colour}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"42\">{model} without</text></g>",
             x + 28.0,
             x + 14.0,
             x + 34.0,
@@ -389,7 +524,7 @@ fn legend(out: &mut String, series: &[Series]) {
             x + 14.0,
             x + 34.0,
         );
-        x += 40.0 + 8.0 * (s.model.chars().count() as f64 + 8.0);
+        x += 40.0 + 7.0 * (s.model.chars().count() as f64 + 8.0);
     }
     let has_best = series
         .iter()
@@ -397,57 +532,133 @@ fn legend(out: &mut String, series: &[Series]) {
     if has_best {
         let _ = writeln!(
             out,
-            "<g class=\"legend-best\"><path d=\"M{x:.1} 22 h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"22\">best recorded</text></g>",
+            "<g class=\"legend-best\"><path d=\"M{x:.1} 22 h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"8\" opacity=\"0.3\"/><text x=\"{:.1}\" y=\"22\">best recorded</text></g>",
             x + 34.0
         );
     }
+    let _ = writeln!(
+        out,
+        "<g class=\"legend-interval\"><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"32\" y2=\"44\" stroke=\"#666\" stroke-width=\"1.5\"/><text x=\"{:.1}\" y=\"42\">interval</text></g>",
+        x + 14.0,
+        x + 14.0,
+        x + 34.0
+    );
     if series
         .iter()
         .any(|s| s.points.iter().any(|p| p.decision.is_some()))
     {
         let _ = writeln!(
             out,
-            "<g class=\"legend-marks\"><text x=\"{x:.1}\" y=\"42\" style=\"fill:#2a7d2a\">✓ accepted</text><text x=\"{:.1}\" y=\"42\" style=\"fill:#b22\">✗ rejected</text></g>",
-            x + 80.0
+            "<g class=\"legend-marks\"><text x=\"{:.1}\" y=\"22\" style=\"fill:#2a7d2a\">✓ accepted</text><text x=\"{:.1}\" y=\"42\" style=\"fill:#b22\">✗ rejected</text></g>",
+            x + 140.0,
+            x + 140.0
         );
     }
     out.push_str("</g>\n");
 }
 
-fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
+/// `filtered`, `partial`, `runs` or empty: what the point is when not a
+/// complete evaluation of the whole suite.
+fn data_kind(p: &Point) -> &'static str {
+    if p.filtered {
+        "filtered"
+    } else if p.partial {
+        "partial"
+    } else if p.from == "runs" {
+        "runs"
+    } else {
+        ""
+    }
+}
+
+fn series(out: &mut String, s: &Series, xs: &[f64]) {
     let model = escape(&s.model);
-    best_line(out, s, xs);
+    let colour = colour(&s.model);
+    // The whiskers first, beside the dot (with left, without right).
+    for (p, x) in s.points.iter().zip(xs) {
+        let Some(i) = p.intervals else { continue };
+        for (arm, band, dx, dash) in [
+            ("with", i.with, -3.0, ""),
+            ("without", i.without, 3.0, " stroke-dasharray=\"3 2\""),
+        ] {
+            let (x, top, bottom) = (x + dx, y_of(band.high), y_of(band.low));
+            let _ = writeln!(
+                out,
+                "<g class=\"interval\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" stroke=\"{colour}\" stroke-width=\"1.5\" opacity=\"0.7\"{dash}><line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{bottom:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{top:.1}\" y2=\"{top:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{bottom:.1}\" y2=\"{bottom:.1}\"/></g>",
+                escape(&p.run),
+                x - 3.0,
+                x + 3.0,
+                x - 3.0,
+                x + 3.0,
+            );
+        }
+    }
     // The without arm first, as rings, so that a with dot at the same place shows inside.
     for (arm, dash, fill, r) in [
         ("without", " stroke-dasharray=\"5 4\"", "#fff", 6),
-        ("with", "", colour, 4),
+        ("with", "", colour.as_str(), 5),
     ] {
         let value = |p: &Point| if arm == "with" { p.with } else { p.without };
-        let line: Vec<String> = s
+        // Lines join the complete evaluations of the whole suite only.
+        let line: Vec<(f64, f64)> = s
             .points
             .iter()
             .zip(xs)
-            .filter_map(|(p, x)| value(p).map(|v| format!("{x:.1},{:.1}", y_of(v))))
+            .filter(|(p, _)| !p.filtered && !p.partial)
+            .filter_map(|(p, x)| value(p).map(|v| (*x, y_of(v))))
             .collect();
-        if line.len() > 1 {
-            let _ = writeln!(
-                out,
-                "<polyline class=\"line\" data-arm=\"{arm}\" data-model=\"{model}\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/>",
-                line.join(" ")
-            );
+        match line.as_slice() {
+            [] => {}
+            // One point: a short level stroke through it, so it reads as a series.
+            [(x, y)] => {
+                let _ = writeln!(
+                    out,
+                    "<line class=\"line single\" data-arm=\"{arm}\" data-model=\"{model}\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"3\"{dash}/>",
+                    x - 18.0,
+                    x + 18.0
+                );
+            }
+            _ => {
+                let points: Vec<String> =
+                    line.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+                let _ = writeln!(
+                    out,
+                    "<polyline class=\"line\" data-arm=\"{arm}\" data-model=\"{model}\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/>",
+                    points.join(" ")
+                );
+            }
         }
         // A point with no usable run on this arm has no dot there (the table says —).
         for (p, x) in s.points.iter().zip(xs) {
             let Some(v) = value(p) else { continue };
+            let kind = data_kind(p);
+            // A filtered or partial evaluation is a hollow dotted dot.
+            let (fill, extra) = if kind == "filtered" || kind == "partial" {
+                ("#fff", " stroke-dasharray=\"2 2\"")
+            } else {
+                (fill, "")
+            };
             let _ = writeln!(
                 out,
-                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\"><title>{}</title></circle>",
+                "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-kind=\"{kind}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\"{extra}><title>{}</title></circle>",
                 escape(&p.run),
                 fmt_score(v),
                 y_of(v),
-                escape(&tooltip(s, p, arm, Some(v))),
+                escape(&tooltip(s, p)),
             );
         }
+    }
+    if s.points.len() == 1
+        && let (Some(p), Some(x)) = (s.points.first(), xs.first())
+        && let Some(v) = p.with
+    {
+        let _ = writeln!(
+            out,
+            "<text class=\"value\" data-model=\"{model}\" x=\"{:.1}\" y=\"{:.1}\" style=\"fill:{colour}\">{}</text>",
+            x + 24.0,
+            y_of(v) + 4.0,
+            fmt_score(v)
+        );
     }
     for (p, x) in s.points.iter().zip(xs) {
         let Some(d) = &p.decision else { continue };
@@ -456,11 +667,18 @@ fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
             Outcome::Rejected => ("✗", "rejected"),
         };
         let label = d.pr.as_deref().unwrap_or("baseline");
-        let y = y_of(p.with.unwrap_or(d.after)) - 12.0;
+        // Above the dot and its whisker.
+        let top = p
+            .with
+            .map(|w| w.max(p.intervals.map_or(w, |i| i.with.high)))
+            .unwrap_or(d.after);
+        let y = y_of(top) - 12.0;
         let _ = writeln!(
             out,
-            "<g class=\"mark {class}\" data-outcome=\"{class}\" data-model=\"{model}\" data-run=\"{}\"><text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"middle\" class=\"{class}\" style=\"fill:{}\">{sign} {}</text></g>",
+            "<g class=\"mark {class}\" data-outcome=\"{class}\" data-model=\"{model}\" data-run=\"{}\" data-pr=\"{}\" data-joined=\"{}\"><text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"middle\" class=\"{class}\" style=\"fill:{}\">{sign} {}</text></g>",
             escape(&p.run),
+            escape(d.pr.as_deref().unwrap_or("")),
+            d.joined,
             if class == "accepted" {
                 "#2a7d2a"
             } else {
@@ -471,8 +689,10 @@ fn series(out: &mut String, s: &Series, xs: &[f64], colour: &str) {
     }
 }
 
-/// The step line of the best: flat from each point to the next, stepping at
-/// the point that changed it, on to the plot's right edge.
+/// The step line of the best, wide and pale in the model's colour and drawn
+/// under the lines: where it meets `with` it shows on both sides of it. Flat
+/// from each point to the next, stepping at the point that changed it, on
+/// to the plot's right edge, where its value is written.
 fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
     let mut d = String::new();
     let mut last: Option<f64> = None;
@@ -491,35 +711,69 @@ fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
         }
     }
     let end = s.best.as_ref().map(|b| b.score).or(last);
+    let right = WIDTH - RIGHT;
     match (last, end) {
         (Some(_), Some(end)) => {
-            let _ = write!(d, " V{:.1} H{:.1}", y_of(end), WIDTH - RIGHT);
+            let _ = write!(d, " V{:.1} H{right:.1}", y_of(end));
         }
         (None, Some(end)) => {
-            let _ = write!(d, "M{LEFT} {:.1} H{:.1}", y_of(end), WIDTH - RIGHT);
+            let _ = write!(d, "M{LEFT} {:.1} H{right:.1}", y_of(end));
         }
         _ => return,
     }
+    let end = end.expect("a best to draw");
+    let model = escape(&s.model);
+    let colour = colour(&s.model);
     let _ = writeln!(
         out,
-        "<path class=\"best\" data-model=\"{}\" d=\"{d}\" fill=\"none\" stroke=\"#888\" stroke-width=\"2\" opacity=\"0.8\"><title>best recorded for {}</title></path>",
-        escape(&s.model),
-        escape(&s.model)
+        "<path class=\"best\" data-model=\"{model}\" d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"9\" stroke-linejoin=\"round\" opacity=\"0.22\"><title>best recorded for {model}</title></path><text class=\"best-value\" data-model=\"{model}\" x=\"{:.1}\" y=\"{:.1}\" style=\"fill:{colour}\">best {}</text>",
+        right + 4.0,
+        y_of(end) + 4.0,
+        fmt_score(end)
     );
 }
 
-fn tooltip(s: &Series, p: &Point, arm: &str, v: Option<f64>) -> String {
+/// A point's tooltip: its run, time, numbers with their intervals, runs and cost.
+fn tooltip(s: &Series, p: &Point) -> String {
+    let with_band = |v: Option<f64>, band: Option<crate::history::Band>| match band {
+        Some(b) => format!("{} [{}, {}]", score(v), fmt_score(b.low), fmt_score(b.high)),
+        None => score(v),
+    };
+    let i = p.intervals;
     let mut text = format!(
-        "{}\n{} · {} · {arm} {}\nwithout {} · trigger {} · ${:.4} · {} runs",
+        "{}\n{} UTC · {}\nwith {} · without {} · delta {}",
         p.run,
-        p.date,
+        p.time.format("%Y-%m-%d %H:%M:%S"),
         s.model,
-        score(v),
-        score(p.without),
+        with_band(p.with, i.map(|i| i.with)),
+        with_band(p.without, i.map(|i| i.without)),
+        with_band(p.delta, i.map(|i| i.delta)),
+    );
+    if let Some(i) = i {
+        let _ = write!(text, " ({:.0} % intervals)", i.confidence * 100.0);
+    }
+    let _ = write!(
+        text,
+        "\ntrigger {} · {} case(s) · {} run(s)",
         score(p.trigger_rate),
-        p.cost_usd,
+        p.cases,
         p.runs
     );
+    match p.reused_cost_usd {
+        Some(reused) if reused > 0.0 => {
+            let _ = write!(text, " · ${:.4} spent, ${reused:.4} reused", p.cost_usd);
+        }
+        _ => {
+            let _ = write!(text, " · ${:.4}", p.cost_usd);
+        }
+    }
+    let kind = kind(p);
+    if !kind.is_empty() {
+        let _ = write!(text, "\n{kind}");
+        if let Some(reason) = &p.partial_reason {
+            let _ = write!(text, " ({reason})");
+        }
+    }
     if let Some(d) = &p.decision {
         let _ = write!(
             text,
@@ -533,7 +787,7 @@ fn tooltip(s: &Series, p: &Point, arm: &str, v: Option<f64>) -> String {
 
 fn points_table(out: &mut String, item: &ItemHistory) {
     out.push_str(
-        "<table class=\"points\">\n<tr><th>date</th><th>model</th><th>run</th><th>with</th><th>without</th><th>trigger</th><th>cost</th><th>decision</th><th>PR</th></tr>\n",
+        "<table class=\"points\">\n<tr><th>time (UTC)</th><th>model</th><th>run</th><th>with</th><th>interval</th><th>without</th><th>trigger</th><th>runs</th><th>cost</th><th>kind</th><th>decision</th><th>PR</th></tr>\n",
     );
     for &(s, p) in &slots(item) {
         let series = &item.series[s];
@@ -544,15 +798,19 @@ fn points_table(out: &mut String, item: &ItemHistory) {
         };
         let _ = writeln!(
             out,
-            "<tr data-run=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>${:.4}</td><td class=\"{outcome}\">{outcome}</td><td>{}</td></tr>",
+            "<tr data-run=\"{}\"><td>{}</td><td><span style=\"color:{}\">■</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>${:.4}</td><td class=\"kind\">{}</td><td class=\"{outcome}\">{outcome}</td><td>{}</td></tr>",
             escape(&point.run),
-            escape(&point.date),
+            point.time.format("%Y-%m-%d %H:%M:%S"),
+            colour(&series.model),
             escape(&series.model),
             escape(&point.run),
             score(point.with),
+            interval(point),
             score(point.without),
             score(point.trigger_rate),
+            point.runs,
             point.cost_usd,
+            escape(&kind(point)),
             escape(&pr)
         );
     }
@@ -570,20 +828,38 @@ mod tests {
             run: run.into(),
             time: DateTime::from_timestamp(1_796_000_000 + i64::from(day) * 86_400, 0).unwrap(),
             date: format!("2026-12-{day:02}"),
+            from: "evaluation",
             with,
             without: Some(0.5),
+            delta: None,
             trigger_rate: Some(1.0),
             cost_usd: 0.25,
+            reused_cost_usd: Some(0.0),
             runs: 4,
             cases: 2,
-            decision: decision.map(|outcome| Decision {
-                outcome,
-                pr: Some(format!("#{day}")),
-                before: None,
-                after: with.unwrap_or(0.0),
-                source: "wiki",
-            }),
+            filtered: false,
+            partial: false,
+            partial_reason: None,
+            intervals: None,
+            used_runs: vec![],
+            decision: decision
+                .map(|outcome| wiki_decision(outcome, &format!("#{day}"), with.unwrap_or(0.0))),
             best: None,
+        }
+    }
+
+    fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> Decision {
+        Decision {
+            outcome,
+            pr: Some(pr.into()),
+            before: None,
+            after,
+            source: "wiki",
+            joined: "run",
+            run: None,
+            mode: Some("rule".into()),
+            pages: vec![],
+            recorded_at: None,
         }
     }
 
@@ -592,6 +868,7 @@ mod tests {
             schema: crate::history::SCHEMA,
             evidence: "/home/op/.bob/evidence.db".into(),
             skipped_wiki_rows: 0,
+            all: false,
             items: vec![ItemHistory {
                 item: "commit".into(),
                 series: vec![Series {
@@ -604,6 +881,7 @@ mod tests {
                     points,
                 }],
                 unmatched: vec![],
+                hidden: 0,
             }],
         }
     }
@@ -654,7 +932,7 @@ mod tests {
         let text = table(&h);
         assert_eq!(
             text,
-            "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys there, then `bob-eval history` shows them\n"
+            "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys and every evaluation there, then `bob-eval history` shows them\n"
         );
         let page = html(&h);
         assert!(
@@ -692,13 +970,7 @@ mod tests {
     fn equal_values_draw_a_flat_line_and_text_is_escaped() {
         let mut a = point("eval-commit-<a>", 1, Some(0.5), None);
         let b = point("eval-commit-b", 2, Some(0.5), Some(Outcome::Rejected));
-        a.decision = Some(Decision {
-            outcome: Outcome::Accepted,
-            pr: Some("<b>&".into()),
-            before: None,
-            after: 0.5,
-            source: "wiki",
-        });
+        a.decision = Some(wiki_decision(Outcome::Accepted, "<b>&", 0.5));
         let page = html(&history(vec![a, b]));
         let y = format!("{:.1}", y_of(0.5));
         let line = page
@@ -712,12 +984,60 @@ mod tests {
     }
 
     #[test]
+    fn a_model_has_one_colour_from_its_name() {
+        assert_eq!(colour("claude-sonnet-5-5"), colour("claude-sonnet-5-5"));
+        assert_ne!(colour("claude-sonnet-5-5"), colour("haiku"));
+        assert!(colour("x").starts_with('#') && colour("x").len() == 7);
+        assert_eq!(hsl_hex(0.0, 1.0, 0.5), "#ff0000");
+        assert_eq!(hsl_hex(120.0, 1.0, 0.5), "#00ff00");
+        assert_eq!(hsl_hex(240.0, 1.0, 0.25), "#000080");
+    }
+
+    #[test]
+    fn labels_keep_their_distance_and_the_ends() {
+        for n in 0..60 {
+            let keep = labelled(n);
+            assert_eq!(keep.first().copied(), (n > 0).then_some(0), "n={n}");
+            assert_eq!(keep.last().copied(), n.checked_sub(1), "n={n}");
+            for pair in keep.windows(2) {
+                let gap = x_of(pair[1], n) - x_of(pair[0], n);
+                assert!(gap >= LABEL_GAP, "n={n}: {pair:?} only {gap} apart");
+            }
+        }
+        assert_eq!(labelled(3), [0, 1, 2], "few points: each labelled");
+    }
+
+    #[test]
+    fn labels_say_the_time_when_points_share_a_day() {
+        let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        let days = [t("2026-12-01T10:00:00Z"), t("2026-12-02T10:00:00Z")];
+        assert_eq!(
+            time_labels(&days),
+            [("2026-12-01".into(), None), ("2026-12-02".into(), None)]
+        );
+        let same_day = [t("2026-12-01T10:00:00Z"), t("2026-12-01T14:30:00Z")];
+        assert_eq!(time_labels(&same_day)[1].1.as_deref(), Some("14:30 UTC"));
+        let same_minute = [t("2026-12-01T10:00:05Z"), t("2026-12-01T10:00:09Z")];
+        assert_eq!(time_labels(&same_minute)[1].1.as_deref(), Some("10:00:09"));
+    }
+
+    #[test]
     fn an_arm_without_a_value_has_no_dot() {
         let mut p = point("eval-commit-a", 1, Some(0.5), None);
         p.without = None;
         let page = html(&history(vec![p, point("eval-commit-b", 2, None, None)]));
         assert!(page.contains("data-points=\"2\""));
-        assert_eq!(page.matches("data-arm=\"with\" data-model").count(), 1);
+        assert_eq!(
+            page.matches("<circle class=\"point\" data-arm=\"with\"")
+                .count(),
+            1
+        );
+        assert_eq!(
+            page.matches("<line class=\"line single\" data-arm=\"with\"")
+                .count(),
+            1,
+            "one with value: a short stroke through it, not a stray dot"
+        );
         assert_eq!(
             page.matches("<circle class=\"point\" data-arm=\"without\"")
                 .count(),
@@ -727,7 +1047,7 @@ mod tests {
 
     #[test]
     fn table_shows_each_series_and_point() {
-        let points = vec![
+        let mut points = vec![
             point(
                 "eval-commit-20261201T000000Z",
                 1,
@@ -742,6 +1062,18 @@ mod tests {
                 Some(Outcome::Rejected),
             ),
         ];
-        insta::assert_snapshot!(table(&history(points)));
+        let band = |low, high| crate::history::Band { low, high };
+        points[0].intervals = Some(crate::history::Intervals {
+            confidence: 0.95,
+            with: band(0.3, 0.7),
+            without: band(0.3, 0.7),
+            delta: band(-0.3, 0.3),
+        });
+        points[1].filtered = true;
+        points[1].partial = true;
+        points[1].partial_reason = Some("filtered".into());
+        let mut h = history(points);
+        h.items[0].hidden = 2;
+        insta::assert_snapshot!(table(&h));
     }
 }

@@ -1132,6 +1132,11 @@ mod library {
                 }
                 let recorded = crate::record::record(&h.ctx.source, &result.doc, &decision.decision, pr, &pages)
                     .map_err(|e| raise(&h, e))?;
+                let kept = crate::evidence::KeptDecision::of(&result.doc, &recorded.decision, pr, &pages, chrono::Utc::now());
+                let store = crate::eval::evidence_path(&h.ctx, &h.options.eval);
+                if let Some(warning) = crate::evidence::keep_decision(&store, &kept) {
+                    h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
+                }
                 if recorded.revised {
                     h.observer.event(&crate::event::Event::Notice(
                         "the best changed while recording; the decision was made again against it".into(),

@@ -15,6 +15,7 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Sql(ADD_PROVENANCE),
     Migration::Sql(MARKED_RUNS_NEVER_COUNT),
     Migration::Step(without_arm_has_no_item),
+    Migration::Step(evaluations_and_decisions),
 ];
 
 /// Schema 1: the runs.
@@ -121,4 +122,59 @@ pub(super) fn without_arm_has_no_item(tx: &rusqlite::Transaction<'_>) -> rusqlit
         }
     }
     Ok(())
+}
+
+/// Version 4 → 5: the evaluations (a document's numbers and the runs it
+/// used, [`Evaluation`]) and the gate's recorded decisions
+/// ([`KeptDecision`]). Older stores gain empty tables; `IF NOT EXISTS`, so
+/// a store whose version was set back keeps what it holds.
+pub(super) fn evaluations_and_decisions(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE IF NOT EXISTS evaluations (
+    run             TEXT    NOT NULL PRIMARY KEY,
+    item            TEXT    NOT NULL,
+    model           TEXT    NOT NULL,
+    date            TEXT    NOT NULL,
+    started_at      TEXT    NOT NULL,
+    options         TEXT    NOT NULL,
+    filtered        INTEGER NOT NULL,
+    partial         INTEGER NOT NULL,
+    partial_reason  TEXT,
+    with_score      REAL    NOT NULL,
+    without_score   REAL    NOT NULL,
+    delta           REAL    NOT NULL,
+    trigger_rate    REAL,
+    cost_usd        REAL    NOT NULL,
+    reused_cost_usd REAL    NOT NULL,
+    suite_digest    TEXT,
+    stats           TEXT
+);
+CREATE INDEX IF NOT EXISTS evaluations_by_item ON evaluations (item, model, started_at);
+CREATE TABLE IF NOT EXISTS evaluation_runs (
+    evaluation TEXT    NOT NULL,
+    position   INTEGER NOT NULL,
+    run_id     TEXT    NOT NULL,
+    PRIMARY KEY (evaluation, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS evaluation_runs_by_run ON evaluation_runs (run_id);
+CREATE TABLE IF NOT EXISTS decisions (
+    id          TEXT    NOT NULL PRIMARY KEY,
+    run         TEXT    NOT NULL,
+    item        TEXT    NOT NULL,
+    model       TEXT    NOT NULL,
+    date        TEXT    NOT NULL,
+    mode        TEXT    NOT NULL,
+    rule        TEXT    NOT NULL,
+    outcome     TEXT    NOT NULL CHECK (outcome IN ('accepted', 'rejected')),
+    pr          TEXT    NOT NULL,
+    pages       TEXT    NOT NULL,
+    before      REAL,
+    after       REAL    NOT NULL,
+    best_after  REAL,
+    recorded_at TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS decisions_by_item ON decisions (item, recorded_at);
+"#,
+    )
 }

@@ -5,6 +5,9 @@
 //! `user_version`, and one transaction per write: a writer killed half-way
 //! leaves the store as it was before its transaction.
 
+use super::kept::{
+    Evaluation, KeptDecision, Record, Records, decision_line, evaluation_line, parse_record,
+};
 use super::{
     Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, Origin, Provenance,
     ProvenanceCounts, Refused, RunKey, RunOutcome, StoredRun,
@@ -18,11 +21,13 @@ use std::time::Duration;
 
 mod exchange;
 mod migrations;
+mod records;
 pub use exchange::*;
 use migrations::*;
+use records::*;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -251,13 +256,24 @@ impl Store {
     /// returns how many were new. A run already stored (same id) is left as
     /// it was, provenance included.
     pub fn insert(&mut self, runs: &[StoredRun], origin: &Origin) -> Result<usize> {
-        self.insert_batches(&[(origin.clone(), runs)])
+        Ok(self.insert_all(&[(origin.clone(), runs)], &[], &[])?.runs)
     }
 
-    /// [`Store::insert`] of several batches, each with its origin, in one transaction.
-    /// Keys are normalized first ([`RunKey::normalized`]: a without-arm run
-    /// carries no item digest).
-    pub fn insert_batches(&mut self, batches: &[(Origin, &[StoredRun])]) -> Result<usize> {
+    /// Store `decisions` (all or none); returns how many were new.
+    pub fn insert_decisions(&mut self, decisions: &[KeptDecision]) -> Result<usize> {
+        Ok(self.insert_all(&[], &[], decisions)?.decisions)
+    }
+
+    /// Store batches of runs, each with its origin, and evaluations and
+    /// decisions, in one transaction (all or none); returns how many of each
+    /// were new. Keys are normalized first ([`RunKey::normalized`]: a
+    /// without-arm run carries no item digest).
+    pub fn insert_all(
+        &mut self,
+        batches: &[(Origin, &[StoredRun])],
+        evaluations: &[Evaluation],
+        decisions: &[KeptDecision],
+    ) -> Result<Added> {
         let normalized: Vec<(Origin, Vec<StoredRun>)> = batches
             .iter()
             .map(|(origin, runs)| {
@@ -276,7 +292,8 @@ impl Store {
             .map(|(origin, runs)| (origin.clone(), runs.as_slice()))
             .collect();
         self.check_runs(batches.iter().flat_map(|(_, runs)| runs.iter()))?;
-        self.write_runs(&batches)
+        self.check_records(evaluations, decisions)?;
+        self.write(&batches, evaluations, decisions)
             .map_err(|e| self.fault("storing runs", e))
     }
 
@@ -306,6 +323,25 @@ impl Store {
         }
     }
 
+    /// Keep `evaluation` as [`Store::keep_bought`] keeps runs: stored,
+    /// waiting up to the bought wait; set aside beside the store (in the
+    /// file of its run id) when the store is still busy.
+    pub fn keep_evaluation(
+        &mut self,
+        evaluation: &Evaluation,
+        on_busy: &mut dyn FnMut(Duration),
+    ) -> Result<Kept> {
+        self.check_records(std::slice::from_ref(evaluation), &[])?;
+        let evaluations = std::slice::from_ref(evaluation);
+        match self.write_waiting(&[], evaluations, self.bought_wait, on_busy)? {
+            Some(added) => Ok(Kept::Stored(added.evaluations)),
+            None => Ok(Kept::SetAside(self.set_aside_lines(
+                &evaluation.run,
+                &[evaluation_line(evaluation)],
+            )?)),
+        }
+    }
+
     /// [`Store::insert`], waiting up to `wait` in all for another writer,
     /// `on_busy(waited)` told after each busy timeout of it (each quarter of
     /// a wait shorter than four).
@@ -319,6 +355,20 @@ impl Store {
     ) -> Result<Option<usize>> {
         self.check_runs(runs.iter())?;
         let batches = [(origin.clone(), runs)];
+        Ok(self
+            .write_waiting(&batches, &[], wait, on_busy)?
+            .map(|added| added.runs))
+    }
+
+    /// [`Store::write`] of runs and evaluations checked already, waiting as
+    /// [`Store::insert_waiting`] says.
+    fn write_waiting(
+        &mut self,
+        batches: &[(Origin, &[StoredRun])],
+        evaluations: &[Evaluation],
+        wait: Duration,
+        on_busy: &mut dyn FnMut(Duration),
+    ) -> Result<Option<Added>> {
         // Told every busy timeout, or four times in a shorter wait.
         let step = self
             .busy_timeout
@@ -328,7 +378,7 @@ impl Store {
         let result = loop {
             let left = wait.saturating_sub(start.elapsed());
             self.set_wait(left.min(step))?;
-            match self.write_runs(&batches) {
+            match self.write(batches, evaluations, &[]) {
                 Ok(added) => break Ok(Some(added)),
                 Err(e) if is_busy(&e) => {
                     if start.elapsed() >= wait {
@@ -373,14 +423,20 @@ impl Store {
         Ok(())
     }
 
-    /// The one writer of runs: one immediate transaction for every batch.
-    fn write_runs(&mut self, batches: &[(Origin, &[StoredRun])]) -> rusqlite::Result<usize> {
+    /// The one writer: one immediate transaction for every batch of runs,
+    /// the evaluations and the decisions.
+    fn write(
+        &mut self,
+        batches: &[(Origin, &[StoredRun])],
+        evaluations: &[Evaluation],
+        decisions: &[KeptDecision],
+    ) -> rusqlite::Result<Added> {
         let now = Utc::now();
         let at = time_text(&now);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut added = 0;
+        let mut added = Added::default();
         {
             let mut stmt = tx.prepare_cached(&format!(
                 "INSERT OR IGNORE INTO runs ({COLUMNS}, key_id, usable) VALUES \
@@ -400,7 +456,7 @@ impl Store {
                         }
                         Provenance::Legacy => None,
                     };
-                    added += stmt.execute(params![
+                    added.runs += stmt.execute(params![
                         run.id,
                         k.item,
                         k.item_digest,
@@ -433,6 +489,8 @@ impl Store {
                 }
             }
         }
+        added.evaluations = insert_evaluations(&tx, evaluations)?;
+        added.decisions = insert_decisions(&tx, decisions)?;
         tx.commit()?;
         Ok(added)
     }
@@ -648,6 +706,17 @@ impl Store {
             provenance: Some(provenance),
         })
     }
+}
+
+/// How many of each kind [`Store::insert_all`] found new.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Added {
+    /// Runs.
+    pub runs: usize,
+    /// Evaluations.
+    pub evaluations: usize,
+    /// Decisions.
+    pub decisions: usize,
 }
 
 /// Past costs on one model ([`Store::past_costs`]): dollars and runs.

@@ -20,6 +20,22 @@ fn unstamped(runs: impl IntoIterator<Item = StoredRun>) -> Vec<StoredRun> {
         .collect()
 }
 
+/// An evaluation of run `run` made from the runs `used`.
+fn evaluation(run: &str, used: Vec<String>) -> Evaluation {
+    let mut doc = crate::document::SkillEval::sample(0.8, 0.5);
+    doc.run = run.into();
+    let options = crate::evidence::EvaluationOptions {
+        judge_model: "default".into(),
+        platform_version: Some("2.1.328".into()),
+        tools: vec!["Bash".into()],
+        options: "o".into(),
+        runs: "3".into(),
+        fresh: false,
+        cases: vec!["fires".into()],
+    };
+    Evaluation::of(&doc, chrono::Utc::now(), false, options, used)
+}
+
 fn kinds(runs: &[StoredRun]) -> Vec<&'static str> {
     runs.iter()
         .map(|r| r.provenance.as_ref().map_or("none", Provenance::kind))
@@ -258,12 +274,16 @@ fn the_first_provenance_of_a_run_stays() {
     store.insert(&bought, &Origin::Bought).unwrap();
     let shard = Origin::Collected("shard-1".into());
     store
-        .insert_batches(&[
-            (Origin::Imported("x.jsonl".into()), &imported[..]),
-            (shard.clone(), &collected[..]),
-            // Already bought here: an import of it changes nothing.
-            (Origin::Imported("x.jsonl".into()), &bought[..]),
-        ])
+        .insert_all(
+            &[
+                (Origin::Imported("x.jsonl".into()), &imported[..]),
+                (shard.clone(), &collected[..]),
+                // Already bought here: an import of it changes nothing.
+                (Origin::Imported("x.jsonl".into()), &bought[..]),
+            ],
+            &[],
+            &[],
+        )
         .unwrap();
     let runs = store.runs(&[]).unwrap();
     assert_eq!(kinds(&runs), ["bought", "imported", "collected"]);
@@ -427,8 +447,14 @@ fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
         .keep_bought("eval-commit-1", &runs[1..], &mut |w| told.push(w))
         .unwrap();
     assert_eq!(kept, Kept::SetAside(file.clone()));
+    // The evaluation made from them joins them there.
+    let evaluation = evaluation("eval-commit-1", runs.iter().map(|r| r.id.clone()).collect());
+    let kept = store
+        .keep_evaluation(&evaluation, &mut |w| told.push(w))
+        .unwrap();
+    assert_eq!(kept, Kept::SetAside(file.clone()));
     assert!(!told.is_empty(), "it said it waited");
-    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 2);
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 3);
     assert_eq!(store.count().unwrap(), 0);
     // Still busy: the file stays, and says why.
     let said = store.import_pending();
@@ -438,9 +464,16 @@ fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
     holder.execute_batch("COMMIT").unwrap();
     let said = store.import_pending();
     assert!(said[0].contains("stored the 2 run(s)"), "{said:?}");
+    assert!(said[0].ends_with(", and 1 evaluation(s)"), "{said:?}");
     assert!(!file.exists() && !pending_dir(&path).exists());
     let stored = store.runs(&[]).unwrap();
     assert_eq!(kinds(&stored), ["bought", "bought"]);
+    assert_eq!(store.evaluations(&[]).unwrap(), std::slice::from_ref(&evaluation));
+    assert_eq!(
+        store.keep_evaluation(&evaluation, &mut |_| {}).unwrap(),
+        Kept::Stored(0),
+        "kept once"
+    );
     assert!(store.import_pending().is_empty());
 }
 
@@ -588,4 +621,147 @@ fn last_version_and_past_costs() {
             .cases
             .is_empty()
     );
+}
+
+#[test]
+fn a_version_4_store_gains_evaluations_and_decisions_and_keeps_its_runs() {
+    let (_t, path) = temp();
+    let runs = [sample("fires", Arm::With, 0, "b")];
+    {
+        let mut conn = Connection::open(&path).unwrap();
+        let tx = conn.transaction().unwrap();
+        for step in &MIGRATIONS[..4] {
+            match step {
+                Migration::Sql(sql) => tx.execute_batch(sql),
+                Migration::Step(step) => step(&tx),
+            }
+            .unwrap();
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        tx.pragma_update(None, "user_version", 4).unwrap();
+        tx.commit().unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(SCHEMA_VERSION, 5);
+    store.insert(&runs, &Origin::Bought).unwrap();
+    assert!(store.evaluations(&[]).unwrap().is_empty());
+    assert!(store.decisions(&[]).unwrap().is_empty());
+    assert_eq!(unstamped(store.runs(&[]).unwrap()), runs.to_vec());
+}
+
+#[test]
+fn evaluations_and_decisions_round_trip_through_the_store_and_the_export() {
+    let (_t, path) = temp();
+    let mut store = Store::open(&path).unwrap();
+    let runs = [
+        sample("fires", Arm::With, 0, "eval-commit-20261202T094337Z"),
+        sample("fires", Arm::Without, 1, "eval-commit-20261202T094337Z"),
+    ];
+    let doc = crate::document::SkillEval::sample(0.8, 0.5);
+    let at = runs[0].outcome.started_at;
+    let mut evaluation = evaluation(&doc.run, runs.iter().map(|r| r.id.clone()).collect());
+    evaluation.started_at = at;
+    let baseline = crate::document::Baseline::empty("commit");
+    let decision = KeptDecision::of(
+        &doc,
+        &crate::gate::decide(&doc, &baseline),
+        "#12",
+        &["p".into(), "p".into()],
+        at,
+    );
+    assert_eq!(decision.pages, ["p"], "pages once each");
+    assert_eq!(decision.mode, "rule");
+    let confident = KeptDecision::of(
+        &doc,
+        &crate::gate::decide_at(&doc, &baseline, Some(0.95)),
+        "#12",
+        &[],
+        at,
+    );
+    assert_eq!(confident.mode, "confidence:0.95");
+    let added = store
+        .insert_all(
+            &[(Origin::Bought, &runs[..])],
+            std::slice::from_ref(&evaluation),
+            std::slice::from_ref(&decision),
+        )
+        .unwrap();
+    assert_eq!(
+        added,
+        Added {
+            runs: 2,
+            evaluations: 1,
+            decisions: 1
+        }
+    );
+    assert_eq!(store.evaluations(&[]).unwrap(), vec![evaluation.clone()]);
+    assert_eq!(store.decisions(&[]).unwrap(), vec![decision.clone()]);
+    assert!(store.evaluations(&["tidy".into()]).unwrap().is_empty());
+
+    let mut out = Vec::new();
+    assert_eq!(store.export(&[], &mut out, "-".into()).unwrap(), 2);
+    let text = String::from_utf8(out.clone()).unwrap();
+    let kinds: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            if l.contains(r#""kind":"evaluation""#) {
+                "evaluation"
+            } else if l.contains(r#""kind":"decision""#) {
+                "decision"
+            } else {
+                "run"
+            }
+        })
+        .collect();
+    assert_eq!(kinds, ["run", "run", "evaluation", "decision"]);
+    let mut own = Vec::new();
+    store.export_own(&[], &mut own, "-".into()).unwrap();
+    assert_eq!(own, out, "a shard hands its evaluations and decisions on");
+    let other = path.with_file_name("other.db");
+    let mut fresh = Store::open(&other).unwrap();
+    let report = fresh.import(&out[..], "x.jsonl".into()).unwrap();
+    assert_eq!(
+        (
+            report.added,
+            report.evaluations_added,
+            report.decisions_added
+        ),
+        (2, 1, 1)
+    );
+    let again = fresh.import(&out[..], "x.jsonl".into()).unwrap();
+    assert_eq!(
+        (
+            again.already,
+            again.evaluations_added,
+            again.decisions_added
+        ),
+        (2, 0, 0),
+        "importing twice adds nothing"
+    );
+    assert_eq!(fresh.evaluations(&[]).unwrap(), vec![evaluation]);
+    assert_eq!(fresh.decisions(&[]).unwrap(), vec![decision]);
+
+    // An export of runs only (before kinds) still imports.
+    let runs_only: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""kind":"#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut third = Store::open(&path.with_file_name("third.db")).unwrap();
+    let report = third
+        .import(runs_only.as_bytes(), "old.jsonl".into())
+        .unwrap();
+    assert_eq!((report.added, report.evaluations), (2, 0));
+    // A kind of a newer bob-eval is refused with its line.
+    let newer = format!(
+        "{}\n{{\"schema\":\"bob-eval-evidence/1\",\"kind\":\"verdict\"}}\n",
+        text.lines().next().unwrap()
+    );
+    let err = third
+        .import(newer.as_bytes(), "new.jsonl".into())
+        .unwrap_err();
+    assert!(err.to_string().starts_with("new.jsonl:2: "), "{err}");
+    assert!(err.to_string().contains("verdict"), "{err}");
 }

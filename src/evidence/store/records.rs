@@ -1,0 +1,194 @@
+//! What the store keeps beside the runs: the evaluations (a document's
+//! numbers and the runs it used) and the gate's recorded decisions, read
+//! back for `history` and the export, written in [`Store::insert_all`]'s
+//! transaction.
+
+use super::*;
+
+impl Store {
+    /// Refuse the whole write when one evaluation or decision cannot be stored.
+    pub(super) fn check_records(
+        &self,
+        evaluations: &[Evaluation],
+        decisions: &[KeptDecision],
+    ) -> Result<()> {
+        let refuse = |what: String, problem: String| {
+            Error::invalid(
+                &self.path,
+                format!("refused {what}: {problem}; nothing was stored"),
+            )
+        };
+        for e in evaluations {
+            if let Some(problem) = e.problem() {
+                return Err(refuse(format!("evaluation {}", e.run), problem));
+            }
+        }
+        for d in decisions {
+            if let Some(problem) = d.problem() {
+                return Err(refuse(format!("decision on {}", d.run), problem));
+            }
+        }
+        Ok(())
+    }
+
+    /// The evaluations of `items` (all when empty), by item, model, start and run.
+    pub fn evaluations(&self, items: &[String]) -> Result<Vec<Evaluation>> {
+        let fault = |e| self.fault("reading evaluations", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT run, item, model, date, started_at, options, filtered, partial, \
+                 partial_reason, with_score, without_score, delta, trigger_rate, cost_usd, \
+                 reused_cost_usd, suite_digest, stats, \
+                 (SELECT json_group_array(run_id) FROM \
+                    (SELECT run_id FROM evaluation_runs WHERE evaluation = e.run ORDER BY position)) \
+                 FROM evaluations AS e \
+                 WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
+                 ORDER BY item, model, started_at, run",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(fault)? {
+            let text = |i: usize| row.get::<_, String>(i).map_err(fault);
+            let stats: Option<String> = row.get(16).map_err(fault)?;
+            out.push(Evaluation {
+                run: text(0)?,
+                item: text(1)?,
+                model: text(2)?,
+                date: text(3)?,
+                started_at: self.time(&text(4)?)?,
+                options: self.json(&text(5)?, "options")?,
+                filtered: row.get(6).map_err(fault)?,
+                partial: row.get(7).map_err(fault)?,
+                partial_reason: row.get(8).map_err(fault)?,
+                with: row.get(9).map_err(fault)?,
+                without: row.get(10).map_err(fault)?,
+                delta: row.get(11).map_err(fault)?,
+                trigger_rate: row.get(12).map_err(fault)?,
+                cost_usd: row.get(13).map_err(fault)?,
+                reused_cost_usd: row.get(14).map_err(fault)?,
+                suite_digest: row.get(15).map_err(fault)?,
+                stats: stats.map(|s| self.json(&s, "stats")).transpose()?,
+                used: self.json(&text(17)?, "runs used")?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The recorded decisions of `items` (all when empty), by item, time recorded and id.
+    pub fn decisions(&self, items: &[String]) -> Result<Vec<KeptDecision>> {
+        let fault = |e| self.fault("reading decisions", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT run, item, model, date, mode, rule, outcome, pr, pages, before, after, \
+                 best_after, recorded_at FROM decisions \
+                 WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
+                 ORDER BY item, recorded_at, id",
+            )
+            .map_err(fault)?;
+        let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(fault)? {
+            let text = |i: usize| row.get::<_, String>(i).map_err(fault);
+            let outcome = text(6)?;
+            out.push(KeptDecision {
+                run: text(0)?,
+                item: text(1)?,
+                model: text(2)?,
+                date: text(3)?,
+                mode: text(4)?,
+                rule: self.json(&text(5)?, "rule")?,
+                outcome: self.json(&format!("{outcome:?}"), "outcome")?,
+                pr: text(7)?,
+                pages: self.json(&text(8)?, "pages")?,
+                before: row.get(9).map_err(fault)?,
+                after: row.get(10).map_err(fault)?,
+                best_after: row.get(11).map_err(fault)?,
+                recorded_at: self.time(&text(12)?)?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Insert `evaluations` and the runs each used; returns how many were new.
+pub(super) fn insert_evaluations(
+    tx: &rusqlite::Transaction<'_>,
+    evaluations: &[Evaluation],
+) -> rusqlite::Result<usize> {
+    let mut added = 0;
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO evaluations (run, item, model, date, started_at, options, \
+         filtered, partial, partial_reason, with_score, without_score, delta, trigger_rate, \
+         cost_usd, reused_cost_usd, suite_digest, stats) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?;
+    let mut used = tx.prepare_cached(
+        "INSERT INTO evaluation_runs (evaluation, position, run_id) VALUES (?1, ?2, ?3)",
+    )?;
+    for e in evaluations {
+        let n = stmt.execute(params![
+            e.run,
+            e.item,
+            e.model,
+            e.date,
+            time_text(&e.started_at),
+            serde_json::to_string(&e.options).expect("options serialize"),
+            e.filtered,
+            e.partial,
+            e.partial_reason,
+            e.with,
+            e.without,
+            e.delta,
+            e.trigger_rate,
+            e.cost_usd,
+            e.reused_cost_usd,
+            e.suite_digest,
+            e.stats
+                .as_ref()
+                .map(|s| serde_json::to_string(s).expect("stats serialize")),
+        ])?;
+        // The runs of an evaluation already stored are its own: left as they were.
+        if n == 1 {
+            for (i, id) in e.used.iter().enumerate() {
+                used.execute(params![e.run, i as i64, id])?;
+            }
+        }
+        added += n;
+    }
+    Ok(added)
+}
+
+/// Insert `decisions`; returns how many were new.
+pub(super) fn insert_decisions(
+    tx: &rusqlite::Transaction<'_>,
+    decisions: &[KeptDecision],
+) -> rusqlite::Result<usize> {
+    let mut added = 0;
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO decisions (id, run, item, model, date, mode, rule, outcome, pr, \
+         pages, before, after, best_after, recorded_at) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for d in decisions {
+        added += stmt.execute(params![
+            d.id(),
+            d.run,
+            d.item,
+            d.model,
+            d.date,
+            d.mode,
+            serde_json::to_string(&d.rule).expect("rule serializes"),
+            d.outcome.as_str(),
+            d.pr,
+            serde_json::to_string(&d.pages).expect("pages serialize"),
+            d.before,
+            d.after,
+            d.best_after,
+            time_text(&d.recorded_at),
+        ])?;
+    }
+    Ok(added)
+}
