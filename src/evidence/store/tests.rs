@@ -468,7 +468,10 @@ fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
     assert!(!file.exists() && !pending_dir(&path).exists());
     let stored = store.runs(&[]).unwrap();
     assert_eq!(kinds(&stored), ["bought", "bought"]);
-    assert_eq!(store.evaluations(&[]).unwrap(), std::slice::from_ref(&evaluation));
+    assert_eq!(
+        store.evaluations(&[]).unwrap(),
+        std::slice::from_ref(&evaluation)
+    );
     assert_eq!(
         store.keep_evaluation(&evaluation, &mut |_| {}).unwrap(),
         Kept::Stored(0),
