@@ -1,7 +1,9 @@
-//! `bob-eval history [ITEM…]`: `with`, `without`, the trigger rate and the
-//! cost of each item on each model over time, from the runs the evidence
-//! store keeps, with the decisions `wiki/skill-impact.md` and `baseline.json`
-//! record: a table with sparklines, `--json`, or an HTML page of charts.
+//! `bob-eval history [ITEM…] [--all]`: `with`, `without`, their intervals,
+//! the trigger rate and the cost of each item on each model over time, from
+//! the evaluations the evidence store keeps (the runs, for an older store),
+//! with the decisions it keeps and those `wiki/skill-impact.md` and
+//! `baseline.json` record: a table with sparklines, `--json`, or an HTML
+//! page of charts (`docs/history.md`).
 
 use crate::config::Context;
 use crate::error::{Result, exit};
