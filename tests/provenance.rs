@@ -363,9 +363,14 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
     assert_eq!(files.len(), 1, "{files:?}");
     let name = files[0].file_name().unwrap().to_str().unwrap();
     assert_eq!(name, format!("{}.jsonl", doc["run"].as_str().unwrap()));
-    assert_eq!(
-        std::fs::read_to_string(&files[0]).unwrap().lines().count(),
-        8
+    let kept = std::fs::read_to_string(&files[0]).unwrap();
+    assert_eq!(kept.lines().count(), 9, "8 runs, then the evaluation");
+    assert!(
+        kept.lines()
+            .last()
+            .unwrap()
+            .contains(r#""kind":"evaluation""#),
+        "{kept}"
     );
     let stored: i64 = holder
         .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
@@ -380,6 +385,7 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("stored the 8 run(s) kept aside in"), "{err}");
+    assert!(err.contains(", and 1 evaluation(s)"), "{err}");
     assert_eq!(w.calls(), 1, "nothing bought twice");
     assert_eq!(json(&again)["reused_runs"], 4, "2 cases × 2 arms × 1 run");
     assert!(!pending.exists());
