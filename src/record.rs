@@ -1,5 +1,5 @@
 //! Recording an outcome: `evals/<item>/baseline.json` and a `wiki/skill-impact.md`
-//! row, atomically and under a lock (README, "Gating and recording").
+//! row, atomically and under a lock (docs/gate.md).
 //!
 //! # Concurrency
 //! One exclusive lock, `wiki/.skill-impact.lock` (std [`File::lock`]), covers the

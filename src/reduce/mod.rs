@@ -3,7 +3,7 @@
 //! Only the fields the numbers need are typed; serde skips everything else
 //! (evidence, traces, prompts) without building it, so a 50 MB document parses
 //! fast. The numbers come from the runs themselves, never from the platform's
-//! aggregates (README, "Running").
+//! aggregates (docs/running.md).
 
 use crate::document::{
     ArmCount, CaseEval, GraderEval, GraderKind, SKILL_EVAL, SkillEval, Verdict,
