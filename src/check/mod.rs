@@ -2,7 +2,7 @@
 //!
 //! Everything the platform would refuse when loading a case, the traps it does
 //! not report at all (platform.md, "Traps"), and the trigger pair every suite
-//! must carry (skill-evals.md, "Trigger cases": bob-eval's convention, not a
+//! must carry (docs/suites.md: bob-eval's convention, not a
 //! platform rule). Each finding is a [`Diagnostic`] with a file, a line where
 //! known, a one-line message and a one-line fix.
 //!

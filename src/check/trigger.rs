@@ -1,4 +1,4 @@
-//! The trigger pair every suite must carry (skill-evals.md, "Trigger cases"):
+//! The trigger pair every suite must carry (docs/suites.md):
 //! a `fires` case whose Skill grader asserts the item fires, a `quiet` case
 //! whose Skill grader asserts it never does, each pinned by an `input_match`
 //! that matches the item's Skill input and no other item's.

@@ -1,6 +1,6 @@
 //! The platform: find `claude`, check its version, run `claude plugin eval`.
 //!
-//! The argument list is fixed by contracts.md ("run"); the platform's stderr is
+//! The argument list is fixed (docs/running.md); the platform's stderr is
 //! kept in `<plugin>/.bob-eval/platform-stderr.log` and parsed, best effort, for
 //! progress.
 //!
@@ -162,7 +162,7 @@ pub fn report_beside(document: &Utf8Path) -> Utf8PathBuf {
     document.with_file_name("report.html")
 }
 
-/// The arguments after `<claude>` (contracts.md, "run").
+/// The arguments after `<claude>` (docs/running.md).
 fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "plugin".into(),
@@ -214,7 +214,7 @@ fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
     plugin_dir.join(".bob-eval").join("out")
 }
 
-/// Run `claude plugin eval` on `plugin`; map its exit status (contracts.md).
+/// Run `claude plugin eval` on `plugin`; map its exit status (README.md, "Exit codes").
 /// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
 /// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
 /// A signal caught before or during the run stops it: [`Error::Interrupted`].
