@@ -46,9 +46,28 @@ pub fn block(text: &str) -> Cow<'_, str> {
     text.chars().filter(|&c| keep(c)).collect::<String>().into()
 }
 
+/// `text` cut to at most `max` characters, the last one `…` when it was cut:
+/// the one clipping rule for names, explanations and values shown on one line.
+pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    if text.chars().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Cow::Owned(cut)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_to_max_with_an_ellipsis() {
+        assert!(matches!(clip("abc", 3), Cow::Borrowed("abc")));
+        assert_eq!(clip("abcd", 3), "ab…");
+        assert_eq!(clip("ééééé", 4).chars().count(), 4);
+        assert_eq!(clip("", 0), "");
+    }
 
     #[test]
     fn escapes_and_forged_lines_are_removed() {

@@ -19,7 +19,7 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Suites to run at once
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = |s: &str| crate::eval::parse_count(s, crate::eval::suites_at_once_from))]
     pub jobs: u32,
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
@@ -50,7 +50,7 @@ pub struct SweepArgs {
     /// the exit code is 4 (incomplete). With --shard K/N it is the whole
     /// matrix's budget: this shard spends its share (in proportion to its
     /// suites, stated in DIR/shard.json)
-    #[arg(long, value_name = "USD", value_parser = parse_budget)]
+    #[arg(long, value_name = "USD", value_parser = crate::config::parse_usd)]
     pub max_total_usd: Option<f64>,
     /// Run nothing: print, per suite, case and arm, the runs that would be
     /// bought and reused, and an estimate of the cost beside each ceiling and
@@ -61,14 +61,6 @@ pub struct SweepArgs {
     pub filters: super::args::FilterArgs,
     #[command(flatten)]
     pub output: FormatArgs,
-}
-
-fn parse_budget(text: &str) -> std::result::Result<f64, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .ok_or_else(|| format!("{text:?} is not a positive number of US dollars"))
 }
 
 /// The title of the sweep's JUnit and Markdown.
@@ -104,14 +96,8 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         eval: EvalOptions {
             claude: args.claude.clone(),
             model: args.model.clone(),
-            runs: match args.runs {
-                Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
-                _ => None,
-            },
-            auto: match args.runs {
-                Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
-                _ => None,
-            },
+            runs: crate::eval::runs_fields(args.runs).0,
+            auto: crate::eval::runs_fields(args.runs).1,
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),

@@ -219,18 +219,14 @@ impl Grader {
     /// True for a `tool_used` grader on the `Skill` tool: it sees whether a
     /// skill fired, not what the answer holds.
     pub fn is_skill_trigger(&self) -> bool {
-        self.kind() == Some(GraderKind::ToolUsed) && self.str("tool") == Some("Skill")
+        is_skill_trigger(self.str("type").unwrap_or(""), self.str("tool"))
     }
 
     /// True when the platform treats this grader as with-only under
     /// `with-without` (a plugin-fired indicator, not scored): a Skill trigger
     /// without `arm: both`, or any grader with `arm: with-only`.
     pub fn is_with_only(&self) -> bool {
-        match self.arm() {
-            Some("with-only") => true,
-            Some("both") => false,
-            _ => self.is_skill_trigger(),
-        }
+        is_with_only(self.str("type").unwrap_or(""), self.str("tool"), self.arm())
     }
 
     /// The typed configuration with defaults, or `None` when a required key is
@@ -363,4 +359,22 @@ pub fn as_count(value: &Value) -> Option<u64> {
     }
     let f = value.as_f64()?;
     (f >= 0.0 && f.fract() == 0.0 && f <= u64::MAX as f64).then_some(f as u64)
+}
+
+/// The platform's question "is this grader the Skill trigger?", on a grader's
+/// `type` and `tool` however they were read (a suite's file, the platform's
+/// document, a stored run): a `tool_used` grader on the `Skill` tool.
+pub fn is_skill_trigger(kind: &str, tool: Option<&str>) -> bool {
+    kind == "tool_used" && tool == Some("Skill")
+}
+
+/// The platform's rule for a with-only grader under `with-without` (a
+/// plugin-fired indicator, not scored unless every grader of its case is
+/// one): `arm: with-only`, or a Skill trigger without `arm: both`.
+pub fn is_with_only(kind: &str, tool: Option<&str>, arm: Option<&str>) -> bool {
+    match arm {
+        Some("with-only") => true,
+        Some("both") => false,
+        _ => is_skill_trigger(kind, tool),
+    }
 }

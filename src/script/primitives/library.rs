@@ -135,11 +135,8 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
                     "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
                 ));
             }
-            if !(1..=64).contains(&jobs) {
-                return Err(misuse(format!(
-                    "evaluate_all: jobs must be 1..=64, not {jobs}"
-                )));
-            }
+            let jobs = eval::suites_at_once_from(jobs)
+                .map_err(|e| misuse(format!("evaluate_all: {e}")))?;
             h.timed(|| {
                 eval::evaluate_all(&h.ctx, &items, &opts, jobs as usize, h.observer.clone())
             })
