@@ -55,12 +55,14 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
             "--pr and --pages only apply with --record: add --record to record the outcome, or drop them".into(),
         ));
     }
-    let settings = crate::config::Settings::load(&ctx.home)?;
-    let level = crate::config::resolve_confidence(args.confidence.confidence, &settings)?;
     let result = crate::document::load_result(&args.result, &args.item)?;
-    crate::eval::measured_on_this_item(ctx, &result, &args.result)?;
-    let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
-    let mut decision = crate::gate::decide_full(&result, &baseline, args.trust_imported, level);
+    let mut decision = crate::ops::decide(
+        ctx,
+        &result,
+        &args.result,
+        args.confidence.confidence,
+        args.trust_imported,
+    )?;
     let mut recorded = None;
     if rec.record {
         if let Some(warning) = crate::record::default_model_warning(&result.model) {

@@ -5,21 +5,10 @@ use super::*;
 /// `gate(result[, opts])`: the rule, and the confidence mode at `flag`,
 /// else at the house rule (settings `_workflow.gate_confidence`).
 pub(super) fn gate_at(h: &Host, result: &EvalResult, flag: Option<f64>) -> RResult<GateDecision> {
-    let decide = || -> crate::Result<crate::gate::Decision> {
-        let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
-        eval::measured_on_this_item(&h.ctx, &result.doc, &label)?;
-        let settings = crate::config::Settings::load(&h.ctx.home)?;
-        let level = crate::config::resolve_confidence(flag, &settings)?;
-        let baseline = crate::document::load_baseline(&h.ctx.source, &result.doc.item)?;
-        // Trusting imported runs is the operator's flag, never a script's.
-        Ok(crate::gate::decide_full(
-            &result.doc,
-            &baseline,
-            h.options.trust_imported,
-            level,
-        ))
-    };
-    let decision = decide().map_err(|e| raise(h, e))?;
+    let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
+    // Trusting imported runs is the operator's flag, never a script's.
+    let decision = crate::ops::decide(&h.ctx, &result.doc, &label, flag, h.options.trust_imported)
+        .map_err(|e| raise(h, e))?;
     Ok(GateDecision {
         decision: Arc::new(decision),
         result: result.doc.clone(),
