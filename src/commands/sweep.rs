@@ -63,6 +63,9 @@ pub struct SweepArgs {
     pub output: FormatArgs,
 }
 
+/// Each suite's ceiling unless `EVALS_MAX_COST_USD` sets one.
+const SUITE_CEILING_USD: &str = "0.50";
+
 /// The title of the sweep's JUnit and Markdown.
 pub const TITLE: &str = "bob-eval sweep";
 
@@ -92,12 +95,21 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     if let Some(dir) = args.out_dir.as_ref().filter(|_| !args.dry_run) {
         prepare_out_dir(dir)?;
     }
+    // One run per case and arm unless --runs says otherwise.
+    let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
-            model: args.model.clone(),
-            runs: crate::eval::runs_fields(args.runs).0,
-            auto: crate::eval::runs_fields(args.runs).1,
+            model: args
+                .model
+                .clone()
+                .or_else(|| std::env::var("EVALS_MODEL").ok().filter(|m| !m.is_empty())),
+            runs: crate::eval::runs_fields(runs).0,
+            auto: crate::eval::runs_fields(runs).1,
+            max_cost_usd: Some(
+                std::env::var("EVALS_MAX_COST_USD")
+                    .unwrap_or_else(|_| SUITE_CEILING_USD.to_string()),
+            ),
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),

@@ -74,19 +74,60 @@ fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
     Ok(m)
 }
 
+/// `assemble_plugin`: check the suite, start the version probe, assemble the plugin.
+fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
+    let assembled = h
+        .timed(|| eval::assemble_plugin(&h.ctx, item, opts, h.observer.as_ref()))
+        .map_err(|e| raise(h, e))?;
+    Ok(PluginHandle {
+        assembled: Arc::new(Mutex::new(Some(assembled))),
+        item: item.to_string(),
+    })
+}
+
+/// `evaluate`: the three steps in one call.
+fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
+    h.timed(|| eval::evaluate(&h.ctx, item, opts, h.observer.clone()))
+        .map(EvalResult::new)
+        .map_err(|e| raise(h, e))
+}
+
+/// `estimate`: what `evaluate` would buy, reuse and cost, as a map.
+fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
+    let estimate = h
+        .timed(|| eval::estimate::estimate(&h.ctx, item, opts))
+        .map_err(|e| raise(h, e))?;
+    rhai::serde::to_dynamic(&estimate)
+}
+
+/// `evaluate_all`: many items, `jobs` suites at once.
+fn evaluate_all(h: &Host, items: &Array, opts: &EvalOptions, jobs: i64) -> RResult<Array> {
+    let items = strings(items, "evaluate_all items")?;
+    if opts.report.is_some() && items.len() > 1 {
+        return Err(misuse(
+            "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
+        ));
+    }
+    let jobs = eval::suites_at_once_from(jobs).map_err(|e| misuse(format!("evaluate_all: {e}")))?;
+    h.timed(|| eval::evaluate_all(&h.ctx, &items, opts, jobs as usize, h.observer.clone()))
+        .map(rows)
+        .map_err(|e| raise(h, e))
+}
+
 pub(super) fn register(api: &mut Api, host: Arc<Host>) {
+    // Each step that runs the platform takes the command's options as they
+    // are (`f(item)`), or a script's `opts` map read over them (`f(item, opts)`).
+    let h = host.clone();
+    api.primitive(
+        "assemble_plugin",
+        move |item: &str| -> RResult<PluginHandle> { assemble(&h, item, &h.options.eval) },
+    );
     let h = host.clone();
     api.primitive(
         "assemble_plugin",
         move |item: &str, opts: Map| -> RResult<PluginHandle> {
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            let assembled = h
-                .timed(|| eval::assemble_plugin(&h.ctx, item, &opts, h.observer.as_ref()))
-                .map_err(|e| raise(&h, e))?;
-            Ok(PluginHandle {
-                assembled: Arc::new(Mutex::new(Some(assembled))),
-                item: item.to_string(),
-            })
+            assemble(&h, item, &opts)
         },
     );
     let h = host.clone();
@@ -104,44 +145,42 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             .map_err(|e| raise(&h, e))
     });
     let h = host.clone();
+    api.primitive("evaluate", move |item: &str| -> RResult<EvalResult> {
+        evaluate(&h, item, &h.options.eval)
+    });
+    let h = host.clone();
     api.primitive(
         "evaluate",
         move |item: &str, opts: Map| -> RResult<EvalResult> {
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            h.timed(|| eval::evaluate(&h.ctx, item, &opts, h.observer.clone()))
-                .map(EvalResult::new)
-                .map_err(|e| raise(&h, e))
+            evaluate(&h, item, &opts)
         },
     );
+    let h = host.clone();
+    api.primitive("estimate", move |item: &str| -> RResult<Dynamic> {
+        estimate(&h, item, &h.options.eval)
+    });
     let h = host.clone();
     api.primitive(
         "estimate",
         move |item: &str, opts: Map| -> RResult<Dynamic> {
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            let estimate = h
-                .timed(|| eval::estimate::estimate(&h.ctx, item, &opts))
-                .map_err(|e| raise(&h, e))?;
-            rhai::serde::to_dynamic(&estimate)
+            estimate(&h, item, &opts)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "evaluate_all",
+        move |items: Array, jobs: i64| -> RResult<Array> {
+            evaluate_all(&h, &items, &h.options.eval, jobs)
         },
     );
     let h = host.clone();
     api.primitive(
         "evaluate_all",
         move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
-            let items = strings(&items, "evaluate_all items")?;
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            if opts.report.is_some() && items.len() > 1 {
-                return Err(misuse(
-                    "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
-                ));
-            }
-            let jobs = eval::suites_at_once_from(jobs)
-                .map_err(|e| misuse(format!("evaluate_all: {e}")))?;
-            h.timed(|| {
-                eval::evaluate_all(&h.ctx, &items, &opts, jobs as usize, h.observer.clone())
-            })
-            .map(rows)
-            .map_err(|e| raise(&h, e))
+            evaluate_all(&h, &items, &opts, jobs)
         },
     );
     let h = host.clone();
