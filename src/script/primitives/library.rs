@@ -3,7 +3,7 @@
 use super::*;
 
 /// `evaluate_all`'s outcome as script maps, one per item in the order given.
-fn rows(done: Vec<eval::Evaluated>) -> Array {
+fn rows(done: Vec<eval::ItemOutcome>) -> Array {
     done.into_iter()
         .map(|e| {
             let mut row = Map::new();
@@ -12,15 +12,15 @@ fn rows(done: Vec<eval::Evaluated>) -> Array {
                 Ok(doc) => {
                     row.insert("ok".into(), true.into());
                     row.insert("exit_code".into(), Dynamic::from_int(0));
-                    row.insert("result".into(), Dynamic::from(EvalResult::new(doc)));
+                    row.insert("result".into(), Dynamic::from(EvalResult { doc }));
                 }
-                Err(err) => {
+                Err(failure) => {
                     row.insert("ok".into(), false.into());
                     row.insert(
                         "exit_code".into(),
-                        Dynamic::from_int(i64::from(err.exit_code())),
+                        Dynamic::from_int(i64::from(failure.exit_code)),
                     );
-                    row.insert("error".into(), err.to_string().into());
+                    row.insert("error".into(), failure.message.into());
                 }
             }
             Dynamic::from_map(row)
