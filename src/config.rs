@@ -227,22 +227,33 @@ pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
 
 /// Parse a ceiling given as text; refuse zero, negative, NaN, infinite, garbage.
 pub fn parse_ceiling(text: &str) -> std::result::Result<f64, String> {
+    parse_usd(text).and_then(check_ceiling)
+}
+
+/// A number of US dollars above 0 (a ceiling, a sweep's `--max-total-usd`).
+pub fn parse_usd(text: &str) -> std::result::Result<f64, String> {
     let value: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number of dollars (e.g. 0.5)"))?;
-    check_ceiling(value)
+    positive_usd(value)
 }
 
-fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
+/// `value` when it is a finite number of dollars above 0.
+fn positive_usd(value: f64) -> std::result::Result<f64, String> {
     if !value.is_finite() {
         return Err(format!("{value} is not a finite number of dollars"));
     }
     if value <= 0.0 {
         return Err(format!(
-            "{value} is not above 0: a cost ceiling is mandatory and must be positive"
+            "{value} is not a positive number of dollars (a cost ceiling is mandatory, and above 0)"
         ));
     }
+    Ok(value)
+}
+
+fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
+    let value = positive_usd(value)?;
     if value > MAX_COST_USD {
         return Err(format!(
             "{value} is above the most bob-eval accepts, {MAX_COST_USD} dollars"

@@ -74,13 +74,8 @@ pub enum Event {
         item: String,
     },
     /// One suite of a many-suite evaluation finished: its document, or why
-    /// it could not run (`could not run: …`, `not run: …`), in words.
-    SuiteFinished {
-        /// The item.
-        item: String,
-        /// The document, or the words.
-        outcome: std::result::Result<Box<crate::document::SkillEval>, String>,
-    },
+    /// it could not run.
+    SuiteFinished(ItemOutcome),
 }
 
 impl Event {
@@ -95,7 +90,7 @@ impl Event {
             | Event::CeilingHit { item, .. }
             | Event::StoreBusy { item, .. }
             | Event::PlatformFinished { item }
-            | Event::SuiteFinished { item, .. } => Some(item),
+            | Event::SuiteFinished(ItemOutcome { item, .. }) => Some(item),
         }
     }
 }
@@ -124,5 +119,37 @@ impl Observer for Collect {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(event.clone());
+    }
+}
+
+/// One item's outcome in a many-suite evaluation, the one shape every layer
+/// uses: the progress event, a pipeline's `Published::Outcomes`, a shard's
+/// folder, `collect`'s rows and the CI formats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemOutcome {
+    /// The item.
+    pub item: String,
+    /// Its result, or why it could not run.
+    pub outcome: std::result::Result<std::sync::Arc<crate::document::SkillEval>, Failure>,
+}
+
+/// Why an item could not run: the error's message and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The error, as the command would print it.
+    pub message: String,
+    /// The exit code it carries.
+    pub exit_code: u8,
+}
+
+impl Failure {
+    /// In words: `could not run: …`, or, for a suite the budget left
+    /// unlaunched, the budget's own words.
+    pub fn words(&self) -> String {
+        if self.exit_code == crate::error::exit::INCOMPLETE {
+            self.message.clone()
+        } else {
+            format!("could not run: {}", self.message)
+        }
     }
 }

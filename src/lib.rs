@@ -10,6 +10,7 @@
 //!   [`history`];
 //! - [`eval`]: the steps composed (`assemble_plugin` → `run_platform` → `reduce`);
 //!   [`shard`]: a sweep split over machines and merged back;
+//! - [`ops`]: the operations a user asks for, shared by commands and primitives;
 //! - [`script`]: the Rhai host and its primitives;
 //! - [`report`]: human output;
 //! - [`commands`]: clap, one file per subcommand.
@@ -29,6 +30,7 @@ pub mod fsio;
 pub mod gate;
 pub mod history;
 pub mod item;
+pub mod ops;
 pub mod parallel;
 pub mod platform;
 pub mod plugin;
@@ -72,6 +74,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("eval", &["eval", "shard"]),
+    ("ops", &["ops"]),
     ("script", &["script"]),
     ("report", &["report"]),
     ("commands", &["commands"]),

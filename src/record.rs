@@ -1,5 +1,5 @@
 //! Recording an outcome: `evals/<item>/baseline.json` and a `wiki/skill-impact.md`
-//! row, atomically and under a lock (README, "Gating and recording").
+//! row, atomically and under a lock (docs/gate.md).
 //!
 //! # Concurrency
 //! One exclusive lock, `wiki/.skill-impact.lock` (std [`File::lock`]), covers the
@@ -52,6 +52,19 @@ pub struct Recorded {
     pub baseline_path: Utf8PathBuf,
     /// The wiki file.
     pub wiki_path: Utf8PathBuf,
+}
+
+impl Recorded {
+    /// When another recorder changed the best between the gate and the
+    /// record: what happened, in words.
+    pub fn revised_note(&self) -> Option<String> {
+        self.revised.then(|| {
+            format!(
+                "the best for {} changed while this result was gated; it was decided again against the new best",
+                self.decision.model
+            )
+        })
+    }
 }
 
 /// The warning a record kept under the model `default` deserves: that best

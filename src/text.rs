@@ -46,9 +46,81 @@ pub fn block(text: &str) -> Cow<'_, str> {
     text.chars().filter(|&c| keep(c)).collect::<String>().into()
 }
 
+/// `text` cut to at most `max` characters, the last one `…` when it was cut:
+/// the one clipping rule for names, explanations and values shown on one line.
+pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    if text.chars().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Cow::Owned(cut)
+}
+
+/// The one plain-text table of bob-eval: what `table(headers, rows)` gives a
+/// script, and how `report/` lays out sweeps, estimates, evidence and history.
+/// A left-aligned text table: a header line, a rule, one line per row.
+/// Columns are as wide as their widest cell; trailing spaces are trimmed.
+pub fn table(headers: &[String], rows: &[Vec<String>]) -> String {
+    let columns = rows
+        .iter()
+        .map(Vec::len)
+        .chain([headers.len()])
+        .max()
+        .unwrap_or(0);
+    let mut widths = vec![0usize; columns];
+    for row in rows.iter().chain([&headers.to_vec()]) {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |row: &[String]| -> String {
+        let cells: Vec<String> = (0..columns)
+            .map(|i| {
+                let cell = row.get(i).map_or("", String::as_str);
+                // Padded by hand: a width past u16::MAX would panic in `format!`.
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                format!("{cell}{}", " ".repeat(pad))
+            })
+            .collect();
+        cells.join("  ").trim_end().to_string()
+    };
+    let mut out = vec![line(headers)];
+    out.push(
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("  "),
+    );
+    out.extend(rows.iter().map(|r| line(r)));
+    out.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_aligns_columns() {
+        let h = vec!["item".to_string(), "verdict".to_string()];
+        let rows = vec![
+            vec!["commit".to_string(), "improved".to_string()],
+            vec!["x".to_string(), "—".to_string()],
+        ];
+        assert_eq!(
+            table(&h, &rows),
+            "item    verdict\n------  --------\ncommit  improved\nx       —"
+        );
+    }
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_to_max_with_an_ellipsis() {
+        assert!(matches!(clip("abc", 3), Cow::Borrowed("abc")));
+        assert_eq!(clip("abcd", 3), "ab…");
+        assert_eq!(clip("ééééé", 4).chars().count(), 4);
+        assert_eq!(clip("", 0), "");
+    }
 
     #[test]
     fn escapes_and_forged_lines_are_removed() {

@@ -1,5 +1,5 @@
 //! `wiki/skill-impact.md`: the row format, its parser, and `check-wiki`
-//! (README, "Gating and recording").
+//! (docs/gate.md).
 //!
 //! One row per recorded gate outcome:
 //! `| 2026-12-02 | commit | #4300 | [commit-skipped-hook](patterns/commit-skipped-hook.md) | 0.83 | 0.91 | accepted |`

@@ -9,8 +9,8 @@
 mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
-    pub use bob_eval_testkit::item;
     pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::world;
 }
 
 use serde_json::Value;
@@ -18,7 +18,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::Switches;
+use support::world;
 
 /// Reads a JUnit file with junitparser and prints what it understood as JSON:
 /// the root's counts, then each suite's counts, properties and cases.
@@ -192,34 +193,18 @@ fn regressed_capture() -> Vec<u8> {
 
 /// A temp world: a source tree with suites for `items` (the real-source
 /// commit suite under each name), a pattern page, a home and a stub `claude`.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+struct World(world::World);
+
+impl std::ops::Deref for World {
+    type Target = world::World;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 impl World {
     fn new(items: &[&str], switches: Switches) -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        for item in items {
-            support::item::add_item(&source, item);
-        }
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(
-            source.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit skipped hook\n",
-        )
-        .unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub: Stub::new(switches),
-        }
+        World(world::World::new(items, switches))
     }
 
     /// A world whose platform answers with [`regressed_capture`].
@@ -236,11 +221,8 @@ impl World {
     /// `bob-eval --source <source> --home <home> <args…>`, the stub as the
     /// platform, in the world's folder, without `$GITHUB_STEP_SUMMARY`.
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = bob(&self.source, &self.root.join("home"));
-        cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .args(args);
+        let mut cmd = self.command(bob(&self.source, &self.home()));
+        cmd.env_remove("GITHUB_STEP_SUMMARY").args(args);
         cmd
     }
 

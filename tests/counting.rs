@@ -7,7 +7,7 @@
 
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, item, stub};
+    pub use bob_eval_testkit::{data, stub, world};
 }
 
 use serde_json::Value;
@@ -16,39 +16,40 @@ use std::process::{Command, Output};
 use support::cmd::bob;
 use support::data::data;
 use support::stub::{Stub, Switches};
+use support::world;
 
 /// A source tree with the `commit` suite, a home, and a stub platform
 /// answering every eval with a capture of `fires` and `quiet`.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+struct World(world::World);
+
+impl std::ops::Deref for World {
+    type Target = world::World;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for World {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        support::item::add_item(&source, "commit");
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub: Stub::new(Switches::answering(data("pipelines/aggregate-result.json"))),
-        }
-    }
-
+    /// `bob-eval` in this world (the stub as the platform).
     fn cmd(&self) -> Command {
-        let mut cmd = bob(&self.source, &self.root.join("home"));
-        cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
-        cmd
+        self.command(bob(&self.source, &self.home()))
     }
 
     fn bob(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().unwrap()
+    }
+
+    fn new() -> World {
+        World(world::World::new(
+            &["commit"],
+            Switches::answering(data("pipelines/aggregate-result.json")),
+        ))
     }
 
     /// `run commit --runs 1 ARGS`, exit 0, its document.
@@ -58,19 +59,6 @@ impl World {
         let out = self.bob(&all);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    /// The eval calls the platform got so far.
-    fn calls(&self) -> Vec<String> {
-        self.stub
-            .record("calls")
-            .map(|t| {
-                t.lines()
-                    .filter(|l| *l != "--version")
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 
     fn suite(&self) -> PathBuf {

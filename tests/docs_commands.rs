@@ -83,6 +83,8 @@ fn command_lines_of(text: &str) -> Vec<(usize, String, Kind)> {
 /// The words of a command line: comments cut, pipes and redirections cut,
 /// quotes removed.
 fn words(line: &str) -> Vec<String> {
+    // `A\|B` in a Markdown table is a synopsis's alternative, not a pipe.
+    let line = &line.replace("\\|", "¦");
     let line = line.split(" #").next().unwrap_or(line);
     let line = line
         .split(['|', '>', ';'])
@@ -115,9 +117,18 @@ fn words(line: &str) -> Vec<String> {
 /// A line that shows a synopsis (`[--runs N]`, `<command>`, `A|B`) or an
 /// elision rather than a command: only its subcommand is checked.
 fn synopsis(words: &[String]) -> bool {
-    words
-        .iter()
-        .any(|w| w.contains('…') || w.contains("...") || w.starts_with('[') || w.starts_with('<'))
+    words.iter().any(|w| {
+        w.contains('…')
+            || w.contains("...")
+            || w.starts_with('[')
+            || w.starts_with('<')
+            || w.contains('¦')
+    })
+}
+
+/// A word in upper case (ITEM, SHELL): a placeholder for a value.
+fn placeholder(word: &str) -> bool {
+    word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
 }
 
 /// `$VAR` and `${VAR}` as a shell would leave a sample value: `1`.
@@ -175,6 +186,14 @@ fn every_command_line_in_the_docs_parses() {
             {
                 continue;
             }
+            // A placeholder (SHELL) where the flag takes one of a set of values.
+            if parsed
+                .as_ref()
+                .is_err_and(|e| e.kind() == clap::error::ErrorKind::InvalidValue)
+                && words.iter().skip(1).any(|w| placeholder(w))
+            {
+                continue;
+            }
             if let Err(e) = parsed {
                 let first = e.to_string().lines().next().unwrap_or("").to_string();
                 failures.push(format!(
@@ -223,4 +242,104 @@ fn the_extraction_finds_fenced_joined_and_inline_commands() {
     );
     // A wrong flag is caught.
     assert!(Cli::try_parse_from(words("bob-eval run commit --nope")).is_err());
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation other than `-` and
+/// `_` dropped, each space a `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of `text`'s headings (outside fenced blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// `(line number, target)` of every inline Markdown link `[text](target)`.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.extend(link.captures_iter(line).map(|c| (i + 1, c[1].to_string())));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_link_in_the_docs_resolves_inside_the_repository() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+        for (line, target) in links(&text) {
+            checked += 1;
+            if target.contains("://") || target.starts_with("mailto:") {
+                failures.push(format!(
+                    "{name}:{line}: `{target}` points outside the repository"
+                ));
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let linked = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            if !linked.exists() {
+                failures.push(format!("{name}:{line}: `{target}`: no such file"));
+                continue;
+            }
+            if !fragment.is_empty() && linked.extension().is_some_and(|e| e == "md") {
+                let linked_text = std::fs::read_to_string(&linked).unwrap();
+                if !anchors(&linked_text).iter().any(|a| a == fragment) {
+                    failures.push(format!("{name}:{line}: `{target}`: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "only {checked} links found: is the extraction broken?"
+    );
+    assert!(
+        failures.is_empty(),
+        "broken links:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn anchors_follow_the_heading_text() {
+    assert_eq!(
+        anchor(" Sharded sweeps on a CI matrix: `sweep --shard` and `collect`"),
+        "sharded-sweeps-on-a-ci-matrix-sweep---shard-and-collect"
+    );
+    assert_eq!(anchors("# A b\n```\n# not\n```\n## C: d"), ["a-b", "c-d"]);
+    assert_eq!(
+        links("[x](a.md#b) and [y](c)\n```\n[z](d)\n```"),
+        [(1, "a.md#b".to_string()), (1, "c".to_string())]
+    );
 }

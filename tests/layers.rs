@@ -133,3 +133,66 @@ fn clap_is_imported_only_by_the_commands() {
         );
     }
 }
+
+/// docs/architecture.md's "Every file" table names every file of `src/`
+/// (a `tests.rs` aside) and no file that is gone.
+#[test]
+fn the_architecture_page_lists_every_source_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let table = &page[page
+        .find("## Every file")
+        .expect("an \"Every file\" section")..];
+    let listed: std::collections::BTreeSet<String> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    let mut files = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path.file_name().is_some_and(|n| n != "tests.rs")
+            {
+                let rel = path.strip_prefix(root.join("src")).unwrap();
+                files.insert(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let missing: Vec<_> = files.difference(&listed).collect();
+    let gone: Vec<_> = listed.difference(&files).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "docs/architecture.md, \"Every file\": not listed {missing:?}; listed but gone {gone:?}"
+    );
+}
+
+/// `report/` words what the library returns, the pipelines' outcomes
+/// included (`ops::Published`), without knowing the script host: no file of
+/// it refers to `crate::script`.
+#[test]
+fn report_does_not_know_the_script_host() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src/report"), Some("report"), &mut files);
+    assert!(!files.is_empty());
+    let offenders: Vec<String> = files
+        .iter()
+        .flat_map(|(_, path)| {
+            let text = std::fs::read_to_string(path).unwrap();
+            referred(&text)
+                .into_iter()
+                .filter(|(_, m)| m == "script")
+                .map(move |(n, _)| format!("{}:{n}", path.display()))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "report/ refers to the script host at {offenders:?}"
+    );
+}

@@ -7,16 +7,16 @@
 mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
-    pub use bob_eval_testkit::item;
     pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::world;
 }
 
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::Command;
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::Switches;
+use support::world;
 
 /// The platform of these tests: every eval prints the ablation line and
 /// answers with a capture of the commit item, renamed for the plugin it ran.
@@ -28,64 +28,28 @@ fn platform() -> Switches {
 }
 
 /// A temp world: a source tree with suites for `items`, a home, and a stub `claude`.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+struct World(world::World);
+
+impl std::ops::Deref for World {
+    type Target = world::World;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 impl World {
+    /// `bob-eval` in this world (the stub as the platform).
+    fn cmd(&self) -> Command {
+        self.command(bob(&self.source, &self.home()))
+    }
+
     fn new(items: &[&str]) -> World {
         World::with(items, platform())
     }
 
     /// A world whose stub does what `switches` say.
     fn with(items: &[&str], switches: Switches) -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        for item in items {
-            support::item::add_item(&source, item);
-        }
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(
-            source.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit skipped hook\n",
-        )
-        .unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub: Stub::new(switches),
-        }
-    }
-
-    /// `bob-eval --source <source> --home <home>` with the stub as the
-    /// platform (`BOB_EVAL_CLAUDE`), run in the world's folder.
-    fn cmd(&self) -> Command {
-        let mut cmd = bob(&self.source, &self.root.join("home"));
-        cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
-        cmd
-    }
-
-    /// The arguments of every eval call the platform got, in order.
-    fn calls(&self) -> Vec<String> {
-        self.lines("calls")
-            .into_iter()
-            .filter(|call| call != "--version")
-            .collect()
-    }
-
-    /// The lines of the stub's record `name` (none if it never wrote it).
-    fn lines(&self, name: &str) -> Vec<String> {
-        self.stub
-            .record(name)
-            .map(|t| t.lines().map(str::to_owned).collect())
-            .unwrap_or_default()
+        World(world::World::new(items, switches))
     }
 
     fn baseline(&self, item: &str) -> Value {

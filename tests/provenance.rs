@@ -9,8 +9,8 @@
 mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
-    pub use bob_eval_testkit::item;
     pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::world;
 }
 
 use bob_eval::evidence::{Store, StoredRun};
@@ -19,54 +19,38 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::Switches;
+use support::world;
 
 /// A source tree with the commit item, a home, a stub platform answering with
 /// a capture of 2 cases × 2 arms.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+struct World(world::World);
+
+impl std::ops::Deref for World {
+    type Target = world::World;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        support::item::add_item(&source, "commit");
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(
-            source.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit skipped hook\n",
-        )
-        .unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub: Stub::new(Switches {
-                stderr: "Ablation: 2 arms × 2 cases (8 runs)\n".into(),
-                ..Switches::answering(data("pipelines/aggregate-result.json"))
-            }),
-        }
+    /// `bob-eval` in this world (the stub as the platform).
+    fn cmd(&self) -> Command {
+        self.command(bob(&self.source, &self.home()))
     }
 
-    fn cmd(&self) -> Command {
-        let mut cmd = bob(&self.source, &self.root.join("home"));
-        cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
-        cmd
+    fn new() -> World {
+        World(world::World::new(
+            &["commit"],
+            Switches {
+                stderr: "Ablation: 2 arms × 2 cases (8 runs)\n".into(),
+                ..Switches::answering(data("pipelines/aggregate-result.json"))
+            },
+        ))
     }
 
     fn run(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().unwrap()
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.root.join(name).to_str().unwrap().to_owned()
     }
 
     /// Platform eval calls so far.

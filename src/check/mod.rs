@@ -2,7 +2,7 @@
 //!
 //! Everything the platform would refuse when loading a case, the traps it does
 //! not report at all (platform.md, "Traps"), and the trigger pair every suite
-//! must carry (skill-evals.md, "Trigger cases": bob-eval's convention, not a
+//! must carry (docs/suites.md: bob-eval's convention, not a
 //! platform rule). Each finding is a [`Diagnostic`] with a file, a line where
 //! known, a one-line message and a one-line fix.
 //!
@@ -242,19 +242,10 @@ fn relative(source: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
         .unwrap_or_else(|_| path.to_owned())
 }
 
-/// User text for a one-line message: control characters as spaces, and at
-/// most 60 characters (a key or value may be megabytes long).
+/// User text for a one-line message: on one line, with no control
+/// characters, and at most 60 characters (a key or value may be megabytes long).
 pub(crate) fn clip(text: &str) -> String {
-    const MAX: usize = 60;
-    let mut out: String = text
-        .chars()
-        .take(MAX)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if text.chars().nth(MAX).is_some() {
-        out.push('…');
-    }
-    out
+    crate::text::clip(&crate::text::line(text), 60).into_owned()
 }
 
 /// Collects findings.

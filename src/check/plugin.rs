@@ -26,7 +26,7 @@ use super::{CheckReport, Out, SuiteSummary, check_case, relative};
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::item::ItemKind;
-use crate::suite::{self, Case, GraderKind, SKIPPED_DIRS};
+use crate::suite::{self, Case, SKIPPED_DIRS};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -631,7 +631,7 @@ fn trigger_advice(items: &Items, cases: &[Case], eval_dir: &Utf8Path, out: &mut 
         let name = item.name();
         let (mut fires, mut quiet) = (false, false);
         for g in cases.iter().flat_map(|c| c.graders.iter()) {
-            if g.kind() != Some(GraderKind::ToolUsed) || g.str("tool") != Some("Skill") {
+            if !g.is_skill_trigger() {
                 continue;
             }
             let Some(pattern) = g.str("input_match") else {

@@ -335,7 +335,7 @@ impl Traps<'_> {
     /// Trap 4: a Skill grader's `input_match` matches several items, or names
     /// near the one it matches.
     fn skill_match_loose(&self, g: &Grader, out: &mut Out) {
-        if g.kind() != Some(GraderKind::ToolUsed) || g.str("tool") != Some("Skill") {
+        if !g.is_skill_trigger() {
             return;
         }
         let Some(e) = g.get("input_match") else {

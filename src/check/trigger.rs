@@ -1,11 +1,11 @@
-//! The trigger pair every suite must carry (skill-evals.md, "Trigger cases"):
+//! The trigger pair every suite must carry (docs/suites.md):
 //! a `fires` case whose Skill grader asserts the item fires, a `quiet` case
 //! whose Skill grader asserts it never does, each pinned by an `input_match`
 //! that matches the item's Skill input and no other item's.
 
 use super::Out;
 use super::js_regex::{Matcher, inline_flags, safe_js_regex, too_slow};
-use crate::suite::{self, Case, Grader, GraderKind, Suite};
+use crate::suite::{self, Case, Grader, Suite};
 use std::collections::HashMap;
 
 /// Which trigger case.
@@ -54,16 +54,14 @@ pub(super) fn is_trigger_grader(case_name: &str, g: &Grader) -> bool {
         "quiet" => Trigger::Quiet,
         _ => return false,
     };
-    g.kind() == Some(GraderKind::ToolUsed) && g.str("tool") == Some("Skill") && trigger.is_shaped(g)
+    g.is_skill_trigger() && trigger.is_shaped(g)
 }
 
 /// A pin verdict per `input_match` pattern, shared by both trigger cases.
 type Verdicts = HashMap<String, Option<(&'static str, String)>>;
 
 fn skill_graders(case: &Case) -> impl Iterator<Item = &Grader> {
-    case.graders
-        .iter()
-        .filter(|g| g.kind() == Some(GraderKind::ToolUsed) && g.str("tool") == Some("Skill"))
+    case.graders.iter().filter(|g| g.is_skill_trigger())
 }
 
 fn count_of(g: &Grader, key: &str) -> Option<u64> {

@@ -93,14 +93,8 @@ impl PlatformArgs {
     pub fn options(&self) -> EvalOptions {
         EvalOptions {
             model: self.model.clone(),
-            runs: match self.runs {
-                Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
-                _ => None,
-            },
-            auto: match self.runs {
-                Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
-                _ => None,
-            },
+            runs: crate::eval::runs_fields(self.runs).0,
+            auto: crate::eval::runs_fields(self.runs).1,
             max_cost_usd: self.max_cost_usd.clone(),
             judge_model: self.judge_model.clone(),
             jobs: self.jobs,

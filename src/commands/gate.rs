@@ -61,28 +61,23 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
             "--pr, --pages and --evidence only apply with --record: add --record to record the outcome, or drop them (without --record the gate is a check: nothing is written or kept)".into(),
         ));
     }
-    let settings = crate::config::Settings::load(&ctx.home)?;
-    let level = crate::config::resolve_confidence(args.confidence.confidence, &settings)?;
     let result = crate::document::load_result(&args.result, &args.item)?;
-    crate::eval::measured_on_this_item(ctx, &result, &args.result)?;
-    let baseline = crate::document::load_baseline(&ctx.source, &args.item)?;
-    let mut decision = crate::gate::decide_full(&result, &baseline, args.trust_imported, level);
+    let mut decision = crate::ops::decide(
+        ctx,
+        &result,
+        &args.result,
+        args.confidence.confidence,
+        args.trust_imported,
+    )?;
     let mut recorded = None;
     if rec.record {
-        if let Some(warning) = crate::record::default_model_warning(&result.model) {
-            eprintln!("bob-eval: warning: {warning}");
-        }
         let pr = rec.pr.as_deref().unwrap_or_default();
-        let done = crate::record::record(&ctx.source, &result, &decision, pr, &rec.pages)?;
-        let kept = crate::evidence::KeptDecision::of(
-            &result,
-            &done.decision,
-            pr,
-            &rec.pages,
-            chrono::Utc::now(),
-        );
         let store = crate::evidence::Store::default_path(rec.evidence.as_deref(), &ctx.home);
-        if let Some(warning) = crate::evidence::keep_decision(&store, &kept) {
+        let crate::ops::Recording {
+            recorded: done,
+            warnings,
+        } = crate::ops::record(ctx, &result, &decision, pr, &rec.pages, &store)?;
+        for warning in warnings {
             eprintln!("bob-eval: warning: {warning}");
         }
         decision = done.decision.clone();

@@ -19,7 +19,7 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Suites to run at once
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = |s: &str| crate::eval::parse_count(s, crate::eval::suites_at_once_from))]
     pub jobs: u32,
     /// The claude binary [default: $BOB_EVAL_CLAUDE, else `claude` on PATH]
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
@@ -50,7 +50,7 @@ pub struct SweepArgs {
     /// the exit code is 4 (incomplete). With --shard K/N it is the whole
     /// matrix's budget: this shard spends its share (in proportion to its
     /// suites, stated in DIR/shard.json)
-    #[arg(long, value_name = "USD", value_parser = parse_budget)]
+    #[arg(long, value_name = "USD", value_parser = crate::config::parse_usd)]
     pub max_total_usd: Option<f64>,
     /// Run nothing: print, per suite, case and arm, the runs that would be
     /// bought and reused, and an estimate of the cost beside each ceiling and
@@ -63,13 +63,8 @@ pub struct SweepArgs {
     pub output: FormatArgs,
 }
 
-fn parse_budget(text: &str) -> std::result::Result<f64, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .ok_or_else(|| format!("{text:?} is not a positive number of US dollars"))
-}
+/// Each suite's ceiling unless `EVALS_MAX_COST_USD` sets one.
+const SUITE_CEILING_USD: &str = "0.50";
 
 /// The title of the sweep's JUnit and Markdown.
 pub const TITLE: &str = "bob-eval sweep";
@@ -100,18 +95,21 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     if let Some(dir) = args.out_dir.as_ref().filter(|_| !args.dry_run) {
         prepare_out_dir(dir)?;
     }
+    // One run per case and arm unless --runs says otherwise.
+    let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
     let options = Options {
         eval: EvalOptions {
             claude: args.claude.clone(),
-            model: args.model.clone(),
-            runs: match args.runs {
-                Some(crate::stats::RunsSpec::Fixed(n)) => Some(n),
-                _ => None,
-            },
-            auto: match args.runs {
-                Some(crate::stats::RunsSpec::Auto { max }) => Some(max),
-                _ => None,
-            },
+            model: args
+                .model
+                .clone()
+                .or_else(|| std::env::var("EVALS_MODEL").ok().filter(|m| !m.is_empty())),
+            runs: crate::eval::runs_fields(runs).0,
+            auto: crate::eval::runs_fields(runs).1,
+            max_cost_usd: Some(
+                std::env::var("EVALS_MAX_COST_USD")
+                    .unwrap_or_else(|_| SUITE_CEILING_USD.to_string()),
+            ),
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),

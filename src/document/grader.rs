@@ -11,7 +11,7 @@ pub struct GraderEval {
     /// The grader's name.
     pub name: String,
     /// `scored` (counts toward the score) or `with-only` (an indicator of the with arm).
-    pub kind: GraderKind,
+    pub kind: GraderRole,
     /// Passes and results on the with arm.
     pub with: ArmCount,
     /// Passes and results on the without arm (absent when it has none there).
@@ -27,10 +27,11 @@ pub struct GraderEval {
     pub failure: Option<String>,
 }
 
-/// Whether a grader counts toward the score.
+/// A grader's role in the score (the document's `kind`): counted, or a
+/// with-only indicator. Not `suite::GraderKind`, which is its `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum GraderKind {
+pub enum GraderRole {
     /// Counts toward the run's score.
     Scored,
     /// A with-only indicator (the platform's `withOnly`): not scored.
@@ -46,12 +47,12 @@ pub struct ArmCount {
     pub runs: u32,
 }
 
-impl GraderKind {
+impl GraderRole {
     /// `scored` or `with-only`, as the document writes it.
     pub fn as_str(self) -> &'static str {
         match self {
-            GraderKind::Scored => "scored",
-            GraderKind::WithOnly => "with-only",
+            GraderRole::Scored => "scored",
+            GraderRole::WithOnly => "with-only",
         }
     }
 }
@@ -154,10 +155,10 @@ impl GraderEval {
         let all_with = self.with.passed == self.with.runs;
         let Some(without) = self.without.filter(|w| w.runs > 0) else {
             return match (self.kind, all_with) {
-                (GraderKind::WithOnly, true) => GraderReading::IndicatorHeld,
-                (GraderKind::WithOnly, false) => GraderReading::IndicatorFailed,
-                (GraderKind::Scored, true) => GraderReading::PassedWith,
-                (GraderKind::Scored, false) => GraderReading::FailedWith,
+                (GraderRole::WithOnly, true) => GraderReading::IndicatorHeld,
+                (GraderRole::WithOnly, false) => GraderReading::IndicatorFailed,
+                (GraderRole::Scored, true) => GraderReading::PassedWith,
+                (GraderRole::Scored, false) => GraderReading::FailedWith,
             };
         };
         if self.with.runs == 0 {
@@ -199,10 +200,5 @@ impl GraderEval {
 /// `text` cut to [`MAX_EXPLANATION`] characters (the last one `…`), on one line.
 pub fn bounded_explanation(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= MAX_EXPLANATION {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(MAX_EXPLANATION - 1).collect();
-        format!("{cut}…")
-    }
+    crate::text::clip(&one_line, MAX_EXPLANATION).into_owned()
 }

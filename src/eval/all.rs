@@ -48,33 +48,7 @@ impl Purse {
     }
 }
 
-/// One item's outcome in [`evaluate_all`].
-#[derive(Debug)]
-pub struct Evaluated {
-    /// The item.
-    pub item: String,
-    /// Its document, or why it could not run.
-    pub outcome: Result<SkillEval>,
-}
-
-/// One item's outcome as a sweep reports it, cloneable (a pipeline's
-/// `Published::Outcomes`, a shard's folder, `collect`'s rows).
-#[derive(Debug, Clone)]
-pub struct ItemOutcome {
-    /// The item.
-    pub item: String,
-    /// Its result, or why it could not run.
-    pub outcome: std::result::Result<Arc<SkillEval>, Failure>,
-}
-
-/// Why an item could not run: the error's message and its exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The error, as the command would print it.
-    pub message: String,
-    /// The exit code it carries.
-    pub exit_code: u8,
-}
+pub use crate::event::{Failure, ItemOutcome};
 
 /// Evaluate `items`, `jobs` at once, in the order given. Run-level progress
 /// goes to `observer` as for one suite (each event names its item, so an
@@ -97,7 +71,7 @@ pub fn evaluate_all(
     opts: &EvalOptions,
     jobs: usize,
     observer: Arc<dyn Observer>,
-) -> Result<Vec<Evaluated>> {
+) -> Result<Vec<ItemOutcome>> {
     use std::sync::atomic::{AtomicBool, Ordering};
     // Options wrong for one suite are wrong for all: refuse them before any suite runs.
     let ceiling = resolve(ctx, opts)?.max_cost_usd;
@@ -135,24 +109,18 @@ pub fn evaluate_all(
                 .unwrap_or_else(|p| p.into_inner())
                 .settle(ceiling, &outcome);
         }
-        let said = match &outcome {
-            Ok(doc) => Ok(Box::new(doc.clone())),
-            Err(err @ Error::BudgetSpent { .. }) => Err(err.to_string()),
-            Err(err) => {
-                if matches!(err, Error::Interrupted) {
-                    interrupted.store(true, Ordering::SeqCst);
-                }
-                Err(format!("could not run: {err}"))
-            }
+        if matches!(outcome, Err(Error::Interrupted)) {
+            interrupted.store(true, Ordering::SeqCst);
+        }
+        let done = ItemOutcome {
+            item: item.clone(),
+            outcome: outcome.map(Arc::new).map_err(|err| Failure {
+                message: err.to_string(),
+                exit_code: err.exit_code(),
+            }),
         };
-        observer.event(&Event::SuiteFinished {
-            item: item.clone(),
-            outcome: said,
-        });
-        Some(Evaluated {
-            item: item.clone(),
-            outcome,
-        })
+        observer.event(&Event::SuiteFinished(done.clone()));
+        Some(done)
     });
     if interrupted.into_inner() {
         return Err(Error::Interrupted);

@@ -164,7 +164,6 @@ pub(crate) struct Bought {
 /// One platform call under `opts`: its document checked as always (the plugin
 /// loaded, the numbers are sound), its runs kept in the store (one
 /// transaction), its cost and partial state returned.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn buy_once(
     claude: &platform::Platform,
     plugin: &Plugin,
@@ -205,7 +204,7 @@ pub(super) fn without_removed_paths(error: Error, plugin: &Plugin) -> Error {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// [`buy_once`] before the plugin's removed folder is worded out of its errors.
 pub(super) fn buy_once_in(
     claude: &platform::Platform,
     plugin: &Plugin,

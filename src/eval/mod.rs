@@ -35,9 +35,25 @@ mod all;
 pub use all::*;
 
 /// Runs per case and arm that `--runs` accepts (the platform's own limits).
-pub const RUNS: std::ops::RangeInclusive<u32> = 1..=50;
+pub const RUNS: std::ops::RangeInclusive<u32> = 1..=crate::stats::runs::MAX_RUNS;
 /// Agent runs at once that `-j` accepts (the platform's own limits).
 pub const JOBS: std::ops::RangeInclusive<u32> = 1..=8;
+/// Suites evaluated at once (`sweep --jobs`, a script's `evaluate_all(…, jobs)`).
+pub const SUITES_AT_ONCE: std::ops::RangeInclusive<u32> = 1..=16;
+
+/// `suites at once`: an integer in [`SUITES_AT_ONCE`].
+pub fn suites_at_once_from(n: i64) -> std::result::Result<u32, String> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| SUITES_AT_ONCE.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "suites at once must be {}..={}, not {n}",
+                SUITES_AT_ONCE.start(),
+                SUITES_AT_ONCE.end()
+            )
+        })
+}
 /// The longest `--platform-timeout`, in seconds.
 pub const MAX_TIMEOUT_SECS: f64 = 1e9;
 

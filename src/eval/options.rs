@@ -62,20 +62,20 @@ pub struct EvalOptions {
 impl EvalOptions {
     /// Set `--runs` from its text: `N`, `auto` or `auto:MAX`.
     pub fn set_runs(&mut self, text: &str) -> std::result::Result<(), String> {
-        match text
+        let spec = text
             .parse::<crate::stats::RunsSpec>()
-            .map_err(|e| e.to_string())?
-        {
-            crate::stats::RunsSpec::Fixed(n) => {
-                self.runs = Some(n);
-                self.auto = None;
-            }
-            crate::stats::RunsSpec::Auto { max } => {
-                self.runs = None;
-                self.auto = Some(max);
-            }
-        }
+            .map_err(|e| e.to_string())?;
+        (self.runs, self.auto) = runs_fields(Some(spec));
         Ok(())
+    }
+}
+
+/// `--runs` as the two fields of [`EvalOptions`] it sets: `(runs, auto)`.
+pub fn runs_fields(spec: Option<crate::stats::RunsSpec>) -> (Option<u32>, Option<u32>) {
+    match spec {
+        Some(crate::stats::RunsSpec::Fixed(n)) => (Some(n), None),
+        Some(crate::stats::RunsSpec::Auto { max }) => (None, Some(max)),
+        None => (None, None),
     }
 }
 

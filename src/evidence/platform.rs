@@ -85,8 +85,8 @@ impl GraderDef {
     /// (unless `arm: both`), or any grader with `arm: with-only`.
     fn with_only(&self) -> bool {
         let arm = self.config.arm.as_ref().and_then(|a| a.as_str());
-        let on_skill = self.config.tool.as_ref().and_then(|t| t.as_str()) == Some("Skill");
-        arm == Some("with-only") || (self.kind == "tool_used" && on_skill && arm != Some("both"))
+        let tool = self.config.tool.as_ref().and_then(|t| t.as_str());
+        crate::suite::is_with_only(&self.kind, tool, arm)
     }
 }
 

@@ -1,5 +1,5 @@
 //! The gate: the fixed rule that accepts or rejects a result against the best
-//! recorded for its model (README, "Gating and recording").
+//! recorded for its model (docs/gate.md).
 //!
 //! [`decide`] is the rule as a pure function over the two documents
 //! ([`crate::document::load_result`], [`crate::document::load_baseline`] read them).
@@ -167,7 +167,7 @@ pub fn decide_at(result: &SkillEval, baseline: &Baseline, confidence: Option<f64
     decide_full(result, baseline, false, confidence)
 }
 
-/// The rule (README, "Gating and recording"): accept when all hold, else reject naming every
+/// The rule (docs/gate.md): accept when all hold, else reject naming every
 /// failed condition.
 ///
 /// 1. the result is not partial;

@@ -110,10 +110,5 @@ pub(super) fn sanitized(text: &str) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let one_line = clean.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= MAX_FAULT_WORDS {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(MAX_FAULT_WORDS - 1).collect();
-        format!("{cut}…")
-    }
+    crate::text::clip(&one_line, MAX_FAULT_WORDS).into_owned()
 }

@@ -3,10 +3,10 @@
 //! Only the fields the numbers need are typed; serde skips everything else
 //! (evidence, traces, prompts) without building it, so a 50 MB document parses
 //! fast. The numbers come from the runs themselves, never from the platform's
-//! aggregates (README, "Running").
+//! aggregates (docs/running.md).
 
 use crate::document::{
-    ArmCount, CaseEval, GraderEval, GraderKind, SKILL_EVAL, SkillEval, Verdict,
+    ArmCount, CaseEval, GraderEval, GraderRole, SKILL_EVAL, SkillEval, Verdict,
     bounded_explanation, round4, sum_usd,
 };
 use crate::error::{Error, Location, Result};
@@ -402,24 +402,24 @@ fn is_quiet(grader: &GraderDef) -> bool {
 }
 
 fn is_trigger(grader: &GraderDef) -> bool {
-    grader.kind == "tool_used"
-        && grader
-            .config
-            .as_ref()
-            .and_then(|c| c.tool.as_ref())
-            .and_then(|t| t.as_str())
-            == Some("Skill")
+    crate::suite::is_skill_trigger(&grader.kind, tool_of(grader))
+}
+
+/// The `tool` the platform echoes in `grader`'s configuration.
+fn tool_of(grader: &GraderDef) -> Option<&str> {
+    grader
+        .config
+        .as_ref()
+        .and_then(|c| c.tool.as_ref())
+        .and_then(|t| t.as_str())
 }
 
 /// True when the platform treats `grader` as with-only under the ablation
 /// (the same rule as `suite::Grader::is_with_only`, on the platform's echo of
 /// the grader's configuration).
 fn is_with_only(grader: &GraderDef) -> bool {
-    match grader.config.as_ref().and_then(|c| c.arm.as_deref()) {
-        Some("with-only") => true,
-        Some("both") => false,
-        _ => is_trigger(grader),
-    }
+    let arm = grader.config.as_ref().and_then(|c| c.arm.as_deref());
+    crate::suite::is_with_only(&grader.kind, tool_of(grader), arm)
 }
 
 /// True when the platform scored `case` by its with-only graders alone: under
@@ -541,9 +541,9 @@ fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
                     out.push(GraderEval {
                         name: g.name.clone(),
                         kind: if g.with_only || !g.scored {
-                            GraderKind::WithOnly
+                            GraderRole::WithOnly
                         } else {
-                            GraderKind::Scored
+                            GraderRole::Scored
                         },
                         with: ArmCount { passed: 0, runs: 0 },
                         without: None,

@@ -83,13 +83,13 @@ fn grader_detail_counts_each_arm_and_keeps_the_first_failure() {
     let names: Vec<&str> = graders.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names, ["fires", "subject", "ref"]);
     let (fires, subject, rf) = (&graders[0], &graders[1], &graders[2]);
-    assert_eq!(fires.kind, GraderKind::WithOnly);
+    assert_eq!(fires.kind, GraderRole::WithOnly);
     assert_eq!(
         (fires.with, fires.without),
         (ArmCount { passed: 1, runs: 2 }, None)
     );
     assert_eq!(fires.failure.as_deref(), Some("Skill called 0x"));
-    assert_eq!(subject.kind, GraderKind::Scored);
+    assert_eq!(subject.kind, GraderRole::Scored);
     assert_eq!(subject.without, Some(ArmCount { passed: 0, runs: 1 }));
     assert_eq!(subject.failure.as_deref(), Some("pattern not found"));
     assert!(!subject.error && rf.error);

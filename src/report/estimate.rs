@@ -88,7 +88,7 @@ pub fn estimate(e: &Estimate) -> String {
             })
         })
         .collect();
-    for line in crate::script::table::render(&headers, &rows).lines() {
+    for line in crate::text::table(&headers, &rows).lines() {
         out.push_str(&format!("  {line}\n"));
     }
     if e.calls.is_empty() {

@@ -90,6 +90,6 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
     };
     format!(
         "{}\n{runs} run(s) kept in {path}, ${cost:.4} in all{untrusted}\n",
-        crate::script::table::render(&headers, &rows)
+        crate::text::table(&headers, &rows)
     )
 }

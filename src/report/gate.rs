@@ -86,12 +86,8 @@ pub fn render_recorded(r: &Recorded) -> String {
     let d = &r.decision;
     let item = &d.item;
     let mut out = String::new();
-    if r.revised {
-        let _ = writeln!(
-            out,
-            "note: the best for {} changed while this result was gated; it was decided again against the new best (above)",
-            d.model
-        );
+    if let Some(note) = r.revised_note() {
+        let _ = writeln!(out, "note: {note} (above)");
     }
     if r.raised {
         let _ = write!(

@@ -150,7 +150,7 @@ pub fn table(history: &History) -> String {
             ]);
         }
     }
-    out.push_str(&crate::script::table::render(&headers, &rows));
+    out.push_str(&crate::text::table(&headers, &rows));
     out.push_str("\n(a point: one evaluation of the whole suite, its document's numbers; with, without, trigger: the latest point's; best: baseline.json's)\n");
 
     let headers = [
@@ -180,7 +180,7 @@ pub fn table(history: &History) -> String {
         }
     }
     out.push_str("\nPoints by item and model, oldest first:\n\n");
-    out.push_str(&crate::script::table::render(&headers, &rows));
+    out.push_str(&crate::text::table(&headers, &rows));
     out.push('\n');
     for item in &history.items {
         if item.series.is_empty() {

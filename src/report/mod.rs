@@ -15,7 +15,8 @@ pub mod sweep;
 pub mod wiki;
 
 use crate::document::SkillEval;
-use crate::script::{ItemOutcome, Published};
+use crate::eval::ItemOutcome;
+use crate::ops::Published;
 
 /// One item's outcome in a run or a sweep, as the CI formats render it.
 #[derive(Debug, Clone, Copy)]

@@ -94,12 +94,12 @@ impl Observer for Terminal {
                     seconds(*wait)
                 ),
             ),
-            Event::SuiteFinished { item, outcome } => {
-                let said = match outcome {
+            Event::SuiteFinished(done) => {
+                let said = match &done.outcome {
                     Ok(doc) => finished(doc),
-                    Err(words) => words.clone(),
+                    Err(failure) => failure.words(),
                 };
-                self.say(&views, format!("{item}: {said}"))
+                self.say(&views, format!("{}: {said}", done.item))
             }
             Event::PlatformStarted { item, ceiling } => {
                 let bar = (self.mode == Mode::Bar).then(|| {

@@ -39,14 +39,8 @@ const MAX_NAME: usize = 60;
 
 /// `name` made safe for a terminal ([`crate::text::line`]), cut to
 /// [`MAX_NAME`] characters.
-fn clip(name: &str) -> std::borrow::Cow<'_, str> {
-    let name = crate::text::line(name);
-    if name.chars().count() <= MAX_NAME {
-        name
-    } else {
-        let cut: String = name.chars().take(MAX_NAME - 1).collect();
-        format!("{cut}…").into()
-    }
+fn clip(name: &str) -> String {
+    crate::text::clip(&crate::text::line(name), MAX_NAME).into_owned()
 }
 
 /// The graders of `case` that failed where they should pass
@@ -253,7 +247,7 @@ fn neighbours(out: &mut String, n: &crate::document::Neighbours) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{CaseEval, GraderKind, Verdict};
+    use crate::document::{CaseEval, GraderRole, Verdict};
 
     fn doc(partial: bool) -> SkillEval {
         SkillEval {
@@ -323,7 +317,7 @@ mod tests {
     ) -> GraderEval {
         GraderEval {
             name: name.into(),
-            kind: GraderKind::Scored,
+            kind: GraderRole::Scored,
             with: ArmCount {
                 passed: with.0,
                 runs: with.1,
@@ -339,7 +333,7 @@ mod tests {
         let mut d = doc(false);
         d.cases[0].graders = Some(vec![
             GraderEval {
-                kind: GraderKind::WithOnly,
+                kind: GraderRole::WithOnly,
                 ..grader("fires", (3, 3), None, None)
             },
             grader(
@@ -374,7 +368,7 @@ mod tests {
     fn each_grader_says_what_its_passes_mean_and_only_misses_are_failures() {
         use crate::document::GraderReading as R;
         let with_only = |w| GraderEval {
-            kind: GraderKind::WithOnly,
+            kind: GraderRole::WithOnly,
             ..grader("fires", w, None, Some("Skill called 0x"))
         };
         let why = Some("pattern not found");

@@ -4,7 +4,6 @@
 
 use crate::error::exit;
 use crate::eval::ItemOutcome;
-use crate::script::table;
 
 /// The verdict column of a suite that did not run.
 pub fn not_run_word(exit_code: u8) -> &'static str {
@@ -60,7 +59,7 @@ pub fn human(rows: &[ItemOutcome]) -> String {
         })
         .collect();
     let headers: Vec<String> = COLUMNS.iter().map(|h| h.to_string()).collect();
-    let mut out = table::render(&headers, &lines) + "\n";
+    let mut out = crate::text::table(&headers, &lines) + "\n";
     let mut unlaunched = Vec::new();
     for row in rows {
         if let Err(f) = &row.outcome {

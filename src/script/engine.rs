@@ -116,7 +116,7 @@ fn shadowed_primitive(ast: &AST, text: &str) -> Option<(String, Option<usize>)> 
     let name = ast
         .iter_functions()
         .map(|f| f.name)
-        .find(|n| primitives::NAMES.contains(n))?;
+        .find(|n| primitives::names().contains(n))?;
     let pattern = regex::Regex::new(&format!(
         r"\bfn\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?{name}\s*\("
     ))

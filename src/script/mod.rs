@@ -9,20 +9,18 @@
 
 pub mod engine;
 pub mod primitives;
-pub mod table;
 pub mod types;
 
 use crate::config::Context;
-use crate::document::SkillEval;
 use crate::error::{Error, Result, exit};
 use crate::eval::EvalOptions;
 use crate::event::Observer;
-use crate::gate::Decision;
 use camino::Utf8PathBuf;
 use rhai::Dynamic;
 use std::sync::{Arc, Mutex};
 
 pub use crate::eval::{Failure, ItemOutcome};
+pub use crate::ops::Published;
 pub use engine::engine;
 
 /// The command-line options a pipeline reads with `options()`.
@@ -141,24 +139,6 @@ impl Host {
         let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         failures.get_mut(id).and_then(Option::take)
     }
-}
-
-/// What a pipeline handed to the command with `publish(…)`, for the command
-/// to render (`--format junit|markdown`, `$GITHUB_STEP_SUMMARY`): the script
-/// chooses what to publish, never where it is written.
-#[derive(Debug, Clone)]
-pub enum Published {
-    /// Items' outcomes, in order: `evaluate_all`'s rows, or results.
-    Outcomes(Vec<ItemOutcome>),
-    /// Dry runs' estimates (`estimate` maps), in order.
-    Estimates(Vec<crate::eval::estimate::Estimate>),
-    /// A result and the decision `gate` (or `record`) made for it.
-    Decided {
-        /// The result.
-        result: Arc<SkillEval>,
-        /// The decision on it.
-        decision: Arc<Decision>,
-    },
 }
 
 /// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.

@@ -7,7 +7,8 @@
 //! - [`real`]: the real `claude`, its offline environment, a fixture source copy;
 //! - [`expect`]: an independent reduction of platform documents;
 //! - [`pty`]: a command on a terminal (`script(1)`), with its transcript;
-//! - [`data`], [`tree`], [`item`]: fixtures and copies of them.
+//! - [`data`], [`tree`], [`item`]: fixtures and copies of them;
+//! - [`world`]: a temp source tree, home and stub platform, the stage of most stub tests.
 //!
 //! The command builder stays in `tests/support/cmd.rs`: it needs the path of
 //! the built `bob-eval`, which only the project's own tests know.
@@ -20,3 +21,4 @@ pub mod pty;
 pub mod real;
 pub mod stub;
 pub mod tree;
+pub mod world;

@@ -1,0 +1,92 @@
+//! The operations a user asks for, typed, between the steps (`eval`, `shard`)
+//! and their two front ends: the commands and the script primitives call
+//! these same functions, so gating a result reads the same files under the
+//! same rules wherever it is asked for, and what a pipeline hands back is a
+//! typed value `report/` can word without knowing the script host.
+
+use crate::config::Context;
+use crate::document::SkillEval;
+use crate::error::Result;
+use crate::eval::ItemOutcome;
+use crate::gate::Decision;
+use camino::Utf8Path;
+use std::sync::Arc;
+
+/// What a pipeline handed to the command with `publish(…)`, for the command
+/// to render (`--format junit|markdown`, `$GITHUB_STEP_SUMMARY`): the script
+/// chooses what to publish, never where it is written.
+#[derive(Debug, Clone)]
+pub enum Published {
+    /// Items' outcomes, in order: `evaluate_all`'s rows, or results.
+    Outcomes(Vec<ItemOutcome>),
+    /// Dry runs' estimates (`estimate` maps), in order.
+    Estimates(Vec<crate::eval::estimate::Estimate>),
+    /// A result and the decision `gate` (or `record`) made for it.
+    Decided {
+        /// The result.
+        result: Arc<SkillEval>,
+        /// The decision on it.
+        decision: Arc<Decision>,
+    },
+}
+
+/// The gate's decision on `result` (read from `label`): refused when it was
+/// measured on another version of the item; the rule against the item's
+/// `baseline.json`, and the confidence mode at `confidence` (a flag or a
+/// script's `opts`), else at the house rule in the home's settings.
+/// `trust_imported` is the operator's flag, never a script's.
+pub fn decide(
+    ctx: &Context,
+    result: &SkillEval,
+    label: &Utf8Path,
+    confidence: Option<f64>,
+    trust_imported: bool,
+) -> Result<Decision> {
+    crate::eval::measured_on_this_item(ctx, result, label)?;
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let level = crate::config::resolve_confidence(confidence, &settings)?;
+    let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
+    Ok(crate::gate::decide_full(
+        result,
+        &baseline,
+        trust_imported,
+        level,
+    ))
+}
+
+/// What [`record`] did: the record itself, and the warnings a front end shows
+/// (a result on the platform's default model, a decision the store could not keep).
+#[derive(Debug)]
+pub struct Recording {
+    /// The record: the decision applied under the lock, the best, the wiki row.
+    pub recorded: crate::record::Recorded,
+    /// Warnings, in words.
+    pub warnings: Vec<String>,
+}
+
+/// Record `decision`, the gate's on `result`: under the lock, decided again
+/// against the best as it is then, the best in `baseline.json` and a row in
+/// the wiki; then the decision applied kept in the evidence store at `store`
+/// (for `history`; a store that cannot take it is a warning, the record stands).
+pub fn record(
+    ctx: &Context,
+    result: &SkillEval,
+    decision: &Decision,
+    pr: &str,
+    pages: &[String],
+    store: &Utf8Path,
+) -> Result<Recording> {
+    let mut warnings: Vec<String> = crate::record::default_model_warning(&result.model)
+        .into_iter()
+        .collect();
+    let recorded = crate::record::record(&ctx.source, result, decision, pr, pages)?;
+    let kept = crate::evidence::KeptDecision::of(
+        result,
+        &recorded.decision,
+        pr,
+        pages,
+        chrono::Utc::now(),
+    );
+    warnings.extend(crate::evidence::keep_decision(store, &kept));
+    Ok(Recording { recorded, warnings })
+}

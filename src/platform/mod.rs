@@ -1,0 +1,374 @@
+//! The platform: find `claude`, check its version, run `claude plugin eval`.
+//!
+//! The argument list is fixed (docs/running.md); the platform's stderr is
+//! kept in `<plugin>/.bob-eval/platform-stderr.log` and parsed, best effort, for
+//! progress.
+//!
+//! Signals ([`interrupt`]): the probe and the run each hold an
+//! [`interrupt::Guard`]. A signal caught during `claude --version` kills the
+//! probe; one caught during a run goes to the platform first (SIGINT as it
+//! is, SIGHUP, SIGTERM and SIGQUIT as SIGTERM, the platform's graceful stop),
+//! and SIGKILL follows 20 s later if it has not exited. Either way
+//! bob-eval then stops with [`Error::Interrupted`].
+//!
+//! Nothing the platform starts outlives it. Each child (probe or run) leads
+//! its own process group and carries a tag ([`TAG`]) in its environment,
+//! which everything it starts inherits. The platform starts its agents in
+//! sessions of their own, out of its group: once it is stopped (a signal, the
+//! timeout) or lost (an early error), every process carrying the tag is
+//! killed too (Linux, through `/proc`), so an agent orphaned by a platform
+//! that ignored SIGTERM makes no more model calls.
+
+use crate::error::interrupt;
+use crate::error::{Error, Result};
+use crate::event::{Event, Observer};
+use crate::plugin::Plugin;
+use camino::{Utf8Path, Utf8PathBuf};
+use chrono::{DateTime, Utc};
+use regex::Regex;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::time::{Duration, Instant};
+
+/// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
+mod probe;
+pub use probe::*;
+mod process;
+pub use process::TAG;
+use process::*;
+mod stderr;
+use stderr::*;
+#[cfg(test)]
+mod tests;
+
+const MIN_VERSION: &str = "2.1.272";
+
+/// How to install the platform, for messages.
+const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` (2.1.272 or later), or pass --claude PATH / set BOB_EVAL_CLAUDE";
+
+/// A located, version-checked `claude`.
+#[derive(Debug, Clone)]
+pub struct Platform {
+    /// The binary.
+    pub path: Utf8PathBuf,
+    /// What `claude --version` said, e.g. `2.1.328`.
+    pub version: String,
+}
+
+/// Which arms a platform run buys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ablation {
+    /// `--ablation with-without`: both arms.
+    #[default]
+    WithWithout,
+    /// `--ablation none` on the assembled plugin: the item loaded, the with
+    /// arm alone (its runs are rescored under the with/without rules when
+    /// kept; see `docs/evidence.md`).
+    WithOnly,
+}
+
+impl Ablation {
+    /// The platform's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ablation::WithWithout => "with-without",
+            Ablation::WithOnly => "none",
+        }
+    }
+}
+
+/// What a platform run is held to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    /// Both arms, or the with arm alone (an item edit's with arm, or `run --neighbours`, which asks which item fires).
+    pub ablation: Ablation,
+    /// The model; `default` is not passed.
+    pub model: String,
+    /// `--runs`.
+    pub runs: Option<u32>,
+    /// `--max-cost-usd`, already validated.
+    pub max_cost_usd: f64,
+    /// Where the ceiling came from, in words (`--max-cost-usd`, the settings
+    /// file, or the default), stated once when a paid run starts.
+    pub ceiling_from: String,
+    /// `--judge-model`.
+    pub judge_model: Option<String>,
+    /// `-j`.
+    pub jobs: Option<u32>,
+    /// `--platform-timeout`: stop the platform once it has run this long.
+    pub timeout: Option<Duration>,
+    /// `--case NAME`: one case, by its exact name. The platform reads `*` and
+    /// `?` there as wildcards and has no escape, so `check` refuses a case
+    /// name that would also select another case (`case-name-pattern`), and
+    /// every run that comes back is attributed to its case by name.
+    pub case: Option<String>,
+    /// `--tag T…`: cases holding any of these tags.
+    pub tags: Vec<String>,
+    /// `--allow-tools T…`: the operator's grant for gated tools.
+    pub allow_tools: Vec<String>,
+    /// `--disallow-tools T…`: tools kept from the model in every case.
+    pub disallow_tools: Vec<String>,
+    /// `--report FILE`: where to save the platform's `report.html` once the
+    /// evaluation succeeded (the platform always writes it in its own folder).
+    pub report: Option<Utf8PathBuf>,
+}
+
+impl RunOptions {
+    /// Options with nothing but the model and the ceiling set.
+    pub fn new(model: impl Into<String>, max_cost_usd: f64) -> Self {
+        RunOptions {
+            ablation: Ablation::WithWithout,
+            model: model.into(),
+            runs: None,
+            max_cost_usd,
+            ceiling_from: "set by the caller".into(),
+            judge_model: None,
+            jobs: None,
+            timeout: None,
+            case: None,
+            tags: Vec::new(),
+            allow_tools: Vec::new(),
+            disallow_tools: Vec::new(),
+            report: None,
+        }
+    }
+}
+
+/// What a finished platform run left behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlatformOutput {
+    /// `<plugin>/.bob-eval/out/aggregate-result.json`.
+    pub document: Utf8PathBuf,
+    /// The platform's exit code (0, or 2 for a partial result).
+    pub exit_code: i32,
+    /// When bob-eval started the platform.
+    pub started: DateTime<Utc>,
+    /// `<plugin>/.bob-eval/platform-stderr.log`.
+    pub stderr_log: Utf8PathBuf,
+}
+
+impl PlatformOutput {
+    /// Where the platform wrote its HTML report: beside its result document.
+    pub fn report(&self) -> Utf8PathBuf {
+        report_beside(&self.document)
+    }
+}
+
+/// The platform's `report.html` beside its result document `document`.
+pub fn report_beside(document: &Utf8Path) -> Utf8PathBuf {
+    document.with_file_name("report.html")
+}
+
+/// The arguments after `<claude>` (docs/running.md).
+fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "plugin".into(),
+        "eval".into(),
+        plugin_dir.to_string(),
+        "--ablation".into(),
+        opts.ablation.as_str().into(),
+        "--output-dir".into(),
+        output_dir(plugin_dir).to_string(),
+        "--threshold".into(),
+        "0".into(),
+        "--max-cost-usd".into(),
+        format!("{}", opts.max_cost_usd),
+        "--trust-plugin".into(),
+        "--no-publish".into(),
+    ];
+    if opts.model != "default" {
+        args.extend(["--model".into(), opts.model.clone()]);
+    }
+    if let Some(runs) = opts.runs {
+        args.extend(["--runs".into(), runs.to_string()]);
+    }
+    if let Some(judge) = &opts.judge_model {
+        args.extend(["--judge-model".into(), judge.clone()]);
+    }
+    if let Some(jobs) = opts.jobs {
+        args.extend(["-j".into(), jobs.to_string()]);
+    }
+    if let Some(case) = &opts.case {
+        args.extend(["--case".into(), case.clone()]);
+    }
+    for tag in &opts.tags {
+        args.extend(["--tag".into(), tag.clone()]);
+    }
+    // Variadic on the platform: each list follows its flag, up to the next flag.
+    for (flag, tools) in [
+        ("--allow-tools", &opts.allow_tools),
+        ("--disallow-tools", &opts.disallow_tools),
+    ] {
+        if !tools.is_empty() {
+            args.push(flag.into());
+            args.extend(tools.iter().cloned());
+        }
+    }
+    args
+}
+
+fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
+    plugin_dir.join(".bob-eval").join("out")
+}
+
+/// Run `claude plugin eval` on `plugin`; map its exit status (README.md, "Exit codes").
+/// Past `opts.timeout` the platform's process group gets SIGTERM, then SIGKILL
+/// after a 5 s grace, and the run fails with [`Error::PlatformFailed`] (exit 3).
+/// A signal caught before or during the run stops it: [`Error::Interrupted`].
+/// When it returns, nothing the platform started in its process group is
+/// left, nor, after a stop, anything carrying its tag.
+pub fn run(
+    platform: &Platform,
+    plugin: &Plugin,
+    opts: &RunOptions,
+    observer: Arc<dyn Observer>,
+) -> Result<PlatformOutput> {
+    let timeout = opts.timeout;
+    let work = plugin.dir.join(".bob-eval");
+    std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, "creating", e))?;
+    let stderr_log = work.join("platform-stderr.log");
+    let stdout_log = work.join("platform-stdout.log");
+    let document = output_dir(&plugin.dir).join("aggregate-result.json");
+    let stdout_file =
+        std::fs::File::create(&stdout_log).map_err(|e| Error::io(&stdout_log, "creating", e))?;
+    let log =
+        std::fs::File::create(&stderr_log).map_err(|e| Error::io(&stderr_log, "creating", e))?;
+
+    // Taken before the platform starts, released after it is gone.
+    let _guard = interrupt::guard()?;
+
+    let started = Utc::now();
+    let clock = Instant::now();
+    // Its own process group, so that a forwarded signal or a timeout reaches
+    // everything the platform started, not only its first process.
+    let mut group = Tracked::spawn(
+        Command::new(&platform.path)
+            .args(arguments(&plugin.dir, opts))
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(stdout_file))
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| {
+        Error::PlatformMissing(format!(
+            "{} could not be started: {e}; {INSTALL}",
+            platform.path
+        ))
+    })?;
+    let stderr = group.child_mut().stderr.take().expect("stderr is piped");
+
+    let summary = Arc::new(Mutex::new(StderrSummary::default()));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let item = plugin.item.name.clone();
+    observer.event(&Event::PlatformStarted {
+        item: item.clone(),
+        ceiling: opts.max_cost_usd,
+    });
+    let reader = spawn_stderr_reader(stderr, log, item, observer, Arc::clone(&summary), done_tx);
+
+    let waiter = wait_for_exit(&group, platform, clock, timeout)?;
+    // Whatever the platform left in its group must not outlive the run; after
+    // a stop, neither may the agents it started in sessions of their own.
+    let stopped =
+        waiter.forwarded.is_some() || waiter.timed_out.is_some() || interrupt::caught().is_some();
+    let status = group
+        .reap(stopped)
+        .map_err(|e| Error::io(&platform.path, "waiting for the platform", e))?;
+    // A grandchild may hold stderr open after the platform exits: do not wait for it forever.
+    if done_rx.recv_timeout(Duration::from_secs(2)).is_ok() {
+        let _ = reader.join();
+    }
+    let summary = std::mem::take(&mut *summary.lock().unwrap_or_else(|p| p.into_inner()));
+
+    if waiter.forwarded.is_some() || interrupt::caught().is_some() {
+        return Err(Error::Interrupted);
+    }
+    // The folder goes with the plugin unless kept: no message may point into it.
+    let hidden = (!plugin.is_kept()).then_some(plugin.dir.as_path());
+    if let (Some(_), Some(limit)) = (waiter.timed_out, timeout) {
+        return Err(Error::PlatformFailed {
+            message: format!(
+                "the platform did not finish within {} s (--platform-timeout); it was stopped and nothing was written",
+                limit.as_secs_f64()
+            ),
+            details: error_lines(&summary, hidden),
+        });
+    }
+    let out = PlatformOutput {
+        document: document.clone(),
+        exit_code: status.code().unwrap_or(-1),
+        started,
+        stderr_log,
+    };
+    map_status(status, &summary, &document, hidden)?;
+    Ok(out)
+}
+
+fn describe(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => "unknown status".into(),
+    }
+}
+
+fn map_status(
+    status: ExitStatus,
+    summary: &StderrSummary,
+    document: &Utf8Path,
+    hidden: Option<&Utf8Path>,
+) -> Result<()> {
+    use std::os::unix::process::ExitStatusExt;
+    let failed = |message: String| Error::PlatformFailed {
+        message,
+        details: error_lines(summary, hidden),
+    };
+    match (status.code(), status.signal()) {
+        (Some(0), _) => {}
+        (Some(2), _) => {
+            if document.is_file() && partial_reason(document).as_deref() == Some("auth_failed") {
+                return Err(Error::PlatformFailed {
+                    message: "the platform's credential was rejected (auth_failed): log in with `claude /login` or set ANTHROPIC_API_KEY, then run again".into(),
+                    details: error_lines(summary, hidden),
+                });
+            }
+        }
+        (Some(130 | 143), _) => return Err(Error::Interrupted),
+        (None, Some(sig)) if sig == libc::SIGINT || sig == libc::SIGTERM => {
+            return Err(Error::Interrupted);
+        }
+        (Some(1), _) => {
+            return Err(failed(
+                "`claude plugin eval` exited with code 1 (a case file failed to load, no case was found, or a run could not start)"
+                    .into(),
+            ));
+        }
+        _ => {
+            return Err(failed(format!(
+                "`claude plugin eval` ended abnormally ({})",
+                describe(status)
+            )));
+        }
+    }
+    if !document.is_file() {
+        return Err(failed(format!(
+            "`claude plugin eval` exited with {} but wrote no result at {document}",
+            describe(status)
+        )));
+    }
+    Ok(())
+}
+
+/// `partialReason` of a platform document, read without typing the rest.
+fn partial_reason(document: &Utf8Path) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "partialReason")]
+        partial_reason: Option<String>,
+    }
+    let bytes = crate::fsio::read(document, crate::config::MAX_INPUT_FILE).ok()?;
+    serde_json::from_slice::<Head>(&bytes).ok()?.partial_reason
+}

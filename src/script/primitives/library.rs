@@ -1,0 +1,283 @@
+//! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
+
+use super::*;
+
+/// `evaluate_all`'s outcome as script maps, one per item in the order given.
+fn rows(done: Vec<eval::ItemOutcome>) -> Array {
+    done.into_iter()
+        .map(|e| {
+            let mut row = Map::new();
+            row.insert("item".into(), e.item.into());
+            match e.outcome {
+                Ok(doc) => {
+                    row.insert("ok".into(), true.into());
+                    row.insert("exit_code".into(), Dynamic::from_int(0));
+                    row.insert("result".into(), Dynamic::from(EvalResult { doc }));
+                }
+                Err(failure) => {
+                    row.insert("ok".into(), false.into());
+                    row.insert(
+                        "exit_code".into(),
+                        Dynamic::from_int(i64::from(failure.exit_code)),
+                    );
+                    row.insert("error".into(), failure.message.into());
+                }
+            }
+            Dynamic::from_map(row)
+        })
+        .collect()
+}
+
+fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<PlatformRun> {
+    let assembled = plugin
+        .assembled
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "run_platform: the plugin of {} already ran; assemble it again with assemble_plugin",
+                plugin.item
+            ))
+        })?;
+    let run = eval::run_platform(assembled, host.observer.clone())?;
+    Ok(PlatformRun { run: Arc::new(run) })
+}
+
+fn load_result(path: &str) -> crate::Result<EvalResult> {
+    let path = Utf8PathBuf::from(path);
+    let text = crate::fsio::read_text(&path, crate::config::MAX_INPUT_FILE)
+        .map_err(|e| Error::unreadable(&path, e))?;
+    let item = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("item").and_then(|i| i.as_str()).map(str::to_owned))
+        .ok_or_else(|| {
+            Error::invalid(
+                &path,
+                "not a skill-eval/1 document (no \"item\"); write one with `bob-eval run --out`",
+            )
+        })?;
+    crate::document::load_result(&path, &item).map(EvalResult::new)
+}
+
+fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
+    let suite = crate::suite::load(&host.ctx.source, item)?;
+    let mut m = Map::new();
+    m.insert("item".into(), suite.item.clone().into());
+    m.insert("dir".into(), suite.dir.to_string().into());
+    let names: Array = suite
+        .cases
+        .iter()
+        .map(|c| Dynamic::from(c.name.clone()))
+        .collect();
+    m.insert("cases".into(), names.into());
+    Ok(m)
+}
+
+/// `assemble_plugin`: check the suite, start the version probe, assemble the plugin.
+fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
+    let assembled = h
+        .timed(|| eval::assemble_plugin(&h.ctx, item, opts, h.observer.as_ref()))
+        .map_err(|e| raise(h, e))?;
+    Ok(PluginHandle {
+        assembled: Arc::new(Mutex::new(Some(assembled))),
+        item: item.to_string(),
+    })
+}
+
+/// `evaluate`: the three steps in one call.
+fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
+    h.timed(|| eval::evaluate(&h.ctx, item, opts, h.observer.clone()))
+        .map(EvalResult::new)
+        .map_err(|e| raise(h, e))
+}
+
+/// `estimate`: what `evaluate` would buy, reuse and cost, as a map.
+fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
+    let estimate = h
+        .timed(|| eval::estimate::estimate(&h.ctx, item, opts))
+        .map_err(|e| raise(h, e))?;
+    rhai::serde::to_dynamic(&estimate)
+}
+
+/// `evaluate_all`: many items, `jobs` suites at once.
+fn evaluate_all(h: &Host, items: &Array, opts: &EvalOptions, jobs: i64) -> RResult<Array> {
+    let items = strings(items, "evaluate_all items")?;
+    if opts.report.is_some() && items.len() > 1 {
+        return Err(misuse(
+            "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
+        ));
+    }
+    let jobs = eval::suites_at_once_from(jobs).map_err(|e| misuse(format!("evaluate_all: {e}")))?;
+    h.timed(|| eval::evaluate_all(&h.ctx, &items, opts, jobs as usize, h.observer.clone()))
+        .map(rows)
+        .map_err(|e| raise(h, e))
+}
+
+pub(super) fn register(api: &mut Api, host: Arc<Host>) {
+    // Each step that runs the platform takes the command's options as they
+    // are (`f(item)`), or a script's `opts` map read over them (`f(item, opts)`).
+    let h = host.clone();
+    api.primitive(
+        "assemble_plugin",
+        move |item: &str| -> RResult<PluginHandle> { assemble(&h, item, &h.options.eval) },
+    );
+    let h = host.clone();
+    api.primitive(
+        "assemble_plugin",
+        move |item: &str, opts: Map| -> RResult<PluginHandle> {
+            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+            assemble(&h, item, &opts)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "run_platform",
+        move |plugin: PluginHandle| -> RResult<PlatformRun> {
+            h.timed(|| run_platform(&h, &plugin))
+                .map_err(|e| raise(&h, e))
+        },
+    );
+    let h = host.clone();
+    api.primitive("reduce", move |run: PlatformRun| -> RResult<EvalResult> {
+        h.timed(|| eval::reduce(&run.run))
+            .map(EvalResult::new)
+            .map_err(|e| raise(&h, e))
+    });
+    let h = host.clone();
+    api.primitive("evaluate", move |item: &str| -> RResult<EvalResult> {
+        evaluate(&h, item, &h.options.eval)
+    });
+    let h = host.clone();
+    api.primitive(
+        "evaluate",
+        move |item: &str, opts: Map| -> RResult<EvalResult> {
+            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+            evaluate(&h, item, &opts)
+        },
+    );
+    let h = host.clone();
+    api.primitive("estimate", move |item: &str| -> RResult<Dynamic> {
+        estimate(&h, item, &h.options.eval)
+    });
+    let h = host.clone();
+    api.primitive(
+        "estimate",
+        move |item: &str, opts: Map| -> RResult<Dynamic> {
+            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+            estimate(&h, item, &opts)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "evaluate_all",
+        move |items: Array, jobs: i64| -> RResult<Array> {
+            evaluate_all(&h, &items, &h.options.eval, jobs)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "evaluate_all",
+        move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
+            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+            evaluate_all(&h, &items, &opts, jobs)
+        },
+    );
+    let h = host.clone();
+    api.primitive("gate", move |result: EvalResult| -> RResult<GateDecision> {
+        gate_at(&h, &result, h.options.eval.confidence)
+    });
+    let h = host.clone();
+    api.primitive(
+        "gate",
+        move |result: EvalResult, opts: Map| -> RResult<GateDecision> {
+            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
+            gate_at(&h, &result, opts.confidence.or(h.options.eval.confidence))
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "check_record_args",
+        move |pr: &str, pages: Array| -> RResult<()> {
+            let pages = strings(&pages, "pages")?;
+            crate::record::check_record_args(&h.ctx.source, Some(pr), &pages)
+                .map_err(|e| raise(&h, e))
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "record",
+        move |result: EvalResult, decision: GateDecision, pr: &str, pages: Array| -> RResult<GateDecision> {
+            if !decision.is_for(&result) {
+                return Err(misuse(
+                    "record: this decision was not made by `gate` for this result; gate the result first",
+                ));
+            }
+            let pages = strings(&pages, "pages")?;
+            let store = crate::eval::evidence_path(&h.ctx, &h.options.eval);
+            let crate::ops::Recording { recorded, warnings } =
+                crate::ops::record(&h.ctx, &result.doc, &decision.decision, pr, &pages, &store)
+                    .map_err(|e| raise(&h, e))?;
+            for warning in warnings {
+                h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
+            }
+            if let Some(note) = recorded.revised_note() {
+                h.observer.event(&crate::event::Event::Notice(note));
+            }
+            Ok(GateDecision { decision: Arc::new(recorded.decision), result: result.doc.clone() })
+        },
+    );
+    let h = host.clone();
+    api.primitive("list_suites", move || -> RResult<Array> {
+        let names = crate::suite::list(&h.ctx.source).map_err(|e| raise(&h, e))?;
+        Ok(names.into_iter().map(Dynamic::from).collect())
+    });
+    let h = host.clone();
+    api.primitive("load_suite", move |item: &str| -> RResult<Map> {
+        suite_summary(&h, item).map_err(|e| raise(&h, e))
+    });
+    let h = host.clone();
+    api.primitive("check", move |item: &str| -> RResult<Map> {
+        let report = crate::check::check_suites(&h.ctx.source, &[item.to_string()])
+            .map_err(|e| raise(&h, e))?;
+        let mut m = Map::new();
+        m.insert("ok".into(), (!report.has_errors()).into());
+        m.insert("report".into(), to_dynamic(&report)?);
+        Ok(m)
+    });
+    let h = host.clone();
+    api.primitive("evidence", move |item: &str| -> RResult<Dynamic> {
+        let summary = || -> crate::Result<Vec<crate::evidence::ListEntry>> {
+            crate::config::validate_item_name(item)?;
+            let path = crate::eval::evidence_path(&h.ctx, &h.options.eval);
+            if !path.exists() {
+                return Ok(Vec::new());
+            }
+            crate::evidence::Store::open(&path)?.list(&[item.to_string()])
+        };
+        let entries = summary().map_err(|e| raise(&h, e))?;
+        to_dynamic(&entries)
+    });
+    let h = host.clone();
+    api.primitive("load_result", move |path: &str| -> RResult<EvalResult> {
+        load_result(path).map_err(|e| raise(&h, e))
+    });
+    let h = host.clone();
+    api.primitive("load_baseline", move |item: &str| -> RResult<Dynamic> {
+        let baseline =
+            crate::document::load_baseline(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
+        to_dynamic(&baseline)
+    });
+    let h = host;
+    api.primitive(
+        "write_result",
+        move |result: EvalResult, path: &str| -> RResult<()> {
+            let target = results_path(&h.results_dir, path).map_err(misuse)?;
+            let mut bytes = serde_json::to_vec_pretty(&*result.doc)
+                .map_err(|e| misuse(format!("write_result: {e}")))?;
+            bytes.push(b'\n');
+            create_inside("write_result", &h.results_dir, &target).map_err(|e| raise(&h, e))?;
+            crate::fsio::write_confined(&target, &bytes).map_err(|e| raise(&h, e))
+        },
+    );
+}

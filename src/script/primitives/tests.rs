@@ -1,0 +1,161 @@
+use super::*;
+use std::collections::BTreeSet;
+
+/// The primitives docs/pipelines.md lists (the first column of its table of
+/// primitives) are exactly those registered: the registration is the one list
+/// of names, and the page cannot drift from it.
+#[test]
+fn the_documented_primitives_are_exactly_the_registered_ones() {
+    let host = Host::new(
+        crate::config::Context {
+            source: "/nonexistent/source".into(),
+            home: "/nonexistent/home".into(),
+        },
+        Options::default(),
+        Vec::new(),
+        None,
+        Arc::new(crate::event::Silent),
+    );
+    let _engine = crate::script::engine::engine(Arc::new(host));
+    let registered: BTreeSet<&str> = names().iter().copied().collect();
+    assert!(registered.contains("evaluate") && registered.contains("publish"));
+    let page = include_str!("../../../docs/pipelines.md");
+    let call = regex::Regex::new(r"`([a-z_]+)\(").unwrap();
+    let documented: BTreeSet<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(1))
+        .flat_map(|cell| call.captures_iter(cell).map(|c| c.get(1).unwrap().as_str()))
+        .collect();
+    assert_eq!(registered, documented);
+}
+
+#[test]
+fn a_script_may_not_name_the_platform_binary() {
+    let mut map = Map::new();
+    map.insert("claude".into(), "/bin/bash".into());
+    let base = EvalOptions {
+        claude: Some("/opt/claude".into()),
+        ..EvalOptions::default()
+    };
+    let err = eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap_err();
+    assert!(err.contains("operator"), "{err}");
+    let opts = eval_options(
+        &Map::new(),
+        &base,
+        camino::Utf8Path::new("/nonexistent/results"),
+    )
+    .unwrap();
+    assert_eq!(
+        opts.claude.as_deref(),
+        Some(camino::Utf8Path::new("/opt/claude"))
+    );
+}
+
+#[test]
+fn opts_neighbours_is_true_a_name_or_names_and_round_trips() {
+    let base = EvalOptions::default();
+    let with = |v: Dynamic| {
+        let mut map = Map::new();
+        map.insert("neighbours".into(), v);
+        eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+    };
+    assert_eq!(with(true.into()).unwrap().neighbours, Some(vec![]));
+    assert_eq!(with(false.into()).unwrap().neighbours, None);
+    assert_eq!(with(Dynamic::UNIT).unwrap().neighbours, None);
+    assert_eq!(
+        with("changelog".into()).unwrap().neighbours,
+        Some(vec!["changelog".to_string()])
+    );
+    let names: Array = vec!["a".into(), "b".into()];
+    assert_eq!(
+        with(names.into()).unwrap().neighbours,
+        Some(vec!["a".to_string(), "b".to_string()])
+    );
+    assert!(with(Dynamic::from(3_i64)).is_err());
+    // `options()` hands the flag back in the form `opts` takes.
+    for given in [None, Some(vec![]), Some(vec!["changelog".to_string()])] {
+        let o = Options {
+            eval: EvalOptions {
+                neighbours: given.clone(),
+                ..EvalOptions::default()
+            },
+            ..Options::default()
+        };
+        let map = options_map(&o);
+        let back =
+            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap();
+        assert_eq!(back.neighbours, given);
+    }
+}
+
+#[test]
+fn opts_runs_takes_a_count_or_auto() {
+    let base = EvalOptions::default();
+    let with = |v: Dynamic| {
+        let mut map = Map::new();
+        map.insert("runs".into(), v);
+        eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+    };
+    let auto = with("auto:6".into()).unwrap();
+    assert_eq!((auto.auto, auto.runs), (Some(6), None));
+    assert_eq!(with("auto".into()).unwrap().auto, Some(10));
+    let fixed = with(Dynamic::from(3_i64)).unwrap();
+    assert_eq!((fixed.auto, fixed.runs), (None, Some(3)));
+    for bad in ["auto:0", "auto:x", "sometimes"] {
+        assert!(with(bad.into()).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn write_result_writes_only_under_the_results_folder() {
+    let dir = camino::Utf8Path::new("/src/results");
+    assert_eq!(
+        results_path(dir, "history/x.json").unwrap(),
+        camino::Utf8Path::new("/src/results/history/x.json")
+    );
+    for bad in [
+        "",
+        "../baseline.json",
+        "/etc/passwd",
+        "a/../../wiki/skill-impact.md",
+        "./x",
+    ] {
+        assert!(results_path(dir, bad).is_err(), "{bad:?} accepted");
+    }
+}
+
+#[test]
+fn folders_leading_out_of_the_results_folder_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
+    let results = root.join("results");
+    create_inside("write_result", &results, &results.join("a/b/x.json")).unwrap();
+    assert!(results.join("a/b").is_dir());
+    std::os::unix::fs::symlink(root, results.join("out")).unwrap();
+    assert!(create_inside("write_result", &results, &results.join("out/x.json")).is_err());
+}
+
+#[test]
+fn a_script_report_goes_under_the_results_folder_and_the_operators_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = camino::Utf8Path::from_path(tmp.path()).unwrap();
+    let results = root.join("results");
+    let base = EvalOptions {
+        report: Some("/operator/report.html".into()),
+        ..EvalOptions::default()
+    };
+    let kept = eval_options(&Map::new(), &base, &results).unwrap();
+    assert_eq!(kept.report, base.report);
+    let mut map = Map::new();
+    map.insert("report".into(), "reports/commit.html".into());
+    let opts = eval_options(&map, &base, &results).unwrap();
+    assert_eq!(opts.report, Some(results.join("reports/commit.html")));
+    assert!(results.join("reports").is_dir());
+    std::os::unix::fs::symlink(root, results.join("out")).unwrap();
+    for bad in ["../r.html", "/tmp/r.html", "out/r.html", ""] {
+        map.insert("report".into(), bad.into());
+        let err = eval_options(&map, &base, &results).unwrap_err();
+        assert!(err.contains("option `report`"), "{bad:?}: {err}");
+    }
+}

@@ -1,0 +1,104 @@
+//! Values between Rust and Rhai: documents and decisions as maps, JSON, lists of strings.
+
+use super::*;
+
+/// `gate(result[, opts])`: the rule, and the confidence mode at `flag`,
+/// else at the house rule (settings `_workflow.gate_confidence`).
+pub(super) fn gate_at(h: &Host, result: &EvalResult, flag: Option<f64>) -> RResult<GateDecision> {
+    let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
+    // Trusting imported runs is the operator's flag, never a script's.
+    let decision = crate::ops::decide(&h.ctx, &result.doc, &label, flag, h.options.trust_imported)
+        .map_err(|e| raise(h, e))?;
+    Ok(GateDecision {
+        decision: Arc::new(decision),
+        result: result.doc.clone(),
+    })
+}
+
+/// The result document as a script map (for `to_json`).
+pub(super) fn result_value(r: &EvalResult) -> serde_json::Value {
+    serde_json::to_value(&*r.doc).unwrap_or(serde_json::Value::Null)
+}
+
+/// The decision as JSON: the gate's own serialization plus its reasons.
+pub(super) fn decision_value(d: &GateDecision) -> serde_json::Value {
+    let mut value = serde_json::to_value(&*d.decision).unwrap_or(serde_json::Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("reasons".into(), d.decision.reasons().into());
+    }
+    value
+}
+
+pub(super) fn status_str(status: crate::gate::Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Any script value as JSON (results and decisions as their documents).
+/// Nesting deeper than [`MAX_VALUE_DEPTH`](crate::script::engine::MAX_VALUE_DEPTH) is
+/// refused; values are read in place, never copied level by level.
+pub fn to_value(v: &Dynamic) -> Result<serde_json::Value, String> {
+    to_value_at(v, 0)
+}
+
+pub(super) fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value, String> {
+    if depth > crate::script::engine::MAX_VALUE_DEPTH {
+        return Err(format!(
+            "to_json: the value nests deeper than {} arrays or maps",
+            crate::script::engine::MAX_VALUE_DEPTH
+        ));
+    }
+    if v.is::<EvalResult>() {
+        return Ok(result_value(&v.clone().cast::<EvalResult>()));
+    }
+    if v.is::<GateDecision>() {
+        return Ok(decision_value(&v.clone().cast::<GateDecision>()));
+    }
+    if v.is::<CaseResult>() {
+        let c = v.clone().cast::<CaseResult>();
+        return serde_json::to_value(&*c.case).map_err(|e| format!("to_json: {e}"));
+    }
+    if v.is::<Raised>() {
+        let e = v.clone().cast::<Raised>();
+        return Ok(serde_json::json!({"error": e.message, "exit_code": e.exit_code}));
+    }
+    if let Some(map) = v.read_lock::<Map>() {
+        let mut out = serde_json::Map::new();
+        for (k, v) in map.iter() {
+            out.insert(k.to_string(), to_value_at(v, depth + 1)?);
+        }
+        return Ok(out.into());
+    }
+    if let Some(arr) = v.read_lock::<Array>() {
+        return arr
+            .iter()
+            .map(|v| to_value_at(v, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(serde_json::Value::Array);
+    }
+    if v.is_unit() {
+        return Ok(serde_json::Value::Null);
+    }
+    if let Ok(f) = v.as_float() {
+        return Ok(serde_json::Number::from_f64(f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number));
+    }
+    rhai::serde::from_dynamic::<serde_json::Value>(v).map_err(|e| format!("to_json: {e}"))
+}
+
+pub(super) fn to_dynamic<T: serde::Serialize>(x: &T) -> RResult<Dynamic> {
+    rhai::serde::to_dynamic(x)
+}
+
+pub(super) fn strings(arr: &Array, what: &str) -> RResult<Vec<String>> {
+    arr.iter()
+        .map(|v| {
+            v.clone()
+                .try_cast::<ImmutableString>()
+                .map(|s| s.to_string())
+                .ok_or_else(|| misuse(format!("{what} must be strings")))
+        })
+        .collect()
+}

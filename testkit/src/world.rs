@@ -1,0 +1,79 @@
+//! The world most stub-platform tests stand in: a temp folder holding a
+//! source tree (`source/`), a home (`home/`) and a stub `claude`.
+
+use crate::stub::{Stub, Switches};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A temp folder with a source tree, a home and a stub platform; removed when dropped.
+pub struct World {
+    _dir: tempfile::TempDir,
+    /// The temp folder, where commands run.
+    pub root: PathBuf,
+    /// The source tree (`--source`).
+    pub source: PathBuf,
+    /// The stub platform (`BOB_EVAL_CLAUDE`).
+    pub stub: Stub,
+}
+
+impl World {
+    /// A source tree with a suite and a skill for each of `items` and the
+    /// wiki page `commit-skipped-hook` (what `--pages` cites), an empty home,
+    /// and a stub answering as `switches` say.
+    pub fn new(items: &[&str], switches: Switches) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let source = root.join("source");
+        for item in items {
+            crate::item::add_item(&source, item);
+        }
+        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
+        std::fs::write(
+            source.join("wiki/patterns/commit-skipped-hook.md"),
+            "# Commit skipped hook\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        World {
+            _dir: dir,
+            root,
+            source,
+            stub: Stub::new(switches),
+        }
+    }
+
+    /// The home (`--home`).
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    /// `base` (the test's `bob-eval --source <source> --home <home>`) with
+    /// the stub as the platform, run in the world's folder.
+    pub fn command(&self, mut base: Command) -> Command {
+        base.current_dir(&self.root)
+            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
+        base
+    }
+
+    /// The arguments of every eval call the platform got, in order (the
+    /// version probes left out).
+    pub fn calls(&self) -> Vec<String> {
+        self.lines("calls")
+            .into_iter()
+            .filter(|call| call != "--version")
+            .collect()
+    }
+
+    /// The lines of the stub's record `name` (none if it never wrote it).
+    pub fn lines(&self, name: &str) -> Vec<String> {
+        self.stub
+            .record(name)
+            .map(|t| t.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// `rel` under the world's folder, as a string for an argument.
+    pub fn path(&self, rel: &str) -> String {
+        self.root.join(rel).to_str().unwrap().to_owned()
+    }
+}
