@@ -187,7 +187,7 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
 /// For "Unknown property 'x' … for type 'T'" or "Indexer unavailable: T …" on
 /// one of bob-eval's types: the properties it does have.
 fn properties_hint(message: &str) -> Option<String> {
-    let (_, known) = super::types::PROPERTIES.iter().find(|(ty, _)| {
+    let (_, known) = primitives::properties().iter().find(|(ty, _)| {
         message.contains(&format!("for type '{ty}'"))
             || message.contains(&format!("Indexer unavailable: {ty} "))
     })?;
@@ -584,7 +584,7 @@ mod tests {
             "/tests/data/pipelines/aggregate-result.json"
         );
         let prelude = format!(
-            "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nlet c = r.cases[0];\nlet d = gate(r);\n"
+            "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nlet c = r.cases[0];\nlet d = gate(r);\nlet e = ();\ntry {{ load_result(\"/nonexistent/r.json\"); }} catch (err) {{ e = err; }}\n"
         );
         let fixture_host = || {
             let mut h = host(None);
@@ -592,11 +592,25 @@ mod tests {
             h.ctx.home = root.to_owned();
             h
         };
-        for (ty, props) in super::super::types::PROPERTIES {
-            let var = match ty {
+        // Build an engine first: the properties are named by their registration.
+        let _ = run_pipeline(fixture_host(), "t.rhai", "0");
+        let listed = primitives::properties();
+        for ty in ["EvalResult", "Case", "GateDecision", "Error"] {
+            assert!(
+                listed
+                    .iter()
+                    .any(|(t, props)| *t == ty && !props.is_empty()),
+                "{ty} has properties: {listed:?}"
+            );
+        }
+        for (ty, props) in listed {
+            let var = match *ty {
                 "EvalResult" => "r",
                 "Case" => "c",
-                _ => "d",
+                "GateDecision" => "d",
+                "Error" => "e",
+                // Plugin and PlatformOutput are read in the pipelines' own tests.
+                _ => continue,
             };
             let reads: String = props
                 .iter()

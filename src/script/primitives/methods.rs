@@ -11,30 +11,91 @@ pub(super) fn read_only<T: serde::Serialize>(value: &Option<T>) -> Dynamic {
         .unwrap_or(Dynamic::UNIT)
 }
 
+/// The properties a script may read, per opaque type, in the order
+/// registered; filled by [`register_types`] from the registration itself.
+static PROPERTIES: std::sync::OnceLock<Vec<(&'static str, Vec<&'static str>)>> =
+    std::sync::OnceLock::new();
+
+/// Each opaque type's name and the properties a script may read on it (an
+/// unknown one is an error that lists these); empty until an engine was built.
+pub fn properties() -> &'static [(&'static str, Vec<&'static str>)] {
+    PROPERTIES.get().map_or(&[], Vec::as_slice)
+}
+
+/// An engine being given its opaque types: each type and getter is registered
+/// and named at once.
+struct Props<'e> {
+    engine: &'e mut Engine,
+    types: Vec<(std::any::TypeId, &'static str, Vec<&'static str>)>,
+}
+
+impl Props<'_> {
+    /// Register `T` under the name scripts see.
+    fn of<T: std::any::Any + Clone + Send + Sync>(&mut self, name: &'static str) {
+        self.engine.register_type_with_name::<T>(name);
+        self.types
+            .push((std::any::TypeId::of::<T>(), name, Vec::new()));
+    }
+
+    /// Register the read-only property `name` of `T` (registered first with [`Props::of`]).
+    fn get<T, R>(
+        &mut self,
+        name: &'static str,
+        getter: impl Fn(&mut T) -> R + Send + Sync + 'static,
+    ) where
+        T: std::any::Any + Clone + Send + Sync,
+        R: std::any::Any + Clone + Send + Sync,
+    {
+        let id = std::any::TypeId::of::<T>();
+        let (_, _, names) = self
+            .types
+            .iter_mut()
+            .find(|(t, _, _)| *t == id)
+            .expect("a type is registered before its properties");
+        names.push(name);
+        self.engine.register_get(name, getter);
+    }
+}
+
 pub(super) fn register_types(engine: &mut Engine) {
-    engine.register_type_with_name::<EvalResult>("EvalResult");
-    engine.register_get("item", |r: &mut EvalResult| r.doc.item.clone());
-    engine.register_get("run", |r: &mut EvalResult| r.doc.run.clone());
-    engine.register_get("date", |r: &mut EvalResult| r.doc.date.clone());
-    engine.register_get("model", |r: &mut EvalResult| r.doc.model.clone());
-    engine.register_get("with_score", |r: &mut EvalResult| r.doc.with);
-    engine.register_get("without_score", |r: &mut EvalResult| r.doc.without);
-    engine.register_get("delta", |r: &mut EvalResult| r.doc.delta);
-    engine.register_get("verdict", |r: &mut EvalResult| {
+    let mut props = Props {
+        engine,
+        types: Vec::new(),
+    };
+    register_properties(&mut props);
+    PROPERTIES.get_or_init(|| {
+        props
+            .types
+            .into_iter()
+            .map(|(_, name, names)| (name, names))
+            .collect()
+    });
+}
+
+fn register_properties(props: &mut Props) {
+    props.of::<EvalResult>("EvalResult");
+    props.get("item", |r: &mut EvalResult| r.doc.item.clone());
+    props.get("run", |r: &mut EvalResult| r.doc.run.clone());
+    props.get("date", |r: &mut EvalResult| r.doc.date.clone());
+    props.get("model", |r: &mut EvalResult| r.doc.model.clone());
+    props.get("with_score", |r: &mut EvalResult| r.doc.with);
+    props.get("without_score", |r: &mut EvalResult| r.doc.without);
+    props.get("delta", |r: &mut EvalResult| r.doc.delta);
+    props.get("verdict", |r: &mut EvalResult| {
         r.doc.verdict.as_str().to_string()
     });
-    engine.register_get("trigger_rate", |r: &mut EvalResult| {
+    props.get("trigger_rate", |r: &mut EvalResult| {
         opt_f64(r.doc.trigger_rate)
     });
-    engine.register_get("fires_rate", |r: &mut EvalResult| opt_f64(r.doc.fires_rate));
-    engine.register_get("quiet_rate", |r: &mut EvalResult| opt_f64(r.doc.quiet_rate));
-    engine.register_get("trigger_problem", |r: &mut EvalResult| {
+    props.get("fires_rate", |r: &mut EvalResult| opt_f64(r.doc.fires_rate));
+    props.get("quiet_rate", |r: &mut EvalResult| opt_f64(r.doc.quiet_rate));
+    props.get("trigger_problem", |r: &mut EvalResult| {
         r.doc
             .trigger_problem()
             .map_or(Dynamic::UNIT, |w| w.to_string().into())
     });
-    engine.register_get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
-    engine.register_get("noise", |r: &mut EvalResult| -> Dynamic {
+    props.get("cost_usd", |r: &mut EvalResult| r.doc.cost_usd);
+    props.get("noise", |r: &mut EvalResult| -> Dynamic {
         match r.doc.stats.as_ref().map(|s| &s.suite.advisory) {
             Some(a @ crate::stats::Advisory::WithinNoise { .. }) => format!(
                 "delta {} is {}",
@@ -45,17 +106,17 @@ pub(super) fn register_types(engine: &mut Engine) {
             _ => Dynamic::UNIT,
         }
     });
-    engine.register_get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
-    engine.register_get("scored_by_trigger", |r: &mut EvalResult| -> Array {
+    props.get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
+    props.get("scored_by_trigger", |r: &mut EvalResult| -> Array {
         r.doc
             .scored_by_trigger()
             .map(|c| crate::document::scored_by_trigger_words(&c.name).into())
             .collect()
     });
-    engine.register_get("neighbours", |r: &mut EvalResult| {
+    props.get("neighbours", |r: &mut EvalResult| {
         read_only(&r.doc.neighbours)
     });
-    engine.register_get("neighbour_findings", |r: &mut EvalResult| -> Array {
+    props.get("neighbour_findings", |r: &mut EvalResult| -> Array {
         r.doc
             .neighbours
             .as_ref()
@@ -65,7 +126,7 @@ pub(super) fn register_types(engine: &mut Engine) {
             .map(Dynamic::from)
             .collect()
     });
-    engine.register_get("suite_errors", |r: &mut EvalResult| -> Array {
+    props.get("suite_errors", |r: &mut EvalResult| -> Array {
         r.doc
             .cases
             .iter()
@@ -82,25 +143,25 @@ pub(super) fn register_types(engine: &mut Engine) {
             })
             .collect()
     });
-    engine.register_get("reused_runs", |r: &mut EvalResult| {
+    props.get("reused_runs", |r: &mut EvalResult| {
         i64::from(r.doc.reused_runs.unwrap_or(0))
     });
-    engine.register_get("imported_runs", |r: &mut EvalResult| {
+    props.get("imported_runs", |r: &mut EvalResult| {
         i64::from(r.doc.imported_runs.unwrap_or(0))
     });
-    engine.register_get("reused_cost_usd", |r: &mut EvalResult| {
+    props.get("reused_cost_usd", |r: &mut EvalResult| {
         r.doc.reused_cost_usd.unwrap_or(0.0)
     });
-    engine.register_get("max_cost_usd", |r: &mut EvalResult| r.doc.max_cost_usd);
-    engine.register_get("partial", |r: &mut EvalResult| r.doc.partial);
-    engine.register_get("partial_reason", |r: &mut EvalResult| {
+    props.get("max_cost_usd", |r: &mut EvalResult| r.doc.max_cost_usd);
+    props.get("partial", |r: &mut EvalResult| r.doc.partial);
+    props.get("partial_reason", |r: &mut EvalResult| {
         r.doc
             .partial_reason
             .clone()
             .map_or(Dynamic::UNIT, Into::into)
     });
-    engine.register_get("cases", |r: &mut EvalResult| cases(&r.doc));
-    engine.register_fn("to_string", |r: &mut EvalResult| {
+    props.get("cases", |r: &mut EvalResult| cases(&r.doc));
+    props.engine.register_fn("to_string", |r: &mut EvalResult| {
         format!(
             "EvalResult({} {} on {}: with {} without {})",
             r.doc.item,
@@ -110,32 +171,32 @@ pub(super) fn register_types(engine: &mut Engine) {
             r.doc.without
         )
     });
-    engine.register_fn("to_debug", |r: &mut EvalResult| {
+    props.engine.register_fn("to_debug", |r: &mut EvalResult| {
         format!("EvalResult({})", r.doc.run)
     });
 
-    engine.register_type_with_name::<CaseResult>("Case");
-    engine.register_get("name", |c: &mut CaseResult| c.case.name.clone());
-    engine.register_get("with_score", |c: &mut CaseResult| c.case.with);
-    engine.register_get("without_score", |c: &mut CaseResult| {
+    props.of::<CaseResult>("Case");
+    props.get("name", |c: &mut CaseResult| c.case.name.clone());
+    props.get("with_score", |c: &mut CaseResult| c.case.with);
+    props.get("without_score", |c: &mut CaseResult| {
         opt_f64(c.case.without)
     });
-    engine.register_get("delta", |c: &mut CaseResult| opt_f64(c.case.delta));
-    engine.register_get("verdict", |c: &mut CaseResult| {
+    props.get("delta", |c: &mut CaseResult| opt_f64(c.case.delta));
+    props.get("verdict", |c: &mut CaseResult| {
         c.case.verdict.map_or(Dynamic::UNIT, |v| v.as_str().into())
     });
-    engine.register_get("trigger_rate", |c: &mut CaseResult| {
+    props.get("trigger_rate", |c: &mut CaseResult| {
         opt_f64(c.case.trigger_rate)
     });
-    engine.register_get("fires_rate", |c: &mut CaseResult| {
+    props.get("fires_rate", |c: &mut CaseResult| {
         opt_f64(c.case.fires_rate)
     });
-    engine.register_get("quiet_rate", |c: &mut CaseResult| {
+    props.get("quiet_rate", |c: &mut CaseResult| {
         opt_f64(c.case.quiet_rate)
     });
-    engine.register_get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
-    engine.register_get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
-    engine.register_get("graders", |c: &mut CaseResult| -> Array {
+    props.get("cost_usd", |c: &mut CaseResult| c.case.cost_usd);
+    props.get("runs", |c: &mut CaseResult| i64::from(c.case.runs));
+    props.get("graders", |c: &mut CaseResult| -> Array {
         c.case
             .graders
             .iter()
@@ -157,24 +218,24 @@ pub(super) fn register_types(engine: &mut Engine) {
             })
             .collect()
     });
-    engine.register_get("stats", |c: &mut CaseResult| read_only(&c.case.stats));
-    engine.register_fn("to_string", |c: &mut CaseResult| {
+    props.get("stats", |c: &mut CaseResult| read_only(&c.case.stats));
+    props.engine.register_fn("to_string", |c: &mut CaseResult| {
         format!("Case({} {})", c.case.name, c.case.with)
     });
-    engine.register_fn("to_debug", |c: &mut CaseResult| {
+    props.engine.register_fn("to_debug", |c: &mut CaseResult| {
         format!("Case({})", c.case.name)
     });
 
-    engine.register_type_with_name::<GateDecision>("GateDecision");
-    engine.register_get("accepted", |d: &mut GateDecision| d.decision.accepted);
-    engine.register_get("reasons", |d: &mut GateDecision| -> Array {
+    props.of::<GateDecision>("GateDecision");
+    props.get("accepted", |d: &mut GateDecision| d.decision.accepted);
+    props.get("reasons", |d: &mut GateDecision| -> Array {
         d.decision
             .reasons()
             .into_iter()
             .map(Dynamic::from)
             .collect()
     });
-    engine.register_get("conditions", |d: &mut GateDecision| -> Array {
+    props.get("conditions", |d: &mut GateDecision| -> Array {
         d.decision
             .conditions
             .iter()
@@ -188,20 +249,20 @@ pub(super) fn register_types(engine: &mut Engine) {
             })
             .collect()
     });
-    engine.register_get("best", |d: &mut GateDecision| -> Dynamic {
+    props.get("best", |d: &mut GateDecision| -> Dynamic {
         d.decision
             .best
             .as_ref()
             .and_then(|b| rhai::serde::to_dynamic(b).ok())
             .unwrap_or(Dynamic::UNIT)
     });
-    engine.register_get("item", |d: &mut GateDecision| d.decision.item.clone());
-    engine.register_get("confidence", |d: &mut GateDecision| -> Dynamic {
+    props.get("item", |d: &mut GateDecision| d.decision.item.clone());
+    props.get("confidence", |d: &mut GateDecision| -> Dynamic {
         d.decision
             .confidence
             .map_or(Dynamic::UNIT, Dynamic::from_float)
     });
-    engine.register_get("advice", |d: &mut GateDecision| -> Array {
+    props.get("advice", |d: &mut GateDecision| -> Array {
         ["beats-best", "helps", "trigger-rate"]
             .into_iter()
             .filter_map(|name| {
@@ -211,53 +272,61 @@ pub(super) fn register_types(engine: &mut Engine) {
             })
             .collect()
     });
-    engine.register_get("saturated", |d: &mut GateDecision| {
+    props.get("saturated", |d: &mut GateDecision| {
         d.decision
             .saturated
             .clone()
             .map_or(Dynamic::UNIT, Into::into)
     });
-    engine.register_get("advisories", |d: &mut GateDecision| {
+    props.get("advisories", |d: &mut GateDecision| {
         read_only(&d.decision.advice)
     });
-    engine.register_get("suite_change", |d: &mut GateDecision| {
+    props.get("suite_change", |d: &mut GateDecision| {
         d.decision
             .suite_change
             .clone()
             .map_or(Dynamic::UNIT, Into::into)
     });
-    engine.register_get("model", |d: &mut GateDecision| d.decision.model.clone());
-    engine.register_fn("to_string", |d: &mut GateDecision| {
-        format!(
-            "GateDecision({} {})",
-            d.decision.item,
-            if d.decision.accepted {
-                "accepted"
-            } else {
-                "rejected"
-            }
-        )
-    });
-    engine.register_fn("to_debug", |d: &mut GateDecision| {
-        format!("GateDecision({})", d.decision.item)
-    });
+    props.get("model", |d: &mut GateDecision| d.decision.model.clone());
+    props
+        .engine
+        .register_fn("to_string", |d: &mut GateDecision| {
+            format!(
+                "GateDecision({} {})",
+                d.decision.item,
+                if d.decision.accepted {
+                    "accepted"
+                } else {
+                    "rejected"
+                }
+            )
+        });
+    props
+        .engine
+        .register_fn("to_debug", |d: &mut GateDecision| {
+            format!("GateDecision({})", d.decision.item)
+        });
 
-    engine.register_type_with_name::<PluginHandle>("Plugin");
-    engine.register_get("name", |p: &mut PluginHandle| {
+    props.of::<PluginHandle>("Plugin");
+    props.get("name", |p: &mut PluginHandle| {
         crate::item::plugin_name(&p.item)
     });
-    engine.register_get("item", |p: &mut PluginHandle| p.item.clone());
-    engine.register_type_with_name::<PlatformRun>("PlatformOutput");
-    engine.register_get("exit_code", |p: &mut PlatformRun| -> Dynamic {
+    props.get("item", |p: &mut PluginHandle| p.item.clone());
+    props.of::<PlatformRun>("PlatformOutput");
+    props.get("exit_code", |p: &mut PlatformRun| -> Dynamic {
         p.run
             .output
             .as_ref()
             .map_or(Dynamic::UNIT, |o| Dynamic::from_int(i64::from(o.exit_code)))
     });
 
-    engine.register_type_with_name::<Raised>("Error");
-    engine.register_get("message", |e: &mut Raised| e.message.clone());
-    engine.register_get("exit_code", |e: &mut Raised| i64::from(e.exit_code));
-    engine.register_fn("to_string", |e: &mut Raised| e.message.clone());
-    engine.register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
+    props.of::<Raised>("Error");
+    props.get("message", |e: &mut Raised| e.message.clone());
+    props.get("exit_code", |e: &mut Raised| i64::from(e.exit_code));
+    props
+        .engine
+        .register_fn("to_string", |e: &mut Raised| e.message.clone());
+    props
+        .engine
+        .register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
 }

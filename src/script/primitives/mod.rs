@@ -18,6 +18,7 @@ mod confined;
 pub use confined::*;
 mod library;
 mod methods;
+pub use methods::properties;
 use methods::*;
 mod options;
 pub use options::*;
