@@ -21,7 +21,10 @@
 //! replaced; that write never blocks a signal out ([`write_through`]). A path
 //! a script chose ([`Links::Refuse`]) must be a regular file or missing: a
 //! symlink planted there is refused, never followed. An empty path is refused
-//! by every writer.
+//! by every writer. A file named before a run and written after it
+//! (`--report`) is [`Pinned`] before anything is spent: the final write goes
+//! where the path led then, replacing (never following) a link planted at
+//! its name during the run, and refusing a folder swapped for a link.
 
 use crate::error::{Error, Result, interrupt};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -187,14 +190,21 @@ const POLL: Duration = Duration::from_millis(50);
 /// return [`Error::Interrupted`] once a signal was caught (under an
 /// [`interrupt::Guard`], which then cleans up and exits).
 pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Result<()> {
+    let file = open_through(target, shown)?;
+    write_polling(&file, shown, bytes)
+}
+
+/// Open the device or FIFO at `target` for [`write_through`], waiting for a
+/// FIFO's reader a little at a time.
+fn open_through(target: &Utf8Path, shown: &Utf8Path) -> Result<File> {
     let fifo = fs::metadata(target).is_ok_and(|m| m.file_type().is_fifo());
-    let file = loop {
+    loop {
         match OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(target)
         {
-            Ok(file) => break file,
+            Ok(file) => return Ok(file),
             // A FIFO without a reader yet (a socket says the same, for good).
             Err(e) if fifo && e.raw_os_error() == Some(libc::ENXIO) => {
                 interrupt::check()?;
@@ -202,10 +212,15 @@ pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Resul
             }
             Err(e) => return Err(Error::io(shown, "opening for writing", e)),
         }
-    };
+    }
+}
+
+/// Write `bytes` to `file` (opened non-blocking), waiting for room a little
+/// at a time and giving way to a caught signal.
+fn write_polling(file: &File, shown: &Utf8Path, bytes: &[u8]) -> Result<()> {
     let mut rest = bytes;
     while !rest.is_empty() {
-        match (&file).write(rest) {
+        match (&*file).write(rest) {
             Ok(0) => {
                 return Err(Error::io(
                     shown,
@@ -217,7 +232,7 @@ pub fn write_through(target: &Utf8Path, shown: &Utf8Path, bytes: &[u8]) -> Resul
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 interrupt::check()?;
-                wait_writable(&file);
+                wait_writable(file);
             }
             Err(e) => return Err(Error::io(shown, "writing", e)),
         }
@@ -487,6 +502,157 @@ pub fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
 /// may be there (a symlink, FIFO or device is refused, never written through).
 pub fn write_confined(path: &Utf8Path, bytes: &[u8]) -> Result<()> {
     Staged::write_as(path, bytes, Links::Refuse)?.commit()
+}
+
+/// A file named before a run and written after it (`--report`): where its
+/// bytes go is settled when it is pinned, before anything is spent (a link
+/// the operator named is followed then, once), and the final write follows
+/// nothing planted during the run. A link, FIFO or device put at the file's
+/// name is replaced, never written through; a folder put in its folder's
+/// place (a link to elsewhere) is refused. A device or FIFO pinned is
+/// written through only while it is the same one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pinned {
+    /// What the caller named, for messages.
+    shown: Utf8PathBuf,
+    /// The file replaced: the path, or what the link it was pointed at.
+    target: Utf8PathBuf,
+    /// The device and inode of the target's folder when pinned.
+    folder: (u64, u64),
+    /// The device and inode of a device or FIFO written through.
+    through: Option<(u64, u64)>,
+}
+
+/// A file's device and inode.
+fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// `name` as a C string for the `*at` calls.
+fn c_name(name: &str) -> std::io::Result<std::ffi::CString> {
+    std::ffi::CString::new(name)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte"))
+}
+
+impl Pinned {
+    /// Check `path` as [`check_writable_as`] does and pin where it leads.
+    pub fn new(path: &Utf8Path, links: Links) -> Result<Pinned> {
+        check_writable_as(path, links)?;
+        let (target, existing) = destination(path, links)?;
+        let dir = folder(&target);
+        let meta = fs::metadata(dir).map_err(|e| Error::io(dir, "looking at", e))?;
+        Ok(Pinned {
+            shown: path.to_owned(),
+            folder: identity(&meta),
+            through: existing
+                .filter(|m| !m.file_type().is_file())
+                .map(|m| identity(&m)),
+            target,
+        })
+    }
+
+    /// The path as the caller named it.
+    pub fn path(&self) -> &Utf8Path {
+        &self.shown
+    }
+
+    /// Write `bytes` where the path led when pinned: atomically, as
+    /// [`write_atomically`] does, in the same folder (the very one, not what
+    /// its path names now), replacing whatever is at the name now; or
+    /// through the same device or FIFO.
+    pub fn write(&self, bytes: &[u8]) -> Result<()> {
+        let moved = |what: &str| {
+            Error::io(
+                &self.shown,
+                "writing",
+                std::io::Error::other(format!(
+                    "not written: {what} changed during the run (a link planted there?), and bob-eval writes only where the path led when the run began"
+                )),
+            )
+        };
+        if let Some(pinned) = self.through {
+            if fs::metadata(&self.target).map(|m| identity(&m)).ok() != Some(pinned) {
+                return Err(moved(&format!("{}", self.target)));
+            }
+            let file = open_through(&self.target, &self.shown)?;
+            let now = file
+                .metadata()
+                .map_err(|e| Error::io(&self.shown, "looking at", e))?;
+            if identity(&now) != pinned {
+                return Err(moved(&format!("{}", self.target)));
+            }
+            return write_polling(&file, &self.shown, bytes);
+        }
+        let dir_path = folder(&self.target);
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .open(dir_path)
+            .map_err(|e| Error::io(dir_path, "opening the folder", e))?;
+        let meta = dir
+            .metadata()
+            .map_err(|e| Error::io(dir_path, "looking at", e))?;
+        if identity(&meta) != self.folder {
+            return Err(moved(&format!("its folder {dir_path}")));
+        }
+        let name = self.target.file_name().unwrap_or("");
+        let temp_path = temp_path(&self.target);
+        let temp = temp_path.file_name().unwrap_or("");
+        self.replace_in(&dir, name, temp, bytes)
+            .map_err(|e| Error::io(&self.shown, "writing", e))?;
+        dir.sync_all()
+            .map_err(|e| Error::io(dir_path, "syncing the folder", e))
+    }
+
+    /// Write `bytes` to `temp` in `dir`, fsync it and rename it over `name`;
+    /// the temp file is removed on failure.
+    fn replace_in(&self, dir: &File, name: &str, temp: &str, bytes: &[u8]) -> std::io::Result<()> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let fd = dir.as_raw_fd();
+        let (c_name, c_temp) = (c_name(name)?, c_name(temp)?);
+        // A regular file there now keeps its mode; anything else is replaced.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstatat(2) on a folder we hold, a NUL-terminated name and a stat we own.
+        let found =
+            unsafe { libc::fstatat(fd, c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+        let mode = (found == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG)
+            .then_some(st.st_mode & 0o7777);
+        // SAFETY: unlinkat(2) of a stale temp name of ours in a folder we hold.
+        unsafe { libc::unlinkat(fd, c_temp.as_ptr(), 0) };
+        // SAFETY: openat(2) creating a new file (never following a link) in a folder we hold.
+        let raw = unsafe {
+            libc::openat(
+                fd,
+                c_temp.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                libc::c_uint::from(mode.unwrap_or(0o644)),
+            )
+        };
+        if raw < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `raw` is a file descriptor we just opened and own alone.
+        let mut file = unsafe { File::from_raw_fd(raw) };
+        let written = (|| {
+            if let Some(mode) = mode {
+                // The umask may have cut the mode at creation: put the exact one back.
+                file.set_permissions(fs::Permissions::from_mode(mode))?;
+            }
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            // SAFETY: renameat(2) of our temp over the name, both in the folder we hold.
+            if unsafe { libc::renameat(fd, c_temp.as_ptr(), fd, c_name.as_ptr()) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })();
+        if written.is_err() {
+            // SAFETY: unlinkat(2) of our own temp file.
+            unsafe { libc::unlinkat(fd, c_temp.as_ptr(), 0) };
+        }
+        written
+    }
 }
 
 /// The temp file for `target` written by this thread: `.<name>.<pid>.<thread>.tmp`
@@ -790,6 +956,79 @@ mod tests {
         write_confined(&root.join("new.json"), b"new").unwrap();
         write_confined(&root.join("new.json"), b"newer").unwrap();
         assert_eq!(fs::read_to_string(root.join("new.json")).unwrap(), "newer");
+    }
+
+    #[test]
+    fn a_pinned_write_follows_nothing_planted_after_the_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let kind = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().file_type();
+        fs::write(root.join("outside"), "keep").unwrap();
+        // A link planted at the name is replaced, never written through.
+        let pinned = Pinned::new(&root.join("r.html"), Links::Follow).unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("r.html")).unwrap();
+        pinned.write(b"report").unwrap();
+        assert_eq!(fs::read_to_string(root.join("outside")).unwrap(), "keep");
+        assert!(kind("r.html").is_file());
+        assert_eq!(fs::read_to_string(root.join("r.html")).unwrap(), "report");
+        // So is a FIFO, never waited on; a regular file keeps its mode.
+        let pinned = Pinned::new(&root.join("p.html"), Links::Follow).unwrap();
+        mkfifo(&root.join("p.html"));
+        pinned.write(b"x").unwrap();
+        assert!(kind("p.html").is_file());
+        fs::set_permissions(root.join("p.html"), fs::Permissions::from_mode(0o600)).unwrap();
+        Pinned::new(&root.join("p.html"), Links::Follow)
+            .unwrap()
+            .write(b"y")
+            .unwrap();
+        assert_eq!(
+            fs::metadata(root.join("p.html"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
+        // A folder swapped for a link to elsewhere: refused, nothing written there.
+        fs::create_dir(root.join("reports")).unwrap();
+        fs::create_dir(root.join("elsewhere")).unwrap();
+        let pinned = Pinned::new(&root.join("reports/r.html"), Links::Follow).unwrap();
+        fs::rename(root.join("reports"), root.join("reports.old")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join("reports")).unwrap();
+        let err = pinned.write(b"x").unwrap_err();
+        assert!(err.to_string().contains("changed during the run"), "{err}");
+        assert!(names(&root.join("elsewhere")).is_empty());
+        assert!(names(&root.join("reports.old")).is_empty());
+        // The operator's link is followed once, when pinned: retargeted since,
+        // the first target is written and the link stays.
+        fs::write(root.join("a.html"), "a").unwrap();
+        fs::write(root.join("b.html"), "b").unwrap();
+        std::os::unix::fs::symlink("a.html", root.join("link.html")).unwrap();
+        let pinned = Pinned::new(&root.join("link.html"), Links::Follow).unwrap();
+        fs::remove_file(root.join("link.html")).unwrap();
+        std::os::unix::fs::symlink("b.html", root.join("link.html")).unwrap();
+        pinned.write(b"new").unwrap();
+        assert_eq!(fs::read_to_string(root.join("a.html")).unwrap(), "new");
+        assert_eq!(fs::read_to_string(root.join("b.html")).unwrap(), "b");
+        assert!(kind("link.html").is_symlink());
+        // A device is written through; a FIFO swapped for a link is refused.
+        Pinned::new(Utf8Path::new("/dev/null"), Links::Follow)
+            .unwrap()
+            .write(b"x")
+            .unwrap();
+        mkfifo(&root.join("q"));
+        let pinned = Pinned::new(&root.join("q"), Links::Follow).unwrap();
+        fs::remove_file(root.join("q")).unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("q")).unwrap();
+        assert!(pinned.write(b"x").is_err());
+        assert_eq!(fs::read_to_string(root.join("outside")).unwrap(), "keep");
+        // No temp file is left behind.
+        assert!(
+            names(root).iter().all(|n| !n.ends_with(".tmp")),
+            "{:?}",
+            names(root)
+        );
+        assert!(Pinned::new(Utf8Path::new(""), Links::Follow).is_err());
     }
 
     #[test]

@@ -481,6 +481,67 @@ fn a_link_planted_in_results_is_never_written_through() {
     );
 }
 
+/// `run --report PATH`: a link planted at PATH while the platform runs (an
+/// agent with Bash could plant one) is replaced by the report, never
+/// written through; the report's folder swapped for a link to elsewhere is
+/// refused (exit 3) and nothing is written where the link leads.
+#[test]
+fn a_link_planted_at_the_report_during_the_run_is_never_followed() {
+    use std::process::Stdio;
+    for swap_folder in [false, true] {
+        let work = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let outside = work.path().join("outside.html");
+        std::fs::write(&outside, "mine").unwrap();
+        let (reports, elsewhere) = (work.path().join("reports"), work.path().join("elsewhere"));
+        std::fs::create_dir(&reports).unwrap();
+        std::fs::create_dir(&elsewhere).unwrap();
+        let report = reports.join("r.html");
+        let stub = Stub::new(Switches {
+            report: Some("<html>the platform's report</html>"),
+            sleep: std::time::Duration::from_secs(3),
+            ..Switches::answering(data("platform/run1_main.json"))
+        });
+        let child = bob(&data("source"), home.path())
+            .args(["run", "commit", "--report"])
+            .arg(&report)
+            .arg("--claude")
+            .arg(&stub.bin)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The stub records its arguments as it starts, then sleeps.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while stub.record("argv").is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if swap_folder {
+            std::fs::rename(&reports, work.path().join("reports.old")).unwrap();
+            std::os::unix::fs::symlink(&elsewhere, &reports).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&outside, &report).unwrap();
+        }
+        let out = finish(child, "run --report");
+        let what = format!("swap_folder {swap_folder}: {}", text(&out.stderr));
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine", "{what}");
+        if swap_folder {
+            assert_eq!(out.status.code(), Some(3), "{what}");
+            assert!(what.contains("changed during the run"), "{what}");
+            assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "{what}");
+        } else {
+            assert_eq!(out.status.code(), Some(0), "{what}");
+            let meta = std::fs::symlink_metadata(&report).unwrap();
+            assert!(meta.file_type().is_file(), "{what}");
+            assert_eq!(
+                std::fs::read_to_string(&report).unwrap(),
+                "<html>the platform's report</html>"
+            );
+        }
+    }
+}
+
 #[test]
 fn escape_sequences_from_outside_never_reach_the_terminal() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,8 +12,8 @@ use super::Out;
 use super::translate::{Translated, translate};
 use camino::Utf8Path;
 use std::cell::Cell;
-use std::collections::HashSet;
-use std::sync::{Arc, mpsc};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// Check a JavaScript `flags` string: only `dgimsuvy`, each once.
@@ -113,8 +113,8 @@ fn compile_hazard(key: &str, pattern: &str) -> Option<Finding> {
 
 /// Why `pattern` (which compiles) is not safe to run: a group that can
 /// backtrack catastrophically.
-fn run_hazard(key: &str, pattern: &str, flags: &str) -> Option<Finding> {
-    let (start, end) = super::backtrack::catastrophic_group(pattern, flags)?;
+fn run_hazard(key: &str, pattern: &str, verdict: &Verdict) -> Option<Finding> {
+    let (start, end) = verdict.catastrophic?;
     let group = super::clip(&pattern[start..end]);
     Some((
         "regex-backtracking",
@@ -152,11 +152,52 @@ pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<Matcher,
     if let Some((_, message, _)) = compile_hazard("pattern", pattern) {
         return Err(message);
     }
-    let re = js_regex(pattern, flags)?;
-    match run_hazard("pattern", pattern, flags) {
+    let verdict = verdict(pattern, flags);
+    verdict.compiles.clone()?;
+    match run_hazard("pattern", pattern, &verdict) {
         Some((_, message, _)) => Err(message),
-        None => Ok(Matcher::new(re, pattern, flags)),
+        None => Matcher::new(pattern, flags),
     }
+}
+
+/// What JavaScript and the shape analysis say of one pattern with its flags.
+#[derive(Debug, Clone)]
+struct Verdict {
+    /// Whether JavaScript compiles it, and if not why.
+    compiles: std::result::Result<(), String>,
+    /// A group that can backtrack catastrophically (when it compiles).
+    catastrophic: Option<(usize, usize)>,
+}
+
+/// The [`Verdict`] on `pattern` with `flags` (which passed
+/// [`compile_hazard`]), worked out once per process: a tree repeats its
+/// patterns (one pin in two graders and the trigger check, one regex grader
+/// copied across suites).
+fn verdict(pattern: &str, flags: &str) -> Verdict {
+    /// Patterns remembered; past this the memory starts afresh.
+    const MAX_KEPT: usize = 4096;
+    static KEPT: LazyLock<Mutex<HashMap<(String, String), Verdict>>> =
+        LazyLock::new(Mutex::default);
+    let key = (pattern.to_owned(), flags.to_owned());
+    if let Some(v) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
+        return v;
+    }
+    let compiles = js_regex(pattern, flags).map(drop);
+    let catastrophic = match compiles {
+        Ok(()) => super::backtrack::catastrophic_group(pattern, flags),
+        Err(_) => None,
+    };
+    let v = Verdict {
+        compiles,
+        catastrophic,
+    };
+    if let Ok(mut kept) = KEPT.lock() {
+        if kept.len() >= MAX_KEPT {
+            kept.clear();
+        }
+        kept.insert(key, v.clone());
+    }
+    v
 }
 
 /// Backtracking steps `fancy-regex` may take in one search (a pattern with
@@ -181,7 +222,10 @@ pub struct Matcher {
 }
 
 enum Engine {
-    Linear(regex::Regex),
+    Linear {
+        re: regex_automata::meta::Regex,
+        literals: Vec<Vec<Vec<u8>>>,
+    },
     Bounded(fancy_regex::Regex),
     Timed(Arc<regress::Regex>),
 }
@@ -206,10 +250,11 @@ impl Found {
 }
 
 impl Matcher {
-    /// The matcher for `pattern` with `flags`, which regress compiled as `re`.
-    fn new(re: regress::Regex, pattern: &str, flags: &str) -> Matcher {
+    /// The matcher for `pattern` with `flags` (which JavaScript compiles):
+    /// regress compiles it here only when it has no exact translation.
+    fn new(pattern: &str, flags: &str) -> std::result::Result<Matcher, String> {
         let engine = match translate(pattern, flags) {
-            Some(Translated::Linear(text)) => regex::Regex::new(&text).ok().map(Engine::Linear),
+            Some(Translated::Linear(text)) => linear(&text),
             Some(Translated::Lookaround(text)) => fancy_regex::RegexBuilder::new(&text)
                 .backtrack_limit(BACKTRACK_STEPS)
                 .build()
@@ -217,11 +262,15 @@ impl Matcher {
                 .map(Engine::Bounded),
             None => None,
         };
-        Matcher {
-            engine: engine.unwrap_or_else(|| Engine::Timed(Arc::new(re))),
+        let engine = match engine {
+            Some(engine) => engine,
+            None => Engine::Timed(Arc::new(js_regex(pattern, flags)?)),
+        };
+        Ok(Matcher {
+            engine,
             spent: Cell::new(Duration::ZERO),
             gave_up: Cell::new(false),
-        }
+        })
     }
 
     /// True when a search went past the budget (the pattern is too slow to check).
@@ -231,7 +280,20 @@ impl Matcher {
 
     /// True when the pattern runs in linear time (its exact translation).
     pub fn is_linear(&self) -> bool {
-        matches!(self.engine, Engine::Linear(_))
+        matches!(self.engine, Engine::Linear { .. })
+    }
+
+    /// What every match holds, when the exact translation shows it: sets of
+    /// literals, each set holding one literal that starts (or one that ends)
+    /// every match. A text holding no literal of a set cannot match, so the
+    /// caller searches only the texts that hold one of each. Empty when
+    /// nothing is known (no linear translation, or a set too large or
+    /// holding the empty string).
+    pub fn required_literals(&self) -> &[Vec<Vec<u8>>] {
+        match &self.engine {
+            Engine::Linear { literals, .. } => literals,
+            _ => &[],
+        }
     }
 
     /// The first match in `text` (none once the matcher gave up).
@@ -250,7 +312,7 @@ impl Matcher {
         }
         let take = if all { usize::MAX } else { 1 };
         match &self.engine {
-            Engine::Linear(re) => re
+            Engine::Linear { re, .. } => re
                 .find_iter(text)
                 .take(take)
                 .map(|m| Found {
@@ -310,6 +372,96 @@ impl Matcher {
     }
 }
 
+/// Short texts (Skill inputs), each with its owner, joined once so that the
+/// few a [`Matcher`] may match are found without running it on them all
+/// ([`Texts::candidates`]): what makes a check of every item against every
+/// suite's pattern cost one lookup per pattern, not one search per item.
+#[derive(Debug, Clone, Default)]
+pub struct Texts {
+    joined: String,
+    /// `(start, end, owner)` of each text, in the order pushed.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl Texts {
+    /// Add `text`, owned by `owner` (push owners in ascending order).
+    pub fn push(&mut self, text: &str, owner: usize) {
+        let start = self.joined.len();
+        self.joined.push_str(text);
+        self.spans.push((start, self.joined.len(), owner));
+        self.joined.push('\n');
+    }
+
+    /// The owners, ascending, of the texts `re` may match: each holds a
+    /// literal of every set [`Matcher::required_literals`] gives. `None`
+    /// when `re` requires none, or too many texts hold them to narrow the
+    /// search: the caller then runs `re` on them all.
+    pub fn candidates(&self, re: &Matcher) -> Option<Vec<usize>> {
+        /// Past this many, running the pattern on every text is as quick.
+        const MAX_CANDIDATES: usize = 64;
+        let mut sets: Vec<&Vec<Vec<u8>>> = re.required_literals().iter().collect();
+        // The set whose shortest literal is longest is likely the rarest:
+        // look it up in every text, then test the few found for the others.
+        sets.sort_by_key(|set| std::cmp::Reverse(set.iter().map(Vec::len).min()));
+        let (first, rest) = sets.split_first()?;
+        let joined = self.joined.as_bytes();
+        let mut found = Vec::new();
+        for literal in first.iter() {
+            for at in memchr::memmem::find_iter(joined, literal) {
+                let idx = self.spans.partition_point(|sp| sp.1 < at);
+                if let Some(&(a, b, _)) = self.spans.get(idx)
+                    && at >= a
+                    && at + literal.len() <= b
+                {
+                    found.push(idx);
+                    if found.len() > MAX_CANDIDATES {
+                        return None;
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        let mut owners: Vec<usize> = found
+            .into_iter()
+            .filter(|&idx| {
+                let (a, b, _) = self.spans[idx];
+                rest.iter().all(|set| {
+                    set.iter()
+                        .any(|l| memchr::memmem::find(&joined[a..b], l).is_some())
+                })
+            })
+            .map(|idx| self.spans[idx].2)
+            .collect();
+        owners.dedup();
+        Some(owners)
+    }
+}
+
+/// The linear engine for `text` (a translation in the `regex` crate's
+/// syntax), parsed once for both the engine and [`Matcher::required_literals`].
+fn linear(text: &str) -> Option<Engine> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    /// More literals than this in a set do not narrow a search.
+    const MAX_SET: usize = 16;
+    let hir = regex_syntax::Parser::new().parse(text).ok()?;
+    let re = regex_automata::meta::Regex::builder()
+        .build_from_hir(&hir)
+        .ok()?;
+    let literals = [ExtractKind::Prefix, ExtractKind::Suffix]
+        .into_iter()
+        .filter_map(|kind| {
+            let seq = Extractor::new().kind(kind).extract(&hir);
+            let literals = seq.literals()?;
+            let usable = !literals.is_empty()
+                && literals.len() <= MAX_SET
+                && literals.iter().all(|l| !l.as_bytes().is_empty());
+            usable.then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+        })
+        .collect();
+    Some(Engine::Linear { re, literals })
+}
+
 /// The finding for a pattern, the value of `key`, whose matcher gave up.
 pub(super) fn too_slow(key: &str) -> Finding {
     (
@@ -358,7 +510,8 @@ pub(super) fn check_js_regex(
         out.error(code, file, line, message, fix);
         return;
     }
-    if let Err(e) = js_regex(pattern, flags) {
+    let verdict = verdict(pattern, flags);
+    if let Err(e) = &verdict.compiles {
         out.error(
             "regex-invalid",
             file,
@@ -370,7 +523,7 @@ pub(super) fn check_js_regex(
         );
         return;
     }
-    if let Some((code, message, fix)) = run_hazard(key, pattern, flags) {
+    if let Some((code, message, fix)) = run_hazard(key, pattern, &verdict) {
         out.error(code, file, line, message, fix);
     }
 }
@@ -399,7 +552,7 @@ mod tests {
     }
 
     fn matcher(pattern: &str) -> Matcher {
-        Matcher::new(js_regex(pattern, "").unwrap(), pattern, "")
+        Matcher::new(pattern, "").unwrap()
     }
 
     #[test]

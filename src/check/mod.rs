@@ -379,16 +379,35 @@ pub fn check_suite(
 /// rule (2.1.328): the whole name, `*` any run of characters, `?` any one,
 /// every other character itself; there is no escape.
 pub fn case_pattern_matches(pattern: &str, name: &str) -> bool {
-    let mut re = String::from("^");
-    for c in pattern.chars() {
-        match c {
-            '*' => re.push_str(".*"),
-            '?' => re.push('.'),
-            other => re.push_str(&regex::escape(&other.to_string())),
+    if !pattern.contains(['*', '?']) {
+        return pattern == name;
+    }
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // Greedy wildcard matching: on a mismatch, let the last `*` take one more
+    // character (linear in practice, at most |pattern| × |name| steps).
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        match p.get(i) {
+            Some('*') => {
+                star = Some((i, j));
+                i += 1;
+            }
+            Some(&c) if c == '?' || c == n[j] => {
+                i += 1;
+                j += 1;
+            }
+            _ => match star {
+                Some((si, sj)) => {
+                    star = Some((si, sj + 1));
+                    i = si + 1;
+                    j = sj + 1;
+                }
+                None => return false,
+            },
         }
     }
-    re.push('$');
-    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
+    p[i..].iter().all(|&c| c == '*')
 }
 
 /// `baseline.json` as `gate` reads it: whatever `gate` would refuse (unreadable,
@@ -481,6 +500,59 @@ fn check_gated_tools(case: &Case, out: &mut Out) {
                 format!("`{tool}` in allowed_tools is a gated tool: an eval run cannot use it without an operator grant"),
                 format!("paste the context into the prompt instead, or run with `--allow-tools {base}`"),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::case_pattern_matches;
+
+    /// The rule as a regex, to compare with.
+    fn by_regex(pattern: &str) -> regex::Regex {
+        let mut re = String::from("^");
+        for c in pattern.chars() {
+            match c {
+                '*' => re.push_str(".*"),
+                '?' => re.push('.'),
+                other => re.push_str(&regex::escape(&other.to_string())),
+            }
+        }
+        re.push('$');
+        regex::Regex::new(&re).unwrap()
+    }
+
+    /// Every string of up to `len` characters from `alphabet`.
+    fn strings(alphabet: &[char], len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..len {
+            last = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn case_patterns_match_as_the_platform_reads_them() {
+        assert!(case_pattern_matches("fire*", "fires"));
+        assert!(case_pattern_matches("fire?", "fires"));
+        assert!(!case_pattern_matches("fire?", "fire"));
+        assert!(case_pattern_matches("édge", "édge"));
+        assert!(!case_pattern_matches("a.c", "abc"), "a dot is itself");
+        let names = strings(&['a', 'b'], 5);
+        for pattern in strings(&['a', 'b', '*', '?'], 5) {
+            let re = by_regex(&pattern);
+            for name in &names {
+                assert_eq!(
+                    case_pattern_matches(&pattern, name),
+                    re.is_match(name),
+                    "{pattern:?} on {name:?}"
+                );
+            }
         }
     }
 }

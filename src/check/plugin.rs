@@ -527,10 +527,7 @@ fn entries(dir: &Utf8Path) -> Vec<String> {
 
 /// The plugin's own skills, commands and agents.
 fn plugin_items(dir: &Utf8Path, json: Option<&Map<String, Value>>, plugin: &str) -> Items {
-    let mut items = Items {
-        items: Vec::new(),
-        plugin: Some(plugin.to_owned()),
-    };
+    let mut items = Items::of_plugin(plugin);
     let root_skill = dir.join("SKILL.md");
     if root_skill.is_file() {
         items.add(names(&root_skill, &folder_name(dir)), ItemKind::Skill);
@@ -627,20 +624,21 @@ fn check_plugin_entries(case: &Case, dir: &Utf8Path, out: &mut Out) {
 
 /// For each skill nothing checks the firing of, a note with the graders to add.
 fn trigger_advice(items: &Items, cases: &[Case], eval_dir: &Utf8Path, out: &mut Out) {
+    // Each Skill grader's pattern compiled once, for every skill.
+    let graders: Vec<(&suite::Grader, super::js_regex::Matcher)> = cases
+        .iter()
+        .flat_map(|c| c.graders.iter())
+        .filter(|g| g.is_skill_trigger())
+        .filter_map(|g| {
+            // A pattern too slow to run is the trap checks' finding.
+            let re = super::js_regex::safe_js_regex(g.str("input_match")?, "").ok()?;
+            Some((g, re))
+        })
+        .collect();
     for item in items.items.iter().filter(|i| i.kind == ItemKind::Skill) {
         let name = item.name();
         let (mut fires, mut quiet) = (false, false);
-        for g in cases.iter().flat_map(|c| c.graders.iter()) {
-            if !g.is_skill_trigger() {
-                continue;
-            }
-            let Some(pattern) = g.str("input_match") else {
-                continue;
-            };
-            // A pattern too slow to run is the trap checks' finding.
-            let Ok(re) = super::js_regex::safe_js_regex(pattern, "") else {
-                continue;
-            };
+        for (g, re) in &graders {
             if !items.encoded(name).iter().any(|i| re.find(i).is_some()) {
                 continue;
             }

@@ -29,7 +29,7 @@
 //!    warning under `--plugin`.
 
 use super::Out;
-use super::js_regex::{inline_flags, safe_js_regex, too_slow};
+use super::js_regex::{Matcher, Texts, inline_flags, safe_js_regex, too_slow};
 use crate::diagnostic::Severity;
 use crate::item::ItemKind;
 use crate::suite::{
@@ -106,14 +106,17 @@ pub struct Items {
     /// `{"skill":"<plugin>:<item>"}`); `None` in `evals/<item>/`, where each
     /// item runs in a plugin of its own, `bob-eval-<item>`.
     pub plugin: Option<String>,
+    /// Every item's [`Items::encoded`] inputs, owned by its index: built on
+    /// first use, once per layout.
+    texts: std::sync::OnceLock<Texts>,
+    /// Each name's item index.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 impl Items {
     /// The item named `name` (any of its names).
     pub fn get(&self, name: &str) -> Option<&Item> {
-        self.items
-            .iter()
-            .find(|i| i.names.iter().any(|n| n == name))
+        self.by_name.get(name).map(|&i| &self.items[i])
     }
 
     /// Add an item unless one of that name exists.
@@ -121,7 +124,38 @@ impl Items {
         if names.is_empty() || names.iter().any(|n| self.get(n).is_some()) {
             return;
         }
+        for name in &names {
+            self.by_name.entry(name.clone()).or_insert(self.items.len());
+        }
         self.items.push(Item { names, kind });
+        self.texts = std::sync::OnceLock::new();
+    }
+
+    /// An items list for `--plugin`: the plugin's name, no items yet.
+    pub fn of_plugin(plugin: &str) -> Items {
+        Items {
+            plugin: Some(plugin.to_owned()),
+            ..Items::default()
+        }
+    }
+
+    /// The indexes, ascending, of the items one of whose inputs `re` may
+    /// match (every item when the pattern narrows nothing).
+    fn candidates(&self, re: &Matcher) -> Vec<usize> {
+        let texts = self.texts.get_or_init(|| {
+            let mut texts = Texts::default();
+            for (i, item) in self.items.iter().enumerate() {
+                for name in &item.names {
+                    for input in self.encoded(name) {
+                        texts.push(&input, i);
+                    }
+                }
+            }
+            texts
+        });
+        texts
+            .candidates(re)
+            .unwrap_or_else(|| (0..self.items.len()).collect())
     }
 
     /// The JSON-encoded Skill inputs the platform matches `input_match`
@@ -366,8 +400,9 @@ impl Traps<'_> {
         };
         let matched: Vec<&Item> = self
             .items
-            .items
-            .iter()
+            .candidates(&re)
+            .into_iter()
+            .map(|i| &self.items.items[i])
             .filter(|i| i.kind != ItemKind::Agent && i.names.iter().any(|n| hits(n).is_some()))
             .collect();
         let line = e.line.or(g.line);
@@ -641,13 +676,8 @@ mod tests {
             r#"'"skill"\s*:\s*"(?:[\w-]+:)?release-notes"'"#
         );
         assert_eq!(skill_pin("a.b"), r#"'"skill"\s*:\s*"(?:[\w-]+:)?a\.b"'"#);
-        let items = Items {
-            items: vec![Item {
-                names: vec!["release-notes".into()],
-                kind: ItemKind::Skill,
-            }],
-            plugin: Some("kit".into()),
-        };
+        let mut items = Items::of_plugin("kit");
+        items.add(vec!["release-notes".into()], ItemKind::Skill);
         let pin = skill_pin("release-notes");
         let re = super::super::js_regex(pin.trim_matches('\''), "").unwrap();
         for input in items.encoded("release-notes") {

@@ -4,7 +4,7 @@
 //! that matches the item's Skill input and no other item's.
 
 use super::Out;
-use super::js_regex::{Matcher, inline_flags, safe_js_regex, too_slow};
+use super::js_regex::{Matcher, Texts, inline_flags, safe_js_regex, too_slow};
 use crate::suite::{self, Case, Grader, Suite};
 use std::collections::HashMap;
 
@@ -256,6 +256,9 @@ pub struct ItemNames {
     names: Vec<String>,
     /// Joined inputs, each with the `(start, end, name index)` of its inputs.
     haystacks: Vec<Haystack>,
+    /// Every input, each owned by its name's index, searched for a
+    /// pattern's required literals.
+    texts: Texts,
 }
 
 impl ItemNames {
@@ -277,14 +280,29 @@ impl ItemNames {
                 haystack.push('\n');
             }
         }
+        let mut texts = Texts::default();
+        for (haystack, spans) in &haystacks {
+            for &(a, b, n) in spans {
+                texts.push(&haystack[a..b], n);
+            }
+        }
         ItemNames {
             names: names.to_vec(),
             haystacks,
+            texts,
         }
     }
 
     /// The first encoded input of another item that `re` matches.
     fn other_match(&self, re: &Matcher, pattern: &str, item: &str) -> Option<String> {
+        match self.texts.candidates(re) {
+            Some(found) => first_other(re, item, found.into_iter().map(|n| &self.names[n])),
+            None => self.scan(re, pattern, item),
+        }
+    }
+
+    /// [`ItemNames::other_match`] by a scan of every input.
+    fn scan(&self, re: &Matcher, pattern: &str, item: &str) -> Option<String> {
         if !needs_isolation(pattern) {
             let mut clean = true;
             'joined: for (haystack, spans) in &self.haystacks {
@@ -309,15 +327,21 @@ impl ItemNames {
                 return None;
             }
         }
-        self.names
-            .iter()
-            .filter(|n| n.as_str() != item)
-            .find_map(|other| {
-                encoded(other)
-                    .into_iter()
-                    .find(|input| re.find(input).is_some())
-            })
+        first_other(re, item, self.names.iter())
     }
+}
+
+/// The first encoded input of a name in `names` other than `item` that `re` matches.
+fn first_other<'a>(
+    re: &Matcher,
+    item: &str,
+    names: impl Iterator<Item = &'a String>,
+) -> Option<String> {
+    names.filter(|n| n.as_str() != item).find_map(|other| {
+        encoded(other)
+            .into_iter()
+            .find(|input| re.find(input).is_some())
+    })
 }
 
 /// True when `pattern` has anchors or lookarounds, which could behave
@@ -399,6 +423,46 @@ fn pin_verdict_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_find_what_a_scan_finds() {
+        let names: Vec<String> = (0..300)
+            .map(|n| format!("item-{n:03}"))
+            .chain(["commit", "commit-msg", "x-commit", "review"].map(String::from))
+            .collect();
+        let index = ItemNames::new(&names);
+        let patterns = [
+            r#""skill"\s*:\s*"(?:[\w-]+:)?item-007""#,
+            r#""skill"\s*:\s*"(?:[\w-]+:)?item-00"#,
+            r#"item-0[0-4]7""#,
+            r#"(?:item-123|commit)""#,
+            r#"commit"#,
+            r#"COMMIT"#,
+            r#":commit-msg"\}$"#,
+            r#"^\{"skill":"commit"#,
+            r#"[cC]ommit-?m?s?g?""#,
+            r#"review|item-299"#,
+            r#"skill"#,
+            r#"\w+"#,
+            r#"item-(?:1|2)\d\d"#,
+        ];
+        let mut narrowed = 0;
+        for pattern in patterns {
+            let re = safe_js_regex(pattern, "").unwrap();
+            if let Some(found) = index.texts.candidates(&re) {
+                narrowed += 1;
+                let with = first_other(&re, "commit", found.iter().map(|&n| &names[n]));
+                assert_eq!(with, index.scan(&re, pattern, "commit"), "{pattern}");
+                // Every name a scan finds is a candidate.
+                for (n, name) in names.iter().enumerate() {
+                    if encoded(name).iter().any(|i| re.find(i).is_some()) {
+                        assert!(found.contains(&n), "{pattern}: {name} missed");
+                    }
+                }
+            }
+        }
+        assert!(narrowed >= 8, "only {narrowed} patterns narrowed");
+    }
 
     #[test]
     fn pin_verdicts() {

@@ -516,9 +516,10 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
 /// `--platform-result`) to `--report FILE`, atomically, and say so; say
 /// why when there is none (every run was reused, or the platform wrote none).
 fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
-    let Some(to) = &run.run.report else {
+    let Some(pinned) = &run.run.report else {
         return Ok(());
     };
+    let to = pinned.path();
     let tell = |text: String| run.observer.0.event(&Event::Notice(text));
     let from = match (&run.output, &run.document) {
         (Some(out), _) => out.report(),
@@ -542,7 +543,7 @@ fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
     }
     let bytes = crate::fsio::read(&from, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::unreadable(&from, e))?;
-    crate::fsio::write_atomically(to, &bytes)?;
+    pinned.write(&bytes)?;
     let reused = doc.reused_runs.unwrap_or(0) + doc.imported_runs.unwrap_or(0);
     let rounds = run.evidence.as_ref().is_some_and(|e| e.auto.is_some());
     let partly = if reused > 0 || rounds {

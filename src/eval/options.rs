@@ -155,10 +155,13 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
             )));
         }
     }
-    if let Some(report) = &opts.report {
-        // Refused before anything is spent, as `--out` is.
-        crate::fsio::check_writable(report)?;
-    }
+    // Refused before anything is spent, as `--out` is, and pinned: a link
+    // planted at the path (or its folder) during the run is never followed.
+    let report = opts
+        .report
+        .as_deref()
+        .map(|path| crate::fsio::Pinned::new(path, crate::fsio::Links::Follow))
+        .transpose()?;
     let settings = Settings::load(&ctx.home)?;
     Ok(RunOptions {
         ablation: platform::Ablation::WithWithout,
@@ -173,7 +176,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         tags: Vec::new(),
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
-        report: opts.report.clone(),
+        report,
     })
 }
 

@@ -112,8 +112,9 @@ pub struct RunOptions {
     /// `--disallow-tools T…`: tools kept from the model in every case.
     pub disallow_tools: Vec<String>,
     /// `--report FILE`: where to save the platform's `report.html` once the
-    /// evaluation succeeded (the platform always writes it in its own folder).
-    pub report: Option<Utf8PathBuf>,
+    /// evaluation succeeded (the platform always writes it in its own folder),
+    /// pinned before the run so that nothing planted meanwhile is followed.
+    pub report: Option<crate::fsio::Pinned>,
 }
 
 impl RunOptions {
