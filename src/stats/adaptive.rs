@@ -157,6 +157,10 @@ pub struct AutoPolicy {
     /// No futility stop before a look at this many runs per arm (default 3,
     /// the first look).
     pub futility_from: u32,
+    /// Futility on predictive power (the chance averaged over the effects
+    /// the data leave plausible, a flat prior) instead of conditional power
+    /// under the observed trend, which gives up sooner on a noisy first look.
+    pub predictive: bool,
     /// A case whose every run of both arms scored 1 runs its with arm alone
     /// while the suite's estimate is above 0 (default on; see the module doc).
     pub allocate: bool,
@@ -177,6 +181,7 @@ impl AutoPolicy {
             spending: Spending::Power(1.0),
             futility: 0.1,
             futility_from: 3,
+            predictive: false,
             allocate: true,
             resolve_cases: false,
         }
@@ -185,10 +190,13 @@ impl AutoPolicy {
     /// The defaults for the gate's confidence mode at `level`: the one-sided
     /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
     /// look's one-sided level is at least `level` and a result bought this
-    /// way is judged by the gate at the level it was bought for.
+    /// way is judged by the gate at the level it was bought for. Under the
+    /// mode a futility stop is a reject, so futility is judged on predictive
+    /// power, which does not give up on a noisy early trend as soon.
     pub fn for_level(max_per_arm: u32, level: f64) -> Self {
         AutoPolicy {
             alpha: 2.0 * (1.0 - level),
+            predictive: true,
             ..AutoPolicy::new(max_per_arm)
         }
     }
@@ -501,6 +509,7 @@ pub fn adaptive_against<S: RunSource>(
                 &grows,
                 policy.max_per_arm,
                 z_last,
+                policy.predictive,
             ) < policy.futility;
         if let (Some((e, tie)), true) = (&beats, beats_open) {
             let (beats_parts, beats_grows) = beats_parts(&d.samples, best.expect("beats"), &arms);
@@ -511,6 +520,7 @@ pub fn adaptive_against<S: RunSource>(
                 &beats_grows,
                 policy.max_per_arm,
                 z_last,
+                policy.predictive,
             ) < policy.futility;
         }
         if hopeless {
@@ -649,15 +659,17 @@ fn allocation(parts: &[Part], delta: f64) -> Vec<[bool; 2]> {
 }
 
 /// The chance that a comparison (Σ cᵢ·μᵢ over `parts` against `tie`) is
-/// clear at the last look if its true value equals `estimate` now, with
-/// every part that `grows` run to `max` runs (the usual conditional power
-/// under the current trend).
+/// clear at the last look, with every part that `grows` run to `max` runs:
+/// if its true value equals `estimate` now (conditional power under the
+/// current trend), or with `predictive`, averaged over the values the data
+/// leave plausible under a flat prior (predictive power).
 ///
 /// The last look tests the tie with the variance the score interval uses
 /// there ([`variance_at`] the tie); a growing arm's share shrinks as n/max.
 /// With V now and V′ at the last look, the information fraction is
-/// t = V′/V and the last look's statistic, given today's data, is normal
-/// with mean (|delta| − cc′)/√V′ and variance 1 − t.
+/// t = V′/V and the drift is d = (|estimate − tie| − cc′)/√V′. Conditional
+/// power is Φ((d − z)/√(1 − t)), predictive power Φ(√t·(d − z)/√(1 − t))
+/// (Jennison and Turnbull, ch. 10).
 fn conditional_power(
     estimate: f64,
     tie: f64,
@@ -665,6 +677,7 @@ fn conditional_power(
     grows: &[bool],
     max: u32,
     z_last: f64,
+    predictive: bool,
 ) -> f64 {
     let now = variance_at(parts, tie);
     let mut projected = parts.to_vec();
@@ -690,7 +703,8 @@ fn conditional_power(
     if t >= 1.0 - 1e-12 {
         return if drift > z_last { 1.0 } else { 0.0 };
     }
-    1.0 - normal_cdf((z_last - drift) / (1.0 - t).sqrt())
+    let shrink = if predictive { t.sqrt() } else { 1.0 };
+    1.0 - normal_cdf((z_last - drift) * shrink / (1.0 - t).sqrt())
 }
 
 /// The runs bought so far and their cost.
