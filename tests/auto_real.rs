@@ -170,7 +170,7 @@ fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
     assert!(rounds[0].contains("per arm of fires, quiet"), "{stderr}");
     for r in &rounds[1..] {
         assert!(
-            r.contains("per arm of fires; ") && r.contains("of quiet's with arm"),
+            r.contains(" per arm of fires; ") && r.contains(" more with-arm run(s) of quiet: "),
             "{stderr}"
         );
     }
@@ -184,6 +184,49 @@ fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
         calls(&three_api)
     );
     assert!(auto_calls < fixed_calls, "{stderr}");
+}
+
+#[test]
+fn auto_settles_beats_best_on_the_with_arms_alone() {
+    // The four firing cases and the quiet tie (as in the first test) against
+    // a best of 0.9 recorded without its runs (an exact line): `helps` is
+    // clear after the first round, `beats-best` (with 1.0 against 0.9) is
+    // not, so the later rounds buy with-arm runs alone, to auto:8's last look.
+    let best = |suite: &Path| {
+        four_firing_cases(suite);
+        std::fs::write(
+            suite.join("baseline.json"),
+            r#"{"schema": "skill-eval-baseline/1", "item": "commit", "best": {"default": {"score": 0.9, "without": 0.2, "trigger_rate": 1.0, "run": "eval-commit-20260101T000000Z", "date": "2026-01-01"}}}"#,
+        )
+        .unwrap();
+    };
+    let api = FakeApi::start(clear_script());
+    let (doc, stderr) = run(&api, best, &["--runs", "auto:8"]);
+    let rounds: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("runs auto: round"))
+        .collect();
+    assert!(
+        rounds[0].contains(" 3 more run(s) per arm of fires, "),
+        "{stderr}"
+    );
+    assert!(rounds.len() > 1, "{stderr}");
+    for r in &rounds[1..] {
+        assert!(
+            r.contains(" more with-arm run(s) of fires, fires-2, fires-3, fires-4, quiet: "),
+            "{stderr}"
+        );
+    }
+    assert_eq!(doc["stats"]["suite"]["advisory"]["advisory"], "clear");
+    for c in doc["cases"].as_array().unwrap() {
+        assert_eq!(c["stats"]["runs_without"], 3, "{c}");
+    }
+    // Without more runs of the best, with 1.0 against 0.9 is not clear at
+    // 8 runs a case: auto stops at its last look.
+    assert!(
+        stderr.contains("(the most runs per case were bought)"),
+        "{stderr}"
+    );
 }
 
 #[test]

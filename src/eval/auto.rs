@@ -213,28 +213,27 @@ fn wanted(request: &RunRequest) -> [usize; 2] {
     [request.with as usize, request.without as usize]
 }
 
-/// A round's requests in words: `2 more run(s) per arm of fires, quiet`, or
-/// per case when they differ (`4 more run(s) of quiet's with arm`).
+/// A round's requests in words: `2 more run(s) per arm of fires, quiet`,
+/// `2 more with-arm run(s) of fires, quiet`, or per case when they differ
+/// (`3 more run(s) per arm of fires; 3 more with-arm run(s) of quiet`).
 fn asked(requests: &[RunRequest], names: &[&str]) -> String {
-    let first = requests.first().map(|r| (r.with, r.without));
-    if requests
-        .iter()
-        .all(|r| Some((r.with, r.without)) == first && r.with == r.without)
-    {
+    let one = |r: &RunRequest| match (r.with, r.without) {
+        (w, wo) if w == wo => format!("{w} more run(s) per arm of"),
+        (w, 0) => format!("{w} more with-arm run(s) of"),
+        (w, wo) => format!("{w} more with and {wo} more without run(s) of"),
+    };
+    let phrases: Vec<String> = requests.iter().map(one).collect();
+    if phrases.windows(2).all(|p| p[0] == p[1]) {
         return format!(
-            "{} more run(s) per arm of {}",
-            first.map_or(0, |f| f.0),
+            "{} {}",
+            phrases.first().map_or("no run", String::as_str),
             names.join(", ")
         );
     }
-    requests
+    phrases
         .iter()
         .zip(names)
-        .map(|(r, name)| match (r.with, r.without) {
-            (w, 0) => format!("{w} more run(s) of {name}'s with arm"),
-            (w, wo) if w == wo => format!("{w} more run(s) per arm of {name}"),
-            (w, wo) => format!("{w} more with and {wo} more without run(s) of {name}"),
-        })
+        .map(|(p, name)| format!("{p} {name}"))
         .collect::<Vec<_>>()
         .join("; ")
 }

@@ -58,8 +58,28 @@ fn density(x: f64) -> f64 {
 /// information fractions `fractions` (increasing, the last 1), spending
 /// `spent[k]` of the error budget by look k (cumulative, non-decreasing).
 /// A look that spends nothing gets `f64::INFINITY`.
+///
+/// No interim look is looser than the last: where the spending function
+/// would make one so (a first look late in the schedule, a front-loaded
+/// function), that look's critical value is raised to the last's, it spends
+/// less, and the last look spends the rest of the budget (so the last
+/// moves down, and the order holds).
 pub fn boundaries(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
-    let key: Vec<u64> = fractions.iter().chain(spent).map(|x| x.to_bits()).collect();
+    let mut c = cached(fractions, spent, f64::NEG_INFINITY);
+    let last = c.len() - 1;
+    if c[..last].iter().any(|x| *x < c[last]) {
+        c = cached(fractions, spent, c[last]);
+    }
+    c
+}
+
+fn cached(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
+    let key: Vec<u64> = fractions
+        .iter()
+        .chain(spent)
+        .chain([&floor])
+        .map(|x| x.to_bits())
+        .collect();
     static CACHE: Mutex<Vec<(Vec<u64>, Vec<f64>)>> = Mutex::new(Vec::new());
     if let Some((_, c)) = CACHE
         .lock()
@@ -68,7 +88,7 @@ pub fn boundaries(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
     {
         return c;
     }
-    let c = compute(fractions, spent);
+    let c = compute(fractions, spent, floor);
     if let Ok(mut cache) = CACHE.lock() {
         if cache.len() > 64 {
             cache.clear();
@@ -78,8 +98,11 @@ pub fn boundaries(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
     c
 }
 
-fn compute(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
+/// The boundaries, every interim one at least `floor`; the last look spends
+/// whatever the earlier looks left of the budget.
+fn compute(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
     assert_eq!(fractions.len(), spent.len());
+    let looks = fractions.len();
     let mut out = Vec::with_capacity(fractions.len());
     // The sub-density of the score process S at the last look, on the
     // continuation region, as (points, weights·density) for the trapezoid.
@@ -87,7 +110,12 @@ fn compute(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
     let mut mass: Vec<f64> = vec![];
     let (mut t_prev, mut spent_prev) = (0.0, 0.0);
     for (k, (&t, &a)) in fractions.iter().zip(spent).enumerate() {
-        let step = a - spent_prev;
+        let last = k + 1 == looks;
+        let step = if last {
+            spent[looks - 1] - spent_prev
+        } else {
+            a - spent_prev
+        };
         let dt = t - t_prev;
         let sd = dt.sqrt();
         // The chance of crossing ±c√t at this look without crossing before.
@@ -117,10 +145,13 @@ fn compute(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
             }
             0.5 * (lo + hi)
         };
+        let c = if last { c } else { c.max(floor) };
         out.push(c);
-        if k + 1 == fractions.len() {
+        if last {
             break;
         }
+        // What this look really spent (less than planned when floored).
+        let spent_here = if c.is_finite() { cross(c) } else { 0.0 };
         // The density of S on (−c√t, c√t), carried to the next look.
         let b = if c.is_finite() {
             c * t.sqrt()
@@ -149,7 +180,7 @@ fn compute(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
         grid = new_grid;
         mass = new_mass;
         t_prev = t;
-        spent_prev = a;
+        spent_prev += spent_here;
     }
     out
 }
@@ -210,6 +241,18 @@ mod tests {
         for (x, want) in c.iter().zip(&obf) {
             assert!((x - want).abs() < 2e-3, "{c:?} vs {obf:?}");
         }
+    }
+
+    #[test]
+    fn a_look_that_would_be_looser_than_the_last_is_held_at_it() {
+        // Looks at 3 and 4 runs of 4 spending α·t: the first would get 2.08
+        // and the last 2.18. Held at the last's level, the first spends
+        // less and the last the rest, so both together still spend α.
+        let t = [0.75, 1.0];
+        let c = boundaries(&t, &[0.0375, 0.05]);
+        assert!(c[0] >= c[1] && c[1] < 2.18, "{c:?}");
+        let total = crossing_at(&t[..1], &c[..1]) + crossing_at(&t, &c);
+        assert!((total - 0.05).abs() < 5e-4, "{total} {c:?}");
     }
 
     /// The chance that the last look crosses `c` and none before does, by
