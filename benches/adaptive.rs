@@ -1,27 +1,32 @@
-//! The proof of `--runs auto`, measured: 10,000 simulated suites of 4
-//! scoring cases, each case's true pass probabilities with and without the
-//! item drawn (fixed seed) from {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1}. Every
-//! setting (fixed --runs 1, 3, 5, 10, and auto) goes through the library's
-//! own `stats::fixed` / `stats::adaptive` driver, advisory and the gate's
-//! compiled rule (`gate::decide`), with a simulated `RunSource`.
+//! The proof of `--runs auto` and of the gate's confidence mode, measured on
+//! simulated suites with known truth (`docs/statistics.md` explains every
+//! table). Every setting goes through the library's own `stats::fixed` /
+//! `stats::adaptive` driver, advisory and the gate's compiled rule
+//! (`gate::decide`, `gate::decide_at`), with a simulated `RunSource`.
 //!
-//! Run with `cargo bench --bench adaptive`. Prints, per setting:
-//! (a) false-call rate: a clear improvement (or regression) where the true
-//!     mean difference is zero or of the other sign, over all suites, and
-//!     (a0) the same among the suites with no true difference;
-//! (b) resolution: among suites with a true mean difference of at least 0.2
-//!     in size, the share with the right clear call;
-//! (c) mean runs bought per suite (both arms, all cases);
-//! (d) the share of suites with no true difference that the rule's
-//!     `with > without` (`helps`) accepts.
+//! Run with `cargo bench --bench adaptive` (every section), or name sections:
+//! `cargo bench --bench adaptive -- main mode shapes oracle`.
+//!
+//! - `main`: 10,000 suites of 4 scoring cases, each case's true pass
+//!   probabilities drawn (fixed seed) from {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1};
+//!   (a) false calls (a clear call where the true difference is zero or of
+//!   the other sign), (a0) the same among no-difference suites, (b)
+//!   resolution (the right clear call where |true difference| ≥ 0.2), (c)
+//!   runs per suite, (d) the share of no-difference suites the rule's
+//!   `with > without` accepts; then 20,000 no-difference suites, single
+//!   no-difference suites repeated, and other auto policies.
+//! - `mode`: the confidence mode against the rule (issue 24, item 3).
+//! - `shapes`: auto on the suites bob-eval's layout produces (item 4).
+//! - `oracle`: the fewest runs any stopping rule could spend with the same
+//!   test, per shape.
 
 use bob_eval::document::{
     Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
 };
 use bob_eval::gate::{Status, decide, decide_at};
 use bob_eval::stats::{
-    AutoOutcome, AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Stop, adaptive,
-    fixed,
+    Against, AutoOutcome, AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Spending,
+    Stop, adaptive_against, fixed,
 };
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -34,11 +39,19 @@ const NULLS: usize = 20_000;
 const WORST: usize = 10_000;
 const CASES: usize = 4;
 const SEED: u64 = 0x5EED_2026_0001;
+/// A second seed for the shapes: the default policy measured on suites it
+/// was not chosen on.
+const CHECK_SEED: u64 = 0x0C4E_C4ED;
 /// True pass probabilities, in tenths (integers, so "no difference" is exact).
 const TENTHS: [i64; 7] = [0, 1, 3, 5, 7, 9, 10];
 /// What one simulated run costs; the ceiling never binds.
 const RUN_COST: f64 = 0.01;
 const CEILING: f64 = 1e9;
+/// Suites per shape.
+const SHAPE_SUITES: usize = 4_000;
+/// Stream salts: the main grid's and the shapes' (as first published).
+const MAIN: u64 = 0;
+const SHAPES: u64 = 0x6D1D;
 
 /// splitmix64: small, fast, and fully determined by its seed.
 struct SplitMix(u64);
@@ -63,13 +76,23 @@ impl SplitMix {
 }
 
 /// One suite's truth: per case, the pass probabilities in tenths (with, without).
-#[derive(Clone, Copy)]
-struct Truth([(i64, i64); CASES]);
+#[derive(Clone)]
+struct Truth(Vec<(i64, i64)>);
 
 impl Truth {
-    /// Σ (with − without) in tenths: the true mean difference is this / 40.
+    /// Σ (with − without) in tenths; the true mean difference is this / (10·K).
     fn diff_tenths(&self) -> i64 {
         self.0.iter().map(|(w, wo)| w - wo).sum()
+    }
+
+    /// |true mean difference| ≥ 0.2.
+    fn big(&self) -> bool {
+        self.diff_tenths().abs() * 5 >= 10 * self.0.len() as i64
+    }
+
+    /// 0 < |true mean difference| < 0.2.
+    fn small(&self) -> bool {
+        self.diff_tenths() != 0 && !self.big()
     }
 }
 
@@ -83,14 +106,17 @@ struct Simulated {
 }
 
 impl Simulated {
-    fn new(truth: Truth, suite: usize) -> Self {
-        let streams = (0..CASES)
+    fn new(truth: &Truth, suite: usize, salt: u64) -> Self {
+        let streams = (0..truth.0.len())
             .map(|c| {
-                let base = SEED ^ ((suite as u64) << 20) ^ ((c as u64) << 4);
+                let base = SEED ^ salt ^ ((suite as u64) << 20) ^ ((c as u64) << 4);
                 [SplitMix(base ^ 0xA), SplitMix(base ^ 0xB)]
             })
             .collect();
-        Simulated { truth, streams }
+        Simulated {
+            truth: truth.clone(),
+            streams,
+        }
     }
 }
 
@@ -103,16 +129,17 @@ impl RunSource for Simulated {
             .map(|r| {
                 let (w, wo) = self.truth.0[r.case];
                 let [sw, swo] = &mut self.streams[r.case];
-                let draw = |s: &mut SplitMix, p: i64| -> Vec<f64> {
-                    (0..r.runs_per_arm)
+                let draw = |s: &mut SplitMix, p: i64, n: u32| -> Vec<f64> {
+                    (0..n)
                         .map(|_| f64::from(u8::from(s.unit() * 10.0 < p as f64)))
                         .collect()
                 };
                 CaseRuns {
                     case: r.case,
-                    with: draw(sw, w),
-                    without: draw(swo, wo),
-                    cost_usd: 2.0 * f64::from(r.runs_per_arm) * RUN_COST,
+                    with: draw(sw, w, r.with),
+                    without: draw(swo, wo, r.without),
+                    cost_usd: r.runs() as f64 * RUN_COST,
+                    trigger: Default::default(),
                 }
             })
             .collect();
@@ -123,24 +150,43 @@ impl RunSource for Simulated {
     }
 }
 
+/// How one setting buys runs.
+#[derive(Clone, Copy)]
+enum Buy {
+    Fixed(u32),
+    Auto(AutoPolicy),
+}
+
+impl Buy {
+    fn run(&self, s: &mut Simulated, best: Option<&Against>) -> AutoOutcome {
+        let k = s.truth.0.len();
+        match self {
+            Buy::Fixed(n) => fixed(s, k, *n, CEILING).unwrap(),
+            Buy::Auto(p) => adaptive_against(s, k, p, CEILING, best).unwrap(),
+        }
+    }
+}
+
+/// The earlier default (before issue 24's item 4): 2, 4, 8, 10 with
+/// Haybittle–Peto looks at 0.001 and a union bound, every arm of every open
+/// case run, a case clear on its own resolved, futility from 4 runs.
+fn earlier() -> AutoPolicy {
+    AutoPolicy {
+        first_round: 2,
+        growth: 2.0,
+        spending: Spending::Interim(0.001),
+        futility_from: 4,
+        allocate: false,
+        resolve_cases: true,
+        ..AutoPolicy::new(10)
+    }
+}
+
 /// The gate's compiled rule on the outcome's point estimates, as the reducer
 /// would write them (empty baseline: `beats-best` falls back to the same
 /// comparison). True when the `helps` condition (`with > without`) passes.
-/// The document is built from JSON so that optional fields added to
-/// `skill-eval/1` later keep their defaults here.
 fn rule_accepts(o: &AutoOutcome) -> bool {
-    let with = round4(o.comparison.suite.with.value);
-    let without = round4(o.comparison.suite.without.value);
-    let delta = round4(with - without);
-    let result: SkillEval = serde_json::from_value(serde_json::json!({
-        "schema": SKILL_EVAL, "item": "sim", "run": "eval-sim-20260101T000000Z",
-        "date": "2026-01-01", "model": "sim", "with": with, "without": without,
-        "delta": delta, "verdict": Verdict::of(delta), "trigger_rate": null,
-        "cost_usd": round4(o.cost_usd), "max_cost_usd": CEILING, "partial": false,
-        "cases": [],
-    }))
-    .expect("a skill-eval/1 document");
-    let d = decide(&result, &Baseline::empty("sim"));
+    let d = decide(&document(o), &Baseline::empty("sim"));
     d.conditions
         .iter()
         .any(|c| c.name == "helps" && c.status == Status::Pass)
@@ -148,7 +194,8 @@ fn rule_accepts(o: &AutoOutcome) -> bool {
 
 /// The outcome as the document `run` writes: the suite's numbers, each
 /// case's intervals (its runs per arm among them) and, for auto, the look's
-/// confidence; what the gate's confidence mode reads.
+/// confidence; what the gate's confidence mode reads. Built from JSON so that
+/// optional fields added to `skill-eval/1` later keep their defaults here.
 fn document(o: &AutoOutcome) -> SkillEval {
     let with = round4(o.comparison.suite.with.value);
     let without = round4(o.comparison.suite.without.value);
@@ -197,57 +244,86 @@ fn best_of(result: &SkillEval) -> BestEntry {
     }
 }
 
+/// What one setting did over a set of suites.
 #[derive(Default)]
 struct Tally {
+    suites: usize,
+    null: usize,
+    big: usize,
+    small: usize,
     false_calls: usize,
     null_false_calls: usize,
     resolved: usize,
+    small_right: usize,
     runs: u64,
     null_accepted: usize,
     stops: BTreeMap<String, usize>,
 }
 
-struct Counts {
-    suites: usize,
-    null: usize,
-    big: usize,
+impl Tally {
+    fn add(&mut self, p: Tally) {
+        self.suites += p.suites;
+        self.null += p.null;
+        self.big += p.big;
+        self.small += p.small;
+        self.false_calls += p.false_calls;
+        self.null_false_calls += p.null_false_calls;
+        self.resolved += p.resolved;
+        self.small_right += p.small_right;
+        self.runs += p.runs;
+        self.null_accepted += p.null_accepted;
+        for (k, v) in p.stops {
+            *self.stops.entry(k).or_default() += v;
+        }
+    }
+
+    fn a(&self) -> f64 {
+        pct(self.false_calls, self.suites)
+    }
+    fn a0(&self) -> f64 {
+        pct(self.null_false_calls, self.null)
+    }
+    fn b(&self) -> f64 {
+        pct(self.resolved, self.big)
+    }
+    fn s(&self) -> f64 {
+        pct(self.small_right, self.small)
+    }
+    fn c(&self) -> f64 {
+        self.runs as f64 / self.suites.max(1) as f64
+    }
+    fn d(&self) -> f64 {
+        pct(self.null_accepted, self.null)
+    }
 }
 
-/// Run every suite through `run` and count (a) to (d), the suites split over
-/// the machine's cores (each suite has its own streams, so the split changes
+/// Run every suite through `buy` and count, the suites split over the
+/// machine's cores (each suite has its own streams, so the split changes
 /// nothing in the figures).
-fn setting(truths: &[Truth], run: impl Fn(&mut Simulated) -> AutoOutcome + Sync) -> Tally {
+fn setting(truths: &[Truth], salt: u64, buy: Buy) -> Tally {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = truths.len().div_ceil(threads).max(1);
-    let run = &run;
     let parts: Vec<Tally> = std::thread::scope(|scope| {
         let handles: Vec<_> = truths
             .chunks(chunk)
             .enumerate()
-            .map(|(k, slice)| scope.spawn(move || tally(slice, k * chunk, run)))
+            .map(|(k, slice)| scope.spawn(move || tally(slice, k * chunk, salt, buy)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut t = Tally::default();
     for p in parts {
-        t.false_calls += p.false_calls;
-        t.null_false_calls += p.null_false_calls;
-        t.resolved += p.resolved;
-        t.runs += p.runs;
-        t.null_accepted += p.null_accepted;
-        for (k, v) in p.stops {
-            *t.stops.entry(k).or_default() += v;
-        }
+        t.add(p);
     }
     t
 }
 
 /// [`setting`] over one slice of suites whose first has index `first`.
-fn tally(truths: &[Truth], first: usize, run: &impl Fn(&mut Simulated) -> AutoOutcome) -> Tally {
+fn tally(truths: &[Truth], first: usize, salt: u64, buy: Buy) -> Tally {
     let mut t = Tally::default();
     for (i, truth) in truths.iter().enumerate() {
-        let mut source = Simulated::new(*truth, first + i);
-        let o = run(&mut source);
+        let mut source = Simulated::new(truth, first + i, salt);
+        let o = buy.run(&mut source, None);
         let s = truth.diff_tenths();
         let call = o.comparison.suite.advisory.direction();
         let wrong = match call {
@@ -255,27 +331,27 @@ fn tally(truths: &[Truth], first: usize, run: &impl Fn(&mut Simulated) -> AutoOu
             Some(Direction::Below) => s >= 0,
             None => false,
         };
+        let right = call.is_some() && !wrong;
+        t.suites += 1;
         t.false_calls += usize::from(wrong);
         if s == 0 {
+            t.null += 1;
             t.null_false_calls += usize::from(wrong);
             t.null_accepted += usize::from(rule_accepts(&o));
         }
-        if s.abs() >= 8 {
-            let right = match call {
-                Some(Direction::Above) => s > 0,
-                Some(Direction::Below) => s < 0,
-                None => false,
-            };
+        if truth.big() {
+            t.big += 1;
             t.resolved += usize::from(right);
         }
+        if truth.small() {
+            t.small += 1;
+            t.small_right += usize::from(right);
+        }
         t.runs += o.runs;
-        let stop = match &o.stop {
-            Stop::SourceStopped { reason } => format!("source-stopped ({reason})"),
-            other => serde_json::to_value(other).unwrap()["stop"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        };
+        let stop = serde_json::to_value(&o.stop).unwrap()["stop"]
+            .as_str()
+            .unwrap()
+            .to_string();
         *t.stops.entry(stop).or_default() += 1;
     }
     t
@@ -299,11 +375,11 @@ fn draw_suites(seed: u64, count: usize, null_only: bool) -> Vec<Truth> {
     let mut rng = SplitMix(seed);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let mut cases = [(0, 0); CASES];
-        for c in &mut cases {
-            *c = (TENTHS[rng.below(7)], TENTHS[rng.below(7)]);
-        }
-        let t = Truth(cases);
+        let t = Truth(
+            (0..CASES)
+                .map(|_| (TENTHS[rng.below(7)], TENTHS[rng.below(7)]))
+                .collect(),
+        );
         if !null_only || t.diff_tenths() == 0 {
             out.push(t);
         }
@@ -311,33 +387,133 @@ fn draw_suites(seed: u64, count: usize, null_only: bool) -> Vec<Truth> {
     out
 }
 
+/// Other policies, each a change of one thing from the default (or the
+/// earlier default), measured on the same suites.
+fn alternatives() -> Vec<(&'static str, AutoPolicy)> {
+    let d = AutoPolicy::new(16);
+    vec![
+        ("earlier default: 2, 4, 8, 10; interim 0.001", earlier()),
+        (
+            "earlier default, MAX 16 (2, 4, 8, 16)",
+            AutoPolicy {
+                max_per_arm: 16,
+                ..earlier()
+            },
+        ),
+        ("auto:10 (3, 5, 8, 10)", AutoPolicy::new(10)),
+        ("auto:12 (3, 5, 8, 12)", AutoPolicy::new(12)),
+        ("auto:20 (3, 5, 8, 12, 18, 20)", AutoPolicy::new(20)),
+        (
+            "no allocation",
+            AutoPolicy {
+                allocate: false,
+                ..d
+            },
+        ),
+        (
+            "cases clear on their own resolved",
+            AutoPolicy {
+                resolve_cases: true,
+                ..d
+            },
+        ),
+        (
+            "spending rho 2",
+            AutoPolicy {
+                spending: Spending::Power(2.0),
+                ..d
+            },
+        ),
+        ("futility 0.2", AutoPolicy { futility: 0.2, ..d }),
+        (
+            "predictive futility 0.2",
+            AutoPolicy {
+                futility: 0.2,
+                predictive: true,
+                ..d
+            },
+        ),
+        (
+            "first round 2 (2, 4, 7, 12, 16)",
+            AutoPolicy {
+                first_round: 2,
+                growth: 1.6,
+                futility_from: 4,
+                ..d
+            },
+        ),
+        (
+            "first round 4 (4, 6, 9, 13, 16)",
+            AutoPolicy {
+                first_round: 4,
+                growth: 1.4,
+                ..d
+            },
+        ),
+    ]
+}
+
 fn main() {
     let started = Instant::now();
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wants = |s: &str| asked.is_empty() || asked.iter().any(|a| a == s);
     let truths = draw_suites(SEED, SUITES, false);
-    let counts = Counts {
-        suites: SUITES,
-        null: truths.iter().filter(|t| t.diff_tenths() == 0).count(),
-        big: truths.iter().filter(|t| t.diff_tenths().abs() >= 8).count(),
-    };
-    let policy = AutoPolicy::new(10);
+    let nulls = draw_suites(SEED ^ 0xDD17, NULLS, true);
+    let mut results = vec![];
+    if wants("main") {
+        main_grid(&truths, &nulls, &mut results);
+    }
+    if wants("mode") {
+        confidence_mode(&truths, &nulls, &mut results);
+    }
+    if wants("shapes") {
+        shapes_grid(&mut results);
+    }
+    if wants("oracle") {
+        oracle();
+    }
+    println!();
     println!(
-        "adaptive: {} suites x {CASES} cases, seed {SEED:#x}; {} with no true difference, {} with |true difference| >= 0.2",
-        counts.suites, counts.null, counts.big
+        "adaptive: {:.1} s for everything",
+        started.elapsed().as_secs_f64()
+    );
+    for r in results {
+        println!("RESULT {r}");
+    }
+}
+
+/// The main grid: fixed runs, auto and the earlier default.
+fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
+    let policy = AutoPolicy::new(16);
+    let t0 = setting(truths, MAIN, Buy::Fixed(1));
+    println!(
+        "adaptive: {SUITES} suites x {CASES} cases, seed {SEED:#x}; {} with no true difference, {} with |true difference| >= 0.2",
+        t0.null, t0.big
     );
     println!(
         "adaptive: auto policy {policy:?}; schedule {:?}; confidence per look {:?}",
         policy.schedule(),
         policy.confidences().unwrap()
     );
-
-    let mut rows: Vec<(String, Tally)> = vec![];
-    for n in [1u32, 3, 5, 10] {
-        let t = setting(&truths, |s| fixed(s, CASES, n, CEILING).unwrap());
-        rows.push((format!("--runs {n}"), t));
+    let mut rows: Vec<(String, Tally)> = vec![("--runs 1".into(), t0)];
+    for n in [3u32, 5, 10] {
+        rows.push((format!("--runs {n}"), setting(truths, MAIN, Buy::Fixed(n))));
     }
-    let t = setting(&truths, |s| adaptive(s, CASES, &policy, CEILING).unwrap());
-    rows.push(("--runs auto".into(), t));
-
+    rows.push((
+        "--runs auto (auto:16)".into(),
+        setting(truths, MAIN, Buy::Auto(policy)),
+    ));
+    rows.push((
+        "--runs auto:10".into(),
+        setting(truths, MAIN, Buy::Auto(AutoPolicy::new(10))),
+    ));
+    rows.push((
+        "earlier auto (2, 4, 8, 10)".into(),
+        setting(truths, MAIN, Buy::Auto(earlier())),
+    ));
     println!();
     println!(
         "| setting | (a) false calls, all suites | (a0) false calls, no-difference suites | (b) resolution, abs(diff) >= 0.2 | (c) runs per suite | (d) rule accepts, no-difference suites |"
@@ -346,223 +522,126 @@ fn main() {
     for (name, t) in &rows {
         println!(
             "| {name} | {:.2} % | {:.2} % | {:.1} % | {:.1} | {:.1} % |",
-            pct(t.false_calls, counts.suites),
-            pct(t.null_false_calls, counts.null),
-            pct(t.resolved, counts.big),
-            t.runs as f64 / counts.suites as f64,
-            pct(t.null_accepted, counts.null),
+            t.a(),
+            t.a0(),
+            t.b(),
+            t.c(),
+            t.d()
         );
     }
     let auto = &rows[4].1;
-    println!();
     let stops: Vec<String> = auto
         .stops
         .iter()
-        .map(|(k, v)| format!("{k} {:.1} %", pct(*v, counts.suites)))
+        .map(|(k, v)| format!("{k} {:.1} %", pct(*v, auto.suites)))
         .collect();
+    println!();
     println!("adaptive: auto stops: {}", stops.join(", "));
 
-    // (a0) rests on the few no-difference suites of the main draw; measure it
-    // again on NULLS suites drawn the same way and kept only when the true
+    // (a0) rests on the few no-difference suites of the main draw; measure
+    // it again on NULLS suites drawn the same way, kept only when the true
     // mean difference is zero.
-    let nulls = draw_suites(SEED ^ 0xDD17, NULLS, true);
     println!();
     println!(
         "| setting | (a0) false calls, {NULLS} no-difference suites | (d) rule accepts | runs per suite |"
     );
     println!("| --- | --- | --- | --- |");
     let mut null_auto = 0.0;
-    for n in [1u32, 3, 5, 10, 0] {
-        let (name, t) = if n == 0 {
-            let t = setting(&nulls, |s| adaptive(s, CASES, &policy, CEILING).unwrap());
-            null_auto = pct(t.false_calls, NULLS);
-            ("--runs auto".to_string(), t)
-        } else {
-            let t = setting(&nulls, |s| fixed(s, CASES, n, CEILING).unwrap());
-            (format!("--runs {n}"), t)
-        };
+    for (name, buy) in [
+        ("--runs 1", Buy::Fixed(1)),
+        ("--runs 3", Buy::Fixed(3)),
+        ("--runs 5", Buy::Fixed(5)),
+        ("--runs 10", Buy::Fixed(10)),
+        ("--runs auto (auto:16)", Buy::Auto(policy)),
+        ("--runs auto:10", Buy::Auto(AutoPolicy::new(10))),
+        ("earlier auto (2, 4, 8, 10)", Buy::Auto(earlier())),
+    ] {
+        let t = setting(nulls, MAIN, buy);
+        if name.starts_with("--runs auto (") {
+            null_auto = t.a();
+        }
         println!(
             "| {name} | {:.2} % | {:.1} % | {:.1} |",
-            pct(t.false_calls, NULLS),
-            pct(t.null_accepted, NULLS),
-            t.runs as f64 / NULLS as f64
+            t.a(),
+            t.d(),
+            t.c()
         );
     }
 
     // Single no-difference suites repeated: where the intervals are least exact.
     println!();
-    println!("| no-difference suite, {WORST} times | (a0) --runs 3 | (a0) --runs 10 | (a0) auto |");
-    println!("| --- | --- | --- | --- |");
+    println!(
+        "| no-difference suite, {WORST} times | (a0) --runs 3 | (a0) --runs 10 | (a0) auto | (a0) earlier auto |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
     for (name, cases) in [
-        ("every case 0.5 / 0.5", [(5, 5); CASES]),
-        ("every case 0.9 / 0.9", [(9, 9); CASES]),
+        ("every case 0.5 / 0.5", vec![(5, 5); CASES]),
+        ("every case 0.9 / 0.9", vec![(9, 9); CASES]),
         (
             "0.7/0.3, 0.3/0.7, 0.5/0.5, 0.5/0.5",
-            [(7, 3), (3, 7), (5, 5), (5, 5)],
+            vec![(7, 3), (3, 7), (5, 5), (5, 5)],
         ),
         (
             "1/0, 0/1, 0.5/0.5, 0.5/0.5",
-            [(10, 0), (0, 10), (5, 5), (5, 5)],
+            vec![(10, 0), (0, 10), (5, 5), (5, 5)],
         ),
     ] {
         let same = vec![Truth(cases); WORST];
-        let f3 = setting(&same, |s| fixed(s, CASES, 3, CEILING).unwrap());
-        let f10 = setting(&same, |s| fixed(s, CASES, 10, CEILING).unwrap());
-        let au = setting(&same, |s| adaptive(s, CASES, &policy, CEILING).unwrap());
-        println!(
-            "| {name} | {:.2} % | {:.2} % | {:.2} % |",
-            pct(f3.false_calls, WORST),
-            pct(f10.false_calls, WORST),
-            pct(au.false_calls, WORST)
-        );
+        let row: Vec<String> = [
+            Buy::Fixed(3),
+            Buy::Fixed(10),
+            Buy::Auto(policy),
+            Buy::Auto(earlier()),
+        ]
+        .into_iter()
+        .map(|b| format!("{:.2} %", setting(&same, MAIN, b).a()))
+        .collect();
+        println!("| {name} | {} |", row.join(" | "));
     }
 
-    // The trade-off the default policy sits on: other policies, same suites.
+    // The trade-off the default sits on: other policies, same suites.
     println!();
-    println!("| other auto policies (same suites) | (a0) | (b) | (c) |");
+    println!("| auto policy (same suites) | (a0) | (b) | (c) |");
     println!("| --- | --- | --- | --- |");
-    let base = AutoPolicy::new(10);
-    for (name, p) in [
-        (
-            "no futility stop",
-            AutoPolicy {
-                futility: 0.0,
-                ..base
-            },
-        ),
-        (
-            "futility 0.2",
-            AutoPolicy {
-                futility: 0.2,
-                ..base
-            },
-        ),
-        (
-            "futility from the first look (2 runs)",
-            AutoPolicy {
-                futility_from: 2,
-                ..base
-            },
-        ),
-        (
-            "futility from 8 runs",
-            AutoPolicy {
-                futility_from: 8,
-                ..base
-            },
-        ),
-        (
-            "first round 3 (3, 6, 10)",
-            AutoPolicy {
-                first_round: 3,
-                ..base
-            },
-        ),
-        (
-            "first round 4 (4, 8, 10)",
-            AutoPolicy {
-                first_round: 4,
-                ..base
-            },
-        ),
-        (
-            "growth 2.5 (2, 5, 10), futility from 5",
-            AutoPolicy {
-                growth: 2.5,
-                futility_from: 5,
-                ..base
-            },
-        ),
-        (
-            "interim alpha 0.01",
-            AutoPolicy {
-                interim_alpha: 0.01,
-                ..base
-            },
-        ),
-        (
-            "2, 4, 7, 10; interim alpha 0.003",
-            AutoPolicy {
-                growth: 1.75,
-                interim_alpha: 0.003,
-                ..base
-            },
-        ),
-        (
-            "2, 4, 7, 12; interim alpha 0.003 (MAX 12)",
-            AutoPolicy {
-                growth: 1.75,
-                interim_alpha: 0.003,
-                ..AutoPolicy::new(12)
-            },
-        ),
-    ] {
-        let t = setting(&truths, |s| adaptive(s, CASES, &p, CEILING).unwrap());
+    for (name, p) in alternatives() {
+        let t = setting(truths, MAIN, Buy::Auto(p));
         println!(
             "| {name} | {:.2} % | {:.1} % | {:.1} |",
-            pct(t.null_false_calls, counts.null),
-            pct(t.resolved, counts.big),
-            t.runs as f64 / counts.suites as f64
+            t.a0(),
+            t.b(),
+            t.c()
         );
     }
-    println!();
-    println!(
-        "adaptive: {:.1} s for everything",
-        started.elapsed().as_secs_f64()
-    );
-
-    confidence_mode(&truths, &nulls);
-    shapes_grid();
 
     let fixed10 = &rows[3].1;
-    let a = pct(auto.false_calls, counts.suites);
-    let (b, b10) = (
-        pct(auto.resolved, counts.big),
-        pct(fixed10.resolved, counts.big),
-    );
-    let (c, c10) = (
-        auto.runs as f64 / counts.suites as f64,
-        fixed10.runs as f64 / counts.suites as f64,
-    );
-    println!(
-        "RESULT adaptive auto (a) false calls over all suites: {a:.2} % (target <= 5 %) {}",
-        verdict(a <= 5.0)
-    );
-    println!(
-        "RESULT adaptive auto (a0) false calls among {NULLS} no-difference suites: {null_auto:.2} % (target <= 5 %) {}",
+    results.push(format!(
+        "adaptive auto (a) false calls over all suites: {:.2} % (target <= 5 %) {}",
+        auto.a(),
+        verdict(auto.a() <= 5.0)
+    ));
+    results.push(format!(
+        "adaptive auto (a0) false calls among {NULLS} no-difference suites: {null_auto:.2} % (target <= 5 %) {}",
         verdict(null_auto <= 5.0)
-    );
-    println!(
-        "RESULT adaptive auto (b) resolution: {b:.1} % vs fixed --runs 10 {b10:.1} % (target >= fixed 10) {}",
-        verdict(b >= b10)
-    );
-    println!(
-        "RESULT adaptive auto (c) runs per suite: {c:.1} = {:.0} % of fixed --runs 10's {c10:.0} (target <= 50 %) {}",
-        100.0 * c / c10,
-        verdict(c <= 0.5 * c10)
-    );
+    ));
+    results.push(format!(
+        "adaptive auto (b) resolution: {:.1} % vs fixed --runs 10 {:.1} % (target >= fixed 10) {}",
+        auto.b(),
+        fixed10.b(),
+        verdict(auto.resolved >= fixed10.resolved)
+    ));
+    results.push(format!(
+        "adaptive auto (c) runs per suite: {:.1} = {:.0} % of fixed --runs 10's {:.0} (target <= 50 %) {}",
+        auto.c(),
+        100.0 * auto.c() / fixed10.c(),
+        fixed10.c(),
+        verdict(auto.c() <= 0.5 * fixed10.c())
+    ));
 }
 
 /// The gate's decision on an outcome against an empty baseline: the rule
 /// alone (`None`) or the confidence mode at a level.
 fn accepted(o: &AutoOutcome, level: Option<f64>) -> bool {
     decide_at(&document(o), &Baseline::empty("sim"), level).accepted
-}
-
-/// How one setting buys: fixed N, or auto with a policy.
-#[derive(Clone, Copy)]
-enum Buy {
-    Fixed(u32),
-    Auto(AutoPolicy),
-}
-
-impl Buy {
-    fn run(&self, s: &mut Simulated) -> AutoOutcome {
-        match self {
-            Buy::Fixed(n) => fixed(s, CASES, *n, CEILING).unwrap(),
-            Buy::Auto(p) => adaptive(s, CASES, p, CEILING).unwrap(),
-        }
-    }
 }
 
 /// Share of `truths` the gate accepts under `level`, and the mean runs.
@@ -577,8 +656,8 @@ fn acceptance(truths: &[Truth], buy: Buy, level: Option<f64>) -> (f64, f64) {
                 scope.spawn(move || {
                     let (mut yes, mut runs) = (0, 0);
                     for (i, t) in slice.iter().enumerate() {
-                        let mut source = Simulated::new(*t, k * chunk + i);
-                        let o = buy.run(&mut source);
+                        let mut source = Simulated::new(t, k * chunk + i, MAIN);
+                        let o = buy.run(&mut source, None);
                         yes += usize::from(accepted(&o, level));
                         runs += o.runs;
                     }
@@ -600,7 +679,7 @@ fn acceptance(truths: &[Truth], buy: Buy, level: Option<f64>) -> (f64, f64) {
 /// case; each proposal is a real improvement (every case's with +0.1, up to
 /// 1.0) with probability 0.4, else a change that does nothing. Accepted
 /// proposals are merged (the item's truth becomes theirs) and their measured
-/// `with` becomes the best.
+/// `with` becomes the best. Auto settles against that best.
 const SEQUENCES: usize = 2_000;
 const PROPOSALS: usize = 20;
 
@@ -657,9 +736,10 @@ fn sequence(seq: usize, buy: Buy, level: Option<f64>, t: &mut SeqTally) {
     for p in 0..PROPOSALS {
         let real = rng.unit() < 0.4 && item < 10;
         let proposed = if real { item + 1 } else { item };
-        let truth = Truth([(proposed, 3); CASES]);
-        let mut source = Simulated::new(truth, 1_000_000 + seq * PROPOSALS + p);
-        let o = buy.run(&mut source);
+        let truth = Truth(vec![(proposed, 3); CASES]);
+        let mut source = Simulated::new(&truth, 1_000_000 + seq * PROPOSALS + p, MAIN);
+        let best = baseline.best.get("sim").map(bob_eval::eval::auto::against);
+        let o = buy.run(&mut source, best.as_ref());
         t.runs += o.runs;
         let result = document(&o);
         let d = decide_at(&result, &baseline, level);
@@ -688,7 +768,7 @@ fn sequence(seq: usize, buy: Buy, level: Option<f64>, t: &mut SeqTally) {
 }
 
 /// Issue 24's proof: the rule against the confidence mode at 95 %.
-fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
+fn confidence_mode(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     let level = Some(0.95);
     let auto_mode = |max| Buy::Auto(AutoPolicy::for_level(max, 0.95));
     println!();
@@ -702,8 +782,8 @@ fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
     for (name, buy) in [
         ("--runs 3", Buy::Fixed(3)),
         ("--runs 10", Buy::Fixed(10)),
-        ("--runs auto (mode's policy)", auto_mode(10)),
-        ("--runs auto:20 (mode's policy)", auto_mode(20)),
+        ("--runs auto (mode's policy)", auto_mode(16)),
+        ("--runs auto:50 (mode's policy)", auto_mode(50)),
     ] {
         let (rule, runs) = acceptance(nulls, buy, None);
         let (mode, _) = acceptance(nulls, buy, level);
@@ -714,8 +794,8 @@ fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
     }
     let better: Vec<Truth> = truths
         .iter()
-        .copied()
         .filter(|t| t.diff_tenths() >= 8)
+        .cloned()
         .collect();
     println!();
     println!(
@@ -725,28 +805,38 @@ fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
     println!("| --- | --- | --- | --- |");
     let mut rule10 = 0.0;
     let mut mode_auto = vec![];
+    let conditional = |max| {
+        Buy::Auto(AutoPolicy {
+            predictive: false,
+            ..AutoPolicy::for_level(max, 0.95)
+        })
+    };
     for (name, buy) in [
         ("--runs 3", Buy::Fixed(3)),
         ("--runs 10", Buy::Fixed(10)),
         ("--runs 20", Buy::Fixed(20)),
-        ("--runs auto (mode's policy)", auto_mode(10)),
-        ("--runs auto:20 (mode's policy)", auto_mode(20)),
-        ("--runs auto:30 (mode's policy)", auto_mode(30)),
+        ("--runs auto (mode's policy)", auto_mode(16)),
+        ("--runs auto:32 (mode's policy)", auto_mode(32)),
+        ("--runs auto:50 (mode's policy)", auto_mode(50)),
+        (
+            "--runs auto:50, futility on conditional power",
+            conditional(50),
+        ),
     ] {
         let (rule, runs) = acceptance(&better, buy, None);
         let (mode, _) = acceptance(&better, buy, level);
         if name == "--runs 10" {
             rule10 = rule;
         }
-        if name.starts_with("--runs auto") {
+        if name.starts_with("--runs auto") && name.contains("mode's policy") {
             mode_auto.push((name, mode, runs));
         }
-        println!("| {name} | {rule:.1} % | {mode:.1} % | {runs:.1} |");
+        println!("| {name} | {rule:.1} % | {mode:.2} % | {runs:.1} |");
     }
 
     println!();
     println!(
-        "Sequences: {SEQUENCES} x {PROPOSALS} proposals on one item (4 cases, with 0.3 = without at the start; 40 % real, +0.1 on every case; accepted ones merged and their with recorded as the best):"
+        "Sequences: {SEQUENCES} x {PROPOSALS} proposals on one item (4 cases, with 0.3 = without at the start; 40 % real, +0.1 on every case; accepted ones merged and their with recorded as the best; auto settles against it):"
     );
     println!();
     println!(
@@ -754,10 +844,14 @@ fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
     );
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (gate, lv) in [("rule", None), ("mode 95 %", level)] {
+        let auto = match lv {
+            None => Buy::Auto(AutoPolicy::new(16)),
+            Some(_) => auto_mode(16),
+        };
         for (name, buy) in [
             ("--runs 3", Buy::Fixed(3)),
             ("--runs 10", Buy::Fixed(10)),
-            ("auto (mode's policy)", auto_mode(10)),
+            ("--runs auto", auto),
         ] {
             let t = sequences(buy, lv);
             println!(
@@ -770,80 +864,15 @@ fn confidence_mode(truths: &[Truth], nulls: &[Truth]) {
             );
         }
     }
-    println!();
-    println!(
-        "RESULT confidence mode: no-difference suites accepted with --runs auto at 95 %: {null_mode_auto:.2} % (target <= 5 %) {}",
+    results.push(format!(
+        "confidence mode: no-difference suites accepted with --runs auto at 95 %: {null_mode_auto:.2} % (target <= 5 %) {}",
         verdict(null_mode_auto <= 5.0)
-    );
+    ));
     for (name, mode, runs) in mode_auto {
-        println!(
-            "RESULT confidence mode: true improvements >= 0.2 accepted, mode with {name}: {mode:.1} % for {runs:.1} runs vs the rule at fixed --runs 10: {rule10:.1} % (target >=) {}",
+        results.push(format!(
+            "confidence mode: true improvements >= 0.2 accepted, mode with {name}: {mode:.2} % for {runs:.1} runs vs the rule at fixed --runs 10: {rule10:.2} % (target >=) {}",
             verdict(mode >= rule10)
-        );
-    }
-}
-
-/// A suite of any number of cases: per case, the true pass probabilities in
-/// tenths (with, without).
-#[derive(Clone)]
-struct Shape(Vec<(i64, i64)>);
-
-impl Shape {
-    /// Σ (with − without) in tenths; the true mean difference is this / (10·K).
-    fn diff_tenths(&self) -> i64 {
-        self.0.iter().map(|(w, wo)| w - wo).sum()
-    }
-
-    /// |true mean difference| ≥ 0.2.
-    fn big(&self) -> bool {
-        self.diff_tenths().abs() * 5 >= 10 * self.0.len() as i64
-    }
-}
-
-/// [`Simulated`] for a [`Shape`].
-struct SimShape {
-    truth: Shape,
-    streams: Vec<[SplitMix; 2]>,
-}
-
-impl SimShape {
-    fn new(truth: Shape, suite: usize) -> Self {
-        let streams = (0..truth.0.len())
-            .map(|c| {
-                let base = SEED ^ 0x6D1D ^ ((suite as u64) << 20) ^ ((c as u64) << 4);
-                [SplitMix(base ^ 0xA), SplitMix(base ^ 0xB)]
-            })
-            .collect();
-        SimShape { truth, streams }
-    }
-}
-
-impl RunSource for SimShape {
-    type Error = Infallible;
-
-    fn run(&mut self, requests: &[RunRequest], _budget: f64) -> Result<Round, Infallible> {
-        let cases = requests
-            .iter()
-            .map(|r| {
-                let (w, wo) = self.truth.0[r.case];
-                let [sw, swo] = &mut self.streams[r.case];
-                let draw = |s: &mut SplitMix, p: i64| -> Vec<f64> {
-                    (0..r.runs_per_arm)
-                        .map(|_| f64::from(u8::from(s.unit() * 10.0 < p as f64)))
-                        .collect()
-                };
-                CaseRuns {
-                    case: r.case,
-                    with: draw(sw, w),
-                    without: draw(swo, wo),
-                    cost_usd: 2.0 * f64::from(r.runs_per_arm) * RUN_COST,
-                }
-            })
-            .collect();
-        Ok(Round {
-            cases,
-            partial_reason: None,
-        })
+        ));
     }
 }
 
@@ -852,7 +881,7 @@ impl RunSource for SimShape {
 /// time the item does not fire and both arms score the same) and a quiet
 /// case (a tie, often noiseless), plus `scoring` cases drawn as in the main
 /// grid, `pairs` times.
-fn draw_shape(rng: &mut SplitMix, pairs: usize, scoring: usize) -> Shape {
+fn draw_shape(rng: &mut SplitMix, pairs: usize, scoring: usize) -> Truth {
     let pick = |rng: &mut SplitMix, from: &[i64]| from[rng.below(from.len())];
     let mut cases = vec![];
     for _ in 0..pairs {
@@ -868,117 +897,168 @@ fn draw_shape(rng: &mut SplitMix, pairs: usize, scoring: usize) -> Shape {
     for _ in 0..scoring {
         cases.push((pick(rng, &TENTHS), pick(rng, &TENTHS)));
     }
-    Shape(cases)
+    Truth(cases)
 }
 
-const SHAPE_SUITES: usize = 4_000;
+/// The shapes measured: name, trigger pairs, scoring cases.
+const SHAPE_LIST: [(&str, usize, usize); 4] = [
+    ("trigger pair (2 cases)", 1, 0),
+    ("pair + 1 scoring (3 cases)", 1, 1),
+    ("pair + 4 scoring (6 cases)", 1, 4),
+    ("2 pairs + 4 scoring (8 cases)", 2, 4),
+];
 
-/// (a0) false calls among no-difference suites, (b) resolution, (c) runs, for one shape and one way of buying.
-fn shape_tally(suites: &[Shape], buy: Buy) -> (usize, usize, usize, usize, f64) {
-    let (mut null, mut null_false, mut big, mut resolved, mut runs) = (0, 0, 0, 0, 0u64);
-    for (i, t) in suites.iter().enumerate() {
-        let k = t.0.len();
-        let mut s = SimShape::new(t.clone(), i);
-        let o = match buy {
-            Buy::Fixed(n) => fixed(&mut s, k, n, CEILING).unwrap(),
-            Buy::Auto(p) => adaptive(&mut s, k, &p, CEILING).unwrap(),
-        };
-        runs += o.runs;
-        let d = t.diff_tenths();
-        let call = o.comparison.suite.advisory.direction();
-        if d == 0 {
-            null += 1;
-            null_false += usize::from(call.is_some());
-        }
-        if t.big() {
-            big += 1;
-            resolved += usize::from(matches!(
-                (call, d > 0),
-                (Some(Direction::Above), true) | (Some(Direction::Below), false)
-            ));
+fn shape_suites(seed: u64, pairs: usize, scoring: usize) -> Vec<Truth> {
+    let mut rng = SplitMix(seed ^ 0x5A9E ^ ((pairs * 16 + scoring) as u64));
+    (0..SHAPE_SUITES)
+        .map(|_| draw_shape(&mut rng, pairs, scoring))
+        .collect()
+}
+
+/// [`SHAPE_SUITES`] suites of a shape drawn the same way, kept only when
+/// the true mean difference is zero: a tighter (a0).
+fn shape_nulls(pairs: usize, scoring: usize) -> Vec<Truth> {
+    let mut rng = SplitMix(SEED ^ 0xDD17 ^ ((pairs * 16 + scoring) as u64));
+    let mut out = Vec::with_capacity(SHAPE_SUITES);
+    while out.len() < SHAPE_SUITES {
+        let t = draw_shape(&mut rng, pairs, scoring);
+        if t.diff_tenths() == 0 {
+            out.push(t);
         }
     }
-    (
-        null,
-        null_false,
-        big,
-        resolved,
-        runs as f64 / suites.len() as f64,
-    )
-}
-
-/// The auto policies the shapes are measured under: the default, and a
-/// schedule with a look at 7 runs and interim looks at 0.003 (growth 1.75:
-/// 2, 4, 7, 10), tried for the noiseless trigger pair.
-fn shape_policies() -> Vec<(&'static str, AutoPolicy)> {
-    let base = AutoPolicy::new(10);
-    vec![
-        ("default (2, 4, 8, 10; interim 0.001)", base),
-        (
-            "2, 4, 7, 10; interim 0.003",
-            AutoPolicy {
-                growth: 1.75,
-                interim_alpha: 0.003,
-                ..base
-            },
-        ),
-        (
-            "2, 4, 7, 12; interim 0.003 (MAX 12)",
-            AutoPolicy {
-                growth: 1.75,
-                interim_alpha: 0.003,
-                ..AutoPolicy::new(12)
-            },
-        ),
-    ]
+    out
 }
 
 /// Issue 24, item 4: `--runs auto` on the suites bob-eval's layout produces.
-fn shapes_grid() {
+fn shapes_grid(results: &mut Vec<String>) {
+    println!();
+    println!(
+        "| shape | (a0) fixed 10, {SHAPE_SUITES} no-difference suites | (a0) default auto | (a0) earlier auto | runs, fixed 10 / default auto |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let nulls = shape_nulls(pairs, scoring);
+        let f = setting(&nulls, SHAPES, Buy::Fixed(10));
+        let a = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::new(16)));
+        let e = setting(&nulls, SHAPES, Buy::Auto(earlier()));
+        println!(
+            "| {name} | {:.2} % | {:.2} % | {:.2} % | {:.1} / {:.1} |",
+            f.a0(),
+            a.a0(),
+            e.a0(),
+            f.c(),
+            a.c()
+        );
+        results.push(format!(
+            "shapes {name}: (a0) of {SHAPE_SUITES} no-difference suites, default auto {:.2} % (target <= 5 %) {}",
+            a.a0(),
+            verdict(a.a0() <= 5.0)
+        ));
+    }
     println!();
     println!(
         "Auto on the suites people write ({SHAPE_SUITES} suites per shape, fires case 75 % item-fires (with from 1, 1, 0.9, 0.7; without from 0, 0, 0.1, 0.3), else a tie; quiet case a tie at 1, 1, 1, 0.9 or 0):"
     );
     println!();
     println!(
-        "| shape | auto policy | no-difference / big suites | (a0) fixed 10 | (a0) auto | (b) fixed 10 | (b) auto | (c) fixed 10 | (c) auto | auto's runs / fixed 10's |"
+        "| shape | auto policy | no-difference / big / small suites | (a0) fixed 10 / auto | (b) fixed 10 / auto | small effects called right, fixed 10 / auto | (c) fixed 10 / auto | auto's runs / fixed 10's |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    for (name, pairs, scoring) in [
-        ("trigger pair (2 cases)", 1, 0),
-        ("pair + 1 scoring (3 cases)", 1, 1),
-        ("pair + 4 scoring (6 cases)", 1, 4),
-        ("2 pairs + 4 scoring (8 cases)", 2, 4),
-    ] {
-        let mut rng = SplitMix(SEED ^ 0x5A9E ^ ((pairs * 16 + scoring) as u64));
-        let suites: Vec<Shape> = (0..SHAPE_SUITES)
-            .map(|_| draw_shape(&mut rng, pairs, scoring))
-            .collect();
-        let f = shape_tally(&suites, Buy::Fixed(10));
-        for (policy_name, policy) in shape_policies() {
-            let a = shape_tally(&suites, Buy::Auto(policy));
-            println!(
-                "| {name} | {policy_name} | {} / {} | {:.2} % | {:.2} % | {:.1} % | {:.1} % | {:.1} | {:.1} | {:.0} % |",
-                f.0,
-                f.2,
-                pct(f.1, f.0),
-                pct(a.1, a.0),
-                pct(f.3, f.2),
-                pct(a.3, a.2),
-                f.4,
-                a.4,
-                100.0 * a.4 / f.4
-            );
-            println!(
-                "RESULT shapes {name}, {policy_name}: auto (b) {:.1} % vs fixed 10 {:.1} % {}; (a0) {:.2} % {}; runs {:.0} % of fixed 10 (target <= 60 %) {}",
-                pct(a.3, a.2),
-                pct(f.3, f.2),
-                verdict(a.3 * f.2 >= f.3 * a.2),
-                pct(a.1, a.0),
-                verdict(pct(a.1, a.0) <= 5.0),
-                100.0 * a.4 / f.4,
-                verdict(a.4 <= 0.6 * f.4)
-            );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut policies = vec![("default (auto:16)", AutoPolicy::new(16))];
+    policies.extend(alternatives());
+    for (name, pairs, scoring) in SHAPE_LIST {
+        for (seed, label) in [(SEED, ""), (CHECK_SEED, ", second seed")] {
+            let suites = shape_suites(seed, pairs, scoring);
+            let f = setting(&suites, SHAPES, Buy::Fixed(10));
+            let list = if seed == SEED {
+                &policies[..]
+            } else {
+                &policies[..1]
+            };
+            for (policy_name, policy) in list {
+                let a = setting(&suites, SHAPES, Buy::Auto(*policy));
+                println!(
+                    "| {name}{label} | {policy_name} | {} / {} / {} | {:.2} / {:.2} % | {:.1} / {:.1} % | {:.1} / {:.1} % | {:.1} / {:.1} | {:.0} % |",
+                    f.null,
+                    f.big,
+                    f.small,
+                    f.a0(),
+                    a.a0(),
+                    f.b(),
+                    a.b(),
+                    f.s(),
+                    a.s(),
+                    f.c(),
+                    a.c(),
+                    100.0 * a.c() / f.c()
+                );
+                if *policy_name == "default (auto:16)" {
+                    results.push(format!(
+                        "shapes {name}{label}, default: auto (b) {:.1} % vs fixed 10 {:.1} % {}; (a0) {:.2} % {}; runs {:.0} % of fixed 10 (target <= 60 %) {}",
+                        a.b(),
+                        f.b(),
+                        verdict(a.resolved >= f.resolved),
+                        a.a0(),
+                        verdict(a.a0() <= 5.0),
+                        100.0 * a.c() / f.c(),
+                        verdict(a.c() <= 0.6 * f.c())
+                    ));
+                }
+            }
         }
+    }
+}
+
+/// The oracle bound: per suite, the fewest runs per arm (1 to 10) at which a
+/// fixed run of the same streams is called clear at 95 %; a suite fixed 10
+/// does not call costs 1 run per arm. No stopping rule using the same test
+/// at 95 % at every look could spend less, and a real one cannot look ahead
+/// or look at every count for free.
+fn oracle() {
+    println!();
+    println!(
+        "| shape ({SHAPE_SUITES} suites) | oracle's runs per suite | share of fixed 10's | default auto's share |"
+    );
+    println!("| --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let suites = shape_suites(SEED, pairs, scoring);
+        let k = suites[0].0.len() as u64;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = suites.len().div_ceil(threads).max(1);
+        let runs: u64 = std::thread::scope(|scope| {
+            let handles: Vec<_> = suites
+                .chunks(chunk)
+                .enumerate()
+                .map(|(j, slice)| {
+                    scope.spawn(move || {
+                        let mut runs = 0u64;
+                        for (i, t) in slice.iter().enumerate() {
+                            let first = (1..=10u32)
+                                .find(|&m| {
+                                    let mut s = Simulated::new(t, j * chunk + i, SHAPES);
+                                    Buy::Fixed(m)
+                                        .run(&mut s, None)
+                                        .comparison
+                                        .suite
+                                        .advisory
+                                        .is_clear()
+                                })
+                                .unwrap_or(1);
+                            runs += 2 * k * u64::from(first);
+                        }
+                        runs
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        let per = runs as f64 / suites.len() as f64;
+        let f10 = 20.0 * k as f64;
+        let a = setting(&suites, SHAPES, Buy::Auto(AutoPolicy::new(16)));
+        println!(
+            "| {name} | {per:.1} | {:.0} % | {:.0} % |",
+            100.0 * per / f10,
+            100.0 * a.c() / f10
+        );
     }
 }

@@ -814,22 +814,22 @@ fn exam_and_propose_call_a_grader_that_threw_an_error_of_the_suite() {
 
 #[test]
 fn runs_auto_reaches_the_platform_from_exam_propose_and_sweep() {
-    // The stub answers every call with the whole capture, which serves any
-    // round's runs; what is checked is that each command drives the rounds:
-    // `--case` per case, 2 runs per arm first (auto:4 looks at 2 and 4).
+    // The stub answers every call with the whole capture, which holds 2 runs
+    // per arm of each case; what is checked is that each command drives the
+    // rounds: `--case` per case, 2 runs per arm (auto:2 looks once, at 2).
     for args in [
-        &["exam", "commit", "--runs", "auto:4"][..],
+        &["exam", "commit", "--runs", "auto:2"][..],
         &[
             "propose",
             "commit",
             "--runs",
-            "auto:4",
+            "auto:2",
             "--pr",
             "#9",
             "--pages",
             "commit-skipped-hook",
         ],
-        &["sweep", "--runs", "auto:4"],
+        &["sweep", "--runs", "auto:2"],
     ] {
         let w = World::new(&["commit"]);
         let out = w.cmd().args(args).env("EVALS", "1").output().unwrap();

@@ -13,8 +13,8 @@ pub struct PlatformArgs {
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`,
-    /// else 3); or `auto` / `auto:MAX` (MAX 2-50, default 10): buy runs in
-    /// rounds, more only for the cases still within noise, until settled
+    /// else 3); or `auto` / `auto:MAX` (MAX 2-50, default 16): buy runs in
+    /// rounds, more only while the call is within noise, until settled
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
     /// Cost ceiling in dollars for the whole run; must be above 0

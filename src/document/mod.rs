@@ -424,6 +424,7 @@ impl SkillEval {
                 with: w.to_vec(),
                 without: wo.to_vec(),
                 cost_usd: 0.0,
+                trigger: Default::default(),
             })
             .collect();
         let c = compare(&runs, crate::stats::CONFIDENCE);

@@ -12,7 +12,9 @@ use crate::event::{Event, Observer};
 use crate::evidence::{RunKey, Store, StoredRun};
 use crate::platform::{self, PlatformOutput, RunOptions};
 use crate::plugin::Plugin;
-use crate::stats::{AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource};
+use crate::stats::{
+    Against, AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource,
+};
 use std::sync::Arc;
 
 /// What the driver concluded, for the document.
@@ -77,7 +79,8 @@ impl RunSource for PlatformSource<'_> {
         // bought, so the round's line counts what it buys.
         let mut stored = Vec::with_capacity(requests.len());
         for request in requests {
-            let (i, want) = (request.case, request.runs_per_arm as usize);
+            let i = request.case;
+            let want = wanted(request);
             let mut fresh_runs = [Vec::new(), Vec::new()];
             for (arm, slot) in fresh_runs.iter_mut().enumerate() {
                 let taken = if arm == 0 {
@@ -85,24 +88,23 @@ impl RunSource for PlatformSource<'_> {
                 } else {
                     &self.used[i].without
                 };
-                *slot = self.unused(2 * i + arm, taken, want)?;
+                *slot = self.unused(2 * i + arm, taken, want[arm])?;
             }
             stored.push(fresh_runs);
         }
         // What each case's call buys: both arms as many runs as the emptier
         // lacks, or the with arm alone when the without arm is served.
-        let lacking = |want: usize, fresh_runs: &[Vec<StoredRun>; 2]| {
-            fresh_runs
-                .each_ref()
-                .map(|r| u32::try_from(want.saturating_sub(r.len())).unwrap_or(u32::MAX))
+        let lacking = |want: [usize; 2], fresh_runs: &[Vec<StoredRun>; 2]| {
+            [0, 1].map(|arm| {
+                u32::try_from(want[arm].saturating_sub(fresh_runs[arm].len())).unwrap_or(u32::MAX)
+            })
         };
         let (mut to_buy, mut reused) = (0usize, 0usize);
         for (request, fresh_runs) in requests.iter().zip(&stored) {
-            let want = request.runs_per_arm as usize;
             reused += fresh_runs.iter().map(Vec::len).sum::<usize>();
             let bought = super::plan::bought_by_calls(
                 self.plan,
-                &super::plan::case_call(request.case, lacking(want, fresh_runs))
+                &super::plan::case_call(request.case, lacking(wanted(request), fresh_runs))
                     .into_iter()
                     .collect::<Vec<_>>(),
                 request.case,
@@ -115,18 +117,17 @@ impl RunSource for PlatformSource<'_> {
             String::new()
         };
         self.observer.event(&Event::Notice(format!(
-            "{}: runs auto: round {}: {} more run(s) per arm of {}: {to_buy} run(s) to buy{reuse}",
+            "{}: runs auto: round {}: {}: {to_buy} run(s) to buy{reuse}",
             self.plan.item,
             self.round,
-            requests.first().map_or(0, |r| r.runs_per_arm),
-            names.join(", ")
+            asked(requests, &names)
         )));
         let mut cases = Vec::with_capacity(requests.len());
         let mut partial_reason = None;
         let mut faults = crate::reduce::RunFaults::default();
         let mut left = budget_usd;
         for (request, mut fresh_runs) in requests.iter().zip(stored) {
-            let (i, want) = (request.case, request.runs_per_arm as usize);
+            let (i, want) = (request.case, wanted(request));
             let case = &self.plan.cases[i];
             // The with arm alone when the without arm is served (the item was edited).
             let call = super::plan::case_call(i, lacking(want, &fresh_runs))
@@ -168,7 +169,7 @@ impl RunSource for PlatformSource<'_> {
                         }
                         self.bought.push(r.id.clone());
                         let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
-                        if fresh_runs[arm].len() < want {
+                        if fresh_runs[arm].len() < want[arm] {
                             fresh_runs[arm].push(r);
                         }
                     }
@@ -181,6 +182,7 @@ impl RunSource for PlatformSource<'_> {
                 with: with.iter().map(|r| r.outcome.score).collect(),
                 without: without.iter().map(|r| r.outcome.score).collect(),
                 cost_usd: cost,
+                trigger: triggers(case, &with),
             });
             self.used[i].with.extend(with);
             self.used[i].without.extend(without);
@@ -190,6 +192,65 @@ impl RunSource for PlatformSource<'_> {
             cases,
             partial_reason: partial_reason.or_else(|| faults.reason()),
         })
+    }
+}
+
+/// The trigger results of `case`'s with-arm `runs`: its `tool_used: Skill`
+/// graders that ran, and how many passed (as the reducer counts them).
+fn triggers(case: &super::plan::PlannedCase, runs: &[StoredRun]) -> crate::stats::TriggerCount {
+    let mut t = crate::stats::TriggerCount::default();
+    for g in runs.iter().flat_map(|r| &r.outcome.graders) {
+        if case.triggers.iter().any(|p| p.name == g.name) {
+            t.results += 1;
+            t.fired += u32::from(g.passed);
+        }
+    }
+    t
+}
+
+/// The runs a request wants, `[with, without]`.
+fn wanted(request: &RunRequest) -> [usize; 2] {
+    [request.with as usize, request.without as usize]
+}
+
+/// A round's requests in words: `2 more run(s) per arm of fires, quiet`,
+/// `2 more with-arm run(s) of fires, quiet`, or per case when they differ
+/// (`3 more run(s) per arm of fires; 3 more with-arm run(s) of quiet`).
+fn asked(requests: &[RunRequest], names: &[&str]) -> String {
+    let one = |r: &RunRequest| match (r.with, r.without) {
+        (w, wo) if w == wo => format!("{w} more run(s) per arm of"),
+        (w, 0) => format!("{w} more with-arm run(s) of"),
+        (w, wo) => format!("{w} more with and {wo} more without run(s) of"),
+    };
+    let phrases: Vec<String> = requests.iter().map(one).collect();
+    if phrases.windows(2).all(|p| p[0] == p[1]) {
+        return format!(
+            "{} {}",
+            phrases.first().map_or("no run", String::as_str),
+            names.join(", ")
+        );
+    }
+    phrases
+        .iter()
+        .zip(names)
+        .map(|(p, name)| format!("{p} {name}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The best as `--runs auto` settles against it, read as the gate reads it:
+/// its score to 4 decimals, its with arms when it kept its runs, its
+/// trigger rate and counts.
+pub fn against(best: &crate::document::BestEntry) -> Against {
+    Against {
+        score: crate::document::round4(best.score),
+        with_arms: best
+            .evidence
+            .as_ref()
+            .map(|e| e.cases.iter().map(|c| (c.with.sum, c.with.runs)).collect())
+            .unwrap_or_default(),
+        trigger_rate: best.trigger_rate.map(crate::document::round4),
+        trigger: best.evidence.as_ref().and_then(|e| e.trigger),
     }
 }
 
@@ -203,6 +264,7 @@ pub fn buy_adaptively(
     store: &mut Store,
     fresh: bool,
     policy: &AutoPolicy,
+    against: Option<&Against>,
     observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let started = chrono::Utc::now();
@@ -223,8 +285,14 @@ pub fn buy_adaptively(
         last: None,
         round: 0,
     };
-    let outcome = crate::stats::adaptive(&mut source, plan.cases.len(), policy, run.max_cost_usd)
-        .map_err(|e| match e {
+    let outcome = crate::stats::adaptive_against(
+        &mut source,
+        plan.cases.len(),
+        policy,
+        run.max_cost_usd,
+        against,
+    )
+    .map_err(|e| match e {
         AutoError::Source { error, .. } => error,
         other => Error::Usage(format!("--runs auto: {other}")),
     })?;

@@ -145,6 +145,9 @@ struct ToRun {
     wait: Duration,
     fresh: bool,
     auto: Option<crate::stats::AutoPolicy>,
+    /// The best recorded for the model, which `--runs auto` also settles
+    /// `beats-best` and `trigger-rate` against.
+    against: Option<crate::stats::Against>,
     competition: Option<neighbours::Competition>,
 }
 
@@ -206,6 +209,18 @@ pub fn assemble_plugin(
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_confidence(opts.confidence, &Settings::load(&ctx.home)?)?;
+    let against = match opts.auto {
+        Some(_) => match crate::document::load_baseline(&ctx.source, item) {
+            Ok(baseline) => baseline.best.get(&run.model).map(auto::against),
+            Err(e) => {
+                observer.event(&Event::Notice(format!(
+                    "{item}: --runs auto settles `helps` only: the best could not be read ({e})"
+                )));
+                None
+            }
+        },
+        None => None,
+    };
     // `claude --version` runs while the plugin is assembled and the validator compiled.
     let probe = platform::start_locate(opts.claude.as_deref())?;
     crate::schema::prepare_in_background();
@@ -243,6 +258,7 @@ pub fn assemble_plugin(
             wait,
             fresh: opts.fresh,
             auto: opts.auto.map(|max| auto_policy(max, level)),
+            against,
             competition,
         })),
     })
@@ -359,6 +375,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 wait,
                 fresh,
                 auto,
+                against,
                 competition,
             } = *to_run;
             let claude = probe.finish()?;
@@ -397,6 +414,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                     &mut store,
                     fresh,
                     &policy,
+                    against.as_ref(),
                     observer.clone(),
                 )?,
             };

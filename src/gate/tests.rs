@@ -346,6 +346,7 @@ fn the_decision_says_how_sure_each_condition_is() {
             with: vec![1.0, 1.0, 0.0],
             without: vec![0.0, 1.0, 0.0],
             cost_usd: 0.0,
+            trigger: Default::default(),
         }],
         crate::stats::CONFIDENCE,
     );

@@ -210,6 +210,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
                     with,
                     without,
                     cost_usd: 0.0,
+                    trigger: Default::default(),
                 });
                 cases.push(eval);
             }

@@ -168,7 +168,7 @@ pub struct GateAdvice {
 }
 
 /// Trigger results of the with arm: how many fired out of how many.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TriggerCount {
     /// `tool_used: Skill` results that passed.
     pub fired: u32,

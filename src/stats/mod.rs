@@ -21,10 +21,11 @@ pub mod advisory;
 pub mod confidence;
 pub mod interval;
 pub mod runs;
+pub mod spending;
 
 pub use adaptive::{
-    AutoError, AutoOutcome, AutoPolicy, CaseRuns, Round, RoundLog, RunRequest, RunSource, Stop,
-    adaptive, fixed,
+    Against, AutoError, AutoOutcome, AutoPolicy, CaseRuns, Round, RoundLog, RunRequest, RunSource,
+    Spending, Stop, adaptive, adaptive_against, fixed,
 };
 pub use advisory::{Advisory, Direction, GateAdvice, TriggerCount, advise, gate_advice};
 pub use interval::{
@@ -179,6 +180,7 @@ mod tests {
             with: with.to_vec(),
             without: without.to_vec(),
             cost_usd: 0.0,
+            trigger: Default::default(),
         }
     }
 

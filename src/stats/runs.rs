@@ -7,7 +7,7 @@ use std::str::FromStr;
 /// Most runs per arm of a case `--runs` accepts, fixed or as `auto`'s MAX.
 pub const MAX_RUNS: u32 = 50;
 /// `auto`'s MAX when none is given.
-pub const DEFAULT_AUTO_MAX: u32 = 10;
+pub const DEFAULT_AUTO_MAX: u32 = 16;
 
 /// A parsed `--runs` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub enum RunsSpecError {
     OutOfRange(String),
     /// `auto:` with a bad MAX.
     #[error(
-        "--runs {0:?}: MAX must be a whole number from 2 to 50 (e.g. `auto:20`); plain `auto` means `auto:10`"
+        "--runs {0:?}: MAX must be a whole number from 2 to 50 (e.g. `auto:20`); plain `auto` means `auto:16`"
     )]
     BadMax(String),
 }
@@ -85,8 +85,8 @@ mod tests {
         assert_eq!("3".parse(), Ok(RunsSpec::Fixed(3)));
         assert_eq!("1".parse(), Ok(RunsSpec::Fixed(1)));
         assert_eq!("50".parse(), Ok(RunsSpec::Fixed(50)));
-        assert_eq!("auto".parse(), Ok(RunsSpec::Auto { max: 10 }));
-        assert_eq!("AUTO".parse(), Ok(RunsSpec::Auto { max: 10 }));
+        assert_eq!("auto".parse(), Ok(RunsSpec::Auto { max: 16 }));
+        assert_eq!("AUTO".parse(), Ok(RunsSpec::Auto { max: 16 }));
         assert_eq!("auto:2".parse(), Ok(RunsSpec::Auto { max: 2 }));
         assert_eq!("auto:50".parse(), Ok(RunsSpec::Auto { max: 50 }));
     }
