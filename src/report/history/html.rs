@@ -1,240 +1,26 @@
-//! Output of `bob-eval history`: a table with a sparkline per item and model
-//! and a table of points for the terminal, and one self-contained HTML page
-//! (inline SVG, no script, no network) with a chart per item: evaluations in
-//! time order, their intervals as whiskers, the best as a wide pale step
-//! line under them, the gate's decisions over the runs they decided on, and
-//! each model in the colour its name hashes to.
+//! `history --html`: one self-contained page of inline SVG charts, a colour per model, time on the x axis, decisions marked on their runs.
 
-use super::junit::escape;
-use crate::document::fmt_score;
-use crate::history::{History, ItemHistory, Point, Series};
-use crate::wiki::Outcome;
-use chrono::{DateTime, Utc};
-use std::fmt::Write;
-
-/// The bars of a sparkline, lowest first.
-const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-
-/// At most this many points in a sparkline: the newest, after a `…`.
-const SPARK_MAX: usize = 40;
-
-/// One bar per score, `▁` for 0 to `█` for 1 (a fixed scale, so rows compare);
-/// `·` where there is none; only the newest [`SPARK_MAX`], after `…`.
-pub fn sparkline(values: &[Option<f64>]) -> String {
-    let skip = values.len().saturating_sub(SPARK_MAX);
-    let mut out = if skip > 0 {
-        "…".to_string()
-    } else {
-        String::new()
-    };
-    out.extend(values[skip..].iter().map(|v| match v {
-        Some(v) if v.is_finite() => {
-            let i = (v.clamp(0.0, 1.0) * (BARS.len() - 1) as f64).round() as usize;
-            BARS[i]
-        }
-        _ => '·',
-    }));
-    out
-}
-
-/// One mark per point, aligned with [`sparkline`]: `✓` accepted, `✗` rejected, `-` none.
-fn marks(points: &[Point]) -> String {
-    let skip = points.len().saturating_sub(SPARK_MAX);
-    let mut out = if skip > 0 {
-        "…".to_string()
-    } else {
-        String::new()
-    };
-    out.extend(points[skip..].iter().map(|p| match &p.decision {
-        Some(d) if d.outcome == Outcome::Accepted => '✓',
-        Some(_) => '✗',
-        None => '-',
-    }));
-    out
-}
-
-fn score(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_string(), fmt_score)
-}
-
-/// `[low, high]` of `with`, when the point has intervals.
-fn interval(p: &Point) -> String {
-    p.intervals.map_or_else(String::new, |i| {
-        format!("[{}, {}]", fmt_score(i.with.low), fmt_score(i.with.high))
-    })
-}
-
-/// What kind of point it is, when not a complete evaluation of the whole suite.
-fn kind(p: &Point) -> String {
-    let mut words = Vec::new();
-    if p.from == "runs" {
-        words.push("runs bought");
-    }
-    if p.filtered {
-        words.push("filtered");
-    }
-    if p.partial && !(p.filtered && p.partial_reason.as_deref() == Some("filtered")) {
-        words.push("partial");
-    }
-    words.join(", ")
-}
-
-fn decision(p: &Point) -> String {
-    match &p.decision {
-        None => String::new(),
-        Some(d) => match &d.pr {
-            Some(pr) => format!("{} {pr}", d.outcome.as_str()),
-            None => format!("{} (baseline)", d.outcome.as_str()),
-        },
-    }
-}
-
-/// Why there is nothing to show, when there is not.
-fn empty_message(history: &History) -> Option<String> {
-    if history.items.iter().any(|i| !i.series.is_empty()) {
-        return None;
-    }
-    let which = if history.items.is_empty() {
-        String::new()
-    } else {
-        let names: Vec<&str> = history.items.iter().map(|i| i.item.as_str()).collect();
-        format!(" for {}", names.join(", "))
-    };
-    Some(format!(
-        "no runs kept in {}{which}: `bob-eval run` keeps every run it buys and every evaluation there, then `bob-eval history` shows them",
-        history.evidence
-    ))
-}
-
-/// The terminal report: a row per item and model (latest scores, total cost,
-/// the sparkline of `with`, the marks), then every point, then the wiki rows
-/// no point matched.
-pub fn table(history: &History) -> String {
-    if let Some(message) = empty_message(history) {
-        return message + "\n";
-    }
-    let mut out = format!(
-        "History from {} — `with over time`: one bar per evaluation, oldest left, ▁ 0 … █ 1; marks: ✓ accepted, ✗ rejected, - not gated\n\n",
-        history.evidence
-    );
-    let headers = [
-        "item",
-        "model",
-        "points",
-        "with",
-        "without",
-        "trigger",
-        "best",
-        "cost",
-        "with over time",
-        "marks",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut rows = Vec::new();
-    for item in &history.items {
-        for s in &item.series {
-            let last = s.points.last().expect("a series has points");
-            let cost = crate::document::sum_usd(s.points.iter().map(|p| p.cost_usd));
-            rows.push(vec![
-                crate::text::line(&item.item).into_owned(),
-                crate::text::line(&s.model).into_owned(),
-                s.points.len().to_string(),
-                score(last.with),
-                score(last.without),
-                score(last.trigger_rate),
-                score(s.best.as_ref().map(|b| b.score)),
-                format!("${cost:.4}"),
-                sparkline(&s.points.iter().map(|p| p.with).collect::<Vec<_>>()),
-                marks(&s.points),
-            ]);
-        }
-    }
-    out.push_str(&crate::text::table(&headers, &rows));
-    out.push_str("\n(a point: one evaluation of the whole suite, its document's numbers; with, without, trigger: the latest point's; best: baseline.json's)\n");
-
-    let headers = [
-        "date", "item", "model", "run", "with", "interval", "without", "trigger", "cost", "kind",
-        "decision",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut rows = Vec::new();
-    for item in &history.items {
-        for s in &item.series {
-            for p in &s.points {
-                rows.push(vec![
-                    crate::text::line(&p.date).into_owned(),
-                    crate::text::line(&item.item).into_owned(),
-                    crate::text::line(&s.model).into_owned(),
-                    crate::text::line(&p.run).into_owned(),
-                    score(p.with),
-                    interval(p),
-                    score(p.without),
-                    score(p.trigger_rate),
-                    format!("${:.4}", p.cost_usd),
-                    kind(p),
-                    decision(p),
-                ]);
-            }
-        }
-    }
-    out.push_str("\nPoints by item and model, oldest first:\n\n");
-    out.push_str(&crate::text::table(&headers, &rows));
-    out.push('\n');
-    for item in &history.items {
-        if item.series.is_empty() {
-            let _ = writeln!(out, "\n{}: no evaluations or runs kept", item.item);
-        }
-        if item.hidden > 0 {
-            let _ = writeln!(
-                out,
-                "\n{}: {} evaluation(s) of some cases only or partial not shown (--all shows them)",
-                item.item, item.hidden
-            );
-        }
-        if !item.unmatched.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n{}: {} recorded decision(s) mark no point shown (by run id, or an older row by day and with): {}",
-                item.item,
-                item.unmatched.len(),
-                item.unmatched
-                    .iter()
-                    .map(|r| format!(
-                        "{} {} {} {}",
-                        r.date,
-                        r.pr,
-                        fmt_score(r.after),
-                        r.outcome.as_str()
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
-        }
-    }
-    if history.skipped_wiki_rows > 0 {
-        let _ = writeln!(
-            out,
-            "\n{} malformed row(s) of wiki/skill-impact.md skipped: `bob-eval check-wiki` names them",
-            history.skipped_wiki_rows
-        );
-    }
-    crate::text::block(&out).into_owned()
-}
+use super::*;
 
 /// The chart's size and plot area, in SVG units.
-const WIDTH: f64 = 960.0;
-const HEIGHT: f64 = 380.0;
-const LEFT: f64 = 64.0;
-const RIGHT: f64 = 72.0;
+pub(super) const WIDTH: f64 = 960.0;
+
+pub(super) const HEIGHT: f64 = 380.0;
+
+pub(super) const LEFT: f64 = 64.0;
+
+pub(super) const RIGHT: f64 = 72.0;
+
 /// Space between the plot's edges and its first and last point.
-const PAD: f64 = 48.0;
-const TOP: f64 = 84.0;
-const BOTTOM: f64 = 76.0;
+pub(super) const PAD: f64 = 48.0;
+
+pub(super) const TOP: f64 = 84.0;
+
+pub(super) const BOTTOM: f64 = 76.0;
+
 /// The least distance between the centres of two x labels: wider than the
 /// widest label (`2026-12-03`, or `23:59:59` under it, at 12px) with room between.
-const LABEL_GAP: f64 = 92.0;
+pub(super) const LABEL_GAP: f64 = 92.0;
 
 /// The colour of `model` on every page: a hue from an FNV-1a hash of its
 /// name, at one saturation and lightness that reads on white.
@@ -248,7 +34,7 @@ pub fn colour(model: &str) -> String {
 }
 
 /// `hsl(h, s, l)` as `#rrggbb`.
-fn hsl_hex(h: f64, s: f64, l: f64) -> String {
+pub(super) fn hsl_hex(h: f64, s: f64, l: f64) -> String {
     let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
     let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
     let m = l - c / 2.0;
@@ -367,7 +153,7 @@ pub fn html(history: &History) -> String {
     out
 }
 
-fn item_section(out: &mut String, item: &ItemHistory) {
+pub(super) fn item_section(out: &mut String, item: &ItemHistory) {
     let name = escape(&item.item);
     let _ = writeln!(
         out,
@@ -408,7 +194,7 @@ fn item_section(out: &mut String, item: &ItemHistory) {
 }
 
 /// The item's points of every model in one time order: (series, point).
-fn slots(item: &ItemHistory) -> Vec<(usize, usize)> {
+pub(super) fn slots(item: &ItemHistory) -> Vec<(usize, usize)> {
     let mut order: Vec<(usize, usize)> = item
         .series
         .iter()
@@ -422,7 +208,7 @@ fn slots(item: &ItemHistory) -> Vec<(usize, usize)> {
     order
 }
 
-fn chart(out: &mut String, item: &ItemHistory) {
+pub(super) fn chart(out: &mut String, item: &ItemHistory) {
     let name = escape(&item.item);
     let order = slots(item);
     let n = order.len();
@@ -450,7 +236,7 @@ fn chart(out: &mut String, item: &ItemHistory) {
     out.push_str("</svg>\n");
 }
 
-fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)]) {
+pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)]) {
     out.push_str("<g class=\"axis y\">\n");
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let y = y_of(tick);
@@ -508,7 +294,7 @@ fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)]) {
     );
 }
 
-fn legend(out: &mut String, series: &[Series]) {
+pub(super) fn legend(out: &mut String, series: &[Series]) {
     out.push_str("<g class=\"legend\">\n");
     let mut x = LEFT;
     for s in series {
@@ -559,7 +345,7 @@ fn legend(out: &mut String, series: &[Series]) {
 
 /// `filtered`, `partial`, `runs` or empty: what the point is when not a
 /// complete evaluation of the whole suite.
-fn data_kind(p: &Point) -> &'static str {
+pub(super) fn data_kind(p: &Point) -> &'static str {
     if p.filtered {
         "filtered"
     } else if p.partial {
@@ -571,7 +357,7 @@ fn data_kind(p: &Point) -> &'static str {
     }
 }
 
-fn series(out: &mut String, s: &Series, xs: &[f64]) {
+pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
     let model = escape(&s.model);
     let colour = colour(&s.model);
     // The whiskers first, beside the dot (with left, without right).
@@ -693,7 +479,7 @@ fn series(out: &mut String, s: &Series, xs: &[f64]) {
 /// under the lines: where it meets `with` it shows on both sides of it. Flat
 /// from each point to the next, stepping at the point that changed it, on
 /// to the plot's right edge, where its value is written.
-fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
+pub(super) fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
     let mut d = String::new();
     let mut last: Option<f64> = None;
     for (p, x) in s.points.iter().zip(xs) {
@@ -734,7 +520,7 @@ fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
 }
 
 /// A point's tooltip: its run, time, numbers with their intervals, runs and cost.
-fn tooltip(s: &Series, p: &Point) -> String {
+pub(super) fn tooltip(s: &Series, p: &Point) -> String {
     let with_band = |v: Option<f64>, band: Option<crate::history::Band>| match band {
         Some(b) => format!("{} [{}, {}]", score(v), fmt_score(b.low), fmt_score(b.high)),
         None => score(v),
@@ -785,7 +571,7 @@ fn tooltip(s: &Series, p: &Point) -> String {
     text
 }
 
-fn points_table(out: &mut String, item: &ItemHistory) {
+pub(super) fn points_table(out: &mut String, item: &ItemHistory) {
     out.push_str(
         "<table class=\"points\">\n<tr><th>time (UTC)</th><th>model</th><th>run</th><th>with</th><th>interval</th><th>without</th><th>trigger</th><th>runs</th><th>cost</th><th>kind</th><th>decision</th><th>PR</th></tr>\n",
     );
@@ -815,265 +601,4 @@ fn points_table(out: &mut String, item: &ItemHistory) {
         );
     }
     out.push_str("</table>\n");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::history::{Best, Decision};
-    use chrono::DateTime;
-
-    fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> Point {
-        Point {
-            run: run.into(),
-            time: DateTime::from_timestamp(1_796_000_000 + i64::from(day) * 86_400, 0).unwrap(),
-            date: format!("2026-12-{day:02}"),
-            from: "evaluation",
-            with,
-            without: Some(0.5),
-            delta: None,
-            trigger_rate: Some(1.0),
-            cost_usd: 0.25,
-            reused_cost_usd: Some(0.0),
-            runs: 4,
-            cases: 2,
-            filtered: false,
-            partial: false,
-            partial_reason: None,
-            intervals: None,
-            used_runs: vec![],
-            decision: decision
-                .map(|outcome| wiki_decision(outcome, &format!("#{day}"), with.unwrap_or(0.0))),
-            best: None,
-        }
-    }
-
-    fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> Decision {
-        Decision {
-            outcome,
-            pr: Some(pr.into()),
-            before: None,
-            after,
-            source: "wiki",
-            joined: "run",
-            run: None,
-            mode: Some("rule".into()),
-            pages: vec![],
-            recorded_at: None,
-        }
-    }
-
-    fn history(points: Vec<Point>) -> History {
-        History {
-            schema: crate::history::SCHEMA,
-            evidence: "/home/op/.bob/evidence.db".into(),
-            skipped_wiki_rows: 0,
-            all: false,
-            items: vec![ItemHistory {
-                item: "commit".into(),
-                series: vec![Series {
-                    model: "claude-sonnet-5-5".into(),
-                    best: Some(Best {
-                        score: 0.9,
-                        run: "eval-commit-20261202T000000Z".into(),
-                        date: "2026-12-02".into(),
-                    }),
-                    points,
-                }],
-                unmatched: vec![],
-                hidden: 0,
-            }],
-        }
-    }
-
-    #[test]
-    fn sparkline_is_a_fixed_scale_from_zero_to_one() {
-        assert_eq!(sparkline(&[]), "");
-        let all: Vec<Option<f64>> = (0..8).map(|i| Some(f64::from(i) / 7.0)).collect();
-        assert_eq!(sparkline(&all), "▁▂▃▄▅▆▇█");
-        assert_eq!(
-            sparkline(&[Some(0.5), Some(0.5), Some(0.5)]),
-            "▅▅▅",
-            "equal values are equal bars, not a stretched range"
-        );
-        assert_eq!(
-            sparkline(&[Some(-1.0), Some(2.0), None, Some(f64::NAN)]),
-            "▁█··"
-        );
-        let many = vec![Some(1.0); 50];
-        let line = sparkline(&many);
-        assert!(line.starts_with('…'));
-        assert_eq!(line.chars().count(), SPARK_MAX + 1);
-    }
-
-    #[test]
-    fn scaling_holds_one_point_in_the_middle_and_scores_in_the_plot() {
-        let middle = LEFT + (WIDTH - LEFT - RIGHT) / 2.0;
-        assert_eq!(x_of(0, 1), middle);
-        assert_eq!(x_of(0, 0), middle);
-        assert_eq!(x_of(0, 2), LEFT + PAD);
-        assert_eq!(x_of(1, 2), WIDTH - RIGHT - PAD);
-        assert_eq!(
-            x_of(5, 2),
-            x_of(1, 2),
-            "past the last slot is the last slot"
-        );
-        assert_eq!(y_of(1.0), TOP);
-        assert_eq!(y_of(0.0), HEIGHT - BOTTOM);
-        assert_eq!(y_of(7.0), TOP);
-        assert_eq!(y_of(f64::NAN), HEIGHT - BOTTOM);
-        assert_eq!(y_of(-1.0), HEIGHT - BOTTOM);
-    }
-
-    #[test]
-    fn an_empty_history_says_so_in_both_forms() {
-        let mut h = history(vec![]);
-        h.items[0].series.clear();
-        let text = table(&h);
-        assert_eq!(
-            text,
-            "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys and every evaluation there, then `bob-eval history` shows them\n"
-        );
-        let page = html(&h);
-        assert!(
-            page.contains("<p class=\"empty\">no runs kept in "),
-            "{page}"
-        );
-        assert!(!page.contains("<svg"));
-        h.items.clear();
-        assert!(table(&h).starts_with("no runs kept in /home/op/.bob/evidence.db: "));
-    }
-
-    #[test]
-    fn one_point_is_a_chart_with_one_dot_per_arm_and_no_lines() {
-        let mut p = point(
-            "eval-commit-20261202T000000Z",
-            2,
-            Some(0.9),
-            Some(Outcome::Accepted),
-        );
-        p.best = Some(0.9);
-        let page = html(&history(vec![p]));
-        assert_eq!(page.matches("<svg class=\"chart\"").count(), 1);
-        assert!(page.contains("data-item=\"commit\" data-points=\"1\""));
-        assert_eq!(page.matches("<circle class=\"point\"").count(), 2);
-        assert_eq!(page.matches("<polyline").count(), 0);
-        let x = format!("cx=\"{:.1}\"", x_of(0, 1));
-        assert_eq!(page.matches(&x).count(), 2, "both dots in the middle");
-        assert_eq!(page.matches("class=\"mark accepted\"").count(), 1);
-        assert!(page.contains("✓ #2</text>"));
-        assert_eq!(page.matches("<path class=\"best\"").count(), 1);
-        assert!(page.contains("class=\"legend-best\"") && page.contains("class=\"legend-marks\""));
-    }
-
-    #[test]
-    fn equal_values_draw_a_flat_line_and_text_is_escaped() {
-        let mut a = point("eval-commit-<a>", 1, Some(0.5), None);
-        let b = point("eval-commit-b", 2, Some(0.5), Some(Outcome::Rejected));
-        a.decision = Some(wiki_decision(Outcome::Accepted, "<b>&", 0.5));
-        let page = html(&history(vec![a, b]));
-        let y = format!("{:.1}", y_of(0.5));
-        let line = page
-            .lines()
-            .find(|l| l.starts_with("<polyline class=\"line\" data-arm=\"with\""))
-            .unwrap();
-        assert_eq!(line.matches(&format!(",{y}")).count(), 2, "{line}");
-        assert!(page.contains("✓ &lt;b&gt;&amp;"));
-        assert!(page.contains("data-run=\"eval-commit-&lt;a&gt;\""));
-        assert!(!page.contains("<b>&"));
-    }
-
-    #[test]
-    fn a_model_has_one_colour_from_its_name() {
-        assert_eq!(colour("claude-sonnet-5-5"), colour("claude-sonnet-5-5"));
-        assert_ne!(colour("claude-sonnet-5-5"), colour("haiku"));
-        assert!(colour("x").starts_with('#') && colour("x").len() == 7);
-        assert_eq!(hsl_hex(0.0, 1.0, 0.5), "#ff0000");
-        assert_eq!(hsl_hex(120.0, 1.0, 0.5), "#00ff00");
-        assert_eq!(hsl_hex(240.0, 1.0, 0.25), "#000080");
-    }
-
-    #[test]
-    fn labels_keep_their_distance_and_the_ends() {
-        for n in 0..60 {
-            let keep = labelled(n);
-            assert_eq!(keep.first().copied(), (n > 0).then_some(0), "n={n}");
-            assert_eq!(keep.last().copied(), n.checked_sub(1), "n={n}");
-            for pair in keep.windows(2) {
-                let gap = x_of(pair[1], n) - x_of(pair[0], n);
-                assert!(gap >= LABEL_GAP, "n={n}: {pair:?} only {gap} apart");
-            }
-        }
-        assert_eq!(labelled(3), [0, 1, 2], "few points: each labelled");
-    }
-
-    #[test]
-    fn labels_say_the_time_when_points_share_a_day() {
-        let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
-        let days = [t("2026-12-01T10:00:00Z"), t("2026-12-02T10:00:00Z")];
-        assert_eq!(
-            time_labels(&days),
-            [("2026-12-01".into(), None), ("2026-12-02".into(), None)]
-        );
-        let same_day = [t("2026-12-01T10:00:00Z"), t("2026-12-01T14:30:00Z")];
-        assert_eq!(time_labels(&same_day)[1].1.as_deref(), Some("14:30 UTC"));
-        let same_minute = [t("2026-12-01T10:00:05Z"), t("2026-12-01T10:00:09Z")];
-        assert_eq!(time_labels(&same_minute)[1].1.as_deref(), Some("10:00:09"));
-    }
-
-    #[test]
-    fn an_arm_without_a_value_has_no_dot() {
-        let mut p = point("eval-commit-a", 1, Some(0.5), None);
-        p.without = None;
-        let page = html(&history(vec![p, point("eval-commit-b", 2, None, None)]));
-        assert!(page.contains("data-points=\"2\""));
-        assert_eq!(
-            page.matches("<circle class=\"point\" data-arm=\"with\"")
-                .count(),
-            1
-        );
-        assert_eq!(
-            page.matches("<line class=\"line single\" data-arm=\"with\"")
-                .count(),
-            1,
-            "one with value: a short stroke through it, not a stray dot"
-        );
-        assert_eq!(
-            page.matches("<circle class=\"point\" data-arm=\"without\"")
-                .count(),
-            1
-        );
-    }
-
-    #[test]
-    fn table_shows_each_series_and_point() {
-        let mut points = vec![
-            point(
-                "eval-commit-20261201T000000Z",
-                1,
-                Some(0.5),
-                Some(Outcome::Accepted),
-            ),
-            point("eval-commit-20261202T000000Z", 2, None, None),
-            point(
-                "eval-commit-20261203T000000Z",
-                3,
-                Some(1.0),
-                Some(Outcome::Rejected),
-            ),
-        ];
-        let band = |low, high| crate::history::Band { low, high };
-        points[0].intervals = Some(crate::history::Intervals {
-            confidence: 0.95,
-            with: band(0.3, 0.7),
-            without: band(0.3, 0.7),
-            delta: band(-0.3, 0.3),
-        });
-        points[1].filtered = true;
-        points[1].partial = true;
-        points[1].partial_reason = Some("filtered".into());
-        let mut h = history(points);
-        h.items[0].hidden = 2;
-        insta::assert_snapshot!(table(&h));
-    }
 }

@@ -1,0 +1,92 @@
+//! The one bounded reader: regular files only, opened without waiting, a size limit.
+
+use super::*;
+
+/// What `kind` is, in words, when it is not a regular file nor a folder.
+pub fn unusual_kind(kind: fs::FileType) -> Option<&'static str> {
+    if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("a device")
+    } else if kind.is_symlink() {
+        Some("a symlink")
+    } else {
+        None
+    }
+}
+
+/// Open `path` for reading when it is a regular file (see the module docs):
+/// the file and what `fstat` says of it.
+pub fn open_regular(
+    path: &Utf8Path,
+    links: Links,
+) -> std::result::Result<(File, fs::Metadata), ReadError> {
+    if path.as_str().is_empty() {
+        return Err(ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the path is empty",
+        )));
+    }
+    let mut flags = libc::O_NONBLOCK;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) && links == Links::Refuse {
+                ReadError::Link
+            } else {
+                ReadError::Io(e)
+            }
+        })?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(ReadError::Folder);
+    }
+    if let Some(kind) = unusual_kind(kind) {
+        return Err(ReadError::NotRegular(kind));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them.
+pub fn read_regular(
+    path: &Utf8Path,
+    links: Links,
+    limit: u64,
+) -> std::result::Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular(path, links)?;
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            len: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`] following a symlink, as an I/O error for the caller to word.
+pub fn read(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    Ok(read_regular(path, Links::Follow, limit)?)
+}
+
+/// [`read`] of UTF-8 text.
+pub fn read_text(path: &Utf8Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read(path, limit)?).map_err(|_| ReadError::NotUtf8.into())
+}

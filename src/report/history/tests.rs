@@ -1,0 +1,257 @@
+use super::*;
+use crate::history::{Best, Decision};
+use chrono::DateTime;
+
+fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> Point {
+    Point {
+        run: run.into(),
+        time: DateTime::from_timestamp(1_796_000_000 + i64::from(day) * 86_400, 0).unwrap(),
+        date: format!("2026-12-{day:02}"),
+        from: "evaluation",
+        with,
+        without: Some(0.5),
+        delta: None,
+        trigger_rate: Some(1.0),
+        cost_usd: 0.25,
+        reused_cost_usd: Some(0.0),
+        runs: 4,
+        cases: 2,
+        filtered: false,
+        partial: false,
+        partial_reason: None,
+        intervals: None,
+        used_runs: vec![],
+        decision: decision
+            .map(|outcome| wiki_decision(outcome, &format!("#{day}"), with.unwrap_or(0.0))),
+        best: None,
+    }
+}
+
+fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> Decision {
+    Decision {
+        outcome,
+        pr: Some(pr.into()),
+        before: None,
+        after,
+        source: "wiki",
+        joined: "run",
+        run: None,
+        mode: Some("rule".into()),
+        pages: vec![],
+        recorded_at: None,
+    }
+}
+
+fn history(points: Vec<Point>) -> History {
+    History {
+        schema: crate::history::SCHEMA,
+        evidence: "/home/op/.bob/evidence.db".into(),
+        skipped_wiki_rows: 0,
+        all: false,
+        items: vec![ItemHistory {
+            item: "commit".into(),
+            series: vec![Series {
+                model: "claude-sonnet-5-5".into(),
+                best: Some(Best {
+                    score: 0.9,
+                    run: "eval-commit-20261202T000000Z".into(),
+                    date: "2026-12-02".into(),
+                }),
+                points,
+            }],
+            unmatched: vec![],
+            hidden: 0,
+        }],
+    }
+}
+
+#[test]
+fn sparkline_is_a_fixed_scale_from_zero_to_one() {
+    assert_eq!(sparkline(&[]), "");
+    let all: Vec<Option<f64>> = (0..8).map(|i| Some(f64::from(i) / 7.0)).collect();
+    assert_eq!(sparkline(&all), "▁▂▃▄▅▆▇█");
+    assert_eq!(
+        sparkline(&[Some(0.5), Some(0.5), Some(0.5)]),
+        "▅▅▅",
+        "equal values are equal bars, not a stretched range"
+    );
+    assert_eq!(
+        sparkline(&[Some(-1.0), Some(2.0), None, Some(f64::NAN)]),
+        "▁█··"
+    );
+    let many = vec![Some(1.0); 50];
+    let line = sparkline(&many);
+    assert!(line.starts_with('…'));
+    assert_eq!(line.chars().count(), SPARK_MAX + 1);
+}
+
+#[test]
+fn scaling_holds_one_point_in_the_middle_and_scores_in_the_plot() {
+    let middle = LEFT + (WIDTH - LEFT - RIGHT) / 2.0;
+    assert_eq!(x_of(0, 1), middle);
+    assert_eq!(x_of(0, 0), middle);
+    assert_eq!(x_of(0, 2), LEFT + PAD);
+    assert_eq!(x_of(1, 2), WIDTH - RIGHT - PAD);
+    assert_eq!(
+        x_of(5, 2),
+        x_of(1, 2),
+        "past the last slot is the last slot"
+    );
+    assert_eq!(y_of(1.0), TOP);
+    assert_eq!(y_of(0.0), HEIGHT - BOTTOM);
+    assert_eq!(y_of(7.0), TOP);
+    assert_eq!(y_of(f64::NAN), HEIGHT - BOTTOM);
+    assert_eq!(y_of(-1.0), HEIGHT - BOTTOM);
+}
+
+#[test]
+fn an_empty_history_says_so_in_both_forms() {
+    let mut h = history(vec![]);
+    h.items[0].series.clear();
+    let text = table(&h);
+    assert_eq!(
+        text,
+        "no runs kept in /home/op/.bob/evidence.db for commit: `bob-eval run` keeps every run it buys and every evaluation there, then `bob-eval history` shows them\n"
+    );
+    let page = html(&h);
+    assert!(
+        page.contains("<p class=\"empty\">no runs kept in "),
+        "{page}"
+    );
+    assert!(!page.contains("<svg"));
+    h.items.clear();
+    assert!(table(&h).starts_with("no runs kept in /home/op/.bob/evidence.db: "));
+}
+
+#[test]
+fn one_point_is_a_chart_with_one_dot_per_arm_and_no_lines() {
+    let mut p = point(
+        "eval-commit-20261202T000000Z",
+        2,
+        Some(0.9),
+        Some(Outcome::Accepted),
+    );
+    p.best = Some(0.9);
+    let page = html(&history(vec![p]));
+    assert_eq!(page.matches("<svg class=\"chart\"").count(), 1);
+    assert!(page.contains("data-item=\"commit\" data-points=\"1\""));
+    assert_eq!(page.matches("<circle class=\"point\"").count(), 2);
+    assert_eq!(page.matches("<polyline").count(), 0);
+    let x = format!("cx=\"{:.1}\"", x_of(0, 1));
+    assert_eq!(page.matches(&x).count(), 2, "both dots in the middle");
+    assert_eq!(page.matches("class=\"mark accepted\"").count(), 1);
+    assert!(page.contains("✓ #2</text>"));
+    assert_eq!(page.matches("<path class=\"best\"").count(), 1);
+    assert!(page.contains("class=\"legend-best\"") && page.contains("class=\"legend-marks\""));
+}
+
+#[test]
+fn equal_values_draw_a_flat_line_and_text_is_escaped() {
+    let mut a = point("eval-commit-<a>", 1, Some(0.5), None);
+    let b = point("eval-commit-b", 2, Some(0.5), Some(Outcome::Rejected));
+    a.decision = Some(wiki_decision(Outcome::Accepted, "<b>&", 0.5));
+    let page = html(&history(vec![a, b]));
+    let y = format!("{:.1}", y_of(0.5));
+    let line = page
+        .lines()
+        .find(|l| l.starts_with("<polyline class=\"line\" data-arm=\"with\""))
+        .unwrap();
+    assert_eq!(line.matches(&format!(",{y}")).count(), 2, "{line}");
+    assert!(page.contains("✓ &lt;b&gt;&amp;"));
+    assert!(page.contains("data-run=\"eval-commit-&lt;a&gt;\""));
+    assert!(!page.contains("<b>&"));
+}
+
+#[test]
+fn a_model_has_one_colour_from_its_name() {
+    assert_eq!(colour("claude-sonnet-5-5"), colour("claude-sonnet-5-5"));
+    assert_ne!(colour("claude-sonnet-5-5"), colour("haiku"));
+    assert!(colour("x").starts_with('#') && colour("x").len() == 7);
+    assert_eq!(hsl_hex(0.0, 1.0, 0.5), "#ff0000");
+    assert_eq!(hsl_hex(120.0, 1.0, 0.5), "#00ff00");
+    assert_eq!(hsl_hex(240.0, 1.0, 0.25), "#000080");
+}
+
+#[test]
+fn labels_keep_their_distance_and_the_ends() {
+    for n in 0..60 {
+        let keep = labelled(n);
+        assert_eq!(keep.first().copied(), (n > 0).then_some(0), "n={n}");
+        assert_eq!(keep.last().copied(), n.checked_sub(1), "n={n}");
+        for pair in keep.windows(2) {
+            let gap = x_of(pair[1], n) - x_of(pair[0], n);
+            assert!(gap >= LABEL_GAP, "n={n}: {pair:?} only {gap} apart");
+        }
+    }
+    assert_eq!(labelled(3), [0, 1, 2], "few points: each labelled");
+}
+
+#[test]
+fn labels_say_the_time_when_points_share_a_day() {
+    let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+    let days = [t("2026-12-01T10:00:00Z"), t("2026-12-02T10:00:00Z")];
+    assert_eq!(
+        time_labels(&days),
+        [("2026-12-01".into(), None), ("2026-12-02".into(), None)]
+    );
+    let same_day = [t("2026-12-01T10:00:00Z"), t("2026-12-01T14:30:00Z")];
+    assert_eq!(time_labels(&same_day)[1].1.as_deref(), Some("14:30 UTC"));
+    let same_minute = [t("2026-12-01T10:00:05Z"), t("2026-12-01T10:00:09Z")];
+    assert_eq!(time_labels(&same_minute)[1].1.as_deref(), Some("10:00:09"));
+}
+
+#[test]
+fn an_arm_without_a_value_has_no_dot() {
+    let mut p = point("eval-commit-a", 1, Some(0.5), None);
+    p.without = None;
+    let page = html(&history(vec![p, point("eval-commit-b", 2, None, None)]));
+    assert!(page.contains("data-points=\"2\""));
+    assert_eq!(
+        page.matches("<circle class=\"point\" data-arm=\"with\"")
+            .count(),
+        1
+    );
+    assert_eq!(
+        page.matches("<line class=\"line single\" data-arm=\"with\"")
+            .count(),
+        1,
+        "one with value: a short stroke through it, not a stray dot"
+    );
+    assert_eq!(
+        page.matches("<circle class=\"point\" data-arm=\"without\"")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn table_shows_each_series_and_point() {
+    let mut points = vec![
+        point(
+            "eval-commit-20261201T000000Z",
+            1,
+            Some(0.5),
+            Some(Outcome::Accepted),
+        ),
+        point("eval-commit-20261202T000000Z", 2, None, None),
+        point(
+            "eval-commit-20261203T000000Z",
+            3,
+            Some(1.0),
+            Some(Outcome::Rejected),
+        ),
+    ];
+    let band = |low, high| crate::history::Band { low, high };
+    points[0].intervals = Some(crate::history::Intervals {
+        confidence: 0.95,
+        with: band(0.3, 0.7),
+        without: band(0.3, 0.7),
+        delta: band(-0.3, 0.3),
+    });
+    points[1].filtered = true;
+    points[1].partial = true;
+    points[1].partial_reason = Some("filtered".into());
+    let mut h = history(points);
+    h.items[0].hidden = 2;
+    insta::assert_snapshot!(table(&h));
+}
