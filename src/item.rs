@@ -126,11 +126,16 @@ pub fn all(source: &Utf8Path) -> Vec<Item> {
             }
         }
     }
-    names
+    let names: Vec<String> = names
         .into_iter()
         .filter(|name| crate::config::validate_item_name(name).is_ok())
-        .filter_map(|name| find(source, &name).ok())
-        .collect()
+        .collect();
+    crate::parallel::map(&names, crate::parallel::cores_for(names.len()), |name| {
+        find(source, name).ok()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 #[cfg(test)]

@@ -633,6 +633,9 @@ pub struct Suite {
     /// deep): a case may be missing only because of it, which
     /// [`Suite::problems`] already says.
     pub incomplete: bool,
+    /// True when an entry named `mocks` is somewhere in the suite (a mock
+    /// layer `check` looks at).
+    pub mocks: bool,
 }
 
 /// Load `evals/<item>/` under `source`. Errors only when the suite folder is
@@ -665,6 +668,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
         cases,
         problems,
         incomplete: scan.incomplete,
+        mocks: scan.mocks,
     }
 }
 
@@ -717,6 +721,8 @@ struct Scan {
     /// list it again.
     graders: HashMap<Utf8PathBuf, Vec<String>>,
     incomplete: bool,
+    /// An entry named `mocks` was seen.
+    mocks: bool,
 }
 
 impl Scan {
@@ -776,6 +782,7 @@ impl Scan {
                 }
             };
             let path = dir.join(&name);
+            self.mocks |= name == "mocks";
             let marker = matches!(name.as_str(), "prompt.md" | "case.yaml");
             match kind {
                 Some(k) if k.is_dir() => {
