@@ -76,6 +76,16 @@ pub fn names(source: &Utf8Path) -> Vec<String> {
 
 /// Find the item `name` in `source`: exactly one of the candidate places must exist.
 pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
+    find_as(source, name, true)
+}
+
+/// [`find`] for a caller that never shows a missing item's suggestion
+/// (`check`, once per suite): the tree is not listed for one.
+pub fn lookup(source: &Utf8Path, name: &str) -> Result<Item> {
+    find_as(source, name, false)
+}
+
+fn find_as(source: &Utf8Path, name: &str, suggest: bool) -> Result<Item> {
     crate::config::validate_item_name(name)?;
     let all = candidates(source, name);
     let found: Vec<_> = all
@@ -85,7 +95,11 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     match found.as_slice() {
         [] => Err(Error::ItemNotFound {
             name: name.into(),
-            suggestion: crate::config::did_you_mean(name, &names(source)),
+            suggestion: if suggest {
+                crate::config::did_you_mean(name, &names(source))
+            } else {
+                None
+            },
             source_dir: source.to_owned(),
             looked: all.iter().map(|(_, marker, _)| marker.clone()).collect(),
         }),
@@ -131,7 +145,7 @@ pub fn all(source: &Utf8Path) -> Vec<Item> {
         .filter(|name| crate::config::validate_item_name(name).is_ok())
         .collect();
     crate::parallel::map(&names, crate::parallel::cores_for(names.len()), |name| {
-        find(source, name).ok()
+        lookup(source, name).ok()
     })
     .into_iter()
     .flatten()

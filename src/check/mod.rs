@@ -337,7 +337,7 @@ pub fn check_suite(
     let hooks = index.hooks;
     let hook_item = hooks
         && matches!(
-            crate::item::find(source, item),
+            crate::item::lookup(source, item),
             Err(Error::ItemNotFound { .. })
         );
     let traps = traps::Traps {

@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 /// first), ambiguous or not offered an error.
 pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Option<Read> {
     let item = suite.item.as_str();
-    match crate::item::find(source, item) {
+    match crate::item::lookup(source, item) {
         Ok(found) => return Some(check_offered(&found, out)),
         Err(Error::ItemAmbiguous { found, .. }) => {
             let places: Vec<String> = found
