@@ -127,6 +127,12 @@ fn find_as(source: &Utf8Path, name: &str, suggest: bool) -> Result<Item> {
 /// is left out), in name order: the skills, commands and agents a plugin
 /// holding the whole source tree would offer.
 pub fn all(source: &Utf8Path) -> Vec<Item> {
+    all_known(source, |_| None)
+}
+
+/// [`all`], taking an item from `known` instead of looking for it again
+/// when `known` has it (`check` found each suite's item already).
+pub fn all_known(source: &Utf8Path, known: impl Fn(&str) -> Option<Item> + Sync) -> Vec<Item> {
     let mut names = std::collections::BTreeSet::new();
     for root in [source.to_owned(), source.join("registry")] {
         for (dir, suffix) in [("skills", ""), ("commands", ".md"), ("agents", ".md")] {
@@ -145,7 +151,7 @@ pub fn all(source: &Utf8Path) -> Vec<Item> {
         .filter(|name| crate::config::validate_item_name(name).is_ok())
         .collect();
     crate::parallel::map(&names, crate::parallel::cores_for(names.len()), |name| {
-        lookup(source, name).ok()
+        known(name).or_else(|| lookup(source, name).ok())
     })
     .into_iter()
     .flatten()

@@ -241,7 +241,8 @@ pub(super) fn check(
 ) {
     // Reading a thousand descriptions is the slow part: each item a suite's
     // check read already is reused, the others are read on every core.
-    let items = crate::item::all(source);
+    let items =
+        crate::item::all_known(source, |name| known.get(name).map(|(item, _)| item.clone()));
     let read =
         crate::parallel::map(
             &items,
