@@ -76,6 +76,16 @@ pub fn names(source: &Utf8Path) -> Vec<String> {
 
 /// Find the item `name` in `source`: exactly one of the candidate places must exist.
 pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
+    find_as(source, name, true)
+}
+
+/// [`find`] for a caller that never shows a missing item's suggestion
+/// (`check`, once per suite): the tree is not listed for one.
+pub fn lookup(source: &Utf8Path, name: &str) -> Result<Item> {
+    find_as(source, name, false)
+}
+
+fn find_as(source: &Utf8Path, name: &str, suggest: bool) -> Result<Item> {
     crate::config::validate_item_name(name)?;
     let all = candidates(source, name);
     let found: Vec<_> = all
@@ -85,7 +95,11 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
     match found.as_slice() {
         [] => Err(Error::ItemNotFound {
             name: name.into(),
-            suggestion: crate::config::did_you_mean(name, &names(source)),
+            suggestion: if suggest {
+                crate::config::did_you_mean(name, &names(source))
+            } else {
+                None
+            },
             source_dir: source.to_owned(),
             looked: all.iter().map(|(_, marker, _)| marker.clone()).collect(),
         }),
@@ -113,6 +127,12 @@ pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
 /// is left out), in name order: the skills, commands and agents a plugin
 /// holding the whole source tree would offer.
 pub fn all(source: &Utf8Path) -> Vec<Item> {
+    all_known(source, |_| None)
+}
+
+/// [`all`], taking an item from `known` instead of looking for it again
+/// when `known` has it (`check` found each suite's item already).
+pub fn all_known(source: &Utf8Path, known: impl Fn(&str) -> Option<Item> + Sync) -> Vec<Item> {
     let mut names = std::collections::BTreeSet::new();
     for root in [source.to_owned(), source.join("registry")] {
         for (dir, suffix) in [("skills", ""), ("commands", ".md"), ("agents", ".md")] {
@@ -126,11 +146,16 @@ pub fn all(source: &Utf8Path) -> Vec<Item> {
             }
         }
     }
-    names
+    let names: Vec<String> = names
         .into_iter()
         .filter(|name| crate::config::validate_item_name(name).is_ok())
-        .filter_map(|name| find(source, &name).ok())
-        .collect()
+        .collect();
+    crate::parallel::map(&names, crate::parallel::cores_for(names.len()), |name| {
+        known(name).or_else(|| lookup(source, name).ok())
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 #[cfg(test)]

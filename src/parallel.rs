@@ -40,6 +40,12 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The threads worth starting for `n` small jobs (a file read each): one
+/// below 64 jobs, where starting threads costs more than it saves.
+pub fn cores_for(n: usize) -> usize {
+    if n < 64 { 1 } else { cores() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -223,7 +223,11 @@ pub struct Matcher {
 
 enum Engine {
     Linear {
-        re: regex_automata::meta::Regex,
+        /// Without the DFAs: quick to build, for a text of a line or two.
+        short: regex_automata::meta::Regex,
+        /// With them, built on the first long text.
+        long: std::cell::OnceCell<regex_automata::meta::Regex>,
+        hir: regex_syntax::hir::Hir,
         literals: Vec<Vec<Vec<u8>>>,
     },
     Bounded(fancy_regex::Regex),
@@ -312,14 +316,26 @@ impl Matcher {
         }
         let take = if all { usize::MAX } else { 1 };
         match &self.engine {
-            Engine::Linear { re, .. } => re
-                .find_iter(text)
-                .take(take)
-                .map(|m| Found {
-                    start: m.start(),
-                    end: m.end(),
-                })
-                .collect(),
+            Engine::Linear {
+                short, long, hir, ..
+            } => {
+                let re = if text.len() <= SHORT_TEXT {
+                    short
+                } else {
+                    long.get_or_init(|| {
+                        regex_automata::meta::Regex::builder()
+                            .build_from_hir(hir)
+                            .unwrap_or_else(|_| short.clone())
+                    })
+                };
+                re.find_iter(text)
+                    .take(take)
+                    .map(|m| Found {
+                        start: m.start(),
+                        end: m.end(),
+                    })
+                    .collect()
+            }
             Engine::Bounded(re) => {
                 let mut found = Vec::new();
                 for m in re.find_iter(text).take(take) {
@@ -438,6 +454,10 @@ impl Texts {
     }
 }
 
+/// The longest text searched without the DFAs (a Skill input is a line):
+/// building them costs more than they save on a short text.
+const SHORT_TEXT: usize = 256;
+
 /// The linear engine for `text` (a translation in the `regex` crate's
 /// syntax), parsed once for both the engine and [`Matcher::required_literals`].
 fn linear(text: &str) -> Option<Engine> {
@@ -445,7 +465,8 @@ fn linear(text: &str) -> Option<Engine> {
     /// More literals than this in a set do not narrow a search.
     const MAX_SET: usize = 16;
     let hir = regex_syntax::Parser::new().parse(text).ok()?;
-    let re = regex_automata::meta::Regex::builder()
+    let short = regex_automata::meta::Regex::builder()
+        .configure(regex_automata::meta::Config::new().hybrid(false).dfa(false))
         .build_from_hir(&hir)
         .ok()?;
     let literals = [ExtractKind::Prefix, ExtractKind::Suffix]
@@ -459,7 +480,12 @@ fn linear(text: &str) -> Option<Engine> {
             usable.then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
         })
         .collect();
-    Some(Engine::Linear { re, literals })
+    Some(Engine::Linear {
+        short,
+        long: std::cell::OnceCell::new(),
+        hir,
+        literals,
+    })
 }
 
 /// The finding for a pattern, the value of `key`, whose matcher gave up.

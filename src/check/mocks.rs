@@ -57,22 +57,29 @@ pub(super) fn check(root: &Utf8Path, case_dirs: &[Utf8PathBuf], out: &mut Out) {
     for layer in &layers {
         check_layer(layer, out);
     }
-    cases_in_mocks(root, 0, out);
+    let cases: BTreeSet<&Utf8Path> = case_dirs.iter().map(|d| d.as_path()).collect();
+    cases_in_mocks(root, &cases, 0, out);
 }
 
 /// Walk the folders the case walk lists (not case folders, not skipped ones)
-/// and report a `mocks/` among them that holds a case.
-fn cases_in_mocks(dir: &Utf8Path, depth: usize, out: &mut Out) {
-    if depth > MAX_DEPTH || is_case(dir) {
+/// and report a `mocks/` among them that holds a case; `cases` are the case
+/// folders the suite's scan found (no need to look at them again).
+fn cases_in_mocks(dir: &Utf8Path, cases: &BTreeSet<&Utf8Path>, depth: usize, out: &mut Out) {
+    if depth > MAX_DEPTH || cases.contains(dir) || is_case(dir) {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    // The entry's own type, and a `stat` only for a link (followed, as before).
     let mut subdirs: Vec<String> = entries
         .filter_map(|e| e.ok())
+        .filter(|e| match e.file_type() {
+            Ok(t) if t.is_symlink() => e.path().is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => e.path().is_dir(),
+        })
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| dir.join(n).is_dir())
         .collect();
     subdirs.sort();
     for name in subdirs {
@@ -92,7 +99,7 @@ fn cases_in_mocks(dir: &Utf8Path, depth: usize, out: &mut Out) {
         if name.eq_ignore_ascii_case(".git") || SKIPPED_DIRS.contains(&name.as_str()) {
             continue;
         }
-        cases_in_mocks(&path, depth + 1, out);
+        cases_in_mocks(&path, cases, depth + 1, out);
     }
 }
 

@@ -122,6 +122,9 @@ pub struct Index {
     names: ItemNames,
     items: traps::Items,
     hooks: bool,
+    /// Each suite's item as its check read it, by name: the description
+    /// check reuses them instead of reading the files again.
+    read: std::sync::Mutex<HashMap<String, offered::Read>>,
 }
 
 impl Index {
@@ -131,6 +134,7 @@ impl Index {
             names: ItemNames::new(suites),
             items: traps::source_items(source, suites),
             hooks: plugin::has_hooks(source),
+            read: std::sync::Mutex::default(),
         }
     }
 }
@@ -204,7 +208,8 @@ fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Resu
     }
     // `check` itself (not `run`'s preflight) compares the items' descriptions.
     if baseline {
-        neighbours::check(source, &items, &mut Out(&mut diagnostics));
+        let read = others.read.into_inner().unwrap_or_default();
+        neighbours::check(source, &items, &read, &mut Out(&mut diagnostics));
     }
     Ok(report(source, suites, diagnostics))
 }
@@ -313,13 +318,17 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
-    check_item(source, suite, &mut out);
+    if let Some(read) = check_item(source, suite, &mut out)
+        && let Ok(mut kept) = index.read.lock()
+    {
+        kept.insert(suite.item.clone(), read);
+    }
     // A suite whose item is no skill, command or agent, in a source that ships
     // hooks, tests a hook: there is nothing for a Skill grader to see fire.
     let hooks = index.hooks;
     let hook_item = hooks
         && matches!(
-            crate::item::find(source, item),
+            crate::item::lookup(source, item),
             Err(Error::ItemNotFound { .. })
         );
     let traps = traps::Traps {
@@ -368,8 +377,12 @@ pub fn check_suite(
             );
         }
     }
-    let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
-    mocks::check(&suite.dir, &case_dirs, &mut out);
+    // Without a `mocks` entry anywhere the scan looked (and it looked
+    // everywhere), there is no mock layer to check.
+    if suite.mocks || suite.incomplete {
+        let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
+        mocks::check(&suite.dir, &case_dirs, &mut out);
+    }
     if !hook_item {
         check_trigger_pair(suite, &index.names, &mut out);
     }

@@ -17,6 +17,7 @@
 //! such a rare word are ever compared.
 
 use super::Out;
+use super::offered::Read;
 use crate::item::Item;
 use camino::Utf8Path;
 use std::collections::HashMap;
@@ -232,15 +233,33 @@ impl Neighbours {
 
 /// Warn about each item of `checked` whose description is nearly another
 /// item's of `source` (every skill, command and agent it holds).
-pub(super) fn check(source: &Utf8Path, checked: &[String], out: &mut Out) {
-    let described: Vec<(Item, String, camino::Utf8PathBuf, Option<usize>)> =
-        crate::item::all(source)
-            .into_iter()
-            .filter_map(|item| {
-                let (text, file, line) = super::offered::description(&item)?;
-                Some((item, text, file, line))
-            })
-            .collect();
+pub(super) fn check(
+    source: &Utf8Path,
+    checked: &[String],
+    known: &HashMap<String, Read>,
+    out: &mut Out,
+) {
+    // Reading a thousand descriptions is the slow part: each item a suite's
+    // check read already is reused, the others are read on every core.
+    let items =
+        crate::item::all_known(source, |name| known.get(name).map(|(item, _)| item.clone()));
+    let read =
+        crate::parallel::map(
+            &items,
+            crate::parallel::cores_for(items.len()),
+            |item| match known.get(&item.name) {
+                Some((same, description)) if same == item => description.clone(),
+                _ => super::offered::description(item),
+            },
+        );
+    let described: Vec<(Item, String, camino::Utf8PathBuf, Option<usize>)> = items
+        .into_iter()
+        .zip(read)
+        .filter_map(|(item, found)| {
+            let (text, file, line) = found?;
+            Some((item, text, file, line))
+        })
+        .collect();
     let sets: Vec<Vec<String>> = described.iter().map(|(_, text, ..)| words(text)).collect();
     let near = Neighbours::build(&sets);
     let (num, den) = THRESHOLD;

@@ -16,10 +16,10 @@ use std::sync::LazyLock;
 
 /// Check the item `suite` tests: missing is a warning (the suite may come
 /// first), ambiguous or not offered an error.
-pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) {
+pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Option<Read> {
     let item = suite.item.as_str();
-    match crate::item::find(source, item) {
-        Ok(found) => check_offered(&found, out),
+    match crate::item::lookup(source, item) {
+        Ok(found) => return Some(check_offered(&found, out)),
         Err(Error::ItemAmbiguous { found, .. }) => {
             let places: Vec<String> = found
                 .iter()
@@ -44,7 +44,15 @@ pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) {
             format!("add skills/{item}/SKILL.md, or rename the suite to the item it tests"),
         ),
     }
+    None
 }
+
+/// An item's description as [`description`] reads it, with its file and line.
+pub(super) type Description = (String, Utf8PathBuf, Option<usize>);
+
+/// What reading an item found: the item and its description, if any (kept
+/// for the description check, which would read the file again).
+pub(super) type Read = (Item, Option<Description>);
 
 /// The file holding an item's frontmatter.
 fn marker(item: &Item) -> Utf8PathBuf {
@@ -55,7 +63,7 @@ fn marker(item: &Item) -> Utf8PathBuf {
 }
 
 /// Report what keeps the platform from offering `item`.
-fn check_offered(item: &Item, out: &mut Out) {
+fn check_offered(item: &Item, out: &mut Out) -> Read {
     let file = marker(item);
     let kind = item.kind.as_str();
     // An item may be a link (the plugin links it too); it is read bounded,
@@ -64,12 +72,13 @@ fn check_offered(item: &Item, out: &mut Out) {
         Ok(text) => text,
         Err(d) => {
             out.0.push(d);
-            return;
+            return (item.clone(), None);
         }
     };
     let Some(keys) = frontmatter_keys(item, &file, &text, out) else {
-        return;
+        return (item.clone(), None);
     };
+    let read = (item.clone(), description_in(&keys, &file));
     let get = |key: &str| keys.iter().find(|(k, _)| k == key).map(|(_, e)| e);
     if item.kind == ItemKind::Skill {
         match text_of(get("name")) {
@@ -109,22 +118,28 @@ fn check_offered(item: &Item, out: &mut Out) {
             "add description: what it does and when to use it (the model picks items by it)",
         );
     }
+    read
 }
 
 /// An item's `description` as the platform reads it (the model picks an item
 /// by it), with its file and line; `None` when the platform would not offer
 /// the item for want of one (`check_offered` reports why).
-pub(super) fn description(item: &Item) -> Option<(String, Utf8PathBuf, Option<usize>)> {
+pub(super) fn description(item: &Item) -> Option<Description> {
     let file = marker(item);
     let text = suite::read_text(&file, true).ok()?;
     let mut ignored = Vec::new();
     let keys = frontmatter_keys(item, &file, &text, &mut Out(&mut ignored))?;
+    description_in(&keys, &file)
+}
+
+/// The description among an item's frontmatter `keys` (read from `file`).
+fn description_in(keys: &[(String, Entry)], file: &Utf8Path) -> Option<Description> {
     let entry = keys
         .iter()
         .find(|(k, _)| k == "description")
         .map(|(_, e)| e);
     let text = text_of(entry).ok()?.to_owned();
-    Some((text, file, line(entry)))
+    Some((text, file.to_owned(), line(entry)))
 }
 
 /// The keys of an item's frontmatter read as the platform reads them: YAML,

@@ -7,10 +7,11 @@
 //! any pattern it accepts. So each pattern is translated here: every class
 //! written out as the code points JavaScript gives it (`\w` and `\d` are
 //! ASCII, `\s` is JavaScript's list, `.` stops at the four line
-//! terminators), `\b` as an ASCII word boundary, literals as `\x{…}`. What
-//! has no exact translation (a back reference, a legacy octal escape, flags
-//! other than `d`, `g` and `s`) gives `None`, and the caller falls back to
-//! a budgeted backtracking engine (`js_regex::Matcher`).
+//! terminators), `\b` as an ASCII word boundary, literals as `\x{…}` (ASCII
+//! letters and digits as themselves). What has no exact translation (a back
+//! reference, a legacy octal escape, flags other than `d`, `g` and `s`) gives
+//! `None`, and the caller falls back to a budgeted backtracking engine
+//! (`js_regex::Matcher`).
 //!
 //! The pattern was already accepted by regress (JavaScript's syntax, with
 //! the web-compatibility rules of Annex B: a lone `{` or `]` is a literal,
@@ -86,15 +87,20 @@ fn complement(ranges: Ranges) -> Ranges {
     out
 }
 
-/// A code point as the `regex` crates write it; surrogates (no `char`) are
-/// moved to the nearest scalar value, which changes nothing for a `str`.
+/// A code point as the `regex` crates write it: an ASCII letter or digit as
+/// itself (a literal in and out of classes; quicker to parse), any other as
+/// `\x{…}`. Surrogates (no `char`) are moved to the nearest scalar value,
+/// which changes nothing for a `str`.
 fn hex(c: u32, up: bool) -> String {
     let c = match c {
         0xD800..=0xDFFF if up => 0xE000,
         0xD800..=0xDFFF => 0xD7FF,
         c => c,
     };
-    format!("\\x{{{c:X}}}")
+    match char::from_u32(c) {
+        Some(letter) if letter.is_ascii_alphanumeric() => letter.to_string(),
+        _ => format!("\\x{{{c:X}}}"),
+    }
 }
 
 /// The class of `ranges`, written out (an empty one matches nothing).

@@ -284,6 +284,9 @@ pub struct Suite {
     /// deep): a case may be missing only because of it, which
     /// [`Suite::problems`] already says.
     pub incomplete: bool,
+    /// True when an entry named `mocks` is somewhere in the suite (a mock
+    /// layer `check` looks at).
+    pub mocks: bool,
 }
 
 /// Load `evals/<item>/` under `source`. Errors only when the suite folder is
@@ -316,6 +319,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
         cases,
         problems,
         incomplete: scan.incomplete,
+        mocks: scan.mocks,
     }
 }
 

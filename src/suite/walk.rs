@@ -35,6 +35,8 @@ pub(super) struct Scan {
     /// list it again.
     pub(super) graders: HashMap<Utf8PathBuf, Vec<String>>,
     pub(super) incomplete: bool,
+    /// An entry named `mocks` was seen.
+    pub(super) mocks: bool,
 }
 
 impl Scan {
@@ -94,6 +96,7 @@ impl Scan {
                 }
             };
             let path = dir.join(&name);
+            self.mocks |= name == "mocks";
             let marker = matches!(name.as_str(), "prompt.md" | "case.yaml");
             match kind {
                 Some(k) if k.is_dir() => {
