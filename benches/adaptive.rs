@@ -443,10 +443,10 @@ fn alternatives() -> Vec<(&'static str, AutoPolicy)> {
             },
         ),
         (
-            "first round 4 (4, 6, 9, 13, 16)",
+            "first round 3 (3, 5, 8, 12, 16)",
             AutoPolicy {
-                first_round: 4,
-                growth: 1.4,
+                first_round: 3,
+                growth: 1.5,
                 ..d
             },
         ),

@@ -5,7 +5,7 @@
 //! # The stopping rule and why it keeps the false-call rate at α
 //!
 //! The rounds follow a schedule fixed before the first run: cumulative runs
-//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 3, 5, 8, 12, 16
+//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 4, 6, 9, 13, 16
 //! for MAX 16: [`AutoPolicy::schedule`]). The error budget α (5 %) is spent
 //! over the looks by a function fixed in advance ([`Spending`]): by default
 //! α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
@@ -140,12 +140,12 @@ pub enum Spending {
 /// benchmark measured (`docs/statistics.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AutoPolicy {
-    /// Runs per arm of every case in the first round (default 3).
+    /// Runs per arm of every case in the first round (default 4).
     pub first_round: u32,
     /// Most runs per arm of a case: `auto:MAX` (default 16).
     pub max_per_arm: u32,
     /// Each round takes the cumulative runs per arm to about this many times
-    /// the previous, rounded up (default 1.5: 3, 5, 8, 12, 16 for MAX 16).
+    /// the previous, rounded up (default 1.4: 4, 6, 9, 13, 16 for MAX 16).
     pub growth: f64,
     /// The false-call budget over all looks (default 0.05).
     pub alpha: f64,
@@ -154,7 +154,7 @@ pub struct AutoPolicy {
     /// Stop when the chance of a clear call by the last look, if the true
     /// effect equals the observed one, is below this (default 0.1; 0 never).
     pub futility: f64,
-    /// No futility stop before a look at this many runs per arm (default 3,
+    /// No futility stop before a look at this many runs per arm (default 4,
     /// the first look).
     pub futility_from: u32,
     /// Futility on predictive power (the chance averaged over the effects
@@ -174,13 +174,13 @@ impl AutoPolicy {
     /// The defaults with `max_per_arm` runs per arm at most.
     pub fn new(max_per_arm: u32) -> Self {
         AutoPolicy {
-            first_round: 3,
+            first_round: 4,
             max_per_arm,
-            growth: 1.5,
+            growth: 1.4,
             alpha: 0.05,
             spending: Spending::Power(1.0),
             futility: 0.1,
-            futility_from: 3,
+            futility_from: 4,
             predictive: false,
             allocate: true,
             resolve_cases: false,
@@ -908,21 +908,21 @@ mod tests {
     #[test]
     fn schedule_and_levels() {
         let p = AutoPolicy::new(16);
-        assert_eq!(p.schedule(), [3, 5, 8, 12, 16]);
+        assert_eq!(p.schedule(), [4, 6, 9, 13, 16]);
         let c = p.confidences().unwrap();
-        // Power spending with ρ = 1: the first look spends α·3/16 exactly.
-        assert!((1.0 - c[0] - 0.05 * 3.0 / 16.0).abs() < 1e-12, "{c:?}");
+        // Power spending with ρ = 1: the first look spends α·4/16 exactly.
+        assert!((1.0 - c[0] - 0.05 * 4.0 / 16.0).abs() < 1e-12, "{c:?}");
         // No interim look is looser than the last; the last is stricter
         // than a single look at 95 % and looser than Bonferroni's 0.05/5.
         assert!(c.iter().all(|x| *x >= c[4]), "{c:?}");
         assert!(1.0 - c[4] < 0.05 && 1.0 - c[4] > 0.01, "{c:?}");
-        assert_eq!(AutoPolicy::new(10).schedule(), [3, 5, 8, 10]);
+        assert_eq!(AutoPolicy::new(10).schedule(), [4, 6, 10]);
         assert_eq!(
             AutoPolicy::new(50).schedule(),
-            [3, 5, 8, 12, 18, 27, 41, 50]
+            [4, 6, 9, 13, 19, 27, 38, 50]
         );
-        assert_eq!(AutoPolicy::new(3).schedule(), [3]);
-        assert_eq!(AutoPolicy::new(3).confidences().unwrap(), [0.95]);
+        assert_eq!(AutoPolicy::new(4).schedule(), [4]);
+        assert_eq!(AutoPolicy::new(4).confidences().unwrap(), [0.95]);
         assert_eq!(AutoPolicy::new(2).schedule(), [2]);
 
         let hp = haybittle_peto();
@@ -941,19 +941,23 @@ mod tests {
         // Where the spending function would make an interim look looser
         // than the last (front-loaded, or a first look late in a short
         // schedule), that look is held at the last's level.
+        let late = AutoPolicy {
+            first_round: 3,
+            ..AutoPolicy::new(4)
+        };
+        assert_eq!(late.schedule(), [3, 4]);
         for p in [
             AutoPolicy {
                 spending: Spending::Power(0.3),
                 ..AutoPolicy::new(16)
             },
-            AutoPolicy::new(4),
+            late,
         ] {
             let c = p.confidences().unwrap();
             let last = c[c.len() - 1];
             assert!(c.iter().all(|x| *x >= last - 1e-12), "{c:?}");
             assert!(1.0 - last < 0.05, "{c:?}");
         }
-        assert_eq!(AutoPolicy::new(4).schedule(), [3, 4]);
     }
 
     #[test]
@@ -962,13 +966,13 @@ mod tests {
         let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
         assert_eq!(o.stop, Stop::SuiteClear);
         assert_eq!(s.log.len(), 1);
-        assert_eq!(o.runs, 4 * 2 * 3);
+        assert_eq!(o.runs, 4 * 2 * 4);
         assert_eq!(
             o.comparison.suite.advisory.direction(),
             Some(Direction::Above)
         );
-        assert!((o.comparison.confidence - (1.0 - 0.05 * 3.0 / 16.0)).abs() < 1e-12);
-        assert!((o.cost_usd - 0.24).abs() < 1e-9);
+        assert!((o.comparison.confidence - (1.0 - 0.05 * 4.0 / 16.0)).abs() < 1e-12);
+        assert!((o.cost_usd - 0.32).abs() < 1e-9);
     }
 
     #[test]
@@ -980,15 +984,15 @@ mod tests {
         let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
         let o = adaptive(&mut s, 2, &AutoPolicy::new(16), 100.0).unwrap();
         assert_eq!(o.stop, Stop::SuiteClear);
-        assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
+        assert_eq!(s.log[0], [RunRequest::both(0, 4), RunRequest::both(1, 4)]);
         for round in &s.log[1..] {
             assert_eq!(round[0].with, round[0].without, "{round:?}");
             assert_eq!((round[1].case, round[1].without), (1, 0), "{round:?}");
         }
-        assert_eq!(o.samples[1].without.len(), 3);
-        // Called at the third look (8 runs per arm): 16 + 8 + 3 runs, fewer
+        assert_eq!(o.samples[1].without.len(), 4);
+        // Called at the second look (6 runs per arm): 12 + 6 + 4 runs, fewer
         // than the fixed --runs N that --runs 3's advice asks for.
-        assert_eq!((s.log.len(), o.runs), (3, 27));
+        assert_eq!((s.log.len(), o.runs), (2, 22));
         let mut f = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
         let three = fixed(&mut f, 2, 3, 100.0).unwrap();
         let super::super::Advisory::WithinNoise {
@@ -1182,12 +1186,12 @@ mod tests {
         };
         let mut s = Triggers(Script::new(&[(ONE, ZERO), (ONE, ONE)]), draws);
         let o = adaptive_against(&mut s, 2, &AutoPolicy::new(16), 100.0, Some(&best)).unwrap();
-        // `helps` settles at the third look (as for the pair alone); then
-        // the last two rounds buy the firing case's with arm alone.
+        // `helps` settles at the second look (as for the pair alone); then
+        // the last three rounds buy the firing case's with arm alone.
         let log = &s.0.log;
         assert_eq!(log.len(), 5, "{log:?}");
         assert!(
-            log[3..]
+            log[2..]
                 .iter()
                 .flatten()
                 .all(|r| r.case == 0 && r.without == 0 && r.with > 0),
