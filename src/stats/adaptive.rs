@@ -22,10 +22,10 @@
 //! 2. if this was the last look (MAX runs), stop: *within noise*;
 //! 3. with [`AutoPolicy::resolve_cases`] (off by default), a case whose own
 //!    delta interval excludes 0 runs no more;
-//! 4. if the chance that an open comparison is clear by the last look, were
-//!    the true effect the one observed, is below [`AutoPolicy::futility`]
-//!    (conditional power under the current trend), stop: *within noise*
-//!    (not before [`AutoPolicy::futility_from`] runs);
+//! 4. if the chance that an open comparison is clear by the last look is
+//!    below [`AutoPolicy::futility`] (predictive power: averaged over the
+//!    effects the data leave plausible), stop: *within noise* (not before
+//!    [`AutoPolicy::futility_from`] runs);
 //! 5. otherwise the arms that can still move an open comparison run up to
 //!    n_{k+1}: for `helps` both arms of every case, except that a case whose
 //!    every run of both arms scored 1 runs its with arm alone while the
@@ -151,15 +151,16 @@ pub struct AutoPolicy {
     pub alpha: f64,
     /// How the budget is spread over the looks.
     pub spending: Spending,
-    /// Stop when the chance of a clear call by the last look, if the true
-    /// effect equals the observed one, is below this (default 0.1; 0 never).
+    /// Stop when the chance of a clear call by the last look is below this
+    /// (default 0.2; 0 never).
     pub futility: f64,
     /// No futility stop before a look at this many runs per arm (default 4,
     /// the first look).
     pub futility_from: u32,
     /// Futility on predictive power (the chance averaged over the effects
-    /// the data leave plausible, a flat prior) instead of conditional power
-    /// under the observed trend, which gives up sooner on a noisy first look.
+    /// the data leave plausible, a flat prior; default) instead of
+    /// conditional power under the observed trend, which gives up sooner on
+    /// a noisy first look.
     pub predictive: bool,
     /// A case whose every run of both arms scored 1 runs its with arm alone
     /// while the suite's estimate is above 0 (default on; see the module doc).
@@ -179,9 +180,9 @@ impl AutoPolicy {
             growth: 1.4,
             alpha: 0.05,
             spending: Spending::Power(1.0),
-            futility: 0.1,
+            futility: 0.2,
             futility_from: 4,
-            predictive: false,
+            predictive: true,
             allocate: true,
             resolve_cases: false,
         }
@@ -191,11 +192,11 @@ impl AutoPolicy {
     /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
     /// look's one-sided level is at least `level` and a result bought this
     /// way is judged by the gate at the level it was bought for. Under the
-    /// mode a futility stop is a reject, so futility is judged on predictive
-    /// power, which does not give up on a noisy early trend as soon.
+    /// mode a futility stop is a reject, so it stops only below 10 %.
     pub fn for_level(max_per_arm: u32, level: f64) -> Self {
         AutoPolicy {
             alpha: 2.0 * (1.0 - level),
+            futility: 0.1,
             predictive: true,
             ..AutoPolicy::new(max_per_arm)
         }
@@ -898,6 +899,8 @@ mod tests {
             first_round: 2,
             growth: 2.0,
             spending: Spending::Interim(0.001),
+            futility: 0.1,
+            predictive: false,
             futility_from: 4,
             allocate: false,
             resolve_cases: true,
