@@ -1288,7 +1288,7 @@ mod tests {
         };
         let auto = with("auto:6".into()).unwrap();
         assert_eq!((auto.auto, auto.runs), (Some(6), None));
-        assert_eq!(with("auto".into()).unwrap().auto, Some(10));
+        assert_eq!(with("auto".into()).unwrap().auto, Some(16));
         let fixed = with(Dynamic::from(3_i64)).unwrap();
         assert_eq!((fixed.auto, fixed.runs), (None, Some(3)));
         for bad in ["auto:0", "auto:x", "sometimes"] {
