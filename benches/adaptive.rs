@@ -169,12 +169,15 @@ impl Buy {
 
 /// The earlier default (before issue 24's item 4): 2, 4, 8, 10 with
 /// Haybittle–Peto looks at 0.001 and a union bound, every arm of every open
-/// case run, a case clear on its own resolved, futility from 4 runs.
+/// case run, a case clear on its own resolved, futility on conditional
+/// power below 0.1 from 4 runs.
 fn earlier() -> AutoPolicy {
     AutoPolicy {
         first_round: 2,
         growth: 2.0,
         spending: Spending::Interim(0.001),
+        futility: 0.1,
+        predictive: false,
         futility_from: 4,
         allocate: false,
         resolve_cases: true,
@@ -389,20 +392,30 @@ fn draw_suites(seed: u64, count: usize, null_only: bool) -> Vec<Truth> {
 
 /// Other policies, each a change of one thing from the default (or the
 /// earlier default), measured on the same suites.
-fn alternatives() -> Vec<(&'static str, AutoPolicy)> {
+fn alternatives() -> Vec<(String, AutoPolicy)> {
     let d = AutoPolicy::new(16);
-    vec![
-        ("earlier default: 2, 4, 8, 10; interim 0.001", earlier()),
+    let looks = |p: &AutoPolicy| {
+        let s: Vec<String> = p.schedule().iter().map(u32::to_string).collect();
+        s.join(", ")
+    };
+    let mut v: Vec<(String, AutoPolicy)> = vec![
         (
-            "earlier default, MAX 16 (2, 4, 8, 16)",
+            "earlier default: 2, 4, 8, 10; interim 0.001".into(),
+            earlier(),
+        ),
+        (
+            "earlier default at MAX 16 (2, 4, 8, 16)".into(),
             AutoPolicy {
                 max_per_arm: 16,
                 ..earlier()
             },
         ),
-        ("auto:10 (3, 5, 8, 10)", AutoPolicy::new(10)),
-        ("auto:12 (3, 5, 8, 12)", AutoPolicy::new(12)),
-        ("auto:20 (3, 5, 8, 12, 18, 20)", AutoPolicy::new(20)),
+    ];
+    for max in [10, 12, 20] {
+        let p = AutoPolicy::new(max);
+        v.push((format!("auto:{max} ({})", looks(&p)), p));
+    }
+    for (name, p) in [
         (
             "no allocation",
             AutoPolicy {
@@ -424,33 +437,48 @@ fn alternatives() -> Vec<(&'static str, AutoPolicy)> {
                 ..d
             },
         ),
-        ("futility 0.2", AutoPolicy { futility: 0.2, ..d }),
         (
-            "predictive futility 0.2",
+            "futility on conditional power 0.1",
             AutoPolicy {
-                futility: 0.2,
-                predictive: true,
+                futility: 0.1,
+                predictive: false,
                 ..d
             },
         ),
+        ("predictive futility 0.1", AutoPolicy { futility: 0.1, ..d }),
+        ("predictive futility 0.3", AutoPolicy { futility: 0.3, ..d }),
         (
-            "first round 2 (2, 4, 7, 12, 16)",
+            "first round 2",
             AutoPolicy {
                 first_round: 2,
                 growth: 1.6,
-                futility_from: 4,
                 ..d
             },
         ),
         (
-            "first round 4 (4, 6, 9, 13, 16)",
+            "first round 3",
             AutoPolicy {
-                first_round: 4,
-                growth: 1.4,
+                first_round: 3,
+                growth: 1.5,
+                futility_from: 3,
                 ..d
             },
         ),
-    ]
+        (
+            "first round 3, conditional futility 0.1 (the candidate before)",
+            AutoPolicy {
+                first_round: 3,
+                growth: 1.5,
+                futility_from: 3,
+                futility: 0.1,
+                predictive: false,
+                ..d
+            },
+        ),
+    ] {
+        v.push((format!("{name} ({})", looks(&p)), p));
+    }
+    v
 }
 
 fn main() {
@@ -964,7 +992,7 @@ fn shapes_grid(results: &mut Vec<String>) {
         "| shape | auto policy | no-difference / big / small suites | (a0) fixed 10 / auto | (b) fixed 10 / auto | small effects called right, fixed 10 / auto | (c) fixed 10 / auto | auto's runs / fixed 10's |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
-    let mut policies = vec![("default (auto:16)", AutoPolicy::new(16))];
+    let mut policies = vec![("default (auto:16)".to_string(), AutoPolicy::new(16))];
     policies.extend(alternatives());
     for (name, pairs, scoring) in SHAPE_LIST {
         for (seed, label) in [(SEED, ""), (CHECK_SEED, ", second seed")] {
@@ -992,7 +1020,7 @@ fn shapes_grid(results: &mut Vec<String>) {
                     a.c(),
                     100.0 * a.c() / f.c()
                 );
-                if *policy_name == "default (auto:16)" {
+                if policy_name == "default (auto:16)" {
                     results.push(format!(
                         "shapes {name}{label}, default: auto (b) {:.1} % vs fixed 10 {:.1} % {}; (a0) {:.2} % {}; runs {:.0} % of fixed 10 (target <= 60 %) {}",
                         a.b(),

@@ -5,7 +5,7 @@
 //! # The stopping rule and why it keeps the false-call rate at α
 //!
 //! The rounds follow a schedule fixed before the first run: cumulative runs
-//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 3, 5, 8, 12, 16
+//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 4, 6, 9, 13, 16
 //! for MAX 16: [`AutoPolicy::schedule`]). The error budget α (5 %) is spent
 //! over the looks by a function fixed in advance ([`Spending`]): by default
 //! α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
@@ -22,10 +22,10 @@
 //! 2. if this was the last look (MAX runs), stop: *within noise*;
 //! 3. with [`AutoPolicy::resolve_cases`] (off by default), a case whose own
 //!    delta interval excludes 0 runs no more;
-//! 4. if the chance that an open comparison is clear by the last look, were
-//!    the true effect the one observed, is below [`AutoPolicy::futility`]
-//!    (conditional power under the current trend), stop: *within noise*
-//!    (not before [`AutoPolicy::futility_from`] runs);
+//! 4. if the chance that an open comparison is clear by the last look is
+//!    below [`AutoPolicy::futility`] (predictive power: averaged over the
+//!    effects the data leave plausible), stop: *within noise* (not before
+//!    [`AutoPolicy::futility_from`] runs);
 //! 5. otherwise the arms that can still move an open comparison run up to
 //!    n_{k+1}: for `helps` both arms of every case, except that a case whose
 //!    every run of both arms scored 1 runs its with arm alone while the
@@ -147,26 +147,27 @@ pub enum Spending {
 /// benchmark measured (`docs/statistics.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AutoPolicy {
-    /// Runs per arm of every case in the first round (default 3).
+    /// Runs per arm of every case in the first round (default 4).
     pub first_round: u32,
     /// Most runs per arm of a case: `auto:MAX` (default 16).
     pub max_per_arm: u32,
     /// Each round takes the cumulative runs per arm to about this many times
-    /// the previous, rounded up (default 1.5: 3, 5, 8, 12, 16 for MAX 16).
+    /// the previous, rounded up (default 1.4: 4, 6, 9, 13, 16 for MAX 16).
     pub growth: f64,
     /// The false-call budget over all looks (default 0.05).
     pub alpha: f64,
     /// How the budget is spread over the looks.
     pub spending: Spending,
-    /// Stop when the chance of a clear call by the last look, if the true
-    /// effect equals the observed one, is below this (default 0.1; 0 never).
+    /// Stop when the chance of a clear call by the last look is below this
+    /// (default 0.2; 0 never).
     pub futility: f64,
-    /// No futility stop before a look at this many runs per arm (default 3,
+    /// No futility stop before a look at this many runs per arm (default 4,
     /// the first look).
     pub futility_from: u32,
     /// Futility on predictive power (the chance averaged over the effects
-    /// the data leave plausible, a flat prior) instead of conditional power
-    /// under the observed trend, which gives up sooner on a noisy first look.
+    /// the data leave plausible, a flat prior; default) instead of
+    /// conditional power under the observed trend, which gives up sooner on
+    /// a noisy first look.
     pub predictive: bool,
     /// A case whose every run of both arms scored 1 runs its with arm alone
     /// while the suite's estimate is above 0 (default on; see the module doc).
@@ -181,14 +182,14 @@ impl AutoPolicy {
     /// The defaults with `max_per_arm` runs per arm at most.
     pub fn new(max_per_arm: u32) -> Self {
         AutoPolicy {
-            first_round: 3,
+            first_round: 4,
             max_per_arm,
-            growth: 1.5,
+            growth: 1.4,
             alpha: 0.05,
             spending: Spending::Power(1.0),
-            futility: 0.1,
-            futility_from: 3,
-            predictive: false,
+            futility: 0.2,
+            futility_from: 4,
+            predictive: true,
             allocate: true,
             resolve_cases: false,
         }
@@ -198,11 +199,11 @@ impl AutoPolicy {
     /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
     /// look's one-sided level is at least `level` and a result bought this
     /// way is judged by the gate at the level it was bought for. Under the
-    /// mode a futility stop is a reject, so futility is judged on predictive
-    /// power, which does not give up on a noisy early trend as soon.
+    /// mode a futility stop is a reject, so it stops only below 10 %.
     pub fn for_level(max_per_arm: u32, level: f64) -> Self {
         AutoPolicy {
             alpha: 2.0 * (1.0 - level),
+            futility: 0.1,
             predictive: true,
             ..AutoPolicy::new(max_per_arm)
         }

@@ -76,6 +76,8 @@ fn haybittle_peto() -> AutoPolicy {
         first_round: 2,
         growth: 2.0,
         spending: Spending::Interim(0.001),
+        futility: 0.1,
+        predictive: false,
         futility_from: 4,
         allocate: false,
         resolve_cases: true,
@@ -86,21 +88,21 @@ fn haybittle_peto() -> AutoPolicy {
 #[test]
 fn schedule_and_levels() {
     let p = AutoPolicy::new(16);
-    assert_eq!(p.schedule(), [3, 5, 8, 12, 16]);
+    assert_eq!(p.schedule(), [4, 6, 9, 13, 16]);
     let c = p.confidences().unwrap();
-    // Power spending with ρ = 1: the first look spends α·3/16 exactly.
-    assert!((1.0 - c[0] - 0.05 * 3.0 / 16.0).abs() < 1e-12, "{c:?}");
+    // Power spending with ρ = 1: the first look spends α·4/16 exactly.
+    assert!((1.0 - c[0] - 0.05 * 4.0 / 16.0).abs() < 1e-12, "{c:?}");
     // No interim look is looser than the last; the last is stricter
     // than a single look at 95 % and looser than Bonferroni's 0.05/5.
     assert!(c.iter().all(|x| *x >= c[4]), "{c:?}");
     assert!(1.0 - c[4] < 0.05 && 1.0 - c[4] > 0.01, "{c:?}");
-    assert_eq!(AutoPolicy::new(10).schedule(), [3, 5, 8, 10]);
+    assert_eq!(AutoPolicy::new(10).schedule(), [4, 6, 10]);
     assert_eq!(
         AutoPolicy::new(50).schedule(),
-        [3, 5, 8, 12, 18, 27, 41, 50]
+        [4, 6, 9, 13, 19, 27, 38, 50]
     );
-    assert_eq!(AutoPolicy::new(3).schedule(), [3]);
-    assert_eq!(AutoPolicy::new(3).confidences().unwrap(), [0.95]);
+    assert_eq!(AutoPolicy::new(4).schedule(), [4]);
+    assert_eq!(AutoPolicy::new(4).confidences().unwrap(), [0.95]);
     assert_eq!(AutoPolicy::new(2).schedule(), [2]);
 
     let hp = haybittle_peto();
@@ -119,19 +121,23 @@ fn schedule_and_levels() {
     // Where the spending function would make an interim look looser
     // than the last (front-loaded, or a first look late in a short
     // schedule), that look is held at the last's level.
+    let late = AutoPolicy {
+        first_round: 3,
+        ..AutoPolicy::new(4)
+    };
+    assert_eq!(late.schedule(), [3, 4]);
     for p in [
         AutoPolicy {
             spending: Spending::Power(0.3),
             ..AutoPolicy::new(16)
         },
-        AutoPolicy::new(4),
+        late,
     ] {
         let c = p.confidences().unwrap();
         let last = c[c.len() - 1];
         assert!(c.iter().all(|x| *x >= last - 1e-12), "{c:?}");
         assert!(1.0 - last < 0.05, "{c:?}");
     }
-    assert_eq!(AutoPolicy::new(4).schedule(), [3, 4]);
 }
 
 #[test]
@@ -140,13 +146,13 @@ fn stops_at_the_first_look_on_a_clear_suite() {
     let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::SuiteClear);
     assert_eq!(s.log.len(), 1);
-    assert_eq!(o.runs, 4 * 2 * 3);
+    assert_eq!(o.runs, 4 * 2 * 4);
     assert_eq!(
         o.comparison.suite.advisory.direction(),
         Some(Direction::Above)
     );
-    assert!((o.comparison.confidence - (1.0 - 0.05 * 3.0 / 16.0)).abs() < 1e-12);
-    assert!((o.cost_usd - 0.24).abs() < 1e-9);
+    assert!((o.comparison.confidence - (1.0 - 0.05 * 4.0 / 16.0)).abs() < 1e-12);
+    assert!((o.cost_usd - 0.32).abs() < 1e-9);
 }
 
 #[test]
@@ -158,15 +164,15 @@ fn a_tie_at_the_top_runs_its_with_arm_alone() {
     let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
     let o = adaptive(&mut s, 2, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::SuiteClear);
-    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
+    assert_eq!(s.log[0], [RunRequest::both(0, 4), RunRequest::both(1, 4)]);
     for round in &s.log[1..] {
         assert_eq!(round[0].with, round[0].without, "{round:?}");
         assert_eq!((round[1].case, round[1].without), (1, 0), "{round:?}");
     }
-    assert_eq!(o.samples[1].without.len(), 3);
-    // Called at the third look (8 runs per arm): 16 + 8 + 3 runs, fewer
+    assert_eq!(o.samples[1].without.len(), 4);
+    // Called at the second look (6 runs per arm): 12 + 6 + 4 runs, fewer
     // than the fixed --runs N that --runs 3's advice asks for.
-    assert_eq!((s.log.len(), o.runs), (3, 27));
+    assert_eq!((s.log.len(), o.runs), (2, 22));
     let mut f = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
     let three = fixed(&mut f, 2, 3, 100.0).unwrap();
     let super::super::Advisory::WithinNoise {
@@ -360,12 +366,12 @@ fn settles_a_trigger_rate_below_the_best_s() {
     };
     let mut s = Triggers(Script::new(&[(ONE, ZERO), (ONE, ONE)]), draws);
     let o = adaptive_against(&mut s, 2, &AutoPolicy::new(16), 100.0, Some(&best)).unwrap();
-    // `helps` settles at the third look (as for the pair alone); then
-    // the last two rounds buy the firing case's with arm alone.
+    // `helps` settles at the second look (as for the pair alone); then
+    // the last three rounds buy the firing case's with arm alone.
     let log = &s.0.log;
     assert_eq!(log.len(), 5, "{log:?}");
     assert!(
-        log[3..]
+        log[2..]
             .iter()
             .flatten()
             .all(|r| r.case == 0 && r.without == 0 && r.with > 0),
