@@ -38,7 +38,9 @@ fn main() {
     let mut run_alone = Duration::ZERO;
     for _ in 0..ROUNDS {
         let t = Instant::now();
-        let doc = bob_eval::eval::evaluate(&ctx, "commit", &args, Arc::new(Silent)).unwrap();
+        let doc =
+            bob_eval::eval::evaluate(&ctx, &"commit".parse().unwrap(), &args, Arc::new(Silent))
+                .unwrap();
         run_alone += t.elapsed();
         let _ = std::hint::black_box(doc);
     }

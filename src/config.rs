@@ -25,19 +25,140 @@ impl Context {
     }
 }
 
-/// Check a name against `^[a-z0-9][a-z0-9-]{0,63}$`.
-pub fn validate_item_name(name: &str) -> Result<()> {
-    let bytes = name.as_bytes();
-    let ok = !bytes.is_empty()
-        && bytes.len() <= 64
-        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::InvalidItemName { name: name.into() })
+/// An item's name, checked once against `^[a-z0-9][a-z0-9-]{0,63}$` where it
+/// enters (a flag, a script's argument, a folder listing, a document): a
+/// value of this type is a safe path segment, so no layer below checks again.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct ItemName(String);
+
+impl ItemName {
+    /// The name when it is one, else [`Error::InvalidItemName`].
+    pub fn new(name: &str) -> Result<Self> {
+        let bytes = name.as_bytes();
+        let ok = !bytes.is_empty()
+            && bytes.len() <= 64
+            && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+            && bytes
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+        if ok {
+            Ok(ItemName(name.to_owned()))
+        } else {
+            Err(Error::InvalidItemName { name: name.into() })
+        }
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A name known to be valid, for tests.
+#[cfg(test)]
+pub(crate) fn item_name(name: &str) -> ItemName {
+    ItemName::new(name).expect("a valid item name")
+}
+
+impl std::ops::Deref for ItemName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for ItemName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for ItemName {
+    fn as_ref(&self) -> &std::path::Path {
+        self.0.as_ref()
+    }
+}
+
+impl AsRef<Utf8Path> for ItemName {
+    fn as_ref(&self) -> &Utf8Path {
+        self.0.as_str().into()
+    }
+}
+
+impl std::borrow::Borrow<str> for ItemName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ItemName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::str::FromStr for ItemName {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        ItemName::new(s)
+    }
+}
+
+impl PartialEq<str> for ItemName {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for ItemName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl TryFrom<String> for ItemName {
+    type Error = Error;
+    fn try_from(name: String) -> Result<Self> {
+        ItemName::new(&name)
+    }
+}
+
+impl From<&ItemName> for String {
+    fn from(name: &ItemName) -> String {
+        name.0.clone()
+    }
+}
+
+impl PartialEq<ItemName> for str {
+    fn eq(&self, other: &ItemName) -> bool {
+        self == other.0
+    }
+}
+
+impl PartialEq<ItemName> for &str {
+    fn eq(&self, other: &ItemName) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<ItemName> for String {
+    fn eq(&self, other: &ItemName) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<String> for ItemName {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<ItemName> for String {
+    fn from(name: ItemName) -> String {
+        name.0
     }
 }
 
@@ -71,19 +192,19 @@ pub fn folder_names(dir: &Utf8Path) -> Vec<String> {
 }
 
 /// `evals/<item>/` under `source`.
-pub fn suite_dir(source: &Utf8Path, item: &str) -> Utf8PathBuf {
+pub fn suite_dir(source: &Utf8Path, item: &ItemName) -> Utf8PathBuf {
     source.join("evals").join(item)
 }
 
 /// `evals/<item>/` when it is a folder, else [`Error::NoSuite`]: the one check
 /// that a suite exists.
-pub fn existing_suite(source: &Utf8Path, item: &str) -> Result<Utf8PathBuf> {
+pub fn existing_suite(source: &Utf8Path, item: &ItemName) -> Result<Utf8PathBuf> {
     let dir = suite_dir(source, item);
     if dir.is_dir() {
         Ok(dir)
     } else {
         Err(Error::NoSuite {
-            item: item.into(),
+            item: item.to_string(),
             suggestion: did_you_mean(item, &folder_names(&source.join("evals"))),
             dir,
         })
@@ -91,7 +212,7 @@ pub fn existing_suite(source: &Utf8Path, item: &str) -> Result<Utf8PathBuf> {
 }
 
 /// `evals/<item>/baseline.json` under `source`.
-pub fn baseline_path(source: &Utf8Path, item: &str) -> Utf8PathBuf {
+pub fn baseline_path(source: &Utf8Path, item: &ItemName) -> Utf8PathBuf {
     suite_dir(source, item).join("baseline.json")
 }
 
@@ -423,11 +544,15 @@ mod tests {
     #[test]
     fn names() {
         for good in ["commit", "tdd-flow", "a", "0x", &"a".repeat(64)] {
-            validate_item_name(good).unwrap();
+            ItemName::new(good).unwrap();
         }
         for bad in ["", "-x", "Commit", "a/b", "..", "a_b", &"a".repeat(65), "é"] {
-            let err = validate_item_name(bad).unwrap_err();
+            let err = ItemName::new(bad).unwrap_err();
             assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{bad}");
+            // A name read from a document is held to the same rule.
+            assert!(serde_json::from_value::<ItemName>(bad.into()).is_err(), "{bad}");
         }
+        let read: ItemName = serde_json::from_value("commit".into()).unwrap();
+        assert_eq!(serde_json::to_value(&read).unwrap(), "commit");
     }
 }

@@ -1,5 +1,6 @@
 //! Item lookup: find the one skill, command or agent a name refers to.
 
+use crate::config::ItemName;
 use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -29,7 +30,7 @@ impl ItemKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     /// The name.
-    pub name: String,
+    pub name: ItemName,
     /// Its kind.
     pub kind: ItemKind,
     /// What the plugin links: the skill folder, or the command/agent file (absolute when the source is).
@@ -75,18 +76,17 @@ pub fn names(source: &Utf8Path) -> Vec<String> {
 }
 
 /// Find the item `name` in `source`: exactly one of the candidate places must exist.
-pub fn find(source: &Utf8Path, name: &str) -> Result<Item> {
+pub fn find(source: &Utf8Path, name: &ItemName) -> Result<Item> {
     find_as(source, name, true)
 }
 
 /// [`find`] for a caller that never shows a missing item's suggestion
 /// (`check`, once per suite): the tree is not listed for one.
-pub fn lookup(source: &Utf8Path, name: &str) -> Result<Item> {
+pub fn lookup(source: &Utf8Path, name: &ItemName) -> Result<Item> {
     find_as(source, name, false)
 }
 
-fn find_as(source: &Utf8Path, name: &str, suggest: bool) -> Result<Item> {
-    crate::config::validate_item_name(name)?;
+fn find_as(source: &Utf8Path, name: &ItemName, suggest: bool) -> Result<Item> {
     let all = candidates(source, name);
     let found: Vec<_> = all
         .iter()
@@ -110,7 +110,7 @@ fn find_as(source: &Utf8Path, name: &str, suggest: bool) -> Result<Item> {
                 ItemKind::Agent => Utf8PathBuf::from("agents").join(format!("{name}.md")),
             };
             Ok(Item {
-                name: name.into(),
+                name: name.clone(),
                 kind: *kind,
                 path: path.clone(),
                 plugin_path,
@@ -146,9 +146,9 @@ pub fn all_known(source: &Utf8Path, known: impl Fn(&str) -> Option<Item> + Sync)
             }
         }
     }
-    let names: Vec<String> = names
+    let names: Vec<ItemName> = names
         .into_iter()
-        .filter(|name| crate::config::validate_item_name(name).is_ok())
+        .filter_map(|name| ItemName::new(&name).ok())
         .collect();
     crate::parallel::map(&names, crate::parallel::cores_for(names.len()), |name| {
         known(name).or_else(|| lookup(source, name).ok())
@@ -181,19 +181,22 @@ mod tests {
             "registry/commands/ship.md",
             "agents/rev.md",
         ]);
-        let skill = find(&root, "commit").unwrap();
+        let skill = find(&root, &crate::config::item_name("commit")).unwrap();
         assert_eq!(
             (skill.kind, skill.plugin_path.as_str()),
             (ItemKind::Skill, "skills/commit")
         );
         assert_eq!(skill.path, root.join("skills/commit"));
-        let cmd = find(&root, "ship").unwrap();
+        let cmd = find(&root, &crate::config::item_name("ship")).unwrap();
         assert_eq!(
             (cmd.kind, cmd.path.clone()),
             (ItemKind::Command, root.join("registry/commands/ship.md"))
         );
         assert_eq!(
-            find(&root, "rev").unwrap().plugin_path.as_str(),
+            find(&root, &crate::config::item_name("rev"))
+                .unwrap()
+                .plugin_path
+                .as_str(),
             "agents/rev.md"
         );
     }
@@ -210,7 +213,7 @@ mod tests {
             "commands/twin.md",
             "commands/Bad.md",
         ]);
-        let names: Vec<String> = all(&root).into_iter().map(|i| i.name).collect();
+        let names: Vec<String> = all(&root).into_iter().map(|i| i.name.into()).collect();
         assert_eq!(names, ["commit", "rev", "ship"]);
     }
 
@@ -221,12 +224,12 @@ mod tests {
             "commands/x.md",
             "skills/empty/README.md",
         ]);
-        let err = find(&root, "x").unwrap_err();
+        let err = find(&root, &crate::config::item_name("x")).unwrap_err();
         assert!(
             matches!(err, Error::ItemAmbiguous { ref found, .. } if found.len() == 2),
             "{err}"
         );
-        let err = find(&root, "empty").unwrap_err();
+        let err = find(&root, &crate::config::item_name("empty")).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("no item named \"empty\""), "{msg}");
         assert!(msg.contains("registry/agents/empty.md"), "{msg}");

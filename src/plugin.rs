@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn assembles_manifest_link_and_suite_copy() {
         let (_d, root) = source();
-        let it = item::find(&root, "commit").unwrap();
+        let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
         let plugin = assemble(&root, &it).unwrap();
         let dir = plugin.dir.clone();
         assert_eq!(plugin.name, "bob-eval-commit");
@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn kept_plugin_persists() {
         let (_d, root) = source();
-        let it = item::find(&root, "commit").unwrap();
+        let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
         let mut plugin = assemble(&root, &it).unwrap();
         let dir = plugin.keep();
         drop(plugin);
@@ -362,7 +362,7 @@ mod tests {
     fn no_suite_is_an_error() {
         let (_d, root) = source();
         write(&root, "commands/ship.md", "---\ndescription: s\n---\n");
-        let it = item::find(&root, "ship").unwrap();
+        let it = item::find(&root, &crate::config::item_name("ship")).unwrap();
         let err = assemble(&root, &it).unwrap_err();
         assert!(matches!(err, Error::NoSuite { .. }), "{err}");
         assert!(err.to_string().contains("evals/ship"), "{err}");
@@ -382,7 +382,7 @@ mod tests {
                     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
                 }
             }
-            let found = item::find(&root, "commit").unwrap();
+            let found = item::find(&root, &crate::config::item_name("commit")).unwrap();
             let err = assemble(&root, &found).unwrap_err();
             assert!(err.to_string().contains("fires/extra"), "{make}: {err}");
             assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{make}");

@@ -132,15 +132,16 @@ pub fn record(
             decision.run, decision.item, decision.model, result.run, result.item, result.model
         )));
     }
-    existing_suite(source, &result.item)?;
-    let baseline_path = baseline_path(source, &result.item);
+    let item = crate::config::ItemName::new(&result.item)?;
+    existing_suite(source, &item)?;
+    let baseline_path = baseline_path(source, &item);
     let wiki_path = impact_path(source);
 
     let _lock = lock(&lock_path(source))?;
     remove_stale_temps(&baseline_path);
     remove_stale_temps(&wiki_path);
 
-    let mut baseline = load_baseline(source, &result.item)?;
+    let mut baseline = load_baseline(source, &item)?;
     // The same mode as the decision passed in: a best raised by luck under
     // the confidence mode must not slip in through a re-decision without it.
     let applied = gate::decide_full(
@@ -321,7 +322,9 @@ mod tests {
         let d = gate::decide_at(&clear, &Baseline::empty("commit"), Some(0.95));
         assert!(d.accepted, "{:#?}", d.conditions);
         record(&s, &clear, &d, "#1", &pages()).unwrap();
-        let best = &load_baseline(&s, "commit").unwrap().best["m"];
+        let best = &load_baseline(&s, &crate::config::item_name("commit"))
+            .unwrap()
+            .best["m"];
         assert_eq!(best.confidence, Some(0.95));
         let e = best.evidence.as_ref().expect("a best keeps its runs");
         assert_eq!(e.cases.len(), 2);
@@ -363,7 +366,7 @@ mod tests {
         let stale = gate::decide(&first, &Baseline::empty("commit"));
         let done = record(&s, &first, &stale, "#1", &pages()).unwrap();
         assert!(done.raised && !done.revised);
-        let b = load_baseline(&s, "commit").unwrap();
+        let b = load_baseline(&s, &crate::config::item_name("commit")).unwrap();
         assert_eq!(b.best["m"].score, 0.8);
 
         // Decided against the empty baseline (accept), but the best is now 0.8.
@@ -372,7 +375,13 @@ mod tests {
         assert!(stale.accepted);
         let done = record(&s, &lower, &stale, "#2", &pages()).unwrap();
         assert!(!done.raised && done.revised && !done.decision.accepted);
-        assert_eq!(load_baseline(&s, "commit").unwrap().best["m"].score, 0.8);
+        assert_eq!(
+            load_baseline(&s, &crate::config::item_name("commit"))
+                .unwrap()
+                .best["m"]
+                .score,
+            0.8
+        );
 
         let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
         assert!(text.starts_with(wiki::HEADER));
@@ -427,7 +436,10 @@ mod tests {
         );
         block_temp(&s.join("evals/commit/baseline.json"));
         let better = result(0.95, "eval-commit-20261202T000002Z");
-        let d = gate::decide(&better, &load_baseline(&s, "commit").unwrap());
+        let d = gate::decide(
+            &better,
+            &load_baseline(&s, &crate::config::item_name("commit")).unwrap(),
+        );
         let err = record(&s, &better, &d, "#2", &pages())
             .unwrap_err()
             .to_string();

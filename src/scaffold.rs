@@ -13,7 +13,7 @@
 
 use crate::check::trigger::pin_pattern;
 use crate::check::{INIT_CRITERIA, INIT_PROMPT};
-use crate::config::{existing_suite, suite_dir, validate_item_name};
+use crate::config::{ItemName, existing_suite, suite_dir};
 use crate::document::Baseline;
 use crate::error::{Error, Result};
 use crate::item::{Item, ItemKind};
@@ -31,7 +31,7 @@ pub const FIRES_SCORING: &str = "teaches";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scaffolded {
     /// The item the suite is for.
-    pub item: String,
+    pub item: ItemName,
     /// The item found in the source; `None` when it does not exist yet.
     pub found: Option<Item>,
     /// When the item does not exist: the nearest item name, if one is close.
@@ -49,6 +49,7 @@ pub struct Scaffolded {
 /// `evals/<item>` exists in any form; an item that does not exist yet is not an
 /// error (`found` is `None`).
 pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
+    let item = &ItemName::new(item)?;
     let found = locate(source, item)?;
     let dir = suite_dir(source, item);
     crate::fsio::refuse_existing(&dir, || {
@@ -69,7 +70,7 @@ pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
     );
     let written = crate::fsio::write_new_dir(&source.join("evals"), &dir, &files)?;
     Ok(Scaffolded {
-        item: item.into(),
+        item: item.clone(),
         suggestion: suggest(source, item, &found),
         found,
         to_fill: vec![dir.join(SCORING_CASE)],
@@ -82,6 +83,7 @@ pub fn init(source: &Utf8Path, item: &str) -> Result<Scaffolded> {
 /// (exit 2) without the suite, for a name the platform would skip or not
 /// accept as a folder, and when the folder or a case of that name exists.
 pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded> {
+    let item = &ItemName::new(item)?;
     let found = locate(source, item)?;
     validate_case_name(case)?;
     let suite = existing_suite(source, item).map_err(|_| {
@@ -104,7 +106,7 @@ pub fn add_case(source: &Utf8Path, item: &str, case: &str) -> Result<Scaffolded>
     let kind = found.as_ref().map(|f| f.kind);
     let written = crate::fsio::write_new_dir(&source.join("evals"), &dir, &blank_case(item, kind))?;
     Ok(Scaffolded {
-        item: item.into(),
+        item: item.clone(),
         suggestion: suggest(source, item, &found),
         found,
         to_fill: vec![dir.clone()],
@@ -123,8 +125,7 @@ fn suggest(source: &Utf8Path, item: &str, found: &Option<Item>) -> Option<String
 
 /// The item named `item`: `None` when there is none yet; an error for an
 /// invalid name or more than one item of that name.
-fn locate(source: &Utf8Path, item: &str) -> Result<Option<Item>> {
-    validate_item_name(item)?;
+fn locate(source: &Utf8Path, item: &ItemName) -> Result<Option<Item>> {
     match crate::item::find(source, item) {
         Ok(found) => Ok(Some(found)),
         Err(Error::ItemNotFound { .. }) => Ok(None),
@@ -134,7 +135,7 @@ fn locate(source: &Utf8Path, item: &str) -> Result<Option<Item>> {
 
 /// A case folder name: like an item name, and not one the platform's case walk skips.
 fn validate_case_name(case: &str) -> Result<()> {
-    if validate_item_name(case).is_err() {
+    if ItemName::new(case).is_err() {
         return Err(Error::Usage(format!(
             "invalid case name {case:?}: use lower-case letters, digits and '-', starting with a letter or digit, at most 64 characters"
         )));
@@ -267,7 +268,7 @@ mod tests {
     }
 
     fn codes(root: &Utf8Path, item: &str) -> Vec<(Severity, &'static str)> {
-        let report = crate::check::check_suites(root, &[item.to_string()]).unwrap();
+        let report = crate::check::check_suites(root, &[crate::config::item_name(item)]).unwrap();
         report
             .diagnostics
             .iter()
@@ -314,7 +315,8 @@ mod tests {
             vec![(Severity::Error, "init-placeholder"); 4]
         );
         assert!(hidden(&root).is_empty());
-        let baseline = crate::document::load_baseline(&root, "demo").unwrap();
+        let baseline =
+            crate::document::load_baseline(&root, &crate::config::item_name("demo")).unwrap();
         assert_eq!(baseline, Baseline::empty("demo"));
     }
 

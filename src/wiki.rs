@@ -92,7 +92,7 @@ pub fn check_pr(pr: &str) -> std::result::Result<(), String> {
 
 /// Check a page name: like an item name, `^[a-z0-9][a-z0-9-]{0,63}$`.
 pub fn check_page_name(page: &str) -> std::result::Result<(), String> {
-    crate::config::validate_item_name(page).map_err(|_| {
+    crate::config::ItemName::new(page).map(drop).map_err(|_| {
         format!("invalid page name {page:?}: use the file name of wiki/patterns/<page>.md without .md (lower-case letters, digits, '-')")
     })
 }
@@ -142,7 +142,8 @@ pub fn parse_row(line: &str) -> std::result::Result<Row, String> {
         return Err(format!("Date {date:?} is not a YYYY-MM-DD day"));
     }
     let item = cells[1];
-    crate::config::validate_item_name(item)
+    crate::config::ItemName::new(item)
+        .map(drop)
         .map_err(|_| format!("Skill {item:?} is not an item name"))?;
     let pr = cells[2];
     check_pr(pr)?;

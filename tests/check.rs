@@ -1044,7 +1044,7 @@ fn case_yaml_merges_with_prompt_md() {
         CASE_YAML,
         "schema_version: \"1.1\"\nname: fires\nruns: 2\nexecution:\n  prompt: from yaml\n  max_turns: 9\ngraders:\n  - name: first\n    type: regex\n    pattern: demo\n",
     );
-    let suite = suite::load(&src.root, "demo").unwrap();
+    let suite = suite::load(&src.root, &"demo".parse().unwrap()).unwrap();
     let case = suite.cases.iter().find(|c| c.name == "fires").unwrap();
     assert_eq!(case.source, suite::CaseSource::Mixed);
     assert_eq!(case.prompt_text(), "Please do the demo thing.");
@@ -1091,7 +1091,11 @@ fn bundled_suites_pass() {
 }
 
 fn bundled_pattern(item: &str, case: &str, grader: &str) -> regress::Regex {
-    let suite = suite::load(Utf8Path::new(env!("CARGO_MANIFEST_DIR")), item).unwrap();
+    let suite = suite::load(
+        Utf8Path::new(env!("CARGO_MANIFEST_DIR")),
+        &item.parse().unwrap(),
+    )
+    .unwrap();
     let case = suite.cases.iter().find(|c| c.name == case).unwrap();
     let g = case.graders.iter().find(|g| g.name == grader).unwrap();
     let Some(suite::GraderSpec::Regex { pattern, flags, .. }) = g.spec() else {
@@ -1148,7 +1152,7 @@ fn load_arbitrary(prompt_md: &str, grader_md: &str, case_yaml: &str) {
     src.write("evals/demo/fires/prompt.md", prompt_md);
     src.write("evals/demo/fires/graders/g.md", grader_md);
     src.write("evals/demo/fires/case.yaml", case_yaml);
-    let suite = suite::load(&src.root, "demo").unwrap();
+    let suite = suite::load(&src.root, &"demo".parse().unwrap()).unwrap();
     let mut diagnostics = Vec::new();
     check::check_suite(
         &src.root,

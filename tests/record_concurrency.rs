@@ -117,7 +117,7 @@ fn sixteen_recorders_at_once_lose_nothing() {
         }
     }
 
-    let baseline = bob_eval::document::load_baseline(&root, "commit").unwrap();
+    let baseline = bob_eval::document::load_baseline(&root, &"commit".parse().unwrap()).unwrap();
     let max = scores.iter().cloned().fold(0.0, f64::max);
     assert_eq!(best, max);
     assert_eq!(baseline.best["claude-sonnet-5-5"].score, max);

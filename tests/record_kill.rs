@@ -180,7 +180,7 @@ fn killed_recorders_leave_whole_files() {
     assert!(temps.is_empty(), "{temps:?}");
     assert!(wiki::check_wiki(&root).unwrap().is_empty());
     assert_eq!(
-        bob_eval::document::load_baseline(&root, "commit")
+        bob_eval::document::load_baseline(&root, &"commit".parse().unwrap())
             .unwrap()
             .best["claude-sonnet-5-5"]
             .score,

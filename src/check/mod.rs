@@ -35,7 +35,7 @@ pub use js_regex::js_regex;
 pub use plugin::check_plugin;
 pub use trigger::ItemNames;
 
-use crate::config::{suite_dir, validate_item_name};
+use crate::config::{ItemName, suite_dir};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::{Error, Result};
 use crate::suite::{self, Case, Suite};
@@ -102,8 +102,8 @@ static TODO_LINE: LazyLock<regex::Regex> =
 /// Check `item`'s suite before the platform is paid to run it: errors refuse the
 /// run with [`Error::SuiteInvalid`] (exit 2); warnings are returned for the caller
 /// to show. `baseline.json` is left to `gate`: the run neither reads nor copies it.
-pub fn preflight(source: &Utf8Path, item: &str) -> Result<Vec<Diagnostic>> {
-    let report = check_suites_for(source, &[item.to_string()], false)?;
+pub fn preflight(source: &Utf8Path, item: &ItemName) -> Result<Vec<Diagnostic>> {
+    let report = check_suites_for(source, std::slice::from_ref(item), false)?;
     if report.has_errors() {
         return Err(Error::SuiteInvalid {
             item: item.into(),
@@ -148,25 +148,25 @@ fn check_one(
     baseline: bool,
 ) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    if validate_item_name(item).is_err() {
+    let Ok(item) = ItemName::new(item) else {
         // A folder under evals/ that cannot be an item name.
         diagnostics.push(Diagnostic {
             severity: Severity::Error,
             code: "invalid-suite-name",
-            file: suite_dir(source, item),
+            file: source.join("evals").join(item),
             line: None,
             message: format!("`{item}` is not a valid item name, so the suite can never run"),
             fix: "rename the folder to the item's name (lower-case letters, digits and '-')".into(),
         });
         return (None, diagnostics);
-    }
-    let suite = suite::load_dir(&suite_dir(source, item), item);
+    };
+    let suite = suite::load_dir(&suite_dir(source, &item), &item);
     check_suite(source, &suite, others, &mut diagnostics);
     if baseline {
         check_baseline(source, &suite, &mut Out(&mut diagnostics));
     }
     let summary = SuiteSummary {
-        item: item.to_owned(),
+        item: item.to_string(),
         dir: relative(source, &suite.dir),
         cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
     };
@@ -175,21 +175,20 @@ fn check_one(
 
 /// Check the suites of `items` under `source` (every suite when `items` is
 /// empty), their `baseline.json` included.
-pub fn check_suites(source: &Utf8Path, items: &[String]) -> Result<CheckReport> {
+pub fn check_suites(source: &Utf8Path, items: &[ItemName]) -> Result<CheckReport> {
     check_suites_for(source, items, true)
 }
 
-fn check_suites_for(source: &Utf8Path, items: &[String], baseline: bool) -> Result<CheckReport> {
+fn check_suites_for(source: &Utf8Path, items: &[ItemName], baseline: bool) -> Result<CheckReport> {
     let all = suite::list(source)?;
     let items: Vec<String> = if items.is_empty() {
         all.clone()
     } else {
         for item in items {
-            validate_item_name(item)?;
             crate::config::existing_suite(source, item)?;
         }
-        let unique: BTreeSet<&String> = items.iter().collect();
-        unique.into_iter().cloned().collect()
+        let unique: BTreeSet<&str> = items.iter().map(ItemName::as_str).collect();
+        unique.into_iter().map(str::to_owned).collect()
     };
     let mut known: BTreeSet<String> = all.into_iter().collect();
     known.extend(items.iter().cloned());
@@ -321,14 +320,14 @@ pub fn check_suite(
     if let Some(read) = check_item(source, suite, &mut out)
         && let Ok(mut kept) = index.read.lock()
     {
-        kept.insert(suite.item.clone(), read);
+        kept.insert(suite.item.to_string(), read);
     }
     // A suite whose item is no skill, command or agent, in a source that ships
     // hooks, tests a hook: there is nothing for a Skill grader to see fire.
     let hooks = index.hooks;
     let hook_item = hooks
         && matches!(
-            crate::item::lookup(source, item),
+            crate::item::lookup(source, &suite.item),
             Err(Error::ItemNotFound { .. })
         );
     let traps = traps::Traps {

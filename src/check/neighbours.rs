@@ -247,7 +247,7 @@ pub(super) fn check(
         crate::parallel::map(
             &items,
             crate::parallel::cores_for(items.len()),
-            |item| match known.get(&item.name) {
+            |item| match known.get(item.name.as_str()) {
                 Some((same, description)) if same == item => description.clone(),
                 _ => super::offered::description(item),
             },
@@ -265,7 +265,7 @@ pub(super) fn check(
     let (num, den) = THRESHOLD;
     let threshold = num as f64 / den as f64;
     for (i, (item, _, file, line)) in described.iter().enumerate() {
-        if !checked.contains(&item.name) {
+        if !checked.iter().any(|c| *c == item.name) {
             continue;
         }
         let (count, first) = near.of(i, SHOWN);

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 /// Check the item `suite` tests: missing is a warning (the suite may come
 /// first), ambiguous or not offered an error.
 pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Option<Read> {
-    let item = suite.item.as_str();
+    let item = &suite.item;
     match crate::item::lookup(source, item) {
         Ok(found) => return Some(check_offered(&found, out)),
         Err(Error::ItemAmbiguous { found, .. }) => {

@@ -99,21 +99,21 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
     let mut suites = Vec::new();
     let mut cases: Vec<Case> = Vec::new();
     for root in &roots {
-        let suite = suite::load_dir(root, &name);
-        out.0.extend(suite.problems.iter().cloned());
-        for case in &suite.cases {
+        let (suite_cases, problems) = suite::load_cases(root);
+        out.0.extend(problems);
+        for case in &suite_cases {
             check_case(case, &mut out);
             traps.check_case(case, &mut out);
             check_plugin_entries(case, dir, &mut out);
         }
-        let case_dirs: Vec<Utf8PathBuf> = suite.cases.iter().map(|c| c.dir.clone()).collect();
+        let case_dirs: Vec<Utf8PathBuf> = suite_cases.iter().map(|c| c.dir.clone()).collect();
         mocks::check(root, &case_dirs, &mut out);
         suites.push(SuiteSummary {
             item: name.clone(),
             dir: relative(dir, root),
-            cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
+            cases: suite_cases.iter().map(|c| c.name.clone()).collect(),
         });
-        cases.extend(suite.cases);
+        cases.extend(suite_cases);
     }
     let main_dir = match &eval_dir {
         EvalDir::Default => roots

@@ -125,7 +125,8 @@ pub fn dry_run(
     args: &PlatformArgs,
     json: bool,
 ) -> crate::error::Result<u8> {
-    let estimate = eval::estimate::estimate(ctx, item, &args.options())?;
+    let estimate =
+        eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, &args.options())?;
     if json {
         super::print(&super::json(&estimate))?;
     } else {

@@ -37,7 +37,12 @@ pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
                     ctx.source
                 )));
             }
-            crate::check::check_suites(&ctx.source, &args.items)?
+            let items = args
+                .items
+                .iter()
+                .map(|item| crate::config::ItemName::new(item))
+                .collect::<Result<Vec<_>>>()?;
+            crate::check::check_suites(&ctx.source, &items)?
         }
     };
     super::print(&match args.output.format() {

@@ -112,7 +112,7 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
 pub(super) fn validate_names(items: &[String]) -> Result<()> {
     items
         .iter()
-        .try_for_each(|item| crate::config::validate_item_name(item))
+        .try_for_each(|item| crate::config::ItemName::new(item).map(drop))
 }
 
 /// Open the store for reading: a missing one is an error that says where it looked.

@@ -52,7 +52,7 @@ pub struct RecordArgs {
 
 /// Decide, maybe record, print the decision.
 pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
-    crate::config::validate_item_name(&args.item)?;
+    crate::config::ItemName::new(&args.item)?;
     let rec = &args.record;
     if rec.record {
         crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;

@@ -85,7 +85,7 @@ fn render(ctx: &Context, done: &Scaffolded) -> String {
             shown.path(case)
         ));
     }
-    if done.dir == crate::config::suite_dir(&ctx.source, item) {
+    if done.dir == crate::config::suite_dir(&ctx.source, &done.item) {
         next(format!(
             "replace the TODO line in {}/fires/graders/{}.md with a regex of what the item teaches: the trigger grader beside it is with-only, and a case scored by it alone measures only that the item fired",
             shown.path(&done.dir),

@@ -52,7 +52,12 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
         crate::fsio::check_writable(path)?;
     }
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    let doc = crate::eval::evaluate(ctx, &args.item, &args.platform.options(), observer)?;
+    let doc = crate::eval::evaluate(
+        ctx,
+        &crate::config::ItemName::new(&args.item)?,
+        &args.platform.options(),
+        observer,
+    )?;
     let json = super::json(&doc);
     if let Some(path) = &args.out {
         crate::fsio::write_atomically(path, json.as_bytes())?;

@@ -2,6 +2,7 @@
 //! `skill-eval-baseline/1` (the best per model). Serde types; their schemas are
 //! in `schemas/` and checked by [`crate::schema`].
 
+use crate::config::ItemName;
 use crate::error::{Error, Location, Result};
 use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
@@ -383,8 +384,7 @@ pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
 /// [`Error::InvalidInput`] (exit 2) naming the file (and line for bad JSON). The
 /// item must be a valid name, so a script's `load_baseline("../x")` reads nothing
 /// outside `evals/`.
-pub fn load_baseline(source: &Utf8Path, item: &str) -> Result<Baseline> {
-    crate::config::validate_item_name(item)?;
+pub fn load_baseline(source: &Utf8Path, item: &ItemName) -> Result<Baseline> {
     let path = crate::config::baseline_path(source, item);
     if !path.try_exists().map_err(|e| Error::unreadable(&path, e))? {
         return Ok(Baseline::empty(item));

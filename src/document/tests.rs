@@ -76,13 +76,18 @@ fn load_baseline_takes_a_name_not_a_path() {
     let source = Utf8Path::from_path(dir.path()).unwrap().join("source");
     std::fs::create_dir_all(source.join("evals")).unwrap();
     for item in ["../outside", "a/b", ""] {
-        let err = load_baseline(&source, item).unwrap_err();
+        let err = crate::config::ItemName::new(item).unwrap_err();
         assert!(
             matches!(err, Error::InvalidItemName { .. }),
             "{item}: {err:?}"
         );
     }
-    assert!(load_baseline(&source, "commit").unwrap().best.is_empty());
+    assert!(
+        load_baseline(&source, &crate::config::item_name("commit"))
+            .unwrap()
+            .best
+            .is_empty()
+    );
 }
 
 #[test]

@@ -64,6 +64,16 @@ pub use crate::event::{Failure, ItemOutcome};
 /// whose turn comes when less than a cent is left is not launched (its
 /// outcome is [`Error::BudgetSpent`]). So the suites never spend more than
 /// the budget together, as far as the platform keeps to a ceiling (it stops
+/// [`evaluate`] of a name given as text: an invalid one is that item's failure.
+fn evaluate_named(
+    ctx: &Context,
+    item: &str,
+    opts: &EvalOptions,
+    observer: &Arc<dyn Observer>,
+) -> Result<SkillEval> {
+    evaluate(ctx, &ItemName::new(item)?, opts, observer.clone())
+}
+
 /// at the first run that passes it).
 pub fn evaluate_all(
     ctx: &Context,
@@ -99,9 +109,9 @@ pub fn evaluate_all(
                     max_cost_usd: Some(ceiling.to_string()),
                     ..opts.clone()
                 };
-                (evaluate(ctx, item, &opts, observer.clone()), Some(ceiling))
+                (evaluate_named(ctx, item, &opts, &observer), Some(ceiling))
             }
-            None => (evaluate(ctx, item, opts, observer.clone()), None),
+            None => (evaluate_named(ctx, item, opts, &observer), None),
         };
         if let Some(ceiling) = ceiling {
             purse

@@ -5,6 +5,7 @@
 
 use super::plan::{self, Plan};
 use super::{EvalOptions, evidence_path, resolve};
+use crate::config::ItemName;
 use crate::config::{self, Context};
 use crate::document::round4;
 use crate::error::{Error, Result};
@@ -106,8 +107,7 @@ pub struct CallEstimate {
 /// What evaluating `item` under `opts` would buy, reuse and cost. Refuses
 /// what the evaluation would refuse for free (the item, the options, a suite
 /// `check` refuses); never starts the platform and never creates the store.
-pub fn estimate(ctx: &Context, item: &str, opts: &EvalOptions) -> Result<Estimate> {
-    config::validate_item_name(item)?;
+pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Estimate> {
     if opts.platform_result.is_some() {
         return Err(Error::Usage(
             "--dry-run with --platform-result: nothing would be bought (the result is reduced as it is)".into(),

@@ -13,6 +13,7 @@ pub mod estimate;
 pub mod neighbours;
 pub mod plan;
 
+use crate::config::ItemName;
 use crate::config::{self, Context, Settings};
 use crate::document::{SkillEval, round4};
 use crate::error::{Error, Result};
@@ -111,7 +112,7 @@ fn plan(
     let mut tools = run.allow_tools.clone();
     tools.extend(run.disallow_tools.iter().map(|t| format!("!{t}")));
     Ok(Plan {
-        item: found.name.clone(),
+        item: found.name.to_string(),
         item_digest,
         filtered: cases.len() < suite.cases.len(),
         all_digests,
@@ -175,11 +176,10 @@ impl Assembled {
 /// nothing is assembled and the platform is not looked for.
 pub fn assemble_plugin(
     ctx: &Context,
-    item: &str,
+    item: &ItemName,
     opts: &EvalOptions,
     observer: &dyn Observer,
 ) -> Result<Assembled> {
-    config::validate_item_name(item)?;
     if opts.dry_run {
         return Err(Error::Usage(format!(
             "dry run: `{item}` would run the platform; a dry run only estimates (`--dry-run` on the command line, `estimate(item, opts)` in a script)"
@@ -675,7 +675,7 @@ pub fn measured_on_this_item(ctx: &Context, result: &SkillEval, path: &Utf8Path)
     if result.item_digest.is_none() {
         return Ok(());
     }
-    let item = crate::item::find(&ctx.source, &result.item)?;
+    let item = crate::item::find(&ctx.source, &ItemName::new(&result.item)?)?;
     match result.item_change(&evidence::item_digest(&item)?) {
         Some(why) => Err(Error::invalid(path, why)),
         None => Ok(()),
@@ -686,7 +686,7 @@ pub fn measured_on_this_item(ctx: &Context, result: &SkillEval, path: &Utf8Path)
 /// validated `skill-eval/1` document.
 pub fn evaluate(
     ctx: &Context,
-    item: &str,
+    item: &ItemName,
     opts: &EvalOptions,
     observer: Arc<dyn Observer>,
 ) -> Result<SkillEval> {

@@ -83,7 +83,8 @@ pub fn prepare(
     } else {
         let mut picked: Vec<Item> = Vec::new();
         for name in names {
-            let item = crate::item::find(source, name)
+            let item = crate::config::ItemName::new(name)
+                .and_then(|name| crate::item::find(source, &name))
                 .map_err(|e| Error::Usage(format!("--neighbours: {e}")))?;
             if item.name != found.name && !picked.iter().any(|p| p.name == item.name) {
                 picked.push(item);
@@ -125,8 +126,8 @@ pub fn prepare(
         )));
     }
     let plugin = plugin::assemble_competition(source, found, &neighbours, &dirs)?;
-    let mut items = vec![found.name.clone()];
-    items.extend(neighbours.into_iter().map(|i| i.name));
+    let mut items = vec![found.name.to_string()];
+    items.extend(neighbours.into_iter().map(|i| i.name.into()));
     Ok(Competition {
         plugin,
         items,

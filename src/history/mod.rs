@@ -210,8 +210,8 @@ pub fn load(source: &Utf8Path, store: &Store, items: &[String], all: bool) -> Re
     // An imported run may name what is no item of a source tree: it has no baseline.
     let baselines = items
         .iter()
-        .filter(|item| crate::config::validate_item_name(item).is_ok())
-        .map(|item| Ok((item.clone(), load_baseline(source, item)?)))
+        .filter_map(|item| crate::config::ItemName::new(item).ok())
+        .map(|item| Ok((item.to_string(), load_baseline(source, &item)?)))
         .collect::<Result<BTreeMap<_, _>>>()?;
     let (rows, skipped_wiki_rows) = crate::wiki::read_rows(source)?;
     Ok(History {

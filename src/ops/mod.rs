@@ -4,7 +4,7 @@
 //! same rules wherever it is asked for, and what a pipeline hands back is a
 //! typed value `report/` can word without knowing the script host.
 
-use crate::config::Context;
+use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
 use crate::error::Result;
 use crate::eval::ItemOutcome;
@@ -45,7 +45,7 @@ pub fn decide(
     crate::eval::measured_on_this_item(ctx, result, label)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
     let level = crate::config::resolve_confidence(confidence, &settings)?;
-    let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
+    let baseline = crate::document::load_baseline(&ctx.source, &ItemName::new(&result.item)?)?;
     Ok(crate::gate::decide_full(
         result,
         &baseline,

@@ -262,7 +262,7 @@ pub fn run(
 
     let summary = Arc::new(Mutex::new(StderrSummary::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let item = plugin.item.name.clone();
+    let item = plugin.item.name.to_string();
     observer.event(&Event::PlatformStarted {
         item: item.clone(),
         ceiling: opts.max_cost_usd,

@@ -15,6 +15,7 @@
 //! opened (a FIFO or device never is, so nothing can hang), and YAML nested
 //! deeper than [`MAX_YAML_DEPTH`] is refused before it reaches the parser.
 
+use crate::config::ItemName;
 use crate::config::MAX_SUITE_FILE;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::{Error, Result};
@@ -272,7 +273,7 @@ fn string_list(entry: Option<&Entry>) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Suite {
     /// The item it tests.
-    pub item: String,
+    pub item: ItemName,
     /// `evals/<item>/`.
     pub dir: Utf8PathBuf,
     /// Its cases, in folder order.
@@ -292,8 +293,7 @@ pub struct Suite {
 /// Load `evals/<item>/` under `source`. Errors only when the suite folder is
 /// missing (`Error::NoSuite`) or the name is invalid; every problem inside the
 /// suite is collected in [`Suite::problems`].
-pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
-    crate::config::validate_item_name(item)?;
+pub fn load(source: &Utf8Path, item: &ItemName) -> Result<Suite> {
     let dir = crate::config::existing_suite(source, item)?;
     Ok(load_dir(&dir, item))
 }
@@ -304,7 +304,26 @@ pub fn load(source: &Utf8Path, item: &str) -> Result<Suite> {
 /// copies: all but the contents of the top-level `results/`): a symlink, a
 /// FIFO, socket or device, a file above [`MAX_SUITE_FILE`]
 /// bytes and a name that is not UTF-8 are findings, and are never opened.
-pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
+pub fn load_dir(dir: &Utf8Path, item: &ItemName) -> Suite {
+    let (cases, problems, scan) = scan_cases(dir);
+    Suite {
+        item: item.clone(),
+        dir: dir.to_owned(),
+        cases,
+        problems,
+        incomplete: scan.incomplete,
+        mocks: scan.mocks,
+    }
+}
+
+/// The cases of a folder of cases that tests no one named item (a plugin's
+/// eval folder), and what could not be read, as [`load_dir`] finds them.
+pub fn load_cases(dir: &Utf8Path) -> (Vec<Case>, Vec<Diagnostic>) {
+    let (cases, problems, _) = scan_cases(dir);
+    (cases, problems)
+}
+
+fn scan_cases(dir: &Utf8Path) -> (Vec<Case>, Vec<Diagnostic>, Scan) {
     let mut scan = Scan::default();
     scan.folder(dir, 0, Walk::Search, true);
     let mut problems = std::mem::take(&mut scan.problems);
@@ -313,14 +332,7 @@ pub fn load_dir(dir: &Utf8Path, item: &str) -> Suite {
         .iter()
         .map(|d| load_case(&d.dir, d.yaml, d.prompt, &scan, &mut problems))
         .collect();
-    Suite {
-        item: item.into(),
-        dir: dir.to_owned(),
-        cases,
-        problems,
-        incomplete: scan.incomplete,
-        mocks: scan.mocks,
-    }
+    (cases, problems, scan)
 }
 
 fn problem(

@@ -1,6 +1,7 @@
 //! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 
 use super::*;
+use crate::config::ItemName;
 
 /// `evaluate_all`'s outcome as script maps, one per item in the order given.
 fn rows(done: Vec<eval::ItemOutcome>) -> Array {
@@ -61,9 +62,9 @@ fn load_result(path: &str) -> crate::Result<EvalResult> {
 }
 
 fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
-    let suite = crate::suite::load(&host.ctx.source, item)?;
+    let suite = crate::suite::load(&host.ctx.source, &ItemName::new(item)?)?;
     let mut m = Map::new();
-    m.insert("item".into(), suite.item.clone().into());
+    m.insert("item".into(), suite.item.to_string().into());
     m.insert("dir".into(), suite.dir.to_string().into());
     let names: Array = suite
         .cases
@@ -77,7 +78,7 @@ fn suite_summary(host: &Host, item: &str) -> crate::Result<Map> {
 /// `assemble_plugin`: check the suite, start the version probe, assemble the plugin.
 fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
     let assembled = h
-        .timed(|| eval::assemble_plugin(&h.ctx, item, opts, h.observer.as_ref()))
+        .timed(|| eval::assemble_plugin(&h.ctx, &ItemName::new(item)?, opts, h.observer.as_ref()))
         .map_err(|e| raise(h, e))?;
     Ok(PluginHandle {
         assembled: Arc::new(Mutex::new(Some(assembled))),
@@ -87,7 +88,7 @@ fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
 
 /// `evaluate`: the three steps in one call.
 fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
-    h.timed(|| eval::evaluate(&h.ctx, item, opts, h.observer.clone()))
+    h.timed(|| eval::evaluate(&h.ctx, &ItemName::new(item)?, opts, h.observer.clone()))
         .map(EvalResult::new)
         .map_err(|e| raise(h, e))
 }
@@ -95,7 +96,7 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
 /// `estimate`: what `evaluate` would buy, reuse and cost, as a map.
 fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
     let estimate = h
-        .timed(|| eval::estimate::estimate(&h.ctx, item, opts))
+        .timed(|| eval::estimate::estimate(&h.ctx, &ItemName::new(item)?, opts))
         .map_err(|e| raise(h, e))?;
     rhai::serde::to_dynamic(&estimate)
 }
@@ -238,7 +239,8 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     });
     let h = host.clone();
     api.primitive("check", move |item: &str| -> RResult<Map> {
-        let report = crate::check::check_suites(&h.ctx.source, &[item.to_string()])
+        let report = crate::config::ItemName::new(item)
+            .and_then(|item| crate::check::check_suites(&h.ctx.source, &[item]))
             .map_err(|e| raise(&h, e))?;
         let mut m = Map::new();
         m.insert("ok".into(), (!report.has_errors()).into());
@@ -248,12 +250,12 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     let h = host.clone();
     api.primitive("evidence", move |item: &str| -> RResult<Dynamic> {
         let summary = || -> crate::Result<Vec<crate::evidence::ListEntry>> {
-            crate::config::validate_item_name(item)?;
+            let item = crate::config::ItemName::new(item)?;
             let path = crate::eval::evidence_path(&h.ctx, &h.options.eval);
             if !path.exists() {
                 return Ok(Vec::new());
             }
-            crate::evidence::Store::open(&path)?.list(&[item.to_string()])
+            crate::evidence::Store::open(&path)?.list(&[item.into()])
         };
         let entries = summary().map_err(|e| raise(&h, e))?;
         to_dynamic(&entries)
@@ -264,8 +266,9 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     });
     let h = host.clone();
     api.primitive("load_baseline", move |item: &str| -> RResult<Dynamic> {
-        let baseline =
-            crate::document::load_baseline(&h.ctx.source, item).map_err(|e| raise(&h, e))?;
+        let baseline = crate::config::ItemName::new(item)
+            .and_then(|item| crate::document::load_baseline(&h.ctx.source, &item))
+            .map_err(|e| raise(&h, e))?;
         to_dynamic(&baseline)
     });
     let h = host;
