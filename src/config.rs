@@ -346,11 +346,6 @@ pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
         .unwrap_or_else(|| "default".into())
 }
 
-/// Parse a ceiling given as text; refuse zero, negative, NaN, infinite, garbage.
-pub fn parse_ceiling(text: &str) -> std::result::Result<f64, String> {
-    parse_usd(text).and_then(check_ceiling)
-}
-
 /// A number of US dollars above 0 (a ceiling, a sweep's `--max-total-usd`).
 pub fn parse_usd(text: &str) -> std::result::Result<f64, String> {
     let value: f64 = text
@@ -373,18 +368,46 @@ fn positive_usd(value: f64) -> std::result::Result<f64, String> {
     Ok(value)
 }
 
-fn check_ceiling(value: f64) -> std::result::Result<f64, String> {
-    let value = positive_usd(value)?;
-    if value > MAX_COST_USD {
-        return Err(format!(
-            "{value} is above the most bob-eval accepts, {MAX_COST_USD} dollars"
-        ));
+/// A cost ceiling in US dollars, checked once where it enters (a flag, a
+/// setting, a script's option, an environment variable): finite, above 0 and
+/// at most [`MAX_COST_USD`]. Every layer below takes it as it is.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, serde::Serialize)]
+#[serde(transparent)]
+pub struct Ceiling(f64);
+
+impl Ceiling {
+    /// `usd` when it is a ceiling bob-eval accepts, else why not.
+    pub fn new(usd: f64) -> std::result::Result<Self, String> {
+        let value = positive_usd(usd)?;
+        if value > MAX_COST_USD {
+            return Err(format!(
+                "{value} is above the most bob-eval accepts, {MAX_COST_USD} dollars"
+            ));
+        }
+        Ok(Ceiling(value))
     }
-    Ok(value)
+
+    /// The ceiling in dollars.
+    pub fn usd(self) -> f64 {
+        self.0
+    }
+}
+
+impl std::str::FromStr for Ceiling {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        Ceiling::new(parse_usd(text)?)
+    }
+}
+
+impl std::fmt::Display for Ceiling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
 /// Where [`resolve_ceiling`] takes the ceiling from, in words.
-pub fn ceiling_source(flag: Option<&str>, settings: &Settings) -> String {
+pub fn ceiling_source(flag: Option<Ceiling>, settings: &Settings) -> String {
     if flag.is_some() {
         return "from --max-cost-usd".into();
     }
@@ -398,12 +421,12 @@ pub fn ceiling_source(flag: Option<&str>, settings: &Settings) -> String {
 }
 
 /// The ceiling: `--max-cost-usd`, else settings `_workflow.eval_max_cost_usd`, else 2.
-pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
-    if let Some(text) = flag {
-        return parse_ceiling(text).map_err(|m| Error::Usage(format!("--max-cost-usd: {m}")));
+pub fn resolve_ceiling(flag: Option<Ceiling>, settings: &Settings) -> Result<Ceiling> {
+    if let Some(ceiling) = flag {
+        return Ok(ceiling);
     }
     let Some(value) = &settings.eval_max_cost_usd else {
-        return Ok(DEFAULT_MAX_COST_USD);
+        return Ok(Ceiling(DEFAULT_MAX_COST_USD));
     };
     let path = settings
         .path
@@ -413,8 +436,8 @@ pub fn resolve_ceiling(flag: Option<&str>, settings: &Settings) -> Result<f64> {
         Value::Number(n) => n
             .as_f64()
             .ok_or_else(|| format!("{n} is not a number"))
-            .and_then(check_ceiling),
-        Value::String(s) => parse_ceiling(s),
+            .and_then(Ceiling::new),
+        Value::String(s) => s.parse(),
         other => Err(format!("{other} is not a number of dollars")),
     };
     parsed.map_err(|m| Error::invalid(path, format!("_workflow.eval_max_cost_usd: {m}")))
@@ -474,9 +497,10 @@ mod tests {
         for bad in [
             "0", "-1", "NaN", "inf", "", "two", "1e400", "1e308", "10000.01",
         ] {
-            assert!(parse_ceiling(bad).is_err(), "{bad:?} accepted");
+            assert!(bad.parse::<Ceiling>().is_err(), "{bad:?} accepted");
         }
-        assert_eq!(parse_ceiling("0.5"), Ok(0.5));
+        assert_eq!("0.5".parse::<Ceiling>().map(Ceiling::usd), Ok(0.5));
+        assert!(Ceiling::new(f64::NAN).is_err() && Ceiling::new(0.0).is_err());
     }
 
     #[test]
@@ -490,8 +514,8 @@ mod tests {
         .unwrap();
         let s = Settings::load(home).unwrap();
         assert_eq!(s.model.as_deref(), Some("haiku"));
-        assert_eq!(resolve_ceiling(None, &s).unwrap(), 0.25);
-        assert_eq!(resolve_ceiling(Some("1"), &s).unwrap(), 1.0);
+        assert_eq!(resolve_ceiling(None, &s).unwrap().usd(), 0.25);
+        assert_eq!(resolve_ceiling(Some(Ceiling(1.0)), &s).unwrap().usd(), 1.0);
         std::fs::write(
             home.join("settings.json"),
             r#"{"_workflow":{"eval_max_cost_usd":0}}"#,
@@ -538,7 +562,10 @@ mod tests {
     #[test]
     fn missing_settings_is_default() {
         let s = Settings::load(Utf8Path::new("/nonexistent/bob-home")).unwrap();
-        assert_eq!(resolve_ceiling(None, &s).unwrap(), DEFAULT_MAX_COST_USD);
+        assert_eq!(
+            resolve_ceiling(None, &s).unwrap().usd(),
+            DEFAULT_MAX_COST_USD
+        );
     }
 
     #[test]
@@ -550,7 +577,10 @@ mod tests {
             let err = ItemName::new(bad).unwrap_err();
             assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{bad}");
             // A name read from a document is held to the same rule.
-            assert!(serde_json::from_value::<ItemName>(bad.into()).is_err(), "{bad}");
+            assert!(
+                serde_json::from_value::<ItemName>(bad.into()).is_err(),
+                "{bad}"
+            );
         }
         let read: ItemName = serde_json::from_value("commit".into()).unwrap();
         assert_eq!(serde_json::to_value(&read).unwrap(), "commit");

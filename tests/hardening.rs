@@ -94,6 +94,8 @@ fn a_sweep_with_an_unusable_ceiling_is_usage_before_any_suite_runs() {
             .output()
             .unwrap();
         never_paid(&stub, &out, 2);
+        let said = text(&out.stderr);
+        assert!(said.contains("EVALS_MAX_COST_USD"), "{bad}: {said}");
     }
 }
 

@@ -20,7 +20,7 @@ pub struct PlatformArgs {
     /// Cost ceiling in dollars for the whole run; must be above 0
     /// [default: settings.json `_workflow.eval_max_cost_usd`, else 2]
     #[arg(long, value_name = "USD", allow_negative_numbers = true)]
-    pub max_cost_usd: Option<String>,
+    pub max_cost_usd: Option<crate::config::Ceiling>,
     /// Model of the llm graders' judge [platform default: haiku]
     #[arg(long, value_name = "M")]
     pub judge_model: Option<String>,

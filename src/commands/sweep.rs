@@ -6,7 +6,7 @@
 //! exit code, for `sweep` and for `collect` alike.
 
 use super::{Format, FormatArgs};
-use crate::config::Context;
+use crate::config::{Ceiling, Context};
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
 use crate::report::Outcome;
@@ -64,7 +64,17 @@ pub struct SweepArgs {
 }
 
 /// Each suite's ceiling unless `EVALS_MAX_COST_USD` sets one.
-const SUITE_CEILING_USD: &str = "0.50";
+const SUITE_CEILING_USD: f64 = 0.5;
+
+/// Each suite's ceiling: `$EVALS_MAX_COST_USD`, else [`SUITE_CEILING_USD`].
+fn suite_ceiling() -> Result<Ceiling> {
+    match std::env::var("EVALS_MAX_COST_USD") {
+        Ok(text) => text
+            .parse()
+            .map_err(|m| Error::Usage(format!("EVALS_MAX_COST_USD: {m}"))),
+        Err(_) => Ceiling::new(SUITE_CEILING_USD).map_err(Error::Usage),
+    }
+}
 
 /// The title of the sweep's JUnit and Markdown.
 pub const TITLE: &str = "bob-eval sweep";
@@ -106,10 +116,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
                 .or_else(|| std::env::var("EVALS_MODEL").ok().filter(|m| !m.is_empty())),
             runs: crate::eval::runs_fields(runs).0,
             auto: crate::eval::runs_fields(runs).1,
-            max_cost_usd: Some(
-                std::env::var("EVALS_MAX_COST_USD")
-                    .unwrap_or_else(|_| SUITE_CEILING_USD.to_string()),
-            ),
+            max_cost_usd: Some(suite_ceiling()?),
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),

@@ -105,11 +105,16 @@ pub fn evaluate_all(
         let (outcome, ceiling) = match held {
             Some(Err(spent)) => (Err(spent), None),
             Some(Ok(ceiling)) => {
-                let opts = EvalOptions {
-                    max_cost_usd: Some(ceiling.to_string()),
-                    ..opts.clone()
-                };
-                (evaluate_named(ctx, item, &opts, &observer), Some(ceiling))
+                let outcome = config::Ceiling::new(ceiling)
+                    .map_err(Error::Usage)
+                    .and_then(|share| {
+                        let opts = EvalOptions {
+                            max_cost_usd: Some(share),
+                            ..opts.clone()
+                        };
+                        evaluate_named(ctx, item, &opts, &observer)
+                    });
+                (outcome, Some(ceiling))
             }
             None => (evaluate_named(ctx, item, opts, &observer), None),
         };

@@ -11,8 +11,9 @@ pub struct EvalOptions {
     pub model: Option<String>,
     /// `--runs` per case and arm.
     pub runs: Option<u32>,
-    /// `--max-cost-usd`, as written (validated with the settings in [`resolve`]).
-    pub max_cost_usd: Option<String>,
+    /// `--max-cost-usd`, checked where it was given; without it [`resolve`]
+    /// takes the setting, else the default.
+    pub max_cost_usd: Option<config::Ceiling>,
     /// `--judge-model`.
     pub judge_model: Option<String>,
     /// `-j`: agent runs at once.
@@ -167,8 +168,8 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         ablation: platform::Ablation::WithWithout,
         model: config::resolve_model(opts.model.as_deref(), &settings),
         runs: opts.runs,
-        max_cost_usd: config::resolve_ceiling(opts.max_cost_usd.as_deref(), &settings)?,
-        ceiling_from: config::ceiling_source(opts.max_cost_usd.as_deref(), &settings),
+        max_cost_usd: config::resolve_ceiling(opts.max_cost_usd, &settings)?.usd(),
+        ceiling_from: config::ceiling_source(opts.max_cost_usd, &settings),
         judge_model: opts.judge_model.clone(),
         jobs: opts.jobs,
         timeout: opts.platform_timeout,

@@ -16,7 +16,10 @@ pub fn options_map(o: &Options) -> Map {
             None => opt_int(p.runs),
         },
     );
-    m.insert("max_cost_usd".into(), opt_str(&p.max_cost_usd));
+    m.insert(
+        "max_cost_usd".into(),
+        opt_str(&p.max_cost_usd.map(|c| c.to_string())),
+    );
     m.insert(
         "confidence".into(),
         p.confidence.map_or(Dynamic::UNIT, Dynamic::from_float),
@@ -163,7 +166,12 @@ pub fn eval_options(
                     .map_err(|e| format!("option `runs`: {e}"))?,
                 None => opts.runs = count(key, v, eval::runs_from)?,
             },
-            "max_cost_usd" => opts.max_cost_usd = text(key, v)?,
+            "max_cost_usd" => {
+                opts.max_cost_usd = text(key, v)?
+                    .map(|t| t.parse::<crate::config::Ceiling>())
+                    .transpose()
+                    .map_err(|e| format!("option `max_cost_usd`: {e}"))?
+            }
             "confidence" => {
                 opts.confidence = match text(key, v)? {
                     None => None,
