@@ -95,7 +95,7 @@ impl PlatformArgs {
             model: self.model.clone(),
             runs: crate::eval::runs_fields(self.runs).0,
             auto: crate::eval::runs_fields(self.runs).1,
-            max_cost_usd: self.max_cost_usd.clone(),
+            max_cost_usd: self.max_cost_usd,
             judge_model: self.judge_model.clone(),
             jobs: self.jobs,
             claude: self.claude.clone(),
