@@ -6,16 +6,14 @@
 //! with the platform's `--case` and `--runs`.
 
 use super::plan::{Plan, UsedRuns};
-use super::{Evidence, buy_once, runs_context};
+use super::{Evidence, Purchase, runs_context};
 use crate::error::{Error, Result};
-use crate::event::{Event, Observer};
-use crate::evidence::{RunKey, Store, StoredRun};
+use crate::event::Event;
+use crate::evidence::{RunKey, StoredRun};
 use crate::platform::{self, PlatformOutput, RunOptions};
-use crate::plugin::Plugin;
 use crate::stats::{
     Against, AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource,
 };
-use std::sync::Arc;
 
 /// What the driver concluded, for the document.
 #[derive(Debug, Clone)]
@@ -29,15 +27,10 @@ pub struct AutoSummary {
 }
 
 /// The platform (and the evidence store) as the driver's run source.
-struct PlatformSource<'a> {
-    claude: &'a platform::Platform,
-    plugin: &'a Plugin,
-    run: &'a RunOptions,
-    plan: &'a Plan,
+struct PlatformSource<'a, 'b> {
+    shop: &'b mut Purchase<'a>,
+    plan: &'b Plan,
     keys: Vec<RunKey>,
-    store: &'a mut Store,
-    fresh: bool,
-    observer: Arc<dyn Observer>,
     runs_ctx: crate::evidence::PlatformRunsContext,
     /// Per case, the runs used so far.
     used: Vec<UsedRuns>,
@@ -48,13 +41,14 @@ struct PlatformSource<'a> {
     round: usize,
 }
 
-impl PlatformSource<'_> {
+impl PlatformSource<'_, '_> {
     /// Runs of `key` (index) kept in the store and not used yet, newest first.
     fn unused(&self, index: usize, taken: &[StoredRun], want: usize) -> Result<Vec<StoredRun>> {
-        if self.fresh || want == 0 {
+        if self.shop.fresh || want == 0 {
             return Ok(Vec::new());
         }
         let kept = self
+            .shop
             .store
             .lookup(std::slice::from_ref(&self.keys[index]), taken.len() + want)?;
         Ok(kept
@@ -66,7 +60,7 @@ impl PlatformSource<'_> {
     }
 }
 
-impl RunSource for PlatformSource<'_> {
+impl RunSource for PlatformSource<'_, '_> {
     type Error = Error;
 
     fn run(&mut self, requests: &[RunRequest], budget_usd: f64) -> Result<Round> {
@@ -116,7 +110,7 @@ impl RunSource for PlatformSource<'_> {
         } else {
             String::new()
         };
-        self.observer.event(&Event::Notice(format!(
+        self.shop.observer.event(&Event::Notice(format!(
             "{}: runs auto: round {}: {}: {to_buy} run(s) to buy{reuse}",
             self.plan.item,
             self.round,
@@ -138,20 +132,17 @@ impl RunSource for PlatformSource<'_> {
                 if left <= 0.0 {
                     partial_reason = Some("cost_ceiling".to_string());
                 } else {
-                    let call = buy_once(
-                        self.claude,
-                        self.plugin,
+                    let run = self.shop.run;
+                    let call = self.shop.once(
                         &RunOptions {
                             ablation,
                             case: Some(case.name.clone()),
                             runs: Some(u32::try_from(missing).unwrap_or(u32::MAX)),
                             max_cost_usd: crate::document::round4(left),
-                            ..self.run.clone()
+                            ..run.clone()
                         },
                         self.plan,
                         &self.runs_ctx,
-                        self.store,
-                        self.observer.clone(),
                     )?;
                     cost = call.cost_usd;
                     left -= call.cost_usd;
@@ -255,31 +246,21 @@ pub fn against(best: &crate::document::BestEntry) -> Against {
 }
 
 /// Buy runs adaptively (see the module docs) and gather them as evidence.
-#[allow(clippy::too_many_arguments)]
-pub fn buy_adaptively(
-    claude: &platform::Platform,
-    plugin: &Plugin,
-    run: &RunOptions,
+pub(crate) fn buy_adaptively(
+    shop: &mut Purchase,
     plan: Plan,
-    store: &mut Store,
-    fresh: bool,
     policy: &AutoPolicy,
     against: Option<&Against>,
-    observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
+    let (run, observer) = (shop.run, shop.observer.clone());
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
     let mut source = PlatformSource {
-        claude,
-        plugin,
-        run,
-        keys: plan.keys(&claude.version),
+        keys: plan.keys(&shop.claude.version),
         runs_ctx: runs_context(&plan, run_id.clone()),
         used: vec![UsedRuns::default(); plan.cases.len()],
         plan: &plan,
-        store,
-        fresh,
-        observer: observer.clone(),
+        shop,
         bought: Vec::new(),
         spent: 0.0,
         last: None,

@@ -2,6 +2,33 @@
 
 use super::*;
 
+/// What every platform call of one evaluation shares: the platform, the
+/// plugin it loads, the run's options (each call narrows them to a case, its
+/// runs and arms, and what is left of the ceiling), the store the runs go to
+/// (and are reused from unless `fresh`), and where progress goes.
+pub(crate) struct Purchase<'a> {
+    pub(crate) claude: &'a platform::Platform,
+    pub(crate) plugin: &'a Plugin,
+    pub(crate) run: &'a RunOptions,
+    pub(crate) store: &'a mut Store,
+    pub(crate) fresh: bool,
+    pub(crate) observer: Arc<dyn Observer>,
+}
+
+impl Purchase<'_> {
+    /// One platform call under `opts`: its document checked as always (the
+    /// plugin loaded, the numbers are sound), its runs kept in the store (one
+    /// transaction), its cost and partial state returned.
+    pub(crate) fn once(
+        &mut self,
+        opts: &RunOptions,
+        plan: &Plan,
+        runs_ctx: &PlatformRunsContext,
+    ) -> Result<Bought> {
+        buy_once_in(self, opts, plan, runs_ctx).map_err(|e| without_removed_paths(e, self.plugin))
+    }
+}
+
 /// Look up what is stored, buy what is missing ([`plan::calls`]: one
 /// platform run for the whole suite when every case lacks the same arms,
 /// else one per case that lacks runs, each with the platform's `--case` and
@@ -10,17 +37,13 @@ use super::*;
 /// platform result), and gather the runs the document is made from: per case
 /// and arm, the most recent planned number.
 pub(super) fn buy_and_gather(
-    claude: &platform::Platform,
-    plugin: &Plugin,
-    run: &RunOptions,
+    shop: &mut Purchase,
     plan: Plan,
-    store: &mut Store,
-    fresh: bool,
-    observer: Arc<dyn Observer>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
+    let (run, fresh) = (shop.run, shop.fresh);
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
-    let keys = plan.keys(&claude.version);
+    let keys = plan.keys(&shop.claude.version);
     let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;
     // The stored runs of every key, newest first (none with --fresh).
     let kept = |store: &Store| -> Result<Vec<Vec<StoredRun>>> {
@@ -30,7 +53,7 @@ pub(super) fn buy_and_gather(
             store.lookup(&keys, most)
         }
     };
-    let stored = kept(store)?;
+    let stored = kept(shop.store)?;
     let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
@@ -45,9 +68,7 @@ pub(super) fn buy_and_gather(
             partial_reason.get_or_insert_with(|| "cost_ceiling".into());
             break;
         }
-        let call = buy_once(
-            claude,
-            plugin,
+        let call = shop.once(
             &RunOptions {
                 case: call.case.map(|i| plan.cases[i].name.clone()),
                 runs: call.runs,
@@ -57,8 +78,6 @@ pub(super) fn buy_and_gather(
             },
             &plan,
             &runs_ctx,
-            store,
-            observer.clone(),
         )?;
         spent = crate::document::sum_usd([spent, call.cost_usd]);
         if partial_reason.is_none() {
@@ -80,7 +99,7 @@ pub(super) fn buy_and_gather(
     }
     // The runs used, per case and arm the planned number: this invocation's
     // first, then the most recent stored ones (none with --fresh).
-    let stored = kept(store)?;
+    let stored = kept(shop.store)?;
     let mut used = Vec::with_capacity(plan.cases.len());
     let (mut reused_runs, mut reused_cost, mut bought_runs) = (0u32, 0.0_f64, 0u32);
     let mut imported_runs = 0u32;
@@ -161,22 +180,6 @@ pub(crate) struct Bought {
     pub(crate) partial_reason: Option<String>,
 }
 
-/// One platform call under `opts`: its document checked as always (the plugin
-/// loaded, the numbers are sound), its runs kept in the store (one
-/// transaction), its cost and partial state returned.
-pub(crate) fn buy_once(
-    claude: &platform::Platform,
-    plugin: &Plugin,
-    opts: &RunOptions,
-    plan: &Plan,
-    runs_ctx: &PlatformRunsContext,
-    store: &mut Store,
-    observer: Arc<dyn Observer>,
-) -> Result<Bought> {
-    buy_once_in(claude, plugin, opts, plan, runs_ctx, store, observer)
-        .map_err(|e| without_removed_paths(e, plugin))
-}
-
 /// `error` with every mention of `plugin`'s folder replaced by words, when
 /// the folder is removed with the plugin (not `--keep`): no message may point
 /// to a file bob-eval deleted.
@@ -205,16 +208,13 @@ pub(super) fn without_removed_paths(error: Error, plugin: &Plugin) -> Error {
 }
 
 /// [`buy_once`] before the plugin's removed folder is worded out of its errors.
-pub(super) fn buy_once_in(
-    claude: &platform::Platform,
-    plugin: &Plugin,
+fn buy_once_in(
+    shop: &mut Purchase,
     opts: &RunOptions,
     plan: &Plan,
     runs_ctx: &PlatformRunsContext,
-    store: &mut Store,
-    observer: Arc<dyn Observer>,
 ) -> Result<Bought> {
-    let out = platform::run(claude, plugin, opts, observer.clone())?;
+    let out = platform::run(shop.claude, shop.plugin, opts, shop.observer.clone())?;
     let origin = Origin::Platform {
         exit_code: out.exit_code,
     };
@@ -251,7 +251,13 @@ pub(super) fn buy_once_in(
             details: vec![],
         }
     })?;
-    keep_bought(store, plan, &runs_ctx.bought_by, &runs, observer.as_ref())?;
+    keep_bought(
+        shop.store,
+        plan,
+        &runs_ctx.bought_by,
+        &runs,
+        shop.observer.as_ref(),
+    )?;
     // Every run is attributed to its case by name, and only the cases asked
     // for are used (the platform reads `--case` as a pattern): the others
     // are kept in the store, under their own case's key, never counted here.
@@ -265,7 +271,7 @@ pub(super) fn buy_once_in(
         let mut names: Vec<&str> = others.iter().map(|r| r.key.case.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        observer.event(&Event::Notice(format!(
+        shop.observer.event(&Event::Notice(format!(
             "{}: the platform also ran case(s) not asked for ({}): {} run(s) kept in the evidence store under their own case, not counted here",
             plan.item,
             names.join(", "),

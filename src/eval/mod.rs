@@ -396,27 +396,17 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 observer.event(&Event::Notice(said));
             }
             let notify = Notify(Arc::clone(&observer));
+            let mut shop = Purchase {
+                claude: &claude,
+                plugin: &plugin,
+                run: &run,
+                store: &mut store,
+                fresh,
+                observer: observer.clone(),
+            };
             let (output, evidence) = match auto {
-                None => buy_and_gather(
-                    &claude,
-                    &plugin,
-                    &run,
-                    plan,
-                    &mut store,
-                    fresh,
-                    observer.clone(),
-                )?,
-                Some(policy) => auto::buy_adaptively(
-                    &claude,
-                    &plugin,
-                    &run,
-                    plan,
-                    &mut store,
-                    fresh,
-                    &policy,
-                    against.as_ref(),
-                    observer.clone(),
-                )?,
+                None => buy_and_gather(&mut shop, plan)?,
+                Some(policy) => auto::buy_adaptively(&mut shop, plan, &policy, against.as_ref())?,
             };
             // The trigger pair among the neighbours, paid from what the suite left.
             let neighbours = match &competition {
