@@ -7,7 +7,7 @@
 use bob_eval::config::Context;
 use bob_eval::eval::EvalOptions;
 use bob_eval::event::Silent;
-use bob_eval::script::{Host, Options, engine};
+use bob_eval::script::{Host, PipelineOptions, engine};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,11 +50,11 @@ fn main() {
     let (_, path, text) = bob_eval::script::engine::EMBEDDED[0];
     let mut exam = Duration::ZERO;
     for _ in 0..ROUNDS {
-        let options = Options {
+        let options = PipelineOptions {
             item: Some("commit".into()),
             eval: args.clone(),
             json: false,
-            ..Options::default()
+            ..PipelineOptions::default()
         };
         let t = Instant::now();
         let host = Arc::new(Host::new(

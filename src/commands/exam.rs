@@ -4,7 +4,7 @@
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::Result;
-use crate::script::Options;
+use crate::script::PipelineOptions;
 use clap::Args;
 
 /// `exam`.
@@ -26,14 +26,14 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
     if args.platform.dry_run {
         return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
     }
-    let options = Options {
+    let options = PipelineOptions {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
             ..args.platform.options()
         },
         json: args.json,
-        ..Options::default()
+        ..PipelineOptions::default()
     };
     super::script::run_embedded(ctx, "exam", options)
 }

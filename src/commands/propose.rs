@@ -6,7 +6,7 @@
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::Result;
-use crate::script::Options;
+use crate::script::PipelineOptions;
 use clap::Args;
 
 /// `propose`.
@@ -38,7 +38,7 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
     if args.platform.dry_run {
         return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
     }
-    let options = Options {
+    let options = PipelineOptions {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
@@ -48,7 +48,7 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         pages: args.pages.clone(),
         json: args.json,
         trust_imported: args.trust_imported,
-        ..Options::default()
+        ..PipelineOptions::default()
     };
     let (code, published) = super::script::run_embedded_published(ctx, "proposer", options)?;
     if let Some(p) = &published {

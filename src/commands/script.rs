@@ -6,7 +6,7 @@ use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::{Error, Result};
 use crate::report::progress::{Terminal, mode_for_stderr};
-use crate::script::{Host, Options, Published, run_pipeline};
+use crate::script::{Host, PipelineOptions, Published, run_pipeline};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser};
 use std::sync::Arc;
@@ -47,11 +47,11 @@ struct ScriptOptions {
     trust_imported: bool,
 }
 
-/// Parse a script's arguments as [`Options`]; a parse failure is kept for
+/// Parse a script's arguments as [`PipelineOptions`]; a parse failure is kept for
 /// `options()` to report, since `args()` alone may be all the script reads.
-pub fn parse_script_options(args: &[String]) -> Options {
+pub fn parse_script_options(args: &[String]) -> PipelineOptions {
     match ScriptOptions::try_parse_from(args) {
-        Ok(parsed) => Options {
+        Ok(parsed) => PipelineOptions {
             item: parsed.item,
             eval: parsed.platform.options(),
             pr: parsed.pr,
@@ -63,15 +63,15 @@ pub fn parse_script_options(args: &[String]) -> Options {
             suites: None,
             problem: None,
         },
-        Err(e) => Options {
+        Err(e) => PipelineOptions {
             problem: Some(e.to_string()),
-            ..Options::default()
+            ..PipelineOptions::default()
         },
     }
 }
 
 /// Run the embedded pipeline `name` with `options`, progress on stderr.
-pub fn run_embedded(ctx: &Context, name: &str, options: Options) -> Result<u8> {
+pub fn run_embedded(ctx: &Context, name: &str, options: PipelineOptions) -> Result<u8> {
     run_embedded_published(ctx, name, options).map(|(code, _)| code)
 }
 
@@ -79,7 +79,7 @@ pub fn run_embedded(ctx: &Context, name: &str, options: Options) -> Result<u8> {
 pub fn run_embedded_published(
     ctx: &Context,
     name: &str,
-    options: Options,
+    options: PipelineOptions,
 ) -> Result<(u8, Option<Published>)> {
     let (path, text) = crate::script::embedded(name).expect("an embedded pipeline");
     let observer = Arc::new(Terminal::new(mode_for_stderr()));

@@ -10,7 +10,7 @@ use crate::config::{Ceiling, Context};
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
 use crate::report::Outcome;
-use crate::script::{Options, Published};
+use crate::script::{PipelineOptions, Published};
 use crate::shard::{self, Shard};
 use camino::Utf8PathBuf;
 use clap::Args;
@@ -107,7 +107,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     }
     // One run per case and arm unless --runs says otherwise.
     let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
-    let options = Options {
+    let options = PipelineOptions {
         eval: EvalOptions {
             claude: args.claude.clone(),
             model: args
@@ -129,7 +129,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         format: Some(format.name()),
         suite_jobs: Some(args.jobs),
         suites: args.shard.map(|s| shard::select(&tree, s)),
-        ..Options::default()
+        ..PipelineOptions::default()
     };
     let store = crate::eval::evidence_path(ctx, &options.eval);
     let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;

@@ -338,7 +338,7 @@ fn load(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Options, run_pipeline};
+    use super::super::{PipelineOptions, run_pipeline};
     use super::*;
     use crate::config::Context;
     use crate::error::exit;
@@ -350,7 +350,7 @@ mod tests {
         };
         Host::new(
             ctx,
-            Options::default(),
+            PipelineOptions::default(),
             Vec::new(),
             dir.map(Utf8Path::to_owned),
             std::sync::Arc::new(crate::event::Silent),

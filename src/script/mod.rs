@@ -23,9 +23,10 @@ pub use crate::eval::{Failure, ItemOutcome};
 pub use crate::ops::Published;
 pub use engine::engine;
 
-/// The command-line options a pipeline reads with `options()`.
+/// The command-line options a pipeline reads with `options()`: the
+/// evaluation's options (`eval`) and what only a pipeline uses.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct PipelineOptions {
     /// The item, for commands that take one.
     pub item: Option<String>,
     /// Everything that runs the platform (its `claude` is the operator's, and
@@ -42,7 +43,7 @@ pub struct Options {
     /// but cannot set it.
     pub trust_imported: bool,
     /// `--format`: `human`, `json`, `junit` or `markdown` (`options().format`);
-    /// `None` is `json` when [`Options::json`] is set, else `human`.
+    /// `None` is `json` when [`PipelineOptions::json`] is set, else `human`.
     pub format: Option<&'static str>,
     /// `sweep --jobs`: suites at once (the platform's own `-j` is in `platform`).
     pub suite_jobs: Option<u32>,
@@ -59,7 +60,7 @@ pub struct Host {
     /// Source tree and home.
     pub ctx: Context,
     /// Parsed command-line options (`options()`).
-    pub options: Options,
+    pub options: PipelineOptions,
     /// Raw arguments after the script (`args()`, for `bob-eval script`).
     pub args: Vec<String>,
     /// The operator script's folder, from which its imports are served.
@@ -93,7 +94,7 @@ impl Host {
     /// A host for one script run.
     pub fn new(
         ctx: Context,
-        options: Options,
+        options: PipelineOptions,
         args: Vec<String>,
         script_dir: Option<Utf8PathBuf>,
         observer: Arc<dyn Observer>,

@@ -6,7 +6,7 @@
 use super::types::{
     CaseResult, EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64,
 };
-use super::{Failure, Host, ItemOutcome, Options, Published};
+use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
 use crate::eval::{self, EvalOptions};
 use camino::Utf8PathBuf;

@@ -4,7 +4,7 @@
 use super::*;
 
 /// The options as the map `options()` returns.
-pub fn options_map(o: &Options) -> Map {
+pub fn options_map(o: &PipelineOptions) -> Map {
     let p = &o.eval;
     let mut m = Map::new();
     m.insert("item".into(), opt_str(&o.item));
@@ -79,7 +79,7 @@ pub fn options_map(o: &Options) -> Map {
 }
 
 /// `options().format`: the `--format` given, else `json` under `--json`, else `human`.
-pub fn format_of(o: &Options) -> &'static str {
+pub fn format_of(o: &PipelineOptions) -> &'static str {
     o.format.unwrap_or(if o.json { "json" } else { "human" })
 }
 

@@ -11,7 +11,7 @@ fn the_documented_primitives_are_exactly_the_registered_ones() {
             source: "/nonexistent/source".into(),
             home: "/nonexistent/home".into(),
         },
-        Options::default(),
+        PipelineOptions::default(),
         Vec::new(),
         None,
         Arc::new(crate::event::Silent),
@@ -75,12 +75,12 @@ fn opts_neighbours_is_true_a_name_or_names_and_round_trips() {
     assert!(with(Dynamic::from(3_i64)).is_err());
     // `options()` hands the flag back in the form `opts` takes.
     for given in [None, Some(vec![]), Some(vec!["changelog".to_string()])] {
-        let o = Options {
+        let o = PipelineOptions {
             eval: EvalOptions {
                 neighbours: given.clone(),
                 ..EvalOptions::default()
             },
-            ..Options::default()
+            ..PipelineOptions::default()
         };
         let map = options_map(&o);
         let back =
