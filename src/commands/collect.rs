@@ -6,8 +6,6 @@
 use super::FormatArgs;
 use crate::config::Context;
 use crate::error::Result;
-use crate::eval::EvalOptions;
-use crate::evidence::{Origin, Store, StoredRun};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -27,34 +25,18 @@ pub struct CollectArgs {
 
 /// Read and check every folder, import every run at once, print the sweep.
 pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
-    let tree = crate::suite::list(&ctx.source)?;
-    let collected = crate::shard::collect(&ctx.source, &tree, &args.dirs)?;
-    let path = crate::eval::evidence_path(
-        ctx,
-        &EvalOptions {
-            evidence: args.evidence.clone(),
-            ..EvalOptions::default()
-        },
-    );
-    let mut store = Store::open(&path)?;
-    for said in store.import_pending() {
+    let done = crate::ops::collect(ctx, &args.dirs, args.evidence.as_deref())?;
+    for said in &done.notices {
         eprintln!("bob-eval: {said}");
     }
-    // Runs from the project's own shards are trusted: marked collected, not imported.
-    let batches: Vec<(Origin, &[StoredRun])> = collected
-        .runs
-        .iter()
-        .map(|(dir, runs)| (Origin::Collected(dir.clone()), runs.as_slice()))
-        .collect();
-    let added = store
-        .insert_all(&batches, &collected.evaluations, &collected.decisions)?
-        .runs;
-    let runs: usize = collected.runs.iter().map(|(_, runs)| runs.len()).sum();
     eprintln!(
-        "bob-eval: collected {} shard(s), {} suite(s); {runs} run(s): {added} added to {path}, {} already kept",
-        collected.shards,
-        collected.rows.len(),
-        runs - added
+        "bob-eval: collected {} shard(s), {} suite(s); {} run(s): {} added to {}, {} already kept",
+        done.shards,
+        done.rows.len(),
+        done.runs,
+        done.added,
+        done.store,
+        done.runs - done.added
     );
-    super::sweep::print_rows(&collected.rows, args.output.format())
+    super::sweep::print_rows(&done.rows, args.output.format())
 }

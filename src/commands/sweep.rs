@@ -83,27 +83,19 @@ pub const TITLE: &str = "bob-eval sweep";
 /// published and write the shard's folder.
 pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     let format = args.output.format();
-    let tree = match (&args.shard, &args.out_dir) {
-        (None, None) => Vec::new(),
-        _ => crate::suite::list(&ctx.source)?,
-    };
-    let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
-    // The budget is the matrix's: each shard spends its share of it.
-    let budget = args.max_total_usd.map(|total| shard::Budget {
-        total_usd: total,
-        share_usd: match args.shard {
-            Some(s) => shard::budget_share(total, &tree, s),
-            None => total,
-        },
-    });
+    let plan = crate::ops::plan_sweep(
+        ctx,
+        args.shard,
+        args.out_dir.as_deref(),
+        args.max_total_usd,
+        args.dry_run,
+    )?;
+    let (shard, budget) = (plan.shard, plan.budget);
     if let (Some(b), Some(_)) = (budget, args.shard) {
         eprintln!(
             "bob-eval: shard {shard}: budget ${:.2} of the sweep's ${:.2}",
             b.share_usd, b.total_usd
         );
-    }
-    if let Some(dir) = args.out_dir.as_ref().filter(|_| !args.dry_run) {
-        prepare_out_dir(dir)?;
     }
     // One run per case and arm unless --runs says otherwise.
     let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
@@ -128,7 +120,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         json: format == Format::Json,
         format: Some(format.name()),
         suite_jobs: Some(args.jobs),
-        suites: args.shard.map(|s| shard::select(&tree, s)),
+        suites: plan.suites.clone(),
         ..PipelineOptions::default()
     };
     let store = crate::eval::evidence_path(ctx, &options.eval);
@@ -159,7 +151,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
     };
     let code = print_rows(&rows, format)?;
     if let Some(dir) = &args.out_dir {
-        let written = shard::write_out_dir(dir, shard, &tree, &rows, &store, budget)?;
+        let written = shard::write_out_dir(dir, shard, &plan.tree, &rows, &store, budget)?;
         eprintln!(
             "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
             rows.len(),
@@ -168,21 +160,6 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         );
     }
     Ok(code)
-}
-
-/// Create the shard's folder and remove an earlier manifest, so that a sweep
-/// that stops half way leaves a folder `collect` refuses; refused before
-/// anything is spent when it cannot be written.
-fn prepare_out_dir(dir: &camino::Utf8Path) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::Usage(format!("--out-dir {dir}: cannot create it: {e}")))?;
-    let manifest = dir.join(shard::MANIFEST);
-    crate::fsio::check_writable(&manifest)?;
-    match std::fs::remove_file(&manifest) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(manifest, "removing the earlier manifest", e)),
-    }
 }
 
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),

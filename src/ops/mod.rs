@@ -4,6 +4,10 @@
 //! same rules wherever it is asked for, and what a pipeline hands back is a
 //! typed value `report/` can word without knowing the script host.
 
+mod shard;
+
+pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
+
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
 use crate::error::Result;
