@@ -31,15 +31,15 @@ fn run(api: &FakeApi, edit: impl Fn(&Path), args: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let source = support::real::source_copy(dir.path());
     edit(&source.join("evals/commit"));
-    let out = support::cmd::bob(&source, &dir.path().join("bob-home"))
-        .env_clear()
-        .envs(support::real::platform_env(api, dir.path()))
-        .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-        .current_dir(dir.path())
-        .args(["run", "commit", "--max-cost-usd", "5"])
-        .args(args)
-        .output()
-        .unwrap();
+    let out = support::real::offline(
+        support::cmd::bob(&source, &dir.path().join("bob-home")),
+        api,
+        dir.path(),
+    )
+    .args(["run", "commit", "--max-cost-usd", "5"])
+    .args(args)
+    .output()
+    .unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use support::fake_api::{FakeApi, Kind, Reply, Script};
+use support::real::{RealWorld, outcome};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";
@@ -32,40 +33,29 @@ fn model(drop: impl Fn(&support::fake_api::ApiRequest) -> bool + Send + Sync + '
         .judge_passes_if_contains(REASON)
 }
 
-struct World {
-    dir: tempfile::TempDir,
-    source: PathBuf,
-    api: FakeApi,
+type World = RealWorld;
+
+/// A world whose API follows `script`.
+fn world(script: Script) -> World {
+    RealWorld::new(FakeApi::start(script))
 }
 
-impl World {
-    fn new(script: Script) -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let source = support::real::source_copy(dir.path());
-        World {
-            dir,
-            source,
-            api: FakeApi::start(script),
-        }
-    }
+/// What these tests do in a world.
+trait Counting {
+    fn bob(&self, args: &[&str]) -> (i32, String, String);
+    fn run(&self, name: &str) -> (Value, String, PathBuf);
+    fn gate(&self, result: &Path) -> (i32, String);
+    fn without_calls(&self) -> usize;
+    fn suite(&self) -> PathBuf;
+}
 
+impl Counting for World {
     /// `bob-eval ARGS` against the real platform, offline; a dropped
     /// connection is not retried, so a run ends on its error at once.
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&self.api, self.dir.path()))
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .current_dir(self.dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let mut cmd = self.command(support::cmd::bob(&self.source, &self.home()));
+        cmd.env("CLAUDE_CODE_MAX_RETRIES", "0").args(args);
+        outcome(cmd)
     }
 
     /// `run commit --runs 1 --out <name>.json`, exit 0; the document and stderr.
@@ -113,7 +103,7 @@ impl World {
 fn errored_runs_never_count_and_are_bought_again() {
     let dropping = Arc::new(AtomicBool::new(true));
     let flag = dropping.clone();
-    let w = World::new(model(move |r| {
+    let w = world(model(move |r| {
         flag.load(Ordering::SeqCst) && !r.skills_listed().iter().any(|s| s == SKILL)
     }));
     let (first, stderr, path) = w.run("first");
@@ -168,7 +158,7 @@ fn errored_runs_never_count_and_are_bought_again() {
 /// and says nothing was measured; never a complete "no-signal".
 #[test]
 fn an_unreachable_api_gives_a_partial_result_that_says_so() {
-    let w = World::new(model(|_| true));
+    let w = world(model(|_| true));
     let (doc, stderr, path) = w.run("down");
     assert_eq!(doc["partial"], true, "{doc:#}");
     let reason = doc["partial_reason"].as_str().unwrap();
@@ -194,7 +184,7 @@ const RESPONDER: &str =
 /// edit of it re-buys every case; nothing else changed re-buys nothing.
 #[test]
 fn a_suite_level_mocks_edit_re_buys_every_case() {
-    let w = World::new(model(|_| false));
+    let w = world(model(|_| false));
     let layer = w.suite().join("mocks/tracker");
     std::fs::create_dir_all(&layer).unwrap();
     std::fs::write(layer.join("_tools.json"), TOOLS).unwrap();
@@ -226,7 +216,7 @@ fn a_suite_level_mocks_edit_re_buys_every_case() {
 /// `fires` is refused before any call, so no run of one is taken for the other.
 #[test]
 fn a_case_name_the_platform_reads_as_a_pattern_is_refused_before_any_call() {
-    let w = World::new(model(|_| false));
+    let w = world(model(|_| false));
     support::tree::copy_tree(&w.suite().join("fires"), &w.suite().join("fire*"));
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "1", "--case", "fire*"]);
     assert_ne!(code, 0, "{out}");

@@ -5,39 +5,34 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, stub, tree};
+    pub use bob_eval_testkit::{data, stub, tree, world};
 }
 
 use serde_json::Value;
-use std::path::PathBuf;
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::Switches;
+use support::world::World;
 
-struct World {
-    _dir: tempfile::TempDir,
-    source: PathBuf,
-    home: PathBuf,
-    stub: Stub,
+/// A copy of the test source tree, a home and a stub answering two runs per
+/// case and arm, as `--runs 2` asks.
+fn world() -> World {
+    let w = World::new(&[], Switches::answering(data("platform/run1_main.json")));
+    support::tree::copy_tree(&data("source"), &w.source);
+    w
 }
 
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let source = dir.path().join("source");
-        support::tree::copy_tree(&data("source"), &source);
-        World {
-            home: dir.path().join("home"),
-            _dir: dir,
-            source,
-            // Two runs per case and arm, as `--runs 2` asks.
-            stub: Stub::new(Switches::answering(data("platform/run1_main.json"))),
-        }
-    }
+/// What these tests do in a world.
+trait DryRuns {
+    fn bob(&self, args: &[&str]) -> (i32, String, String);
+    /// Platform calls of any kind, version probes included.
+    fn platform_calls(&self) -> usize;
+}
 
+impl DryRuns for World {
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = bob(&self.source, &self.home)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin)
+        let out = self
+            .command(bob(&self.source, &self.home()))
             .env("EVALS", "1")
             .args(args)
             .output()
@@ -49,18 +44,14 @@ impl World {
         )
     }
 
-    fn calls(&self) -> usize {
-        self.stub
-            .record("calls")
-            .unwrap_or_default()
-            .lines()
-            .count()
+    fn platform_calls(&self) -> usize {
+        self.lines("calls").len()
     }
 }
 
 #[test]
 fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
-    let w = World::new();
+    let w = world();
     // Nothing stored: every run bought, no estimate, no platform call.
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--dry-run"]);
     assert_eq!(code, 0, "{out}\n{err}");
@@ -69,11 +60,11 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
         out.contains("8 run(s) to buy, 0 reused; cannot estimate"),
         "{out}"
     );
-    assert_eq!(w.calls(), 0, "a dry run called the platform");
+    assert_eq!(w.platform_calls(), 0, "a dry run called the platform");
 
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "1"]);
     assert_eq!(code, 0, "{out}\n{err}");
-    let calls = w.calls();
+    let calls = w.platform_calls();
     assert!(calls > 0);
 
     let skill = w.source.join("skills/commit/SKILL.md");
@@ -90,7 +81,7 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
     ];
     let (code, out, err) = w.bob(&args);
     assert_eq!(code, 0, "{out}\n{err}");
-    assert_eq!(w.calls(), calls, "a dry run called the platform");
+    assert_eq!(w.platform_calls(), calls, "a dry run called the platform");
     assert!(
         out.contains("platform 2.1.328, the last stored for commit"),
         "{out}"
@@ -178,14 +169,14 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
             .iter()
             .any(|x| x["item"] == "commit")
     );
-    assert_eq!(w.calls(), calls, "a dry run called the platform");
+    assert_eq!(w.platform_calls(), calls, "a dry run called the platform");
 }
 
 /// A script may ask for a dry run with `opts.dry_run`, then only estimate:
 /// `evaluate` refuses, `estimate` answers.
 #[test]
 fn a_script_dry_run_only_estimates() {
-    let w = World::new();
+    let w = world();
     let script = w.source.join("dry.rhai");
     std::fs::write(
         &script,
@@ -206,5 +197,5 @@ try {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("commit 8"), "{out}");
     assert!(out.contains("refused: dry run"), "{out}");
-    assert_eq!(w.calls(), 0);
+    assert_eq!(w.platform_calls(), 0);
 }

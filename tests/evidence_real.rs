@@ -14,6 +14,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Script};
+use support::real::{RealWorld, outcome};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";
@@ -31,52 +32,41 @@ fn model() -> Script {
         .judge_passes_if_contains(REASON)
 }
 
+type World = RealWorld;
+
 /// A temp world: the fixture source with four cases, a home, the fake API.
-struct World {
-    dir: tempfile::TempDir,
-    source: PathBuf,
-    api: FakeApi,
+fn world() -> World {
+    let w = RealWorld::new(FakeApi::start(model()));
+    let suite = w.source.join("evals/commit");
+    for (from, to, marker) in [("fires", "fires-b", FIRES_B), ("quiet", "quiet-b", QUIET_B)] {
+        support::tree::copy_tree(&suite.join(from), &suite.join(to));
+        let prompt = suite.join(to).join("prompt.md");
+        let text = std::fs::read_to_string(&prompt).unwrap();
+        std::fs::write(&prompt, format!("{} {marker}\n", text.trim_end())).unwrap();
+    }
+    w
 }
 
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let source = support::real::source_copy(dir.path());
-        let suite = source.join("evals/commit");
-        for (from, to, marker) in [("fires", "fires-b", FIRES_B), ("quiet", "quiet-b", QUIET_B)] {
-            support::tree::copy_tree(&suite.join(from), &suite.join(to));
-            let prompt = suite.join(to).join("prompt.md");
-            let text = std::fs::read_to_string(&prompt).unwrap();
-            std::fs::write(&prompt, format!("{} {marker}\n", text.trim_end())).unwrap();
-        }
-        World {
-            dir,
-            source,
-            api: FakeApi::start(model()),
-        }
-    }
+/// What these tests do in a world.
+trait Evidence {
+    fn bob(&self, args: &[&str]) -> (i32, String, String);
+    fn bob_with(&self, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String);
+    fn run(&self, args: &[&str]) -> Value;
+    fn calls(&self, marker: Option<&str>) -> usize;
+    fn suite(&self) -> PathBuf;
+}
 
+impl Evidence for World {
     /// `bob-eval ARGS` against the real platform, fully offline.
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
         self.bob_with(&[], args)
     }
 
-    /// [`World::bob`] with `env` set too.
+    /// [`Evidence::bob`] with `env` set too.
     fn bob_with(&self, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
-        let out = support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&self.api, self.dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .envs(env.iter().copied())
-            .current_dir(self.dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let mut cmd = self.command(support::cmd::bob(&self.source, &self.home()));
+        cmd.envs(env.iter().copied()).args(args);
+        outcome(cmd)
     }
 
     fn run(&self, args: &[&str]) -> Value {
@@ -105,7 +95,7 @@ impl World {
 /// numbers; then edit one case of the four: only its runs are bought again.
 #[test]
 fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
-    let w = World::new();
+    let w = world();
     let first = w.run(&[]);
     assert_eq!(first["reused_runs"], 0);
     assert!(first["cost_usd"].as_f64().unwrap() > 0.0);
@@ -165,7 +155,7 @@ fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
 /// stores them and buys nothing.
 #[test]
 fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
-    let w = World::new();
+    let w = world();
     let store = w.dir.path().join("bob-home/evidence.db");
     bob_eval::evidence::Store::open(camino::Utf8Path::from_path(&store).unwrap()).unwrap();
     let holder = rusqlite::Connection::open(&store).unwrap();
@@ -223,7 +213,7 @@ fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
 /// partial (`filtered`): the gate never accepts it.
 #[test]
 fn a_case_filter_calls_the_model_for_that_case_only() {
-    let w = World::new();
+    let w = world();
     let doc = w.run(&["--case", "quiet-*", "--fresh"]);
     assert_eq!(
         w.calls(None),
@@ -245,26 +235,13 @@ fn a_case_filter_calls_the_model_for_that_case_only() {
 /// A second sweep over unchanged suites makes no model call and costs nothing.
 #[test]
 fn a_second_sweep_makes_no_model_call() {
-    let w = World::new();
+    let w = world();
     let sweep = || {
-        let (code, out, err) = {
-            let out = support::cmd::bob(&w.source, &w.dir.path().join("bob-home"))
-                .env_clear()
-                .envs(support::real::platform_env(&w.api, w.dir.path()))
-                .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-                .env("EVALS", "1")
-                .env("EVALS_MAX_COST_USD", "1")
-                .current_dir(w.dir.path())
-                .args(["sweep", "--json"])
-                .output()
-                .unwrap();
-            (
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            )
-        };
-        assert_eq!(code, Some(0), "{out}\n{err}");
+        let (code, out, err) = w.bob_with(
+            &[("EVALS", "1"), ("EVALS_MAX_COST_USD", "1")],
+            &["sweep", "--json"],
+        );
+        assert_eq!(code, 0, "{out}\n{err}");
         let rows: Value = serde_json::from_str(&out).unwrap();
         rows[0]["result"].clone()
     };
@@ -281,7 +258,7 @@ fn a_second_sweep_makes_no_model_call() {
 /// one included), and leaves the `--case` one out unless `--all`.
 #[test]
 fn history_plots_each_real_evaluation_with_its_documents_numbers() {
-    let w = World::new();
+    let w = world();
     let first = w.run(&[]);
     // Run ids are to the second.
     std::thread::sleep(std::time::Duration::from_millis(1100));

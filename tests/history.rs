@@ -12,8 +12,8 @@
 mod support {
     pub mod cmd;
     pub use bob_eval_testkit::data;
-    pub use bob_eval_testkit::item;
     pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::world;
 }
 
 use bob_eval::evidence::{
@@ -29,41 +29,30 @@ use std::time::{Duration, Instant};
 use support::cmd::bob;
 use support::data::data;
 use support::stub::{Stub, Switches};
+use support::world::World;
 
 const SONNET: &str = "claude-sonnet-5-5";
 
 /// A source tree with `commit` and `tidy`, a pattern page, a home, a stub.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+fn world() -> World {
+    World::new(
+        &["commit", "tidy"],
+        Switches::answering(data("pipelines/aggregate-result.json")),
+    )
 }
 
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        for item in ["commit", "tidy"] {
-            support::item::add_item(&source, item);
-        }
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(source.join("wiki/patterns/commit-skipped-hook.md"), "# p\n").unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub: Stub::new(Switches::answering(data("pipelines/aggregate-result.json"))),
-        }
-    }
+/// What these tests do in a world.
+trait Commands {
+    fn cmd(&self, args: &[&str]) -> Command;
+    fn ok(&self, args: &[&str]) -> Output;
+    fn json(&self, args: &[&str]) -> Value;
+    fn record(&self, doc: &Value, pr: &str) -> i32;
+}
 
+impl Commands for World {
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = bob(&self.source, &self.root.join("home"));
-        cmd.current_dir(&self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin)
-            .args(args);
+        let mut cmd = self.command(bob(&self.source, &self.home()));
+        cmd.args(args);
         cmd
     }
 
@@ -125,7 +114,7 @@ fn later_capture() -> Vec<u8> {
 
 #[test]
 fn stub_runs_and_their_records_are_points_with_the_documents_numbers() {
-    let w = World::new();
+    let w = world();
     let first = w.json(&["run", "commit", "--model", SONNET]);
     assert_eq!(w.record(&first, "#7"), 0, "the first result is accepted");
     // A run id is the start to the second: the next run starts in a later one.
@@ -265,7 +254,7 @@ fn result(by: &str, model: &str, fires_with: &[f64]) -> Value {
 /// A store of three runs of `commit` on sonnet (accepted, accepted,
 /// rejected), one on haiku, one of `tidy`, and a wiki row no run matches.
 fn history_world() -> World {
-    let w = World::new();
+    let w = world();
     let runs: Vec<StoredRun> = [
         bought("eval-commit-20261201T100000Z", SONNET, &[1.0, 0.5]),
         bought("eval-commit-20261203T100000Z", SONNET, &[1.0, 1.0]),
@@ -382,7 +371,7 @@ fn the_table_has_a_sparkline_and_marks_per_item_and_model() {
 
 #[test]
 fn nothing_kept_says_where_it_looked_and_bad_names_are_refused() {
-    let w = World::new();
+    let w = world();
     let out = w.cmd(&["history"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -612,7 +601,7 @@ fn after(run: &Value) {
 /// What the scenario left: the world and the documents of the first run, the second (gated with #12), the propose (#13), the auto run
 /// and the `--case` run, in that order.
 fn scenario() -> (World, Vec<Value>) {
-    let w = World::new();
+    let w = world();
     let first = w.json(&["run", "commit", "--model", SONNET]);
     after(&first);
     let later = Stub::new(Switches {

@@ -39,14 +39,14 @@ impl Demo {
     }
 
     fn bob(&self, args: &[&str]) -> std::process::Output {
-        support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&self.api, self.dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .current_dir(self.dir.path())
-            .args(args)
-            .output()
-            .unwrap()
+        support::real::offline(
+            support::cmd::bob(&self.source, &self.dir.path().join("bob-home")),
+            &self.api,
+            self.dir.path(),
+        )
+        .args(args)
+        .output()
+        .unwrap()
     }
 
     /// Replace the `init` placeholders in `evals/demo/<file>` with `text`.

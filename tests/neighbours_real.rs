@@ -20,7 +20,7 @@ mod support {
 use serde_json::Value;
 use std::path::Path;
 use support::fake_api::{FakeApi, Kind, Script};
-use support::real::{claude_bin, platform_env, source_copy};
+use support::real::source_copy;
 
 const COMMIT: &str = "bob-eval-commit:commit";
 const CHANGELOG: &str = "bob-eval-commit:changelog";
@@ -64,11 +64,7 @@ fn source(dir: &Path) -> std::path::PathBuf {
 /// `bob-eval ARGS` on the real platform against `api`, in `dir`: exit code,
 /// stdout, stderr.
 fn bob(api: &FakeApi, dir: &Path, source: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = support::cmd::bob(source, &dir.join("bob-home"))
-        .env_clear()
-        .envs(platform_env(api, dir))
-        .env("BOB_EVAL_CLAUDE", claude_bin())
-        .current_dir(dir)
+    let out = support::real::offline(support::cmd::bob(source, &dir.join("bob-home")), api, dir)
         .args(args)
         .output()
         .unwrap();

@@ -12,9 +12,9 @@ mod support {
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
+use support::real::{RealWorld, outcome};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";
@@ -25,39 +25,32 @@ const BAD: &str = "Skip pre-commit hook for docs-only changes.";
 /// what the scripted model does.
 const EDIT: &str = "\n3. Keep the body to a few lines (edited).\n";
 
-struct World {
-    dir: tempfile::TempDir,
-    source: PathBuf,
-    api: FakeApi,
+type World = RealWorld;
+
+/// The fixture source and a model that fires the skill on `fires` and
+/// answers well only then.
+fn world() -> World {
+    RealWorld::new(FakeApi::start(
+        Script::new()
+            .fire_skill(SKILL, FIRES, GOOD)
+            .otherwise(BAD)
+            .judge_passes_if_contains("Skip the hook because"),
+    ))
 }
 
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let source = support::real::source_copy(dir.path());
-        let api = FakeApi::start(
-            Script::new()
-                .fire_skill(SKILL, FIRES, GOOD)
-                .otherwise(BAD)
-                .judge_passes_if_contains("Skip the hook because"),
-        );
-        World { dir, source, api }
-    }
+/// What these tests do in a world.
+trait Payless {
+    fn bob(&self, args: &[&str]) -> (i32, String, String);
+    fn run(&self) -> Value;
+    fn runs(&self) -> BTreeMap<String, Value>;
+    fn edit(&self, path: &str, edit: impl Fn(String) -> String);
+}
 
+impl Payless for World {
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = support::cmd::bob(&self.source, &self.dir.path().join("bob-home"))
-            .env_clear()
-            .envs(support::real::platform_env(&self.api, self.dir.path()))
-            .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-            .current_dir(self.dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let mut cmd = self.command(support::cmd::bob(&self.source, &self.home()));
+        cmd.args(args);
+        outcome(cmd)
     }
 
     /// `run commit --runs 3`: the document.
@@ -126,7 +119,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 /// those of the first run. Then an edit of a case re-buys both arms of it.
 #[test]
 fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
-    let w = World::new();
+    let w = world();
     let first = w.run();
     let one = w.api.requests();
     let agent = |rs: &[Recorded]| {

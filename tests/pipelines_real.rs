@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::cmd::bob;
 use support::fake_api::{FakeApi, Kind, Script};
-use support::real::{claude_bin, platform_env, source_copy};
+use support::real::{claude_bin, source_copy};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES_MARKER: &str = "Write the commit message";
@@ -38,12 +38,7 @@ fn fake() -> FakeApi {
 /// `bob-eval --source <source> --home <dir/bob-home>` on the real platform
 /// (`BOB_EVAL_CLAUDE`), offline against `api`, run in `dir`.
 fn bob_eval(api: &FakeApi, dir: &Path, source: &Path) -> Command {
-    let mut cmd = bob(source, &dir.join("bob-home"));
-    cmd.env_clear()
-        .envs(platform_env(api, dir))
-        .env("BOB_EVAL_CLAUDE", claude_bin())
-        .current_dir(dir);
-    cmd
+    support::real::offline(bob(source, &dir.join("bob-home")), api, dir)
 }
 
 /// A copy of the fixture source in `dir`, with the wiki pattern page that

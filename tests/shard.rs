@@ -4,59 +4,48 @@
 
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, item, stub, tree};
+    pub use bob_eval_testkit::{data, item, stub, tree, world};
 }
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::Switches;
+use support::world::World;
 
 /// A source tree (the repository's own suites and skills, plus `extra` more
 /// items) and a stub platform that answers every suite.
-struct World {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
-    stub: Stub,
+fn world(extra: usize) -> World {
+    let w = World::new(
+        &[],
+        Switches::answering(data("pipelines/aggregate-result.json")),
+    );
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sub in ["evals", "skills"] {
+        support::tree::copy_tree(&repo.join(sub), &w.source.join(sub));
+    }
+    for i in 0..extra {
+        support::item::add_item(&w.source, &format!("suite-{i:02}"));
+    }
+    w
 }
 
-impl World {
-    fn new(extra: usize) -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for sub in ["evals", "skills"] {
-            support::tree::copy_tree(&repo.join(sub), &source.join(sub));
-        }
-        for i in 0..extra {
-            support::item::add_item(&source, &format!("suite-{i:02}"));
-        }
-        let stub = Stub::new(Switches::answering(data("pipelines/aggregate-result.json")));
-        World {
-            _dir: dir,
-            root,
-            source,
-            stub,
-        }
-    }
+/// What these tests do in a world.
+trait Machines {
+    fn run(&self, home: &str, args: &[&str]) -> Output;
+    fn sweep_shards(&self, n: u32, extra: &[&str]) -> Vec<String>;
+}
 
+impl Machines for World {
     /// `bob-eval ARGS` with its own home (a machine of its own), `EVALS=1`.
     fn run(&self, home: &str, args: &[&str]) -> Output {
-        bob(&self.source, &self.root.join(home))
-            .current_dir(&self.root)
+        self.command(bob(&self.source, &self.root.join(home)))
             .env("EVALS", "1")
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin)
             .args(args)
             .output()
             .unwrap()
-    }
-
-    fn path(&self, rel: &str) -> String {
-        self.root.join(rel).to_str().unwrap().to_string()
     }
 
     /// Shards 1..=n of a sweep, as n processes at once, each on its own home.
@@ -65,10 +54,8 @@ impl World {
         let children: Vec<_> = (1..=n)
             .map(|k| {
                 let shard = format!("{k}/{n}");
-                bob(&self.source, &self.root.join(format!("home-{k}")))
-                    .current_dir(&self.root)
+                self.command(bob(&self.source, &self.root.join(format!("home-{k}"))))
                     .env("EVALS", "1")
-                    .env("BOB_EVAL_CLAUDE", &self.stub.bin)
                     .args(["sweep", "--shard", &shard, "--jobs", "2", "--out-dir"])
                     .arg(&dirs[k as usize - 1])
                     .args(extra)
@@ -105,7 +92,7 @@ fn read_json(path: &Path) -> Value {
 
 #[test]
 fn four_shards_collect_to_the_unsharded_sweep() {
-    let w = World::new(10);
+    let w = world(10);
     let suites = 12;
     let summary = |name: &str| w.root.join(name);
     let whole = bob(&w.source, &w.root.join("home-whole"))
@@ -229,7 +216,7 @@ fn four_shards_collect_to_the_unsharded_sweep() {
 
 #[test]
 fn collect_refuses_a_missing_twice_given_overlapping_foreign_or_edited_shard_and_imports_nothing() {
-    let w = World::new(4);
+    let w = world(4);
     let dirs = w.sweep_shards(2, &[]);
     let store = w.root.join("home-collect").join("evidence.db");
     let refused = |args: &[&str], says: &str| {
@@ -304,7 +291,7 @@ fn collect_refuses_a_missing_twice_given_overlapping_foreign_or_edited_shard_and
 
 #[test]
 fn the_budget_leaves_suites_unlaunched_and_the_sweep_incomplete() {
-    let w = World::new(2);
+    let w = world(2);
     // Each suite costs $0.1408: after the first, $0.10 is spent.
     let out = w.run(
         "home",
@@ -353,7 +340,7 @@ fn the_budget_leaves_suites_unlaunched_and_the_sweep_incomplete() {
 /// the total. (Per shard, as before, the two shards would have spent $0.56.)
 #[test]
 fn a_sharded_sweep_splits_one_budget() {
-    let w = World::new(2);
+    let w = world(2);
     let mut spent = 0.0;
     let mut shares = 0.0;
     for k in 1..=2 {
@@ -397,7 +384,7 @@ fn a_sharded_sweep_splits_one_budget() {
 
 #[test]
 fn a_bad_shard_or_out_dir_is_refused_before_anything_runs() {
-    let w = World::new(1);
+    let w = world(1);
     for (args, says) in [
         (vec!["sweep", "--shard", "5/4"], "is not K/N"),
         (vec!["sweep", "--shard", "0/4"], "is not K/N"),

@@ -32,22 +32,22 @@ fn exam(script: Script) -> (Value, String) {
     let api = FakeApi::start(script);
     let dir = tempfile::tempdir().unwrap();
     let source = support::real::source_copy(dir.path());
-    let out = support::cmd::bob(&source, &dir.path().join("bob-home"))
-        .env_clear()
-        .envs(support::real::platform_env(&api, dir.path()))
-        .env("BOB_EVAL_CLAUDE", support::real::claude_bin())
-        .current_dir(dir.path())
-        .args([
-            "exam",
-            "commit",
-            "--runs",
-            "1",
-            "--max-cost-usd",
-            "1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let out = support::real::offline(
+        support::cmd::bob(&source, &dir.path().join("bob-home")),
+        &api,
+        dir.path(),
+    )
+    .args([
+        "exam",
+        "commit",
+        "--runs",
+        "1",
+        "--max-cost-usd",
+        "1",
+        "--json",
+    ])
+    .output()
+    .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");

@@ -6,6 +6,7 @@ use crate::data::data;
 use crate::fake_api::FakeApi;
 use crate::tree::copy_tree;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The real platform binary: `$BOB_EVAL_TEST_CLAUDE`, else the one `make claude`
 /// installs under `.cache/claude-code`. Panics (the test fails) when absent.
@@ -67,4 +68,57 @@ pub fn source_copy(dir: &Path) -> PathBuf {
     let source = dir.join("source");
     copy_tree(&data("real-source"), &source);
     source
+}
+
+/// `cmd` (a `bob-eval` command) set to run the real platform offline against
+/// `api`: a cleared environment ([`platform_env`], its folders in `dir`), the
+/// real binary as the platform ([`claude_bin`]), run in `dir`.
+pub fn offline(mut cmd: Command, api: &FakeApi, dir: &Path) -> Command {
+    cmd.env_clear()
+        .envs(platform_env(api, dir))
+        .env("BOB_EVAL_CLAUDE", claude_bin())
+        .current_dir(dir);
+    cmd
+}
+
+/// The world of most real-platform tests: a temp folder holding a fresh copy
+/// of the fixture source ([`source_copy`]) and the fake API the platform
+/// talks to; removed when dropped.
+pub struct RealWorld {
+    /// The temp folder, where commands run and the platform keeps its home.
+    pub dir: tempfile::TempDir,
+    /// The source tree (`--source`).
+    pub source: PathBuf,
+    /// The fake Messages API.
+    pub api: FakeApi,
+}
+
+impl RealWorld {
+    /// A fresh source copy and `api`.
+    pub fn new(api: FakeApi) -> RealWorld {
+        let dir = tempfile::tempdir().expect("temp folder");
+        let source = source_copy(dir.path());
+        RealWorld { dir, source, api }
+    }
+
+    /// bob-eval's home (`--home`).
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("bob-home")
+    }
+
+    /// `base` (the test's `bob-eval --source <source> --home <home>`) set to
+    /// run the real platform offline against this world's API ([`offline`]).
+    pub fn command(&self, base: Command) -> Command {
+        offline(base, &self.api, self.dir.path())
+    }
+}
+
+/// Run `cmd`: its exit code (-1 when killed), stdout and stderr as text.
+pub fn outcome(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("the command starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
