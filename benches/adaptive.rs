@@ -480,6 +480,11 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             AutoPolicy { neyman: true, ..d },
         ),
         ("growth 2", AutoPolicy { growth: 2.0, ..d }),
+        ("more looks: growth 1.25", AutoPolicy { growth: 1.25, ..d }),
+        (
+            "more looks: every run from 4",
+            AutoPolicy { growth: 1.0, ..d },
+        ),
         (
             "3 looks",
             AutoPolicy {
@@ -506,6 +511,44 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             },
         ),
         (
+            "interim continuity correction halved",
+            AutoPolicy {
+                interim_continuity: 0.5,
+                ..d
+            },
+        ),
+        (
+            "interim continuity correction off",
+            AutoPolicy {
+                interim_continuity: 0.0,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, interim continuity correction halved",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.5,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, interim continuity correction off",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.0,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, auto:14, interim continuity correction off",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.0,
+                ..AutoPolicy::new(14)
+            },
+        ),
+        (
             "Neyman allocation, growth 2",
             AutoPolicy {
                 neyman: true,
@@ -519,6 +562,19 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
     v
 }
 
+/// [`alternatives`], only those [`policy_filter`] names when it is set.
+fn chosen_alternatives() -> Vec<(String, AutoPolicy)> {
+    let filter = policy_filter();
+    alternatives()
+        .into_iter()
+        .filter(|(name, _)| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.iter().any(|part| name.contains(part.as_str())))
+        })
+        .collect()
+}
+
 /// Suites per shape: [`SHAPE_SUITES`], or `ADAPTIVE_SHAPE_SUITES` for a
 /// quicker look while exploring (the published figures use the default).
 fn shape_suites_count() -> usize {
@@ -529,10 +585,11 @@ fn shape_suites_count() -> usize {
 }
 
 /// `ADAPTIVE_POLICIES`: comma-separated parts of alternative policy names.
-/// When set, the shapes section measures only the default and the
-/// alternatives whose names contain one of them, on both seeds and on the
-/// no-difference suites (exploring); unset, every alternative on the first
-/// seed as published.
+/// When set, only the alternatives whose names contain one of them are
+/// measured: the shapes section runs them beside the default on both seeds
+/// and on the no-difference suites, the main section on its grid and on the
+/// single no-difference suites (exploring); unset, every alternative on the
+/// main grid and the shapes' first seed, as published.
 fn policy_filter() -> Option<Vec<String>> {
     std::env::var("ADAPTIVE_POLICIES")
         .ok()
@@ -672,7 +729,15 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
             vec![(10, 0), (0, 10), (5, 5), (5, 5)],
         ),
     ] {
-        let same = vec![Truth(cases); WORST];
+        let same = vec![Truth(cases.clone()); WORST];
+        if policy_filter().is_some() {
+            for (policy_name, p) in chosen_alternatives() {
+                println!(
+                    "| {name}, {policy_name} | | | {:.2} % | |",
+                    setting(&same, MAIN, Buy::Auto(p)).a()
+                );
+            }
+        }
         let row: Vec<String> = [
             Buy::Fixed(3),
             Buy::Fixed(10),
@@ -689,7 +754,7 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     println!();
     println!("| auto policy (same suites) | (a0) | (b) | (c) |");
     println!("| --- | --- | --- | --- |");
-    for (name, p) in alternatives() {
+    for (name, p) in chosen_alternatives() {
         let t = setting(truths, MAIN, Buy::Auto(p));
         println!(
             "| {name} | {:.2} % | {:.1} % | {:.1} |",
@@ -1020,11 +1085,7 @@ fn shape_nulls(pairs: usize, scoring: usize) -> Vec<Truth> {
 fn shapes_grid(results: &mut Vec<String>) {
     let filter = policy_filter();
     let mut policies = vec![("default (auto:16)".to_string(), AutoPolicy::new(16))];
-    policies.extend(alternatives().into_iter().filter(|(name, _)| {
-        filter
-            .as_ref()
-            .is_none_or(|f| f.iter().any(|part| name.contains(part.as_str())))
-    }));
+    policies.extend(chosen_alternatives());
     let count = shape_suites_count();
     println!();
     println!(

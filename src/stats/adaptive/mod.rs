@@ -48,7 +48,9 @@
 //! design ([`Spending::Interim`]: Haybittle–Peto looks at 0.001 and a union
 //! bound, which holds under any dependence) is kept for comparison.
 
-use super::interval::{Estimate, Part, normal_cdf, score_interval, variance_at, z_for};
+use super::interval::{
+    Estimate, Part, normal_cdf, score_interval, score_interval_scaled, variance_at, z_for,
+};
 use super::{Comparison, Direction, TriggerCount, compare_with_parts};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -189,6 +191,13 @@ pub struct AutoPolicy {
     /// pinned at its end fewer runs).
     #[serde(default = "one")]
     pub neyman_prior: f64,
+    /// The share of the continuity correction the suite's delta interval
+    /// takes at an interim look (default 1: the full one at every look; the
+    /// last look always takes the full one). Below 1 an interim look is less
+    /// conservative, and a call made there may not hold on the same runs at
+    /// the last look's level (measured, `docs/statistics.md`).
+    #[serde(default = "one")]
+    pub interim_continuity: f64,
 }
 
 fn one() -> f64 {
@@ -211,6 +220,7 @@ impl AutoPolicy {
             resolve_cases: false,
             neyman: false,
             neyman_prior: 1.0,
+            interim_continuity: 1.0,
         }
     }
 
@@ -473,7 +483,12 @@ pub fn adaptive_against<S: RunSource>(
             reached[r.case][0] += r.with;
             reached[r.case][1] += r.without;
         }
-        let (comparison, parts) = compare_with_parts(&d.samples, confidence);
+        let (mut comparison, parts) = compare_with_parts(&d.samples, confidence);
+        if look + 1 < schedule.len() && policy.interim_continuity != 1.0 {
+            let s = &mut comparison.suite;
+            s.delta = score_interval_scaled(&parts, confidence, policy.interim_continuity);
+            s.advisory = super::advise(&s.delta, 0.0, s.runs_per_arm);
+        }
         if let Some(stop) = stopped {
             return Ok(d.finish(comparison, stop));
         }
