@@ -486,6 +486,20 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             AutoPolicy { growth: 1.0, ..d },
         ),
         (
+            "more looks: every run from 4, auto:18",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(18)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:20",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(20)
+            },
+        ),
+        (
             "3 looks",
             AutoPolicy {
                 first_round: 5,
