@@ -5,7 +5,11 @@
 //! (`gate::decide`, `gate::decide_at`), with a simulated `RunSource`.
 //!
 //! Run with `cargo bench --bench adaptive` (every section), or name sections:
-//! `cargo bench --bench adaptive -- main mode shapes oracle`.
+//! `cargo bench --bench adaptive -- main mode shapes oracle`. To explore,
+//! `ADAPTIVE_POLICIES=part,part` measures only the alternatives whose names
+//! contain a part (in `shapes` on both seeds and the no-difference suites,
+//! in `main` on the single no-difference suites too), and
+//! `ADAPTIVE_SHAPE_SUITES=N` draws N suites per shape instead of 4,000.
 //!
 //! - `main`: 10,000 suites of 4 scoring cases, each case's true pass
 //!   probabilities drawn (fixed seed) from {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1};
@@ -497,6 +501,21 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             AutoPolicy {
                 growth: 1.0,
                 ..AutoPolicy::new(20)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:20, predictive futility 0.3",
+            AutoPolicy {
+                growth: 1.0,
+                futility: 0.3,
+                ..AutoPolicy::new(20)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:24",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(24)
             },
         ),
         (

@@ -496,3 +496,28 @@ fn neyman_is_off_by_default_and_keeps_the_error_control_path() {
     assert_eq!(o.stop, Stop::SuiteClear);
     assert_eq!(o.rounds.len(), 1);
 }
+
+#[test]
+fn interim_continuity_is_whole_by_default_and_narrows_an_interim_interval() {
+    assert_eq!(AutoPolicy::new(16).interim_continuity, 1.0);
+    let parts = [
+        Part::of(0.5, &[1.0, 1.0, 1.0, 0.0]),
+        Part::of(-0.5, &[0.0, 1.0, 0.0, 0.0]),
+    ];
+    let whole = score_interval(&parts, 0.95).interval;
+    let same = score_interval_scaled(&parts, 0.95, 1.0).interval;
+    assert_eq!((whole.low, whole.high), (same.low, same.high));
+    let none = score_interval_scaled(&parts, 0.95, 0.0).interval;
+    assert!(none.low > whole.low && none.high < whole.high);
+}
+
+#[test]
+fn a_policy_written_before_the_new_knobs_reads_with_them_off() {
+    let mut json = serde_json::to_value(AutoPolicy::new(16)).unwrap();
+    let map = json.as_object_mut().unwrap();
+    for knob in ["neyman", "neyman_prior", "interim_continuity"] {
+        assert!(map.remove(knob).is_some(), "{knob}");
+    }
+    let read: AutoPolicy = serde_json::from_value(json).unwrap();
+    assert_eq!(read, AutoPolicy::new(16));
+}
