@@ -5,7 +5,11 @@
 //! (`gate::decide`, `gate::decide_at`), with a simulated `RunSource`.
 //!
 //! Run with `cargo bench --bench adaptive` (every section), or name sections:
-//! `cargo bench --bench adaptive -- main mode shapes oracle`.
+//! `cargo bench --bench adaptive -- main mode shapes oracle`. To explore,
+//! `ADAPTIVE_POLICIES=part,part` measures only the alternatives whose names
+//! contain a part (in `shapes` on both seeds and the no-difference suites,
+//! in `main` on the single no-difference suites too), and
+//! `ADAPTIVE_SHAPE_SUITES=N` draws N suites per shape instead of 4,000.
 //!
 //! - `main`: 10,000 suites of 4 scoring cases, each case's true pass
 //!   probabilities drawn (fixed seed) from {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1};
@@ -475,10 +479,154 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
                 ..d
             },
         ),
+        (
+            "Neyman allocation, smoothed",
+            AutoPolicy { neyman: true, ..d },
+        ),
+        ("growth 2", AutoPolicy { growth: 2.0, ..d }),
+        ("more looks: growth 1.25", AutoPolicy { growth: 1.25, ..d }),
+        (
+            "more looks: every run from 4",
+            AutoPolicy { growth: 1.0, ..d },
+        ),
+        (
+            "more looks: every run from 4, auto:18",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(18)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:20",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(20)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:20, predictive futility 0.3",
+            AutoPolicy {
+                growth: 1.0,
+                futility: 0.3,
+                ..AutoPolicy::new(20)
+            },
+        ),
+        (
+            "more looks: every run from 4, auto:24",
+            AutoPolicy {
+                growth: 1.0,
+                ..AutoPolicy::new(24)
+            },
+        ),
+        (
+            "3 looks",
+            AutoPolicy {
+                first_round: 5,
+                growth: 2.0,
+                ..d
+            },
+        ),
+        ("auto:14", AutoPolicy::new(14)),
+        ("auto:13", AutoPolicy::new(13)),
+        (
+            "Neyman allocation, Jeffreys smoothing",
+            AutoPolicy {
+                neyman: true,
+                neyman_prior: 0.5,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, auto:14",
+            AutoPolicy {
+                neyman: true,
+                ..AutoPolicy::new(14)
+            },
+        ),
+        (
+            "interim continuity correction halved",
+            AutoPolicy {
+                interim_continuity: 0.5,
+                ..d
+            },
+        ),
+        (
+            "interim continuity correction off",
+            AutoPolicy {
+                interim_continuity: 0.0,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, interim continuity correction halved",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.5,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, interim continuity correction off",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.0,
+                ..d
+            },
+        ),
+        (
+            "Neyman allocation, auto:14, interim continuity correction off",
+            AutoPolicy {
+                neyman: true,
+                interim_continuity: 0.0,
+                ..AutoPolicy::new(14)
+            },
+        ),
+        (
+            "Neyman allocation, growth 2",
+            AutoPolicy {
+                neyman: true,
+                growth: 2.0,
+                ..d
+            },
+        ),
     ] {
         v.push((format!("{name} ({})", looks(&p)), p));
     }
     v
+}
+
+/// [`alternatives`], only those [`policy_filter`] names when it is set.
+fn chosen_alternatives() -> Vec<(String, AutoPolicy)> {
+    let filter = policy_filter();
+    alternatives()
+        .into_iter()
+        .filter(|(name, _)| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.iter().any(|part| name.contains(part.as_str())))
+        })
+        .collect()
+}
+
+/// Suites per shape: [`SHAPE_SUITES`], or `ADAPTIVE_SHAPE_SUITES` for a
+/// quicker look while exploring (the published figures use the default).
+fn shape_suites_count() -> usize {
+    std::env::var("ADAPTIVE_SHAPE_SUITES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SHAPE_SUITES)
+}
+
+/// `ADAPTIVE_POLICIES`: comma-separated parts of alternative policy names.
+/// When set, only the alternatives whose names contain one of them are
+/// measured: the shapes section runs them beside the default on both seeds
+/// and on the no-difference suites, the main section on its grid and on the
+/// single no-difference suites (exploring); unset, every alternative on the
+/// main grid and the shapes' first seed, as published.
+fn policy_filter() -> Option<Vec<String>> {
+    std::env::var("ADAPTIVE_POLICIES")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
 }
 
 fn main() {
@@ -614,7 +762,15 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
             vec![(10, 0), (0, 10), (5, 5), (5, 5)],
         ),
     ] {
-        let same = vec![Truth(cases); WORST];
+        let same = vec![Truth(cases.clone()); WORST];
+        if policy_filter().is_some() {
+            for (policy_name, p) in chosen_alternatives() {
+                println!(
+                    "| {name}, {policy_name} | | | {:.2} % | |",
+                    setting(&same, MAIN, Buy::Auto(p)).a()
+                );
+            }
+        }
         let row: Vec<String> = [
             Buy::Fixed(3),
             Buy::Fixed(10),
@@ -631,7 +787,7 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     println!();
     println!("| auto policy (same suites) | (a0) | (b) | (c) |");
     println!("| --- | --- | --- | --- |");
-    for (name, p) in alternatives() {
+    for (name, p) in chosen_alternatives() {
         let t = setting(truths, MAIN, Buy::Auto(p));
         println!(
             "| {name} | {:.2} % | {:.1} % | {:.1} |",
@@ -938,7 +1094,7 @@ const SHAPE_LIST: [(&str, usize, usize); 4] = [
 
 fn shape_suites(seed: u64, pairs: usize, scoring: usize) -> Vec<Truth> {
     let mut rng = SplitMix(seed ^ 0x5A9E ^ ((pairs * 16 + scoring) as u64));
-    (0..SHAPE_SUITES)
+    (0..shape_suites_count())
         .map(|_| draw_shape(&mut rng, pairs, scoring))
         .collect()
 }
@@ -947,8 +1103,9 @@ fn shape_suites(seed: u64, pairs: usize, scoring: usize) -> Vec<Truth> {
 /// the true mean difference is zero: a tighter (a0).
 fn shape_nulls(pairs: usize, scoring: usize) -> Vec<Truth> {
     let mut rng = SplitMix(SEED ^ 0xDD17 ^ ((pairs * 16 + scoring) as u64));
-    let mut out = Vec::with_capacity(SHAPE_SUITES);
-    while out.len() < SHAPE_SUITES {
+    let count = shape_suites_count();
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
         let t = draw_shape(&mut rng, pairs, scoring);
         if t.diff_tenths() == 0 {
             out.push(t);
@@ -959,9 +1116,13 @@ fn shape_nulls(pairs: usize, scoring: usize) -> Vec<Truth> {
 
 /// Issue 24, item 4: `--runs auto` on the suites bob-eval's layout produces.
 fn shapes_grid(results: &mut Vec<String>) {
+    let filter = policy_filter();
+    let mut policies = vec![("default (auto:16)".to_string(), AutoPolicy::new(16))];
+    policies.extend(chosen_alternatives());
+    let count = shape_suites_count();
     println!();
     println!(
-        "| shape | (a0) fixed 10, {SHAPE_SUITES} no-difference suites | (a0) default auto | (a0) earlier auto | runs, fixed 10 / default auto |"
+        "| shape | (a0) fixed 10, {count} no-difference suites | (a0) default auto | (a0) earlier auto | runs, fixed 10 / default auto |"
     );
     println!("| --- | --- | --- | --- | --- |");
     for (name, pairs, scoring) in SHAPE_LIST {
@@ -978,27 +1139,35 @@ fn shapes_grid(results: &mut Vec<String>) {
             a.c()
         );
         results.push(format!(
-            "shapes {name}: (a0) of {SHAPE_SUITES} no-difference suites, default auto {:.2} % (target <= 5 %) {}",
+            "shapes {name}: (a0) of {count} no-difference suites, default auto {:.2} % (target <= 5 %) {}",
             a.a0(),
             verdict(a.a0() <= 5.0)
         ));
+        if filter.is_some() {
+            for (policy_name, policy) in &policies[1..] {
+                let t = setting(&nulls, SHAPES, Buy::Auto(*policy));
+                println!(
+                    "| {name} | {policy_name}: (a0) {:.2} %, runs {:.1} | | | |",
+                    t.a0(),
+                    t.c()
+                );
+            }
+        }
     }
     println!();
     println!(
-        "Auto on the suites people write ({SHAPE_SUITES} suites per shape, fires case 75 % item-fires (with from 1, 1, 0.9, 0.7; without from 0, 0, 0.1, 0.3), else a tie; quiet case a tie at 1, 1, 1, 0.9 or 0):"
+        "Auto on the suites people write ({count} suites per shape, fires case 75 % item-fires (with from 1, 1, 0.9, 0.7; without from 0, 0, 0.1, 0.3), else a tie; quiet case a tie at 1, 1, 1, 0.9 or 0):"
     );
     println!();
     println!(
         "| shape | auto policy | no-difference / big / small suites | (a0) fixed 10 / auto | (b) fixed 10 / auto | small effects called right, fixed 10 / auto | (c) fixed 10 / auto | auto's runs / fixed 10's |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
-    let mut policies = vec![("default (auto:16)".to_string(), AutoPolicy::new(16))];
-    policies.extend(alternatives());
     for (name, pairs, scoring) in SHAPE_LIST {
         for (seed, label) in [(SEED, ""), (CHECK_SEED, ", second seed")] {
             let suites = shape_suites(seed, pairs, scoring);
             let f = setting(&suites, SHAPES, Buy::Fixed(10));
-            let list = if seed == SEED {
+            let list = if seed == SEED || filter.is_some() {
                 &policies[..]
             } else {
                 &policies[..1]
@@ -1045,7 +1214,8 @@ fn shapes_grid(results: &mut Vec<String>) {
 fn oracle() {
     println!();
     println!(
-        "| shape ({SHAPE_SUITES} suites) | oracle's runs per suite | share of fixed 10's | default auto's share |"
+        "| shape ({} suites) | oracle's runs per suite | share of fixed 10's | default auto's share |",
+        shape_suites_count()
     );
     println!("| --- | --- | --- | --- |");
     for (name, pairs, scoring) in SHAPE_LIST {

@@ -418,6 +418,14 @@ pub fn score_interval(parts: &[Part], confidence: f64) -> Estimate {
 /// [`score_interval`], with the continuity correction optional (off, one part
 /// is exactly Wilson: a check of the search).
 pub(crate) fn score_interval_cc(parts: &[Part], confidence: f64, corrected: bool) -> Estimate {
+    score_interval_scaled(parts, confidence, if corrected { 1.0 } else { 0.0 })
+}
+
+/// [`score_interval`] with `scale` times the continuity correction (1: the
+/// full one; 0: none). What `--runs auto`'s
+/// [`super::AutoPolicy::interim_continuity`] measures at interim looks.
+pub(crate) fn score_interval_scaled(parts: &[Part], confidence: f64, scale: f64) -> Estimate {
+    let corrected = scale > 0.0;
     let z = z_for(confidence);
     let ran: Vec<Part> = parts.iter().copied().filter(|p| p.n > 0).collect();
     let unknown: f64 = parts
@@ -436,7 +444,11 @@ pub(crate) fn score_interval_cc(parts: &[Part], confidence: f64, corrected: bool
         .sum();
     let lowest: f64 = ran.iter().map(|p| p.coef.min(0.0)).sum();
     let highest: f64 = ran.iter().map(|p| p.coef.max(0.0)).sum();
-    let cc = if corrected { continuity(&ran) } else { 0.0 };
+    let cc = if corrected {
+        scale * continuity(&ran)
+    } else {
+        0.0
+    };
     let rejects = |lambda: f64| -> bool {
         let (theta, var) = path(&ran, lambda);
         let gap = (theta_hat - theta).abs() - cc;

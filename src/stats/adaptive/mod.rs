@@ -48,7 +48,9 @@
 //! design ([`Spending::Interim`]: Haybittle–Peto looks at 0.001 and a union
 //! bound, which holds under any dependence) is kept for comparison.
 
-use super::interval::{Estimate, Part, normal_cdf, score_interval, variance_at, z_for};
+use super::interval::{
+    Estimate, Part, normal_cdf, score_interval, score_interval_scaled, variance_at, z_for,
+};
 use super::{Comparison, Direction, TriggerCount, compare_with_parts};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -176,6 +178,30 @@ pub struct AutoPolicy {
     /// it cost resolution, because the suite's test still carries the
     /// case's variance).
     pub resolve_cases: bool,
+    /// After the first round, spread each round's runs (as many as the
+    /// schedule would buy) over the arms that run, in proportion to each
+    /// arm's estimated standard deviation with a smoothed pass share
+    /// p̃ = (s + 1)/(n + 2) (Neyman allocation), an arm never past MAX and a
+    /// case's without arm never given more runs than its with arm in a
+    /// round (default off: measured, `docs/statistics.md`).
+    #[serde(default)]
+    pub neyman: bool,
+    /// The pseudo-count a of Neyman allocation's smoothed pass share
+    /// p̃ = (s + a)/(n + 2a) (default 1; ½ is Jeffreys', which gives an arm
+    /// pinned at its end fewer runs).
+    #[serde(default = "one")]
+    pub neyman_prior: f64,
+    /// The share of the continuity correction the suite's delta interval
+    /// takes at an interim look (default 1: the full one at every look; the
+    /// last look always takes the full one). Below 1 an interim look is less
+    /// conservative, and a call made there may not hold on the same runs at
+    /// the last look's level (measured, `docs/statistics.md`).
+    #[serde(default = "one")]
+    pub interim_continuity: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl AutoPolicy {
@@ -192,6 +218,9 @@ impl AutoPolicy {
             predictive: true,
             allocate: true,
             resolve_cases: false,
+            neyman: false,
+            neyman_prior: 1.0,
+            interim_continuity: 1.0,
         }
     }
 
@@ -413,23 +442,34 @@ pub fn adaptive_against<S: RunSource>(
     let mut arms = vec![[true, true]; cases];
     let mut reached = vec![[0u32; 2]; cases];
     for (look, (&target, &confidence)) in schedule.iter().zip(&confidences).enumerate() {
-        let requests: Vec<RunRequest> = (0..cases)
-            .map(|case| {
-                let more = |arm: usize| {
-                    if arms[case][arm] {
-                        target.saturating_sub(reached[case][arm])
-                    } else {
-                        0
+        let requests: Vec<RunRequest> = if policy.neyman && look > 0 {
+            neyman(
+                &d.samples,
+                &arms,
+                &reached,
+                target,
+                policy.max_per_arm,
+                policy.neyman_prior,
+            )
+        } else {
+            (0..cases)
+                .map(|case| {
+                    let more = |arm: usize| {
+                        if arms[case][arm] {
+                            target.saturating_sub(reached[case][arm])
+                        } else {
+                            0
+                        }
+                    };
+                    RunRequest {
+                        case,
+                        with: more(0),
+                        without: more(1),
                     }
-                };
-                RunRequest {
-                    case,
-                    with: more(0),
-                    without: more(1),
-                }
-            })
-            .filter(|r| r.runs() > 0)
-            .collect();
+                })
+                .filter(|r| r.runs() > 0)
+                .collect()
+        };
         if look > 0 && requests.is_empty() {
             let comparison = super::compare(&d.samples, d.last_confidence);
             return Ok(d.finish(comparison, Stop::Futile));
@@ -443,7 +483,12 @@ pub fn adaptive_against<S: RunSource>(
             reached[r.case][0] += r.with;
             reached[r.case][1] += r.without;
         }
-        let (comparison, parts) = compare_with_parts(&d.samples, confidence);
+        let (mut comparison, parts) = compare_with_parts(&d.samples, confidence);
+        if look + 1 < schedule.len() && policy.interim_continuity != 1.0 {
+            let s = &mut comparison.suite;
+            s.delta = score_interval_scaled(&parts, confidence, policy.interim_continuity);
+            s.advisory = super::advise(&s.delta, 0.0, s.runs_per_arm);
+        }
         if let Some(stop) = stopped {
             return Ok(d.finish(comparison, stop));
         }

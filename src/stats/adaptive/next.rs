@@ -70,3 +70,79 @@ pub(super) fn conditional_power(
     let shrink = if predictive { t.sqrt() } else { 1.0 };
     1.0 - normal_cdf((z_last - drift) * shrink / (1.0 - t).sqrt())
 }
+
+/// A round's requests under Neyman allocation ([`AutoPolicy::neyman`]):
+/// as many runs as the schedule would buy this round (the arms that `arms`
+/// runs taken to `target` runs each in total), spread one at a time where each removes the
+/// most variance of the suite's mean, σ̃²·(1/n − 1/(n + 1)) with
+/// σ̃² = p̃(1 − p̃) and the smoothed pass share p̃ = (s + a)/(n + 2a) (a
+/// greedy step that is exact for this separable convex problem). An arm
+/// never passes `max`, and a case's without arm never gets more runs than
+/// its with arm in one request (the platform runs both arms alike, or the
+/// with arm alone): a without run beyond the with arm's comes as a pair.
+pub(super) fn neyman(
+    samples: &[CaseRuns],
+    arms: &[[bool; 2]],
+    reached: &[[u32; 2]],
+    target: u32,
+    max: u32,
+    prior: f64,
+) -> Vec<RunRequest> {
+    // The runs that take the arms that run to `target` in total.
+    let (on, had) = arms
+        .iter()
+        .zip(reached)
+        .flat_map(|(a, r)| (0..2).filter(move |&i| a[i]).map(move |i| r[i]))
+        .fold((0u32, 0u32), |(k, sum), r| (k + 1, sum + r));
+    let mut budget = (on * target).saturating_sub(had);
+    let sigma2 = |scores: &[f64]| {
+        let p = (crate::stats::interval::score_sum(scores) + prior)
+            / (scores.len() as f64 + 2.0 * prior);
+        p * (1.0 - p)
+    };
+    let weight: Vec<[f64; 2]> = samples
+        .iter()
+        .map(|c| [sigma2(&c.with), sigma2(&c.without)])
+        .collect();
+    let mut more = vec![[0u32; 2]; samples.len()];
+    let gain = |case: usize, arm: usize, more: &[[u32; 2]]| {
+        let n = f64::from(reached[case][arm] + more[case][arm]).max(1.0);
+        weight[case][arm] / (n * (n + 1.0))
+    };
+    while budget > 0 {
+        // (gain per run, case, with runs, without runs)
+        let mut best: Option<(f64, usize, u32, u32)> = None;
+        let mut consider = |g: f64, case: usize, w: u32, wo: u32| {
+            if best.is_none_or(|b| g > b.0) {
+                best = Some((g, case, w, wo));
+            }
+        };
+        for case in 0..samples.len() {
+            let room = |arm: usize| arms[case][arm] && reached[case][arm] + more[case][arm] < max;
+            let [m_w, m_wo] = more[case];
+            if room(0) {
+                consider(gain(case, 0, &more), case, 1, 0);
+            }
+            if room(1) && m_wo < m_w {
+                consider(gain(case, 1, &more), case, 0, 1);
+            }
+            if room(0) && room(1) && m_wo == m_w && budget >= 2 {
+                let pair = (gain(case, 0, &more) + gain(case, 1, &more)) / 2.0;
+                consider(pair, case, 1, 1);
+            }
+        }
+        let Some((_, case, w, wo)) = best else { break };
+        more[case][0] += w;
+        more[case][1] += wo;
+        budget -= w + wo;
+    }
+    more.iter()
+        .enumerate()
+        .map(|(case, m)| RunRequest {
+            case,
+            with: m[0],
+            without: m[1],
+        })
+        .filter(|r| r.runs() > 0)
+        .collect()
+}

@@ -437,3 +437,87 @@ fn deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn neyman_spreads_a_round_by_the_smoothed_deviations() {
+    let case = |with: &[f64], without: &[f64], case| CaseRuns {
+        case,
+        with: with.to_vec(),
+        without: without.to_vec(),
+        cost_usd: 0.0,
+        trigger: Default::default(),
+    };
+    // A noisy case (2/4 both arms) and a pinned one (4/4 against 0/4): the
+    // round that takes every arm from 4 to 6 (8 runs) goes mostly to the
+    // noisy case, and the pinned one still gets a run per arm.
+    let samples = vec![
+        case(&[1.0, 0.0, 1.0, 0.0], &[0.0, 1.0, 0.0, 1.0], 0),
+        case(&[1.0; 4], &[0.0; 4], 1),
+    ];
+    let arms = vec![[true, true]; 2];
+    let reached = vec![[4, 4]; 2];
+    let r = neyman(&samples, &arms, &reached, 6, 16, 1.0);
+    let total: u64 = r.iter().map(RunRequest::runs).sum();
+    assert_eq!(total, 8);
+    assert!(r.iter().all(|r| r.without <= r.with), "{r:?}");
+    let noisy = r.iter().find(|r| r.case == 0).unwrap();
+    let pinned = r.iter().find(|r| r.case == 1).unwrap();
+    assert!(noisy.runs() > pinned.runs(), "{r:?}");
+    assert!(pinned.runs() >= 2, "{r:?}");
+    // An arm never passes MAX, and the last look fills the rest.
+    let r = neyman(&samples, &arms, &[[15, 15], [4, 4]], 16, 16, 1.0);
+    let noisy = r.iter().find(|r| r.case == 0).unwrap();
+    assert_eq!((noisy.with, noisy.without), (1, 1));
+    let pinned = r.iter().find(|r| r.case == 1).unwrap();
+    assert_eq!((pinned.with, pinned.without), (12, 12));
+    // A with arm alone (a tie at the top) gets with runs only.
+    let r = neyman(
+        &samples,
+        &[[true, true], [true, false]],
+        &reached,
+        6,
+        16,
+        1.0,
+    );
+    assert_eq!(r.iter().map(RunRequest::runs).sum::<u64>(), 6);
+    assert_eq!(r.iter().find(|r| r.case == 1).map_or(0, |r| r.without), 0);
+}
+
+#[test]
+fn neyman_is_off_by_default_and_keeps_the_error_control_path() {
+    assert!(!AutoPolicy::new(16).neyman);
+    // A clear suite is called at the first look with or without it.
+    let policy = AutoPolicy {
+        neyman: true,
+        ..AutoPolicy::new(16)
+    };
+    let mut s = Script::new(&[(ONE, ZERO), (ONE, ZERO), (ONE, ZERO)]);
+    let o = adaptive(&mut s, 3, &policy, 1e9).unwrap();
+    assert_eq!(o.stop, Stop::SuiteClear);
+    assert_eq!(o.rounds.len(), 1);
+}
+
+#[test]
+fn interim_continuity_is_whole_by_default_and_narrows_an_interim_interval() {
+    assert_eq!(AutoPolicy::new(16).interim_continuity, 1.0);
+    let parts = [
+        Part::of(0.5, &[1.0, 1.0, 1.0, 0.0]),
+        Part::of(-0.5, &[0.0, 1.0, 0.0, 0.0]),
+    ];
+    let whole = score_interval(&parts, 0.95).interval;
+    let same = score_interval_scaled(&parts, 0.95, 1.0).interval;
+    assert_eq!((whole.low, whole.high), (same.low, same.high));
+    let none = score_interval_scaled(&parts, 0.95, 0.0).interval;
+    assert!(none.low > whole.low && none.high < whole.high);
+}
+
+#[test]
+fn a_policy_written_before_the_new_knobs_reads_with_them_off() {
+    let mut json = serde_json::to_value(AutoPolicy::new(16)).unwrap();
+    let map = json.as_object_mut().unwrap();
+    for knob in ["neyman", "neyman_prior", "interim_continuity"] {
+        assert!(map.remove(knob).is_some(), "{knob}");
+    }
+    let read: AutoPolicy = serde_json::from_value(json).unwrap();
+    assert_eq!(read, AutoPolicy::new(16));
+}
