@@ -171,24 +171,6 @@ impl Buy {
     }
 }
 
-/// The earlier default (before issue 24's item 4): 2, 4, 8, 10 with
-/// Haybittle–Peto looks at 0.001 and a union bound, every arm of every open
-/// case run, a case clear on its own resolved, futility on conditional
-/// power below 0.1 from 4 runs.
-fn earlier() -> AutoPolicy {
-    AutoPolicy {
-        first_round: 2,
-        growth: 2.0,
-        spending: Spending::Interim(0.001),
-        futility: 0.1,
-        predictive: false,
-        futility_from: 4,
-        allocate: false,
-        resolve_cases: true,
-        ..AutoPolicy::new(10)
-    }
-}
-
 /// The gate's compiled rule on the outcome's point estimates, as the reducer
 /// would write them (empty baseline: `beats-best` falls back to the same
 /// comparison). True when the `helps` condition (`with > without`) passes.
@@ -405,13 +387,13 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
     let mut v: Vec<(String, AutoPolicy)> = vec![
         (
             "earlier default: 2, 4, 8, 10; interim 0.001".into(),
-            earlier(),
+            AutoPolicy::haybittle_peto(),
         ),
         (
             "earlier default at MAX 16 (2, 4, 8, 16)".into(),
             AutoPolicy {
                 max_per_arm: 16,
-                ..earlier()
+                ..AutoPolicy::haybittle_peto()
             },
         ),
     ];
@@ -688,7 +670,7 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     ));
     rows.push((
         "earlier auto (2, 4, 8, 10)".into(),
-        setting(truths, MAIN, Buy::Auto(earlier())),
+        setting(truths, MAIN, Buy::Auto(AutoPolicy::haybittle_peto())),
     ));
     println!();
     println!(
@@ -730,7 +712,10 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
         ("--runs 10", Buy::Fixed(10)),
         ("--runs auto (auto:16)", Buy::Auto(policy)),
         ("--runs auto:10", Buy::Auto(AutoPolicy::new(10))),
-        ("earlier auto (2, 4, 8, 10)", Buy::Auto(earlier())),
+        (
+            "earlier auto (2, 4, 8, 10)",
+            Buy::Auto(AutoPolicy::haybittle_peto()),
+        ),
     ] {
         let t = setting(nulls, MAIN, buy);
         if name.starts_with("--runs auto (") {
@@ -775,7 +760,7 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
             Buy::Fixed(3),
             Buy::Fixed(10),
             Buy::Auto(policy),
-            Buy::Auto(earlier()),
+            Buy::Auto(AutoPolicy::haybittle_peto()),
         ]
         .into_iter()
         .map(|b| format!("{:.2} %", setting(&same, MAIN, b).a()))
@@ -1129,7 +1114,7 @@ fn shapes_grid(results: &mut Vec<String>) {
         let nulls = shape_nulls(pairs, scoring);
         let f = setting(&nulls, SHAPES, Buy::Fixed(10));
         let a = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::new(16)));
-        let e = setting(&nulls, SHAPES, Buy::Auto(earlier()));
+        let e = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::haybittle_peto()));
         println!(
             "| {name} | {:.2} % | {:.2} % | {:.2} % | {:.1} / {:.1} |",
             f.a0(),

@@ -64,6 +64,33 @@ pub struct BestEntry {
     pub confidence: Option<f64>,
 }
 
+impl BestEntry {
+    /// A best known by its scores, run and date alone, as one recorded
+    /// before bests kept their suite, runs and evidence reads (its score an
+    /// exact line for the confidence mode).
+    pub fn bare(
+        score: f64,
+        without: f64,
+        trigger_rate: Option<f64>,
+        run: &str,
+        date: &str,
+    ) -> Self {
+        BestEntry {
+            score,
+            without,
+            trigger_rate,
+            run: run.into(),
+            date: date.into(),
+            suite_digest: None,
+            cases: None,
+            runs: None,
+            interval: None,
+            evidence: None,
+            confidence: None,
+        }
+    }
+}
+
 /// The runs behind a best, per case and arm (the run id in [`BestEntry::run`]
 /// resolves to the runs themselves in the evidence store).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

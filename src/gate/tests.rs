@@ -15,19 +15,13 @@ fn baseline(model: &str, score: f64, trigger: Option<f64>) -> Baseline {
     let mut b = Baseline::empty("commit");
     b.best.insert(
         model.into(),
-        BestEntry {
+        BestEntry::bare(
             score,
-            without: 0.5,
-            trigger_rate: trigger,
-            run: "eval-commit-20261009T084444Z".into(),
-            date: "2026-10-09".into(),
-            suite_digest: None,
-            cases: None,
-            runs: None,
-            interval: None,
-            evidence: None,
-            confidence: None,
-        },
+            0.5,
+            trigger,
+            "eval-commit-20261009T084444Z",
+            "2026-10-09",
+        ),
     );
     b
 }

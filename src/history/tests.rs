@@ -137,19 +137,7 @@ fn the_baselines_run_is_accepted_without_a_row() {
     let mut baseline = Baseline::empty("commit");
     baseline.best.insert(
         "claude-sonnet-5-5".into(),
-        BestEntry {
-            score: 0.6,
-            without: 0.1,
-            trigger_rate: None,
-            run: by.into(),
-            date: "2026-11-30".into(),
-            suite_digest: None,
-            cases: None,
-            runs: None,
-            interval: None,
-            evidence: None,
-            confidence: None,
-        },
+        BestEntry::bare(0.6, 0.1, None, by, "2026-11-30"),
     );
     let baselines = BTreeMap::from([("commit".to_string(), baseline)]);
     let h = gather(&only(&runs), &items(), &baselines, &[], false);

@@ -124,19 +124,13 @@ mod tests {
         let mut b = Baseline::empty("commit");
         b.best.insert(
             "claude-sonnet-5-5".into(),
-            BestEntry {
-                score: 0.83,
-                without: 0.67,
-                trigger_rate: Some(1.0),
-                run: "eval-commit-20261009T084444Z".into(),
-                date: "2026-10-09".into(),
-                suite_digest: None,
-                cases: None,
-                runs: None,
-                interval: None,
-                evidence: None,
-                confidence: None,
-            },
+            BestEntry::bare(
+                0.83,
+                0.67,
+                Some(1.0),
+                "eval-commit-20261009T084444Z",
+                "2026-10-09",
+            ),
         );
         b
     }

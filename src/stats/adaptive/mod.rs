@@ -224,6 +224,25 @@ impl AutoPolicy {
         }
     }
 
+    /// The design before issue 24: looks at 2, 4, 8 and 10 runs per arm with
+    /// Haybittle–Peto interim looks at 0.001 and a union bound, every arm of
+    /// every open case run, a case clear on its own resolved, futility on
+    /// conditional power below 0.1 from 4 runs. Kept so the benchmark and the
+    /// tests can hold the present design against it.
+    pub fn haybittle_peto() -> Self {
+        AutoPolicy {
+            first_round: 2,
+            growth: 2.0,
+            spending: Spending::Interim(0.001),
+            futility: 0.1,
+            predictive: false,
+            futility_from: 4,
+            allocate: false,
+            resolve_cases: true,
+            ..AutoPolicy::new(10)
+        }
+    }
+
     /// The defaults for the gate's confidence mode at `level`: the one-sided
     /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
     /// look's one-sided level is at least `level` and a result bought this

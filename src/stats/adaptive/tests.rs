@@ -69,22 +69,6 @@ const ZERO: &[f64] = &[0.0];
 const HALF: &[f64] = &[1.0, 0.0];
 const HALF_LATE: &[f64] = &[0.0, 1.0];
 
-/// The earlier default: 2, 4, 8, 10 with Haybittle–Peto looks at 0.001,
-/// every arm of every open case run, a case clear on its own resolved.
-fn haybittle_peto() -> AutoPolicy {
-    AutoPolicy {
-        first_round: 2,
-        growth: 2.0,
-        spending: Spending::Interim(0.001),
-        futility: 0.1,
-        predictive: false,
-        futility_from: 4,
-        allocate: false,
-        resolve_cases: true,
-        ..AutoPolicy::new(10)
-    }
-}
-
 #[test]
 fn schedule_and_levels() {
     let p = AutoPolicy::new(16);
@@ -105,7 +89,7 @@ fn schedule_and_levels() {
     assert_eq!(AutoPolicy::new(4).confidences().unwrap(), [0.95]);
     assert_eq!(AutoPolicy::new(2).schedule(), [2]);
 
-    let hp = haybittle_peto();
+    let hp = AutoPolicy::haybittle_peto();
     assert_eq!(hp.schedule(), [2, 4, 8, 10]);
     let c = hp.confidences().unwrap();
     assert!(c[..3].iter().all(|c| (c - 0.999).abs() < 1e-12), "{c:?}");
@@ -203,7 +187,7 @@ fn reruns_only_the_unresolved_cases() {
         first_round: 5,
         spending: Spending::Interim(0.01),
         futility: 0.0,
-        ..haybittle_peto()
+        ..AutoPolicy::haybittle_peto()
     };
     assert_eq!(policy.schedule(), [5, 10]);
     let mut s = Script::new(&[
@@ -236,7 +220,9 @@ fn gives_up_when_nothing_can_come_of_it() {
     assert_eq!(s.log.len(), 1);
     let mut s = Script::new(&[(ONE, ONE); 4]);
     assert_eq!(
-        adaptive(&mut s, 4, &haybittle_peto(), 100.0).unwrap().stop,
+        adaptive(&mut s, 4, &AutoPolicy::haybittle_peto(), 100.0)
+            .unwrap()
+            .stop,
         Stop::Futile
     );
     assert_eq!(s.log.len(), 2);
@@ -254,7 +240,7 @@ fn respects_the_ceiling_and_a_source_that_stops() {
     let mut s = Script::new(&[(HALF, HALF_LATE); 4]);
     let policy = AutoPolicy {
         futility: 0.0,
-        ..haybittle_peto()
+        ..AutoPolicy::haybittle_peto()
     };
     let o = adaptive(&mut s, 4, &policy, 0.5).unwrap();
     assert_eq!(o.stop, Stop::CeilingSpent);
