@@ -35,5 +35,5 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
         json: args.json,
         ..PipelineOptions::default()
     };
-    super::script::run_embedded(ctx, "exam", options)
+    super::script::run_embedded(ctx, "exam", options).map(|(code, _)| code)
 }

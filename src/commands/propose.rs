@@ -50,7 +50,7 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         trust_imported: args.trust_imported,
         ..PipelineOptions::default()
     };
-    let (code, published) = super::script::run_embedded_published(ctx, "proposer", options)?;
+    let (code, published) = super::script::run_embedded(ctx, "proposer", options)?;
     if let Some(p) = &published {
         super::append_step_summary(&crate::report::published_markdown("bob-eval propose", p));
     }

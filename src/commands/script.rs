@@ -70,24 +70,15 @@ pub fn parse_script_options(args: &[String]) -> PipelineOptions {
     }
 }
 
-/// Run the embedded pipeline `name` with `options`, progress on stderr.
-pub fn run_embedded(ctx: &Context, name: &str, options: PipelineOptions) -> Result<u8> {
-    run_embedded_published(ctx, name, options).map(|(code, _)| code)
-}
-
-/// [`run_embedded`], also returning what the pipeline handed over with `publish`.
-pub fn run_embedded_published(
+/// Run the embedded pipeline `name` with `options`, progress on stderr: its
+/// exit code and what it published.
+pub fn run_embedded(
     ctx: &Context,
     name: &str,
     options: PipelineOptions,
 ) -> Result<(u8, Option<Published>)> {
-    let (path, text) = crate::script::embedded(name).expect("an embedded pipeline");
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    let host = Host::new(ctx.clone(), options, Vec::new(), None, observer);
-    let published = host.published.clone();
-    let code = run_pipeline(host, path, text)?;
-    let published = published.lock().unwrap_or_else(|p| p.into_inner()).take();
-    Ok((code, published))
+    crate::script::run_embedded(ctx, name, options, observer)
 }
 
 /// Read the pipeline and run it.

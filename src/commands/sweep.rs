@@ -124,7 +124,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
         ..PipelineOptions::default()
     };
     let store = crate::eval::evidence_path(ctx, &options.eval);
-    let (code, published) = super::script::run_embedded_published(ctx, "sweep", options)?;
+    let (code, published) = super::script::run_embedded(ctx, "sweep", options)?;
     // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
     let (Some(Published::Outcomes(_)) | Some(Published::Estimates(_))) = published else {
         // JUnit and Markdown readers still get their (empty) document.

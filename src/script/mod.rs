@@ -142,6 +142,24 @@ impl Host {
     }
 }
 
+/// Run the embedded pipeline `name` (`exam`, `proposer`, `sweep`) with the
+/// command's `options`, progress to `observer`: its exit code and what it
+/// handed over with `publish`, for the command to word.
+pub fn run_embedded(
+    ctx: &Context,
+    name: &str,
+    options: PipelineOptions,
+    observer: Arc<dyn Observer>,
+) -> Result<(u8, Option<Published>)> {
+    let (path, text) = embedded(name)
+        .ok_or_else(|| Error::Usage(format!("no embedded pipeline named `{name}`")))?;
+    let host = Host::new(ctx.clone(), options, Vec::new(), None, observer);
+    let published = host.published.clone();
+    let code = run_pipeline(host, path, text)?;
+    let published = published.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok((code, published))
+}
+
 /// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.
 ///
 /// `path` names the script in messages. The script's value, when an integer
