@@ -521,6 +521,20 @@ fn init_placeholders() {
             Some("---\ntype: llm\nweight: 1\n---\n\nThe answer describes the demo.\n"),
         )],
     );
+    // A regex placeholder is fixed with a regex, not with criteria.
+    let d = trips(
+        "init-placeholder",
+        "error",
+        &[(
+            GRADER,
+            Some(
+                "---\ntype: regex\npattern: 'TODO: describe what a successful response looks like'\n---\n",
+            ),
+        )],
+        &[(GRADER, Some("---\ntype: regex\npattern: 'demo'\n---\n"))],
+    );
+    let fix = d["fix"].as_str().unwrap();
+    assert!(fix.contains("regex a good response matches"), "{fix}");
 }
 
 #[test]

@@ -379,7 +379,11 @@ fn check_placeholders(grader: &Grader, out: &mut Out) {
                     "grader `{}` still holds the `init` placeholder \"{INIT_CRITERIA}\"",
                     grader.name
                 ),
-                "replace the TODO line with concrete pass criteria",
+                if key == "pattern" {
+                    "replace the TODO line with a JavaScript regex a good response matches"
+                } else {
+                    "replace the TODO line with concrete pass criteria"
+                },
             );
         }
     }
