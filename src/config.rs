@@ -70,27 +70,9 @@ impl std::ops::Deref for ItemName {
     }
 }
 
-impl AsRef<str> for ItemName {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<std::path::Path> for ItemName {
-    fn as_ref(&self) -> &std::path::Path {
-        self.0.as_ref()
-    }
-}
-
 impl AsRef<Utf8Path> for ItemName {
     fn as_ref(&self) -> &Utf8Path {
         self.0.as_str().into()
-    }
-}
-
-impl std::borrow::Borrow<str> for ItemName {
-    fn borrow(&self) -> &str {
-        &self.0
     }
 }
 
@@ -107,18 +89,6 @@ impl std::str::FromStr for ItemName {
     }
 }
 
-impl PartialEq<str> for ItemName {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for ItemName {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
 impl TryFrom<String> for ItemName {
     type Error = Error;
     fn try_from(name: String) -> Result<Self> {
@@ -132,12 +102,6 @@ impl From<&ItemName> for String {
     }
 }
 
-impl PartialEq<ItemName> for str {
-    fn eq(&self, other: &ItemName) -> bool {
-        self == other.0
-    }
-}
-
 impl PartialEq<ItemName> for &str {
     fn eq(&self, other: &ItemName) -> bool {
         *self == other.0
@@ -147,12 +111,6 @@ impl PartialEq<ItemName> for &str {
 impl PartialEq<ItemName> for String {
     fn eq(&self, other: &ItemName) -> bool {
         *self == other.0
-    }
-}
-
-impl PartialEq<String> for ItemName {
-    fn eq(&self, other: &String) -> bool {
-        self.0 == *other
     }
 }
 

@@ -117,27 +117,7 @@ fn stub_runs_and_their_records_are_points_with_the_documents_numbers() {
     let w = world();
     let first = w.json(&["run", "commit", "--model", SONNET]);
     assert_eq!(w.record(&first, "#7"), 0, "the first result is accepted");
-    // A run id is the start to the second: the next run starts in a later one.
-    let stamp = |t: DateTime<Utc>| format!("eval-commit-{}", t.format("%Y%m%dT%H%M%SZ"));
-    while stamp(Utc::now()) == first["run"] {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let later = Stub::new(Switches {
-        fixture: Some(later_capture()),
-        ..Switches::default()
-    });
-    let out = w
-        .cmd(&["run", "commit", "--model", SONNET, "--fresh"])
-        .env("BOB_EVAL_CLAUDE", &later.bin)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let second = later_run(&w);
     assert_eq!(w.record(&second, "#8"), 1, "the second is worse: rejected");
 
     let h = w.json(&["history", "--json"]);
@@ -587,23 +567,9 @@ fn a_real_browser_takes_a_screenshot_of_the_page() {
     );
 }
 
-/// Wait until a run started now gets another id than `run` (ids are to the second).
-fn after(run: &Value) {
-    let stamp = |t: DateTime<Utc>| format!("eval-commit-{}", t.format("%Y%m%dT%H%M%SZ"));
-    while run["run"]
-        .as_str()
-        .is_some_and(|r| r.starts_with(&stamp(Utc::now())))
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// What the scenario left: the world and the documents of the first run, the second (gated with #12), the propose (#13), the auto run
-/// and the `--case` run, in that order.
-fn scenario() -> (World, Vec<Value>) {
-    let w = world();
-    let first = w.json(&["run", "commit", "--model", SONNET]);
-    after(&first);
+/// `run commit --fresh` on the later capture (the `quiet` case's with arm
+/// failing), exit 0: its document.
+fn later_run(w: &World) -> Value {
     let later = Stub::new(Switches {
         fixture: Some(later_capture()),
         ..Switches::default()
@@ -619,9 +585,16 @@ fn scenario() -> (World, Vec<Value>) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What the scenario left: the world and the documents of the first run, the second (gated with #12), the propose (#13), the auto run
+/// and the `--case` run, in that order.
+fn scenario() -> (World, Vec<Value>) {
+    let w = world();
+    let first = w.json(&["run", "commit", "--model", SONNET]);
+    let second = later_run(&w);
     w.record(&second, "#12");
-    after(&second);
     let out = w
         .cmd(&[
             "propose",
@@ -644,9 +617,7 @@ fn scenario() -> (World, Vec<Value>) {
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     let proposed = said["result"].clone();
     assert_eq!(said["decision"]["run"], proposed["run"]);
-    after(&proposed);
     let auto = w.json(&["run", "commit", "--model", SONNET, "--runs", "auto:4"]);
-    after(&auto);
     let case = w.json(&["run", "commit", "--model", SONNET, "--case", "fires"]);
     (w, vec![first, second, proposed, auto, case])
 }
