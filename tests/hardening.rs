@@ -317,6 +317,20 @@ fn recording_under_the_default_model_warns() {
     }
 }
 
+/// `run commit --report <report>` of the test source on `stub`, no stdin,
+/// its output piped: to be spawned.
+fn run_reporting(home: &Path, report: &Path, stub: &Stub) -> std::process::Command {
+    let mut cmd = bob(&data("source"), home);
+    cmd.args(["run", "commit", "--report"])
+        .arg(report)
+        .arg("--claude")
+        .arg(&stub.bin)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    cmd
+}
+
 /// Make a FIFO at `path`.
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
@@ -489,7 +503,6 @@ fn a_link_planted_in_results_is_never_written_through() {
 /// refused (exit 3) and nothing is written where the link leads.
 #[test]
 fn a_link_planted_at_the_report_during_the_run_is_never_followed() {
-    use std::process::Stdio;
     for swap_folder in [false, true] {
         let work = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
@@ -504,16 +517,7 @@ fn a_link_planted_at_the_report_during_the_run_is_never_followed() {
             sleep: std::time::Duration::from_secs(3),
             ..Switches::answering(data("platform/run1_main.json"))
         });
-        let child = bob(&data("source"), home.path())
-            .args(["run", "commit", "--report"])
-            .arg(&report)
-            .arg("--claude")
-            .arg(&stub.bin)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = run_reporting(home.path(), &report, &stub).spawn().unwrap();
         // The stub records its arguments as it starts, then sleeps.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while stub.record("argv").is_none() && std::time::Instant::now() < deadline {
@@ -770,7 +774,6 @@ fn has_open(pid: u32, path: &Path) -> bool {
 /// (130) and the folder is removed.
 #[test]
 fn a_signal_while_writing_the_report_to_a_fifo_ends_run_and_cleans_up() {
-    use std::process::Stdio;
     for (sig, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")] {
         let dir = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
@@ -789,15 +792,8 @@ fn a_signal_while_writing_the_report_to_a_fifo_ends_run_and_cleans_up() {
             report: Some(report),
             ..Switches::answering(data("platform/run1_main.json"))
         });
-        let child = bob(&data("source"), home.path())
+        let child = run_reporting(home.path(), &fifo, &stub)
             .env("TMPDIR", &tmp)
-            .args(["run", "commit", "--report"])
-            .arg(&fifo)
-            .arg("--claude")
-            .arg(&stub.bin)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
