@@ -13,7 +13,7 @@ const TARGET_BYTES: usize = 50 * 1024 * 1024;
 
 fn ctx() -> ReduceContext {
     ReduceContext {
-        item: "commit".into(),
+        item: "commit".parse().expect("a valid name"),
         model: "default".into(),
         max_cost_usd: 2.0,
         started: Some(chrono::Utc::now()),

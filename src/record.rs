@@ -132,16 +132,16 @@ pub fn record(
             decision.run, decision.item, decision.model, result.run, result.item, result.model
         )));
     }
-    let item = crate::config::ItemName::new(&result.item)?;
-    existing_suite(source, &item)?;
-    let baseline_path = baseline_path(source, &item);
+    let item = &result.item;
+    existing_suite(source, item)?;
+    let baseline_path = baseline_path(source, item);
     let wiki_path = impact_path(source);
 
     let _lock = lock(&lock_path(source))?;
     remove_stale_temps(&baseline_path);
     remove_stale_temps(&wiki_path);
 
-    let mut baseline = load_baseline(source, &item)?;
+    let mut baseline = load_baseline(source, item)?;
     // The same mode as the decision passed in: a best raised by luck under
     // the confidence mode must not slip in through a re-decision without it.
     let applied = gate::decide_full(
@@ -159,7 +159,7 @@ pub fn record(
     }
     let row = wiki::format_row(&Row {
         date: result.date.clone(),
-        item: result.item.clone(),
+        item: result.item.to_string(),
         pr: pr.to_string(),
         pages: unique,
         before: applied.best.as_ref().map(|b| b.score),

@@ -452,7 +452,7 @@ fn edited_item(source: &Utf8Path, doc: &crate::document::SkillEval) -> Result<Op
     if doc.item_digest.is_none() {
         return Ok(None);
     }
-    let item = crate::item::find(source, &crate::config::ItemName::new(&doc.item)?)?;
+    let item = crate::item::find(source, &doc.item)?;
     Ok(doc.item_change(&crate::evidence::item_digest(&item)?))
 }
 
@@ -463,7 +463,7 @@ fn edited_case(source: &Utf8Path, doc: &crate::document::SkillEval) -> Result<Op
     if doc.cases.iter().all(|c| c.digest.is_none()) {
         return Ok(None);
     }
-    let suite = crate::suite::load(source, &crate::config::ItemName::new(&doc.item)?)?;
+    let suite = crate::suite::load(source, &doc.item)?;
     for case in &doc.cases {
         let Some(measured) = &case.digest else {
             continue;

@@ -811,7 +811,8 @@ fn propose_appends_its_markdown_to_the_step_summary_creating_it() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with("commit: accepted"),
-        "human output unchanged"
+        "human output unchanged: {}",
+        stdout(&out)
     );
     let first = std::fs::read_to_string(&file).unwrap();
     assert!(

@@ -18,7 +18,7 @@ use support::expect;
 
 fn ctx(item: &str) -> ReduceContext {
     ReduceContext {
-        item: item.into(),
+        item: item.parse().expect("a valid name"),
         model: "claude-sonnet-5-5".into(),
         max_cost_usd: 2.0,
         started: Some(

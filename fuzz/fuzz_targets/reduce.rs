@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|bytes: &[u8]| {
     let path = Utf8Path::new("aggregate-result.json");
     let ctx = ReduceContext {
-        item: "commit".into(),
+        item: "commit".parse().expect("a valid name"),
         model: "default".into(),
         max_cost_usd: 2.0,
         started: Some(chrono::DateTime::UNIX_EPOCH),

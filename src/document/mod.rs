@@ -61,7 +61,7 @@ pub struct SkillEval {
     /// Always [`SKILL_EVAL`].
     pub schema: String,
     /// The item evaluated.
-    pub item: String,
+    pub item: crate::config::ItemName,
     /// `eval-<item>-<UTC stamp>[-<suffix>]` ([`new_run_id`], [`run_id`]).
     pub run: String,
     /// UTC day the run started, `YYYY-MM-DD`.
@@ -358,7 +358,7 @@ pub fn load_result(path: &Utf8Path, item: &str) -> Result<SkillEval> {
     crate::schema::validate_skill_eval(&doc, path)?;
     let result: SkillEval = serde_json::from_value(doc)
         .map_err(|e| Error::invalid(path, format!("not a skill-eval/1 document: {e}")))?;
-    if result.item != item {
+    if result.item.as_str() != item {
         return Err(Error::invalid(
             path,
             format!(
@@ -468,7 +468,7 @@ impl SkillEval {
         let delta = round4(with - without);
         SkillEval {
             schema: SKILL_EVAL.into(),
-            item: "commit".into(),
+            item: crate::config::item_name("commit"),
             run: "eval-commit-20261202T094337Z".into(),
             date: "2026-12-02".into(),
             model: "claude-sonnet-5-5".into(),

@@ -161,7 +161,7 @@ pub(super) fn buy_and_gather(
 /// The key parts of runs bought for `plan`, paid for by run `bought_by`.
 pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContext {
     PlatformRunsContext {
-        item: plan.item.clone(),
+        item: plan.item.to_string(),
         item_digest: plan.item_digest.clone(),
         case_digests: plan.all_digests.clone(),
         model: plan.model.clone(),
@@ -299,7 +299,7 @@ pub(super) fn keep_bought(
     let (path, wait) = (store.path().to_owned(), store.bought_wait());
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
-            item: plan.item.clone(),
+            item: plan.item.to_string(),
             store: path.clone(),
             waited,
             wait,

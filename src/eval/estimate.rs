@@ -228,7 +228,7 @@ fn tally(
     let estimate_usd = total.map(round4);
     Estimate {
         schema: SCHEMA.into(),
-        item: plan.item.clone(),
+        item: plan.item.to_string(),
         model: plan.model.clone(),
         platform_version: header.version,
         fresh: header.fresh,
@@ -258,7 +258,7 @@ mod tests {
 
     fn plan() -> Plan {
         Plan {
-            item: "commit".into(),
+            item: crate::config::item_name("commit"),
             item_digest: "i".into(),
             cases: ["fires", "quiet"]
                 .iter()

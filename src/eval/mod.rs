@@ -112,7 +112,7 @@ fn plan(
     let mut tools = run.allow_tools.clone();
     tools.extend(run.disallow_tools.iter().map(|t| format!("!{t}")));
     Ok(Plan {
-        item: found.name.to_string(),
+        item: found.name.clone(),
         item_digest,
         filtered: cases.len() < suite.cases.len(),
         all_digests,
@@ -129,7 +129,7 @@ fn plan(
 #[derive(Debug)]
 pub struct Assembled {
     /// The item.
-    pub item: String,
+    pub item: ItemName,
     /// The resolved options the run is held to.
     pub run: RunOptions,
     what: Prepared,
@@ -193,7 +193,7 @@ pub fn assemble_plugin(
     }
     if let Some(file) = &opts.platform_result {
         return Ok(Assembled {
-            item: item.into(),
+            item: item.clone(),
             run,
             what: Prepared::File(file.clone()),
         });
@@ -248,7 +248,7 @@ pub fn assemble_plugin(
         }
     };
     Ok(Assembled {
-        item: item.into(),
+        item: item.clone(),
         run,
         what: Prepared::Plugin(Box::new(ToRun {
             plugin,
@@ -278,7 +278,7 @@ pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
 #[derive(Debug)]
 pub struct PlatformRun {
     /// The item.
-    pub item: String,
+    pub item: ItemName,
     /// The options the run was held to.
     pub run: RunOptions,
     /// The last platform output of this invocation, if the platform ran.
@@ -494,7 +494,7 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
     let observer = &run.observer.0;
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
-            item: doc.item.clone(),
+            item: doc.item.to_string(),
             store: keep.store.clone(),
             waited,
             wait: keep.wait,
@@ -665,7 +665,7 @@ pub fn measured_on_this_item(ctx: &Context, result: &SkillEval, path: &Utf8Path)
     if result.item_digest.is_none() {
         return Ok(());
     }
-    let item = crate::item::find(&ctx.source, &ItemName::new(&result.item)?)?;
+    let item = crate::item::find(&ctx.source, &result.item)?;
     match result.item_change(&evidence::item_digest(&item)?) {
         Some(why) => Err(Error::invalid(path, why)),
         None => Ok(()),

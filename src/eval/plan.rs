@@ -41,7 +41,7 @@ pub struct PlannedTrigger {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// The item.
-    pub item: String,
+    pub item: crate::config::ItemName,
     /// Digest of the item's files.
     pub item_digest: String,
     /// The selected cases, in suite order.
@@ -94,7 +94,7 @@ impl Plan {
     /// (no item digest on the without arm).
     pub fn key(&self, case: &PlannedCase, arm: Arm, platform_version: &str) -> RunKey {
         RunKey {
-            item: self.item.clone(),
+            item: self.item.to_string(),
             item_digest: self.item_digest.clone(),
             case: case.name.clone(),
             case_digest: case.digest.clone(),
@@ -347,7 +347,7 @@ mod tests {
 
     fn plan(runs: &[u32], filtered: bool) -> Plan {
         Plan {
-            item: "commit".into(),
+            item: crate::config::item_name("commit"),
             item_digest: "i".into(),
             cases: runs
                 .iter()

@@ -87,7 +87,7 @@ impl Evaluation {
     ) -> Evaluation {
         Evaluation {
             run: doc.run.clone(),
-            item: doc.item.clone(),
+            item: doc.item.to_string(),
             model: doc.model.clone(),
             date: doc.date.clone(),
             started_at,
@@ -199,7 +199,7 @@ impl KeptDecision {
         }
         KeptDecision {
             run: result.run.clone(),
-            item: result.item.clone(),
+            item: result.item.to_string(),
             model: result.model.clone(),
             date: result.date.clone(),
             mode: match applied.confidence {

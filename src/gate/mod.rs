@@ -300,7 +300,7 @@ pub fn decide_full(
             .map(|c| crate::document::scored_by_trigger_words(&c.name))
             .collect(),
         accepted: conditions.iter().all(|c| c.status != Status::Fail),
-        item: result.item.clone(),
+        item: result.item.to_string(),
         model: model.to_string(),
         run: result.run.clone(),
         with,

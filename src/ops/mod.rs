@@ -8,7 +8,7 @@ mod shard;
 
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 
-use crate::config::{Context, ItemName};
+use crate::config::Context;
 use crate::document::SkillEval;
 use crate::error::Result;
 use crate::eval::ItemOutcome;
@@ -49,7 +49,7 @@ pub fn decide(
     crate::eval::measured_on_this_item(ctx, result, label)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
     let level = crate::config::resolve_confidence(confidence, &settings)?;
-    let baseline = crate::document::load_baseline(&ctx.source, &ItemName::new(&result.item)?)?;
+    let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
     Ok(crate::gate::decide_full(
         result,
         &baseline,

@@ -25,7 +25,7 @@ pub use faults::*;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReduceContext {
     /// The item evaluated; decides the expected plugin `bob-eval-<item>`.
-    pub item: String,
+    pub item: crate::config::ItemName,
     /// The model that ran (or `default`).
     pub model: String,
     /// The ceiling the run was held to.

@@ -5,7 +5,7 @@ use serde_json::json;
 
 fn ctx() -> ReduceContext {
     ReduceContext {
-        item: "commit".into(),
+        item: crate::config::item_name("commit"),
         model: "default".into(),
         max_cost_usd: 2.0,
         started: Some(

@@ -313,7 +313,7 @@ fn result_suite(doc: &SkillEval) -> Suite {
         properties.push(("trigger_problem", problem.into()));
     }
     Suite {
-        name: doc.item.clone(),
+        name: doc.item.to_string(),
         properties,
         cases: doc.cases.iter().map(|c| case(doc, c)).collect(),
     }
@@ -385,7 +385,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
         },
     };
     Case {
-        classname: doc.item.clone(),
+        classname: doc.item.to_string(),
         name: c.name.clone(),
         out: (!matches!(result, Ending::Failure { .. })).then_some(numbers),
         result,

@@ -612,9 +612,15 @@ mod tests {
                 // Plugin and PlatformOutput are read in the pipelines' own tests.
                 _ => continue,
             };
+            // Each reads as a script value: a type Rhai names by its Rust
+            // path (`bob_eval::…`) was never registered and prints as its path.
             let reads: String = props
                 .iter()
-                .map(|p| format!("let _{p} = {var}.{p};\n"))
+                .map(|p| {
+                    format!(
+                        "let _{p} = {var}.{p};\nif type_of(_{p}).contains(\"::\") {{ throw \"{ty}.{p} is \" + type_of(_{p}); }}\n"
+                    )
+                })
                 .collect();
             let code = run_pipeline(fixture_host(), "t.rhai", &format!("{prelude}{reads}0"));
             assert_eq!(code.unwrap(), 0, "{ty}");

@@ -74,7 +74,7 @@ pub(super) fn register_types(engine: &mut Engine) {
 
 fn register_properties(props: &mut Props) {
     props.of::<EvalResult>("EvalResult");
-    props.get("item", |r: &mut EvalResult| r.doc.item.clone());
+    props.get("item", |r: &mut EvalResult| r.doc.item.to_string());
     props.get("run", |r: &mut EvalResult| r.doc.run.clone());
     props.get("date", |r: &mut EvalResult| r.doc.date.clone());
     props.get("model", |r: &mut EvalResult| r.doc.model.clone());

@@ -29,7 +29,7 @@ pub(super) fn published_estimates(
 pub(super) fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
     if let Some(r) = value.clone().try_cast::<EvalResult>() {
         return Ok(ItemOutcome {
-            item: r.doc.item.clone(),
+            item: r.doc.item.to_string(),
             outcome: Ok(r.doc),
         });
     }
@@ -91,7 +91,7 @@ pub(super) fn register_publish(api: &mut Api, host: &Arc<Host>) {
         set(
             &h,
             Published::Outcomes(vec![ItemOutcome {
-                item: result.doc.item.clone(),
+                item: result.doc.item.to_string(),
                 outcome: Ok(result.doc),
             }]),
         );
