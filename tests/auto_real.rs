@@ -10,7 +10,7 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{expect, fake_api, real};
+    pub use bob_eval_testkit::{expect, fake_api, real, world};
 }
 
 use serde_json::Value;
@@ -31,20 +31,15 @@ fn run(api: &FakeApi, edit: impl Fn(&Path), args: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let source = support::real::source_copy(dir.path());
     edit(&source.join("evals/commit"));
-    let out = support::real::offline(
+    let mut cmd = support::real::offline(
         support::cmd::bob(&source, &dir.path().join("bob-home")),
         api,
         dir.path(),
-    )
-    .args(["run", "commit", "--max-cost-usd", "5"])
-    .args(args)
-    .output()
-    .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
     );
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    cmd.args(["run", "commit", "--max-cost-usd", "5"])
+        .args(args);
+    let (code, stdout, stderr) = support::world::outcome(cmd);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
     (serde_json::from_str(&stdout).unwrap(), stderr)
 }
 

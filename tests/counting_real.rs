@@ -7,7 +7,7 @@
 
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{fake_api, real, tree};
+    pub use bob_eval_testkit::{fake_api, real, tree, world};
 }
 
 use serde_json::Value;
@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use support::fake_api::{FakeApi, Kind, Reply, Script};
-use support::real::{RealWorld, outcome};
+use support::real::RealWorld;
+use support::world::outcome;
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";

@@ -31,17 +31,9 @@ trait DryRuns {
 
 impl DryRuns for World {
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self
-            .command(bob(&self.source, &self.home()))
-            .env("EVALS", "1")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let mut cmd = self.command(bob(&self.source, &self.home()));
+        cmd.env("EVALS", "1").args(args);
+        support::world::outcome(cmd)
     }
 
     fn platform_calls(&self) -> usize {

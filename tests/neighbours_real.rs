@@ -15,6 +15,7 @@ mod support {
     pub mod cmd;
     pub use bob_eval_testkit::fake_api;
     pub use bob_eval_testkit::real;
+    pub use bob_eval_testkit::world;
 }
 
 use serde_json::Value;
@@ -64,15 +65,10 @@ fn source(dir: &Path) -> std::path::PathBuf {
 /// `bob-eval ARGS` on the real platform against `api`, in `dir`: exit code,
 /// stdout, stderr.
 fn bob(api: &FakeApi, dir: &Path, source: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = support::real::offline(support::cmd::bob(source, &dir.join("bob-home")), api, dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let mut cmd =
+        support::real::offline(support::cmd::bob(source, &dir.join("bob-home")), api, dir);
+    cmd.args(args);
+    support::world::outcome(cmd)
 }
 
 fn fired(case: &Value) -> Vec<(String, u64, f64)> {

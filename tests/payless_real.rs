@@ -7,14 +7,15 @@
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{expect, fake_api, real};
+    pub use bob_eval_testkit::{expect, fake_api, real, world};
 }
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
-use support::real::{RealWorld, outcome};
+use support::real::RealWorld;
+use support::world::outcome;
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";

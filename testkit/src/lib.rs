@@ -8,7 +8,8 @@
 //! - [`expect`]: an independent reduction of platform documents;
 //! - [`pty`]: a command on a terminal (`script(1)`), with its transcript;
 //! - [`data`], [`tree`], [`item`]: fixtures and copies of them;
-//! - [`world`]: a temp source tree, home and stub platform, the stage of most stub tests.
+//! - [`world`]: a temp source tree, home and stub platform, the stage of most
+//!   stub tests, and [`world::outcome`], a finished command as code and texts.
 //!
 //! The command builder stays in `tests/support/cmd.rs`: it needs the path of
 //! the built `bob-eval`, which only the project's own tests know.

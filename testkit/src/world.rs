@@ -77,3 +77,13 @@ impl World {
         self.root.join(rel).to_str().unwrap().to_owned()
     }
 }
+
+/// Run `cmd`: its exit code (-1 when killed), stdout and stderr as text.
+pub fn outcome(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("the command starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
