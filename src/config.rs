@@ -28,9 +28,7 @@ impl Context {
 /// An item's name, checked once against `^[a-z0-9][a-z0-9-]{0,63}$` where it
 /// enters (a flag, a script's argument, a folder listing, a document): a
 /// value of this type is a safe path segment, so no layer below checks again.
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct ItemName(String);
 
@@ -73,6 +71,14 @@ impl std::ops::Deref for ItemName {
 impl AsRef<Utf8Path> for ItemName {
     fn as_ref(&self) -> &Utf8Path {
         self.0.as_str().into()
+    }
+}
+
+/// Quoted as the text it is (`"commit"`), so messages that debug-print a
+/// name read the same whether they hold a `String` or an `ItemName`.
+impl std::fmt::Debug for ItemName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
     }
 }
 
@@ -542,5 +548,7 @@ mod tests {
         }
         let read: ItemName = serde_json::from_value("commit".into()).unwrap();
         assert_eq!(serde_json::to_value(&read).unwrap(), "commit");
+        // Messages that debug-print a name quote it as text.
+        assert_eq!(format!("{read:?} {read}"), "\"commit\" commit");
     }
 }

@@ -185,7 +185,7 @@ pub fn assemble_plugin(
             "dry run: `{item}` would run the platform; a dry run only estimates (`--dry-run` on the command line, `estimate(item, opts)` in a script)"
         )));
     }
-    let run = resolve(ctx, opts)?;
+    let (run, settings) = resolve_keeping(ctx, opts)?;
     if opts.neighbours.is_some() && opts.platform_result.is_some() {
         return Err(Error::Usage(
             "--neighbours runs the platform, and --platform-result reduces a result instead: give one of them".into(),
@@ -208,7 +208,7 @@ pub fn assemble_plugin(
     let wait = evidence_wait()?;
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
-    let level = config::resolve_confidence(opts.confidence, &Settings::load(&ctx.home)?)?;
+    let level = config::resolve_confidence(opts.confidence, &settings)?;
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
             Ok(baseline) => baseline.best.get(&run.model).map(auto::against),

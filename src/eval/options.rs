@@ -131,6 +131,12 @@ pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
 /// resolved against the environment and home `settings.json`. A bad ceiling,
 /// an empty model or broken settings fail here, before anything runs.
 pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
+    resolve_keeping(ctx, opts).map(|(run, _)| run)
+}
+
+/// [`resolve`], with the settings it read, for a caller that reads more of
+/// them (the confidence level) without reading the file again.
+pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunOptions, Settings)> {
     for (flag, value) in [
         ("--model", &opts.model),
         ("--judge-model", &opts.judge_model),
@@ -164,7 +170,7 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         .map(|path| crate::fsio::Pinned::new(path, crate::fsio::Links::Follow))
         .transpose()?;
     let settings = Settings::load(&ctx.home)?;
-    Ok(RunOptions {
+    let run = RunOptions {
         ablation: platform::Ablation::WithWithout,
         model: config::resolve_model(opts.model.as_deref(), &settings),
         runs: opts.runs,
@@ -178,7 +184,8 @@ pub fn resolve(ctx: &Context, opts: &EvalOptions) -> Result<RunOptions> {
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
         report,
-    })
+    };
+    Ok((run, settings))
 }
 
 /// The evidence store of `opts`: `--evidence`, else `$BOB_EVIDENCE`, else `<home>/evidence.db`.
