@@ -5,7 +5,7 @@
 //! (`gate::decide`, `gate::decide_at`), with a simulated `RunSource`.
 //!
 //! Run with `cargo bench --bench adaptive` (every section), or name sections:
-//! `cargo bench --bench adaptive -- main mode shapes oracle`. To explore,
+//! `cargo bench --bench adaptive -- main mode shapes oracle exact`. To explore,
 //! `ADAPTIVE_POLICIES=part,part` measures only the alternatives whose names
 //! contain a part (in `shapes` on both seeds and the no-difference suites,
 //! in `main` on the single no-difference suites too), and
@@ -23,11 +23,18 @@
 //! - `shapes`: auto on the suites bob-eval's layout produces (item 4).
 //! - `oracle`: the fewest runs any stopping rule could spend with the same
 //!   test, per shape.
+//! - `exact`: the trigger pair's outcomes at 4 to 8 runs per arm, the
+//!   score test's one-sided p-value against the exact (Barnard-type) one.
+//! - `frontier` (only when named; minutes): a grid of 288 designs (MAX,
+//!   looks, first round, futility, margin) on every shape, the cheapest
+//!   that keeps fixed 10's resolution per shape, checked on the second
+//!   seed (`ADAPTIVE_FRONTIER_SUITES` suites per shape, 2,000 unless set).
 
 use bob_eval::document::{
     Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
 };
 use bob_eval::gate::{Status, decide, decide_at};
+use bob_eval::stats::interval::{Part, normal_cdf, variance_at};
 use bob_eval::stats::{
     Against, AutoOutcome, AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Spending,
     Stop, adaptive_against, fixed,
@@ -245,6 +252,8 @@ struct Tally {
     resolved: usize,
     small_right: usize,
     runs: u64,
+    /// Runs bought on the no-difference, big and small suites.
+    runs_by: [u64; 3],
     null_accepted: usize,
     stops: BTreeMap<String, usize>,
 }
@@ -260,6 +269,9 @@ impl Tally {
         self.resolved += p.resolved;
         self.small_right += p.small_right;
         self.runs += p.runs;
+        for (mine, theirs) in self.runs_by.iter_mut().zip(p.runs_by) {
+            *mine += theirs;
+        }
         self.null_accepted += p.null_accepted;
         for (k, v) in p.stops {
             *self.stops.entry(k).or_default() += v;
@@ -283,6 +295,16 @@ impl Tally {
     }
     fn d(&self) -> f64 {
         pct(self.null_accepted, self.null)
+    }
+    /// Runs per suite of the no-difference, big and small suites.
+    fn c_by(&self) -> String {
+        let per = |runs: u64, n: usize| runs as f64 / n.max(1) as f64;
+        format!(
+            "{:.1} / {:.1} / {:.1}",
+            per(self.runs_by[0], self.null),
+            per(self.runs_by[1], self.big),
+            per(self.runs_by[2], self.small)
+        )
     }
 }
 
@@ -337,6 +359,14 @@ fn tally(truths: &[Truth], first: usize, salt: u64, buy: Buy) -> Tally {
             t.small_right += usize::from(right);
         }
         t.runs += o.runs;
+        let kind = if s == 0 {
+            0
+        } else if truth.big() {
+            1
+        } else {
+            2
+        };
+        t.runs_by[kind] += o.runs;
         let stop = serde_json::to_value(&o.stop).unwrap()["stop"]
             .as_str()
             .unwrap()
@@ -379,7 +409,8 @@ fn draw_suites(seed: u64, count: usize, null_only: bool) -> Vec<Truth> {
 /// Other policies, each a change of one thing from the default (or the
 /// earlier default), measured on the same suites.
 fn alternatives() -> Vec<(String, AutoPolicy)> {
-    let d = AutoPolicy::new(16);
+    let d = AutoPolicy::growing_rounds(16);
+    let now = AutoPolicy::new(16);
     let looks = |p: &AutoPolicy| {
         let s: Vec<String> = p.schedule().iter().map(u32::to_string).collect();
         s.join(", ")
@@ -399,7 +430,42 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
     ];
     for max in [10, 12, 20] {
         let p = AutoPolicy::new(max);
-        v.push((format!("auto:{max} ({})", looks(&p)), p));
+        v.push((format!("auto:{max} ({} looks)", p.schedule().len()), p));
+    }
+    for (name, p) in [
+        ("no margin", AutoPolicy { margin: 0.0, ..now }),
+        (
+            "margin at 95 %",
+            AutoPolicy {
+                margin_confidence: 0.95,
+                ..now
+            },
+        ),
+        (
+            "predictive futility 0.2",
+            AutoPolicy {
+                futility: 0.2,
+                ..now
+            },
+        ),
+        (
+            "first round 4",
+            AutoPolicy {
+                first_round: 4,
+                futility_from: 4,
+                ..now
+            },
+        ),
+        (
+            "previous default: 4, 6, 9, 13, 16; futility 0.2; no margin",
+            d,
+        ),
+    ] {
+        v.push((name.to_string(), p));
+    }
+    for max in [10, 12, 20] {
+        let p = AutoPolicy::growing_rounds(max);
+        v.push((format!("previous default at auto:{max} ({})", looks(&p)), p));
     }
     for (name, p) in [
         (
@@ -475,14 +541,14 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             "more looks: every run from 4, auto:18",
             AutoPolicy {
                 growth: 1.0,
-                ..AutoPolicy::new(18)
+                ..AutoPolicy::growing_rounds(18)
             },
         ),
         (
             "more looks: every run from 4, auto:20",
             AutoPolicy {
                 growth: 1.0,
-                ..AutoPolicy::new(20)
+                ..AutoPolicy::growing_rounds(20)
             },
         ),
         (
@@ -490,14 +556,14 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             AutoPolicy {
                 growth: 1.0,
                 futility: 0.3,
-                ..AutoPolicy::new(20)
+                ..AutoPolicy::growing_rounds(20)
             },
         ),
         (
             "more looks: every run from 4, auto:24",
             AutoPolicy {
                 growth: 1.0,
-                ..AutoPolicy::new(24)
+                ..AutoPolicy::growing_rounds(24)
             },
         ),
         (
@@ -508,8 +574,51 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
                 ..d
             },
         ),
-        ("auto:14", AutoPolicy::new(14)),
-        ("auto:13", AutoPolicy::new(13)),
+        (
+            "margin 0.2 at the look's level",
+            AutoPolicy { margin: 0.2, ..d },
+        ),
+        (
+            "margin 0.2 at 90 %",
+            AutoPolicy {
+                margin: 0.2,
+                margin_confidence: 0.9,
+                ..d
+            },
+        ),
+        (
+            "margin 0.2 at 95 %",
+            AutoPolicy {
+                margin: 0.2,
+                margin_confidence: 0.95,
+                ..d
+            },
+        ),
+        (
+            "margin 0.2 at 98 %",
+            AutoPolicy {
+                margin: 0.2,
+                margin_confidence: 0.98,
+                ..d
+            },
+        ),
+        (
+            "margin 0.2, every run from 4, auto:20",
+            AutoPolicy {
+                margin: 0.2,
+                growth: 1.0,
+                ..AutoPolicy::growing_rounds(20)
+            },
+        ),
+        (
+            "margin 0.2, auto:20",
+            AutoPolicy {
+                margin: 0.2,
+                ..AutoPolicy::growing_rounds(20)
+            },
+        ),
+        ("auto:14", AutoPolicy::growing_rounds(14)),
+        ("auto:13", AutoPolicy::growing_rounds(13)),
         (
             "Neyman allocation, Jeffreys smoothing",
             AutoPolicy {
@@ -522,7 +631,7 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             "Neyman allocation, auto:14",
             AutoPolicy {
                 neyman: true,
-                ..AutoPolicy::new(14)
+                ..AutoPolicy::growing_rounds(14)
             },
         ),
         (
@@ -560,7 +669,7 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             AutoPolicy {
                 neyman: true,
                 interim_continuity: 0.0,
-                ..AutoPolicy::new(14)
+                ..AutoPolicy::growing_rounds(14)
             },
         ),
         (
@@ -633,6 +742,13 @@ fn main() {
     if wants("oracle") {
         oracle();
     }
+    // A search over a grid of designs: asked for by name only (minutes).
+    if asked.iter().any(|a| a == "frontier") {
+        frontier();
+    }
+    if wants("exact") {
+        exact();
+    }
     println!();
     println!(
         "adaptive: {:.1} s for everything",
@@ -667,6 +783,10 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     rows.push((
         "--runs auto:10".into(),
         setting(truths, MAIN, Buy::Auto(AutoPolicy::new(10))),
+    ));
+    rows.push((
+        "previous default (4, 6, 9, 13, 16)".into(),
+        setting(truths, MAIN, Buy::Auto(AutoPolicy::growing_rounds(16))),
     ));
     rows.push((
         "earlier auto (2, 4, 8, 10)".into(),
@@ -713,6 +833,10 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
         ("--runs auto (auto:16)", Buy::Auto(policy)),
         ("--runs auto:10", Buy::Auto(AutoPolicy::new(10))),
         (
+            "previous default (4, 6, 9, 13, 16)",
+            Buy::Auto(AutoPolicy::growing_rounds(16)),
+        ),
+        (
             "earlier auto (2, 4, 8, 10)",
             Buy::Auto(AutoPolicy::haybittle_peto()),
         ),
@@ -732,9 +856,9 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
     // Single no-difference suites repeated: where the intervals are least exact.
     println!();
     println!(
-        "| no-difference suite, {WORST} times | (a0) --runs 3 | (a0) --runs 10 | (a0) auto | (a0) earlier auto |"
+        "| no-difference suite, {WORST} times | (a0) --runs 3 | (a0) --runs 10 | (a0) auto | (a0) previous default | (a0) earlier auto |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (name, cases) in [
         ("every case 0.5 / 0.5", vec![(5, 5); CASES]),
         ("every case 0.9 / 0.9", vec![(9, 9); CASES]),
@@ -760,6 +884,7 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
             Buy::Fixed(3),
             Buy::Fixed(10),
             Buy::Auto(policy),
+            Buy::Auto(AutoPolicy::growing_rounds(16)),
             Buy::Auto(AutoPolicy::haybittle_peto()),
         ]
         .into_iter()
@@ -1102,26 +1227,35 @@ fn shape_nulls(pairs: usize, scoring: usize) -> Vec<Truth> {
 /// Issue 24, item 4: `--runs auto` on the suites bob-eval's layout produces.
 fn shapes_grid(results: &mut Vec<String>) {
     let filter = policy_filter();
-    let mut policies = vec![("default (auto:16)".to_string(), AutoPolicy::new(16))];
+    let mut policies = vec![
+        ("default (auto:16)".to_string(), AutoPolicy::new(16)),
+        (
+            "previous default (4, 6, 9, 13, 16)".to_string(),
+            AutoPolicy::growing_rounds(16),
+        ),
+    ];
     policies.extend(chosen_alternatives());
     let count = shape_suites_count();
     println!();
     println!(
-        "| shape | (a0) fixed 10, {count} no-difference suites | (a0) default auto | (a0) earlier auto | runs, fixed 10 / default auto |"
+        "| shape | (a0) fixed 10, {count} no-difference suites | (a0) default auto | (a0) previous default | (a0) earlier auto | runs, fixed 10 / default auto / previous default |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (name, pairs, scoring) in SHAPE_LIST {
         let nulls = shape_nulls(pairs, scoring);
         let f = setting(&nulls, SHAPES, Buy::Fixed(10));
         let a = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::new(16)));
+        let g = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::growing_rounds(16)));
         let e = setting(&nulls, SHAPES, Buy::Auto(AutoPolicy::haybittle_peto()));
         println!(
-            "| {name} | {:.2} % | {:.2} % | {:.2} % | {:.1} / {:.1} |",
+            "| {name} | {:.2} % | {:.2} % | {:.2} % | {:.2} % | {:.1} / {:.1} / {:.1} |",
             f.a0(),
             a.a0(),
+            g.a0(),
             e.a0(),
             f.c(),
-            a.c()
+            a.c(),
+            g.c()
         );
         results.push(format!(
             "shapes {name}: (a0) of {count} no-difference suites, default auto {:.2} % (target <= 5 %) {}",
@@ -1129,10 +1263,10 @@ fn shapes_grid(results: &mut Vec<String>) {
             verdict(a.a0() <= 5.0)
         ));
         if filter.is_some() {
-            for (policy_name, policy) in &policies[1..] {
+            for (policy_name, policy) in &policies[2..] {
                 let t = setting(&nulls, SHAPES, Buy::Auto(*policy));
                 println!(
-                    "| {name} | {policy_name}: (a0) {:.2} %, runs {:.1} | | | |",
+                    "| {name} | {policy_name}: (a0) {:.2} %, runs {:.1} | | | | |",
                     t.a0(),
                     t.c()
                 );
@@ -1145,9 +1279,9 @@ fn shapes_grid(results: &mut Vec<String>) {
     );
     println!();
     println!(
-        "| shape | auto policy | no-difference / big / small suites | (a0) fixed 10 / auto | (b) fixed 10 / auto | small effects called right, fixed 10 / auto | (c) fixed 10 / auto | auto's runs / fixed 10's |"
+        "| shape | auto policy | no-difference / big / small suites | (a0) fixed 10 / auto | (b) fixed 10 / auto (big suites resolved, auto − fixed 10) | small effects called right, fixed 10 / auto | (c) fixed 10 / auto | auto's runs / fixed 10's | auto's runs per no-difference / big / small suite |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (name, pairs, scoring) in SHAPE_LIST {
         for (seed, label) in [(SEED, ""), (CHECK_SEED, ", second seed")] {
             let suites = shape_suites(seed, pairs, scoring);
@@ -1155,12 +1289,12 @@ fn shapes_grid(results: &mut Vec<String>) {
             let list = if seed == SEED || filter.is_some() {
                 &policies[..]
             } else {
-                &policies[..1]
+                &policies[..2]
             };
             for (policy_name, policy) in list {
                 let a = setting(&suites, SHAPES, Buy::Auto(*policy));
                 println!(
-                    "| {name}{label} | {policy_name} | {} / {} / {} | {:.2} / {:.2} % | {:.1} / {:.1} % | {:.1} / {:.1} % | {:.1} / {:.1} | {:.0} % |",
+                    "| {name}{label} | {policy_name} | {} / {} / {} | {:.2} / {:.2} % | {:.1} / {:.1} % ({:+}) | {:.1} / {:.1} % | {:.1} / {:.1} | {:.0} % | {} |",
                     f.null,
                     f.big,
                     f.small,
@@ -1168,11 +1302,13 @@ fn shapes_grid(results: &mut Vec<String>) {
                     a.a0(),
                     f.b(),
                     a.b(),
+                    a.resolved as i64 - f.resolved as i64,
                     f.s(),
                     a.s(),
                     f.c(),
                     a.c(),
-                    100.0 * a.c() / f.c()
+                    100.0 * a.c() / f.c(),
+                    a.c_by()
                 );
                 if policy_name == "default (auto:16)" {
                     results.push(format!(
@@ -1243,5 +1379,328 @@ fn oracle() {
             100.0 * per / f10,
             100.0 * a.c() / f10
         );
+    }
+}
+
+/// One design of the [`frontier`] grid, measured on one shape's suites:
+/// resolved big suites, runs, false calls among no-difference suites.
+struct Measured {
+    resolved: usize,
+    runs: f64,
+    a0: f64,
+}
+
+fn measure(suites: &[Truth], buy: Buy) -> Measured {
+    let t = setting(suites, SHAPES, buy);
+    Measured {
+        resolved: t.resolved,
+        runs: t.c(),
+        a0: t.a0(),
+    }
+}
+
+/// The grid of designs [`frontier`] searches: MAX, looks (growth 1.4, or
+/// a look after every run), first round, predictive futility, and the
+/// margin's equivalence stop (none, at the look's level, at 95 %, at 90 %).
+fn frontier_grid() -> Vec<(String, AutoPolicy)> {
+    let mut v = vec![];
+    for max in [12u32, 14, 16, 18, 20, 24] {
+        for growth in [1.0, 1.4] {
+            for first in [3u32, 4] {
+                for futility in [0.1, 0.2, 0.3] {
+                    for (margin, at, m_name) in [
+                        (0.0, 0.0, "no margin"),
+                        (0.2, 0.0, "margin at the look's level"),
+                        (0.2, 0.95, "margin at 95 %"),
+                        (0.2, 0.9, "margin at 90 %"),
+                    ] {
+                        let p = AutoPolicy {
+                            first_round: first,
+                            futility_from: first,
+                            growth,
+                            futility,
+                            margin,
+                            margin_confidence: at,
+                            ..AutoPolicy::new(max)
+                        };
+                        let looks = if growth == 1.0 {
+                            "every run"
+                        } else {
+                            "growth 1.4"
+                        };
+                        v.push((
+                            format!(
+                                "auto:{max}, {looks}, first {first}, futility {futility}, {m_name}"
+                            ),
+                            p,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Issue 24, item 4: is any design of a wide grid inside the targets on
+/// every shape? Each design of [`frontier_grid`] runs on the first
+/// `ADAPTIVE_FRONTIER_SUITES` (2,000 unless set) of every shape's suites of
+/// the first seed;
+/// per shape, the fewest runs (as a share of fixed 10's) among the designs
+/// that resolve at least as many big suites as fixed 10, checked again on
+/// the second seed and on the no-difference suites (`ADAPTIVE_SHAPE_SUITES`
+/// each), and the designs that meet resolution and runs on every shape.
+fn frontier() {
+    let count = std::env::var("ADAPTIVE_FRONTIER_SUITES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    let grid = frontier_grid();
+    println!();
+    println!(
+        "frontier: {} designs x {} shapes, {count} suites per shape (first seed)",
+        grid.len(),
+        SHAPE_LIST.len()
+    );
+    let shapes: Vec<(Vec<Truth>, Measured)> = SHAPE_LIST
+        .iter()
+        .map(|&(_, pairs, scoring)| {
+            let suites: Vec<Truth> = shape_suites(SEED, pairs, scoring)
+                .into_iter()
+                .take(count)
+                .collect();
+            let f = measure(&suites, Buy::Fixed(10));
+            (suites, f)
+        })
+        .collect();
+    // Per shape: (share of fixed 10's runs, design) of the cheapest design
+    // that keeps resolution.
+    let mut cheapest: Vec<Option<(f64, String)>> = vec![None; SHAPE_LIST.len()];
+    let mut inside = vec![];
+    for (name, policy) in &grid {
+        let mut all = true;
+        let mut row = vec![];
+        for (k, (suites, f)) in shapes.iter().enumerate() {
+            let a = measure(suites, Buy::Auto(*policy));
+            let share = a.runs / f.runs;
+            let keeps = a.resolved >= f.resolved;
+            if keeps && cheapest[k].as_ref().is_none_or(|c| share < c.0) {
+                cheapest[k] = Some((share, name.clone()));
+            }
+            all &= keeps && share <= 0.6;
+            row.push(format!(
+                "{:+} suites, {:.0} %",
+                a.resolved as i64 - f.resolved as i64,
+                100.0 * share
+            ));
+        }
+        println!("| {name} | {} |", row.join(" | "));
+        if all {
+            inside.push((name.clone(), *policy));
+        }
+    }
+    println!();
+    println!(
+        "| shape | cheapest design resolving at least fixed 10's big suites | its runs / fixed 10's | on the second seed: big suites resolved against fixed 10, runs, (a0) of the no-difference suites |"
+    );
+    println!("| --- | --- | --- | --- |");
+    for ((name, pairs, scoring), c) in SHAPE_LIST.iter().zip(&cheapest) {
+        let Some((share, design)) = c else {
+            println!("| {name} | none | – | |");
+            continue;
+        };
+        // The same design on the suites it was not chosen on.
+        let policy = grid
+            .iter()
+            .find(|(n, _)| n == design)
+            .expect("in the grid")
+            .1;
+        let suites = shape_suites(CHECK_SEED, *pairs, *scoring);
+        let f = measure(&suites, Buy::Fixed(10));
+        let a = measure(&suites, Buy::Auto(policy));
+        let nulls = measure(&shape_nulls(*pairs, *scoring), Buy::Auto(policy));
+        println!(
+            "| {name} | {design} | {:.0} % | {:+} suites, {:.0} %, (a0) {:.2} % |",
+            100.0 * share,
+            a.resolved as i64 - f.resolved as i64,
+            100.0 * a.runs / f.runs,
+            nulls.a0
+        );
+    }
+    println!();
+    println!(
+        "frontier: {} of {} designs meet resolution and runs on every shape of the first seed",
+        inside.len(),
+        grid.len()
+    );
+    for (name, policy) in inside {
+        let mut row = vec![];
+        for (_, pairs, scoring) in SHAPE_LIST {
+            let suites = shape_suites(CHECK_SEED, pairs, scoring);
+            let f = measure(&suites, Buy::Fixed(10));
+            let a = measure(&suites, Buy::Auto(policy));
+            let nulls = measure(&shape_nulls(pairs, scoring), Buy::Auto(policy));
+            row.push(format!(
+                "{:+} suites, {:.0} %, (a0) {:.2} %",
+                a.resolved as i64 - f.resolved as i64,
+                100.0 * a.runs / f.runs,
+                nulls.a0
+            ));
+        }
+        println!("| {name}, second seed | {} |", row.join(" | "));
+    }
+}
+
+/// The pair's four arms (fires with, without; quiet with, without) as the
+/// parts of the suite's delta, `s` passes of `n` runs each.
+fn pair_parts(s: [usize; 4], n: usize) -> Vec<Part> {
+    [0.5, -0.5, 0.5, -0.5]
+        .iter()
+        .zip(s)
+        .map(|(&coef, sum)| Part {
+            coef,
+            sum: sum as f64,
+            n,
+        })
+        .collect()
+}
+
+/// The one-sided score statistic of "the suite's delta is 0" that the
+/// intervals invert: (θ̂ − cc)/√V(0), V at the constrained means.
+fn pair_z(s: [usize; 4], n: usize) -> f64 {
+    pair_z_cc(s, n, 1.0)
+}
+
+/// [`pair_z`] with `scale` times the continuity correction.
+fn pair_z_cc(s: [usize; 4], n: usize, scale: f64) -> f64 {
+    let parts = pair_parts(s, n);
+    let theta: f64 = parts.iter().map(|p| p.coef * p.sum / n as f64).sum();
+    let cc = scale * 0.5 / (2.0 * n as f64);
+    let v: f64 = variance_at(&parts, 0.0).iter().sum();
+    if v <= 0.0 {
+        return if theta > cc { f64::INFINITY } else { 0.0 };
+    }
+    (theta - cc) / v.sqrt()
+}
+
+/// The chances of 0..=n passes in n runs at rate p.
+fn binomial(n: usize, p: f64) -> Vec<f64> {
+    let mut choose = 1.0;
+    (0..=n)
+        .map(|k| {
+            if k > 0 {
+                choose *= (n - k + 1) as f64 / k as f64;
+            }
+            choose * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
+        })
+        .collect()
+}
+
+/// The exact (Barnard-type) one-sided p-value of the pair's outcome `obs`:
+/// the largest chance, over every rate of the four arms with a suite delta
+/// of 0, of an outcome whose score statistic is at least the observed one.
+/// The supremum is searched on a grid of step 0.05, then of step 0.0025
+/// around the best point.
+fn pair_exact(obs: [usize; 4], n: usize) -> f64 {
+    let z_obs = pair_z(obs, n);
+    let side = n + 1;
+    let mut extreme = vec![];
+    for i in 0..side.pow(4) {
+        let s = [
+            i % side,
+            (i / side) % side,
+            (i / side / side) % side,
+            i / side.pow(3),
+        ];
+        if pair_z(s, n) >= z_obs - 1e-9 {
+            extreme.push(s);
+        }
+    }
+    let chance = |p: [f64; 3]| -> f64 {
+        let last = p[0] - p[1] + p[2];
+        if !(0.0..=1.0).contains(&last) {
+            return 0.0;
+        }
+        let b: Vec<Vec<f64>> = [p[0], p[1], p[2], last]
+            .iter()
+            .map(|&r| binomial(n, r))
+            .collect();
+        extreme
+            .iter()
+            .map(|s| b[0][s[0]] * b[1][s[1]] * b[2][s[2]] * b[3][s[3]])
+            .sum()
+    };
+    let mut best = (0.0, [0.5; 3]);
+    let search = |centre: [f64; 3], step: f64, half: i32, best: &mut (f64, [f64; 3])| {
+        for a in -half..=half {
+            for b in -half..=half {
+                for c in -half..=half {
+                    let p = [
+                        centre[0] + f64::from(a) * step,
+                        centre[1] + f64::from(b) * step,
+                        centre[2] + f64::from(c) * step,
+                    ];
+                    if p.iter().all(|x| (0.0..=1.0).contains(x)) {
+                        let q = chance(p);
+                        if q > best.0 {
+                            *best = (q, p);
+                        }
+                    }
+                }
+            }
+        }
+    };
+    search([0.5; 3], 0.05, 10, &mut best);
+    let centre = best.1;
+    search(centre, 0.0025, 20, &mut best);
+    best.0
+}
+
+/// Issue 24, item 4: what an exact test would gain on the trigger pair.
+/// For the pair's outcomes at 4 to 8 runs per arm: the continuity-corrected
+/// score test's one-sided p-value against the exact (Barnard-type) one,
+/// beside the one-sided level each look of the default schedule may spend.
+fn exact() {
+    let policy = AutoPolicy::new(16);
+    let levels: Vec<String> = policy
+        .schedule()
+        .iter()
+        .zip(policy.confidences().unwrap())
+        .map(|(n, c)| format!("{n} runs {:.5}", (1.0 - c) / 2.0))
+        .collect();
+    println!();
+    println!(
+        "exact: the default's one-sided level per look: {}",
+        levels.join(", ")
+    );
+    println!();
+    println!(
+        "| runs per arm | fires with / without, quiet with / without (passes) | score z | score p | uncorrected score p | exact p | exact / score |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for n in [4usize, 5, 6, 8] {
+        let outcomes = [
+            [n, 0, n, n],
+            [n - 1, 0, n, n],
+            [n - 1, 1, n, n],
+            [n - 2, 0, n, n],
+            [n, 0, n - 1, n - 1],
+            [n - 1, 0, n - 1, n - 1],
+            [n, 0, 0, 0],
+        ];
+        for o in outcomes {
+            let z = pair_z(o, n);
+            let score = 1.0 - normal_cdf(z);
+            let exact = pair_exact(o, n);
+            let bare = 1.0 - normal_cdf(pair_z_cc(o, n, 0.0));
+            println!(
+                "| {n} | {}/{n} vs {}/{n}, {}/{n} vs {}/{n} | {z:.2} | {score:.4} | {bare:.4} | {exact:.4} | {:.2} |",
+                o[0],
+                o[1],
+                o[2],
+                o[3],
+                exact / score
+            );
+        }
     }
 }

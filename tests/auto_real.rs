@@ -3,9 +3,10 @@
 //! The scripted model fires the skill on the commit prompt and answers well;
 //! without the skill it answers badly. The quiet prompt never fires it. What
 //! each test expects follows from that script and from the driver's default
-//! policy (`stats::AutoPolicy::new(16)`: looks at 4, 6, 9, 13 and 16 runs
-//! per arm of a case; a case whose every run of both arms scored 1 buys its
-//! with arm alone while the suite leans above 0).
+//! policy (`stats::AutoPolicy::new(16)`: a first round of 3 runs per arm
+//! of a case, then a look after every run up to 16; a case whose every run
+//! of both arms scored 1 buys its with arm alone while the suite leans
+//! above 0).
 
 /// The parts of tests/support this file uses (see tests/support/README.md).
 mod support {
@@ -87,11 +88,9 @@ fn calls(api: &FakeApi) -> usize {
 #[test]
 fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
     // Four cases where the skill fires and passes (without it: fails) and the
-    // quiet tie: after 4 runs per arm the suite's delta is clear even at the
-    // first look's 98.75 %, so auto buys one round and stops: a third more
-    // than a fixed --runs 3, which calls this suite too (the first round of
-    // 4 was chosen for the trigger pair below and the shapes' resolution,
-    // `docs/statistics.md`).
+    // quiet tie: after 3 runs per arm the suite's delta is clear even at the
+    // first look's 99.06 %, so auto buys one round and stops: no more than
+    // a fixed --runs 3, which calls this suite too.
     let auto_api = FakeApi::start(clear_script());
     let (doc, stderr) = run(&auto_api, four_firing_cases, &["--runs", "auto"]);
     assert!(stderr.contains("runs auto: round 1"), "{stderr}");
@@ -112,13 +111,10 @@ fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
             (Some(1.0), Some(0.0)),
             "{c}"
         );
-        assert_eq!(c["runs"], 8, "{c}"); // both arms
+        assert_eq!(c["runs"], 6, "{c}"); // both arms
     }
-    assert_eq!(case(&doc, "quiet")["runs"], 8);
-    assert!(
-        doc["stats"]["confidence"].as_f64().unwrap() > 0.987,
-        "{doc}"
-    );
+    assert_eq!(case(&doc, "quiet")["runs"], 6);
+    assert!(doc["stats"]["confidence"].as_f64().unwrap() > 0.99, "{doc}");
 
     let fixed_api = FakeApi::start(clear_script());
     let (fixed, _) = run(&fixed_api, four_firing_cases, &["--runs", "3"]);
@@ -131,7 +127,7 @@ fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
     eprintln!("agent calls: auto {auto_calls}, --runs 3 {fixed_calls}");
     // Per pair of runs, a firing case asks 3 turns (tool call and answer
     // with the skill, one answer without) and the quiet case 2: 14 per run.
-    assert_eq!(auto_calls, 4 * 14, "{stderr}");
+    assert_eq!(auto_calls, 3 * 14, "{stderr}");
     assert_eq!(fixed_calls, 3 * 14);
 }
 
@@ -173,7 +169,7 @@ fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
         );
     }
     let quiet = case(&auto, "quiet");
-    assert_eq!(quiet["stats"]["runs_without"], 4, "{quiet}");
+    assert_eq!(quiet["stats"]["runs_without"], 3, "{quiet}");
 
     let (auto_calls, fixed_calls) = (calls(&auto_api), calls(&fixed_api));
     eprintln!(
@@ -205,7 +201,7 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
         .filter(|l| l.contains("runs auto: round"))
         .collect();
     assert!(
-        rounds[0].contains(" 4 more run(s) per arm of fires, "),
+        rounds[0].contains(" 3 more run(s) per arm of fires, "),
         "{stderr}"
     );
     assert!(rounds.len() > 1, "{stderr}");
@@ -217,7 +213,7 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
     }
     assert_eq!(doc["stats"]["suite"]["advisory"]["advisory"], "clear");
     for c in doc["cases"].as_array().unwrap() {
-        assert_eq!(c["stats"]["runs_without"], 4, "{c}");
+        assert_eq!(c["stats"]["runs_without"], 3, "{c}");
     }
     // Without more runs of the best, with 1.0 against 0.9 is not clear at
     // 8 runs a case: auto stops at its last look.

@@ -5,8 +5,8 @@
 //! # The stopping rule and why it keeps the false-call rate at α
 //!
 //! The rounds follow a schedule fixed before the first run: cumulative runs
-//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default 4, 6, 9, 13, 16
-//! for MAX 16: [`AutoPolicy::schedule`]). The error budget α (5 %) is spent
+//! per arm of a case n₁ < n₂ < … < n_L = MAX (by default a look after
+//! every run from 3: 3, 4, …, 16 for MAX 16: [`AutoPolicy::schedule`]). The error budget α (5 %) is spent
 //! over the looks by a function fixed in advance ([`Spending`]): by default
 //! α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
 //! with ρ = 1, close to Pocock's design). Look k's critical value cₖ is the
@@ -22,10 +22,12 @@
 //! 2. if this was the last look (MAX runs), stop: *within noise*;
 //! 3. with [`AutoPolicy::resolve_cases`] (off by default), a case whose own
 //!    delta interval excludes 0 runs no more;
-//! 4. if the chance that an open comparison is clear by the last look is
-//!    below [`AutoPolicy::futility`] (predictive power: averaged over the
-//!    effects the data leave plausible), stop: *within noise* (not before
-//!    [`AutoPolicy::futility_from`] runs);
+//! 4. if the suite's delta interval lies inside ±[`AutoPolicy::margin`]
+//!    (0.2), stop: the change is clearly too small to matter
+//!    ([`Stop::Negligible`]); if the chance that an open comparison is
+//!    clear by the last look is below [`AutoPolicy::futility`] (predictive
+//!    power: averaged over the effects the data leave plausible), stop:
+//!    *within noise* (neither before [`AutoPolicy::futility_from`] runs);
 //! 5. otherwise the arms that can still move an open comparison run up to
 //!    n_{k+1}: for `helps` both arms of every case, except that a case whose
 //!    every run of both arms scored 1 runs its with arm alone while the
@@ -36,8 +38,8 @@
 //!
 //! A false call means a first false call at some look k, so under the
 //! canonical distribution P(false call) = Σₖ (α(tₖ) − α(tₖ₋₁)) = α.
-//! Stopping early for futility or money only removes later chances to make a
-//! call (the boundaries are computed as if it never happened: non-binding),
+//! Stopping early for futility, the margin or money only removes later
+//! chances to make a call (the boundaries are computed as if it never happened: non-binding),
 //! so it cannot raise the rate. An interim look is never looser than the
 //! last, so a call made early still holds on the same data at the end. What
 //! is approximate: the score statistics of a handful of pass/fail runs are
@@ -145,25 +147,31 @@ pub enum Spending {
     Power(f64),
 }
 
+/// The smallest change in the suite's delta `--runs auto` sets out to
+/// settle: the size the benchmark's resolution counts (`docs/statistics.md`).
+pub const MARGIN: f64 = 0.2;
+
 /// How `--runs auto` buys runs; [`AutoPolicy::new`] gives the defaults the
 /// benchmark measured (`docs/statistics.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AutoPolicy {
-    /// Runs per arm of every case in the first round (default 4).
+    /// Runs per arm of every case in the first round (default 3).
     pub first_round: u32,
     /// Most runs per arm of a case: `auto:MAX` (default 16).
     pub max_per_arm: u32,
     /// Each round takes the cumulative runs per arm to about this many times
-    /// the previous, rounded up (default 1.4: 4, 6, 9, 13, 16 for MAX 16).
+    /// the previous, rounded up, and at least one more (default 1: a look
+    /// after every run, 3, 4, …, 16 for MAX 16; 1.4 from 4 gives 4, 6, 9,
+    /// 13, 16).
     pub growth: f64,
     /// The false-call budget over all looks (default 0.05).
     pub alpha: f64,
     /// How the budget is spread over the looks.
     pub spending: Spending,
     /// Stop when the chance of a clear call by the last look is below this
-    /// (default 0.2; 0 never).
+    /// (default 0.1; 0 never).
     pub futility: f64,
-    /// No futility stop before a look at this many runs per arm (default 4,
+    /// No futility stop before a look at this many runs per arm (default 3,
     /// the first look).
     pub futility_from: u32,
     /// Futility on predictive power (the chance averaged over the effects
@@ -198,6 +206,17 @@ pub struct AutoPolicy {
     /// the last look's level (measured, `docs/statistics.md`).
     #[serde(default = "one")]
     pub interim_continuity: f64,
+    /// The smallest suite delta worth settling ([`MARGIN`] by default; 0
+    /// none, as under the confidence mode). A look whose delta interval lies
+    /// inside (−margin, margin) stops ([`Stop::Negligible`]): the change is
+    /// clearly smaller than the margin either way (two one-sided tests at
+    /// the look's level), so more runs would only settle an effect too
+    /// small to matter, and the rule decides on the point estimates.
+    #[serde(default)]
+    pub margin: f64,
+    /// The two-sided confidence of the margin's interval (0: the look's).
+    #[serde(default)]
+    pub margin_confidence: f64,
 }
 
 fn one() -> f64 {
@@ -208,19 +227,36 @@ impl AutoPolicy {
     /// The defaults with `max_per_arm` runs per arm at most.
     pub fn new(max_per_arm: u32) -> Self {
         AutoPolicy {
-            first_round: 4,
+            first_round: 3,
             max_per_arm,
-            growth: 1.4,
+            growth: 1.0,
             alpha: 0.05,
             spending: Spending::Power(1.0),
-            futility: 0.2,
-            futility_from: 4,
+            futility: 0.1,
+            futility_from: 3,
             predictive: true,
             allocate: true,
             resolve_cases: false,
             neyman: false,
             neyman_prior: 1.0,
             interim_continuity: 1.0,
+            margin: MARGIN,
+            margin_confidence: 0.0,
+        }
+    }
+
+    /// The design before the fourth round of issue 24 (kept so the
+    /// benchmark can hold the present one against it): a first round of 4,
+    /// looks at about 1.4 times the previous (4, 6, 9, 13, 16 for MAX 16),
+    /// predictive futility below 0.2, no margin.
+    pub fn growing_rounds(max_per_arm: u32) -> Self {
+        AutoPolicy {
+            first_round: 4,
+            futility_from: 4,
+            growth: 1.4,
+            futility: 0.2,
+            margin: 0.0,
+            ..AutoPolicy::new(max_per_arm)
         }
     }
 
@@ -247,13 +283,19 @@ impl AutoPolicy {
     /// error budget 1 − level is the two-sided α = 2(1 − level), so the last
     /// look's one-sided level is at least `level` and a result bought this
     /// way is judged by the gate at the level it was bought for. Under the
-    /// mode a futility stop is a reject, so it stops only below 10 %.
+    /// mode a futility stop is a reject, so it stops only below 10 % and
+    /// never on the margin (a real gain smaller than the margin may still
+    /// become clearly above 0), and its rounds grow as
+    /// [`AutoPolicy::growing_rounds`]'s: measured, a look after every run
+    /// accepted fewer true improvements under the mode
+    /// (`docs/statistics.md`).
     pub fn for_level(max_per_arm: u32, level: f64) -> Self {
         AutoPolicy {
             alpha: 2.0 * (1.0 - level),
             futility: 0.1,
             predictive: true,
-            ..AutoPolicy::new(max_per_arm)
+            margin: 0.0,
+            ..AutoPolicy::growing_rounds(max_per_arm)
         }
     }
 
@@ -328,6 +370,9 @@ pub enum Stop {
     AllCasesResolved,
     /// More runs up to MAX would most likely not make the call clear.
     Futile,
+    /// The suite's delta is clearly smaller than [`AutoPolicy::margin`]
+    /// either way: too small to be worth settling.
+    Negligible,
     /// The last look of the schedule: MAX runs per arm.
     MaxReached,
     /// The next round would likely cost more than is left of the ceiling.
@@ -347,6 +392,10 @@ impl fmt::Display for Stop {
             Stop::Settled => write!(f, "the call against the best is clear"),
             Stop::AllCasesResolved => write!(f, "every case's call is clear"),
             Stop::Futile => write!(f, "more runs would most likely not settle it"),
+            Stop::Negligible => write!(
+                f,
+                "the change is clearly too small to matter (its interval lies inside the margin)"
+            ),
             Stop::MaxReached => write!(f, "the most runs per case were bought"),
             Stop::CeilingSpent => write!(f, "the next round would pass the ceiling"),
             Stop::SourceStopped { reason } => write!(f, "the platform stopped: {reason}"),
@@ -589,6 +638,18 @@ pub fn adaptive_against<S: RunSource>(
                 z_last,
                 policy.predictive,
             ) < policy.futility;
+        }
+        if helps.is_none() && policy.margin > 0.0 {
+            let inside =
+                |d: &Estimate| d.interval.low > -policy.margin && d.interval.high < policy.margin;
+            let negligible = if policy.margin_confidence > 0.0 {
+                inside(&score_interval(&parts, policy.margin_confidence))
+            } else {
+                inside(&comparison.suite.delta)
+            };
+            if negligible {
+                return Ok(d.finish(comparison, Stop::Negligible));
+            }
         }
         if hopeless {
             return Ok(d.finish(comparison, Stop::Futile));

@@ -72,22 +72,33 @@ const HALF_LATE: &[f64] = &[0.0, 1.0];
 #[test]
 fn schedule_and_levels() {
     let p = AutoPolicy::new(16);
-    assert_eq!(p.schedule(), [4, 6, 9, 13, 16]);
+    assert_eq!(p.schedule(), (3..=16).collect::<Vec<u32>>());
     let c = p.confidences().unwrap();
-    // Power spending with ρ = 1: the first look spends α·4/16 exactly.
-    assert!((1.0 - c[0] - 0.05 * 4.0 / 16.0).abs() < 1e-12, "{c:?}");
+    // Power spending with ρ = 1: the first look spends α·3/16 exactly.
+    assert!((1.0 - c[0] - 0.05 * 3.0 / 16.0).abs() < 1e-12, "{c:?}");
     // No interim look is looser than the last; the last is stricter
-    // than a single look at 95 % and looser than Bonferroni's 0.05/5.
-    assert!(c.iter().all(|x| *x >= c[4]), "{c:?}");
-    assert!(1.0 - c[4] < 0.05 && 1.0 - c[4] > 0.01, "{c:?}");
-    assert_eq!(AutoPolicy::new(10).schedule(), [4, 6, 10]);
+    // than a single look at 95 % and looser than Bonferroni's 0.05/14.
+    let last = c[c.len() - 1];
+    assert!(c.iter().all(|x| *x >= last - 1e-12), "{c:?}");
+    assert!(1.0 - last < 0.05 && 1.0 - last > 0.05 / 14.0, "{c:?}");
     assert_eq!(
-        AutoPolicy::new(50).schedule(),
+        AutoPolicy::new(10).schedule(),
+        (3..=10).collect::<Vec<u32>>()
+    );
+    assert_eq!(AutoPolicy::new(50).schedule().len(), 48);
+    assert_eq!(AutoPolicy::new(2).schedule(), [2]);
+    // The design before: rounds growing by 1.4 from 4.
+    let g = AutoPolicy::growing_rounds(16);
+    assert_eq!(g.schedule(), [4, 6, 9, 13, 16]);
+    let c = g.confidences().unwrap();
+    assert!((1.0 - c[0] - 0.05 * 4.0 / 16.0).abs() < 1e-12, "{c:?}");
+    assert_eq!(AutoPolicy::growing_rounds(10).schedule(), [4, 6, 10]);
+    assert_eq!(
+        AutoPolicy::growing_rounds(50).schedule(),
         [4, 6, 9, 13, 19, 27, 38, 50]
     );
-    assert_eq!(AutoPolicy::new(4).schedule(), [4]);
-    assert_eq!(AutoPolicy::new(4).confidences().unwrap(), [0.95]);
-    assert_eq!(AutoPolicy::new(2).schedule(), [2]);
+    assert_eq!(AutoPolicy::growing_rounds(4).schedule(), [4]);
+    assert_eq!(AutoPolicy::growing_rounds(4).confidences().unwrap(), [0.95]);
 
     let hp = AutoPolicy::haybittle_peto();
     assert_eq!(hp.schedule(), [2, 4, 8, 10]);
@@ -105,10 +116,7 @@ fn schedule_and_levels() {
     // Where the spending function would make an interim look looser
     // than the last (front-loaded, or a first look late in a short
     // schedule), that look is held at the last's level.
-    let late = AutoPolicy {
-        first_round: 3,
-        ..AutoPolicy::new(4)
-    };
+    let late = AutoPolicy::new(4);
     assert_eq!(late.schedule(), [3, 4]);
     for p in [
         AutoPolicy {
@@ -130,13 +138,13 @@ fn stops_at_the_first_look_on_a_clear_suite() {
     let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::SuiteClear);
     assert_eq!(s.log.len(), 1);
-    assert_eq!(o.runs, 4 * 2 * 4);
+    assert_eq!(o.runs, 4 * 2 * 3);
     assert_eq!(
         o.comparison.suite.advisory.direction(),
         Some(Direction::Above)
     );
-    assert!((o.comparison.confidence - (1.0 - 0.05 * 4.0 / 16.0)).abs() < 1e-12);
-    assert!((o.cost_usd - 0.32).abs() < 1e-9);
+    assert!((o.comparison.confidence - (1.0 - 0.05 * 3.0 / 16.0)).abs() < 1e-12);
+    assert!((o.cost_usd - 0.24).abs() < 1e-9);
 }
 
 #[test]
@@ -148,15 +156,15 @@ fn a_tie_at_the_top_runs_its_with_arm_alone() {
     let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
     let o = adaptive(&mut s, 2, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::SuiteClear);
-    assert_eq!(s.log[0], [RunRequest::both(0, 4), RunRequest::both(1, 4)]);
+    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
     for round in &s.log[1..] {
         assert_eq!(round[0].with, round[0].without, "{round:?}");
         assert_eq!((round[1].case, round[1].without), (1, 0), "{round:?}");
     }
-    assert_eq!(o.samples[1].without.len(), 4);
-    // Called at the second look (6 runs per arm): 12 + 6 + 4 runs, fewer
+    assert_eq!(o.samples[1].without.len(), 3);
+    // Called at the fourth look (6 runs per arm): 12 + 6 + 3 runs, fewer
     // than the fixed --runs N that --runs 3's advice asks for.
-    assert_eq!((s.log.len(), o.runs), (2, 22));
+    assert_eq!((s.log.len(), o.runs), (4, 21));
     let mut f = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
     let three = fixed(&mut f, 2, 3, 100.0).unwrap();
     let super::super::Advisory::WithinNoise {
@@ -352,12 +360,12 @@ fn settles_a_trigger_rate_below_the_best_s() {
     };
     let mut s = Triggers(Script::new(&[(ONE, ZERO), (ONE, ONE)]), draws);
     let o = adaptive_against(&mut s, 2, &AutoPolicy::new(16), 100.0, Some(&best)).unwrap();
-    // `helps` settles at the second look (as for the pair alone); then
-    // the last three rounds buy the firing case's with arm alone.
+    // `helps` settles at the fourth look (6 runs, as for the pair alone);
+    // then every later round buys the firing case's with arm alone.
     let log = &s.0.log;
-    assert_eq!(log.len(), 5, "{log:?}");
+    assert_eq!(log.len(), 14, "{log:?}");
     assert!(
-        log[2..]
+        log[4..]
             .iter()
             .flatten()
             .all(|r| r.case == 0 && r.without == 0 && r.with > 0),
@@ -499,11 +507,71 @@ fn interim_continuity_is_whole_by_default_and_narrows_an_interim_interval() {
 
 #[test]
 fn a_policy_written_before_the_new_knobs_reads_with_them_off() {
-    let mut json = serde_json::to_value(AutoPolicy::new(16)).unwrap();
+    // Written before the margin, a policy had none.
+    let before = AutoPolicy {
+        margin: 0.0,
+        ..AutoPolicy::new(16)
+    };
+    let mut json = serde_json::to_value(before).unwrap();
     let map = json.as_object_mut().unwrap();
-    for knob in ["neyman", "neyman_prior", "interim_continuity"] {
+    for knob in [
+        "neyman",
+        "neyman_prior",
+        "interim_continuity",
+        "margin",
+        "margin_confidence",
+    ] {
         assert!(map.remove(knob).is_some(), "{knob}");
     }
     let read: AutoPolicy = serde_json::from_value(json).unwrap();
-    assert_eq!(read, AutoPolicy::new(16));
+    assert_eq!(read, before);
+}
+
+#[test]
+fn a_margin_stops_a_change_clearly_smaller_than_it() {
+    // Eight cases; one without arm fails one run in four: a delta of 0.03,
+    // measured tightly enough that it is clearly inside ±0.2. Futility is
+    // off, so only the margin can stop it early.
+    assert_eq!(AutoPolicy::new(16).margin, MARGIN);
+    let mut arms: Vec<(&[f64], &[f64])> = vec![(ONE, ONE); 7];
+    arms.push((ONE, &[1.0, 1.0, 1.0, 0.0]));
+    let on = AutoPolicy {
+        futility: 0.0,
+        ..AutoPolicy::new(16)
+    };
+    let off = AutoPolicy { margin: 0.0, ..on };
+    let without = adaptive(&mut Script::new(&arms), 8, &off, 1e9).unwrap();
+    let with = adaptive(&mut Script::new(&arms), 8, &on, 1e9).unwrap();
+    assert_eq!(with.stop, Stop::Negligible);
+    assert!(
+        with.rounds.len() < without.rounds.len(),
+        "{:?} vs {:?}",
+        with.rounds,
+        without.rounds
+    );
+    assert!(
+        without.runs > with.runs,
+        "{} vs {}",
+        without.runs,
+        with.runs
+    );
+    let d = &with.comparison.suite.delta.interval;
+    assert!(d.low > -0.2 && d.high < 0.2, "{d:?}");
+    // At its own, lower confidence the margin's interval is narrower: it
+    // stops sooner.
+    let loose = AutoPolicy {
+        margin_confidence: 0.6,
+        ..on
+    };
+    let o = adaptive(&mut Script::new(&arms), 8, &loose, 1e9).unwrap();
+    assert_eq!(o.stop, Stop::Negligible);
+    assert!(o.runs < with.runs, "{} vs {}", o.runs, with.runs);
+    // A margin of 0.01 is not cleared by that interval: it runs on.
+    let tiny = AutoPolicy { margin: 0.01, ..on };
+    let o = adaptive(&mut Script::new(&arms), 8, &tiny, 1e9).unwrap();
+    assert_eq!(o.runs, without.runs);
+    // A change that helps is called, margin or not.
+    let big = vec![(ONE, ZERO); 3];
+    let o = adaptive(&mut Script::new(&big), 3, &on, 1e9).unwrap();
+    assert_eq!(o.stop, Stop::SuiteClear);
 }
