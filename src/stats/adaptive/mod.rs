@@ -1,6 +1,6 @@
 //! `--runs auto`: buy runs in rounds, only where they can still move the
-//! call, and stop as soon as the call is clear, cannot become clear, or the
-//! runs or money run out.
+//! call, and stop as soon as the call is clear, is clearly too small to
+//! matter, cannot become clear, or the runs or money run out.
 //!
 //! # The stopping rule and why it keeps the false-call rate at α
 //!
