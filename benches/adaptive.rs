@@ -575,34 +575,6 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             },
         ),
         (
-            "margin 0.2 at the look's level",
-            AutoPolicy { margin: 0.2, ..d },
-        ),
-        (
-            "margin 0.2 at 90 %",
-            AutoPolicy {
-                margin: 0.2,
-                margin_confidence: 0.9,
-                ..d
-            },
-        ),
-        (
-            "margin 0.2 at 95 %",
-            AutoPolicy {
-                margin: 0.2,
-                margin_confidence: 0.95,
-                ..d
-            },
-        ),
-        (
-            "margin 0.2 at 98 %",
-            AutoPolicy {
-                margin: 0.2,
-                margin_confidence: 0.98,
-                ..d
-            },
-        ),
-        (
             "margin 0.2, every run from 4, auto:20",
             AutoPolicy {
                 margin: 0.2,
@@ -682,6 +654,19 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
         ),
     ] {
         v.push((format!("{name} ({})", looks(&p)), p));
+    }
+    for (at, level) in [
+        ("the look's level", 0.0),
+        ("90 %", 0.9),
+        ("95 %", 0.95),
+        ("98 %", 0.98),
+    ] {
+        let p = AutoPolicy {
+            margin: 0.2,
+            margin_confidence: level,
+            ..d
+        };
+        v.push((format!("margin 0.2 at {at} ({})", looks(&p)), p));
     }
     v
 }
