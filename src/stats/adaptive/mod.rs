@@ -371,7 +371,8 @@ pub enum Stop {
     /// More runs up to MAX would most likely not make the call clear.
     Futile,
     /// The suite's delta is clearly smaller than [`AutoPolicy::margin`]
-    /// either way: too small to be worth settling.
+    /// either way: too small to be worth settling. (Its text names the
+    /// default margin, the only one the command line uses.)
     Negligible,
     /// The last look of the schedule: MAX runs per arm.
     MaxReached,
@@ -394,7 +395,7 @@ impl fmt::Display for Stop {
             Stop::Futile => write!(f, "more runs would most likely not settle it"),
             Stop::Negligible => write!(
                 f,
-                "the change is clearly too small to matter (its interval lies inside the margin)"
+                "the change is clearly too small to matter, inside ±{MARGIN}"
             ),
             Stop::MaxReached => write!(f, "the most runs per case were bought"),
             Stop::CeilingSpent => write!(f, "the next round would pass the ceiling"),

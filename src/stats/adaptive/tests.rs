@@ -543,6 +543,10 @@ fn a_margin_stops_a_change_clearly_smaller_than_it() {
     let without = adaptive(&mut Script::new(&arms), 8, &off, 1e9).unwrap();
     let with = adaptive(&mut Script::new(&arms), 8, &on, 1e9).unwrap();
     assert_eq!(with.stop, Stop::Negligible);
+    assert_eq!(
+        with.stop.to_string(),
+        "the change is clearly too small to matter, inside ±0.2"
+    );
     assert!(
         with.rounds.len() < without.rounds.len(),
         "{:?} vs {:?}",
