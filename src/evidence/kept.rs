@@ -336,7 +336,7 @@ pub enum Record {
     /// A platform run.
     Run(super::StoredRun),
     /// An evaluation.
-    Evaluation(Evaluation),
+    Evaluation(Box<Evaluation>),
     /// A recorded decision.
     Decision(KeptDecision),
 }
@@ -371,7 +371,7 @@ pub fn parse_record(
             check_schema(&line.schema)?;
             match line.record.problem() {
                 Some(problem) => Err(problem),
-                None => Ok(Record::Evaluation(line.record)),
+                None => Ok(Record::Evaluation(Box::new(line.record))),
             }
         }
         Some("decision") => {

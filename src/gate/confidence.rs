@@ -96,11 +96,7 @@ pub(super) fn confidence_conditions(
         ),
         Some(b) => match &b.evidence {
             Some(theirs) if !theirs.cases.is_empty() => {
-                let kb = theirs.cases.len() as f64;
-                let mut parts = with_parts.clone();
-                parts.extend(theirs.cases.iter().map(|c| part(-1.0 / kb, c.with)));
-                let mut grows = all(with_parts.len());
-                grows.extend(vec![false; theirs.cases.len()]);
+                let (parts, grows) = beats_best_parts(&mine, theirs);
                 let c = check(&parts, &grows, 0.0, level, Side::Above);
                 judged(
                     "beats-best-clearly",
@@ -236,4 +232,30 @@ pub(super) fn judged(
         runs_needed: c.runs_needed,
         ..fail(name, format!("{noise}{settle}"))
     }
+}
+
+/// `beats-best` as two samples: the new result's with arms (1/K each) less
+/// the best's (1/K′ each), and which parts more runs of the new result would
+/// grow (its own; the best's runs are fixed). What the confidence mode's
+/// `beats-best-clearly` and the rule's `beats-best` advisory both compare.
+pub(super) fn beats_best_parts(
+    mine: &crate::document::BestEvidence,
+    theirs: &crate::document::BestEvidence,
+) -> (Vec<crate::stats::Part>, Vec<bool>) {
+    let part = |coef: f64, a: crate::document::ArmSum| crate::stats::Part {
+        coef,
+        sum: a.sum,
+        n: a.runs as usize,
+    };
+    let (k, kb) = (mine.cases.len() as f64, theirs.cases.len() as f64);
+    let parts = mine
+        .cases
+        .iter()
+        .map(|c| part(1.0 / k, c.with))
+        .chain(theirs.cases.iter().map(|c| part(-1.0 / kb, c.with)))
+        .collect();
+    let grows = std::iter::repeat_n(true, mine.cases.len())
+        .chain(std::iter::repeat_n(false, theirs.cases.len()))
+        .collect();
+    (parts, grows)
 }

@@ -287,11 +287,25 @@ pub fn decide_full(
     Decision {
         confidence,
         advice: result.stats.as_ref().map(|s| {
-            crate::stats::gate_advice(
+            let mut advice = crate::stats::gate_advice(
                 &s.suite,
                 best.as_ref().map(|b| (b.score, b.trigger_rate)),
                 s.trigger,
-            )
+            );
+            // Against a best that kept its runs, `beats-best` is two samples.
+            let theirs = best.as_ref().and_then(|b| b.evidence.as_ref());
+            if let (Some(mine), Some(theirs)) = (crate::document::BestEvidence::of(result), theirs)
+                && !mine.cases.is_empty()
+                && !theirs.cases.is_empty()
+            {
+                let (parts, grows) = confidence::beats_best_parts(&mine, theirs);
+                advice.beats_best = crate::stats::advise_two_sample(
+                    &parts,
+                    &grows,
+                    s.suite.with.interval.confidence,
+                );
+            }
+            advice
         }),
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
         saturated: saturation(with, best.as_ref(), model),

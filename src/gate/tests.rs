@@ -491,9 +491,31 @@ fn a_best_that_kept_its_runs_is_compared_as_measured() {
         "{}",
         d.conditions[4].text
     );
+    // The rule's advisory beside `beats-best` reads the best the same way:
+    // two samples, and no number of new runs would settle it.
+    let beats = decide(&r, &b).advice.unwrap().beats_best;
+    assert!(
+        matches!(
+            beats,
+            crate::stats::Advisory::WithinNoise {
+                against_runs: true,
+                runs_needed: None,
+                ..
+            }
+        ),
+        "{beats:?}"
+    );
+    let words = decide(&r, &b).advice_words("beats-best").unwrap();
+    assert!(
+        words.contains("interval of the difference from the best"),
+        "{words}"
+    );
     let mut exact = b.clone();
     exact.best.get_mut(M).unwrap().evidence = None;
     assert_eq!(decide_at(&r, &exact, Some(0.95)).conditions[4].status, P);
+    // Against the exact line the advisory is of `with` itself.
+    let words = decide(&r, &exact).advice_words("beats-best").unwrap();
+    assert!(!words.contains("difference"), "{words}");
     // A trigger rate clearly below the best's measured one fails the mode.
     let low = measured(&[(&ones(10), &passes(0, 10))], Some((0, 10)));
     let d = decide_at(&low, &b, Some(0.95));

@@ -2,7 +2,7 @@
 //! *within noise* with the interval and an estimate of the runs that would
 //! settle it. The gate's rule does not change; this is advice beside it.
 
-use super::interval::{Estimate, Interval, normal_quantile, wilson_at};
+use super::interval::{Estimate, Interval, Part, normal_quantile, score_interval, wilson_at};
 use serde::{Deserialize, Serialize};
 
 /// The power the run estimate plans for: with that many more runs, an effect
@@ -38,7 +38,14 @@ pub enum Advisory {
         /// More runs per arm of each case that would make an effect of the
         /// observed size clear with probability [`PLANNED_POWER`]; `None` when
         /// the estimate sits exactly on the tie (no finite number would).
+        /// For a two-sample comparison ([`advise_two_sample`]): more runs of
+        /// the new result alone, `None` also when the best's own runs are too
+        /// few for any number of them.
         runs_needed: Option<u32>,
+        /// The interval is of the difference from a best that kept its runs
+        /// (two-sample), not of the estimate itself: its tie is 0.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        against_runs: bool,
     },
 }
 
@@ -49,9 +56,11 @@ impl Advisory {
             Advisory::WithinNoise {
                 interval,
                 runs_needed,
+                against_runs,
             } => Advisory::WithinNoise {
                 interval: interval.rounded(),
                 runs_needed,
+                against_runs,
             },
             clear => clear,
         }
@@ -65,17 +74,25 @@ impl Advisory {
             Advisory::WithinNoise {
                 interval,
                 runs_needed,
+                against_runs,
             } => {
-                let more = runs_needed.map_or_else(
-                    || "no number of runs would settle a tie this close".to_string(),
-                    |n| {
-                        format!(
-                            "about {n} more runs per arm of each case would settle an effect this size"
-                        )
-                    },
-                );
+                let more = match (runs_needed, against_runs) {
+                    (Some(n), false) => format!(
+                        "about {n} more runs per arm of each case would settle an effect this size"
+                    ),
+                    (Some(n), true) => format!(
+                        "about {n} more runs per arm of each case of this result would settle an effect this size, the best's runs counted"
+                    ),
+                    (None, false) => "no number of runs would settle a tie this close".into(),
+                    (None, true) => "more runs of this result alone would not settle it: the best rests on too few runs of its own, or the two are level".into(),
+                };
+                let of = if *against_runs {
+                    " of the difference from the best"
+                } else {
+                    ""
+                };
                 format!(
-                    "within noise: {:.0} % interval [{:.2}, {:.2}]; {more}",
+                    "within noise: {:.0} % interval{of} [{:.2}, {:.2}]; {more}",
                     interval.confidence * 100.0,
                     interval.low,
                     interval.high
@@ -117,7 +134,31 @@ pub fn advise(estimate: &Estimate, tie: f64, runs_per_arm: f64) -> Advisory {
         Advisory::WithinNoise {
             interval: i,
             runs_needed: runs_needed(estimate, tie, runs_per_arm),
+            against_runs: false,
         }
+    }
+}
+
+/// The advisory on a two-sample comparison, Σ cᵢ·μᵢ over `parts` (the new
+/// result's arms and a recorded best's) against 0 at two-sided
+/// `confidence`: `beats-best` against a best that kept its runs. `grows[i]`
+/// marks the new result's parts: the runs that would settle it are planned
+/// for them alone ([`super::confidence::plan`]), the best's runs being
+/// fixed, so its noise bounds what new runs can do.
+pub fn advise_two_sample(parts: &[Part], grows: &[bool], confidence: f64) -> Advisory {
+    let estimate = score_interval(parts, confidence);
+    match advise(&estimate, 0.0, 0.0) {
+        Advisory::WithinNoise { interval, .. } => Advisory::WithinNoise {
+            interval,
+            runs_needed: super::confidence::plan(
+                parts,
+                grows,
+                estimate.value.abs(),
+                0.5 + confidence / 2.0,
+            ),
+            against_runs: true,
+        },
+        clear => clear,
     }
 }
 
@@ -158,8 +199,10 @@ pub fn runs_needed(estimate: &Estimate, tie: f64, runs_per_arm: f64) -> Option<u
 /// a fact, not an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GateAdvice {
-    /// `with` against the best recorded score (a fixed number), or with no
-    /// best, `delta` against 0 (the rule then compares `with` to `without`).
+    /// `with` against the best recorded score (a fixed number; two-sample
+    /// against a best that kept its runs, see [`advise_two_sample`]), or
+    /// with no best, `delta` against 0 (the rule then compares `with` to
+    /// `without`).
     pub beats_best: Advisory,
     /// `delta` against 0.
     pub helps: Advisory,
@@ -272,5 +315,47 @@ mod tests {
         assert_eq!(json["advisory"], "within-noise");
         assert!(json["runs_needed"].as_u64().unwrap() > 10);
         assert_eq!(json["interval"]["method"], "score");
+    }
+
+    #[test]
+    fn two_samples_plan_new_runs_against_the_best_s_own_noise() {
+        let arm = |x: usize, n: usize| -> Vec<f64> {
+            (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
+        };
+        let parts = |new: (usize, usize), best: (usize, usize)| {
+            [
+                Part::of(1.0, &arm(new.0, new.1)),
+                Part::of(-1.0, &arm(best.0, best.1)),
+            ]
+        };
+        let grows = [true, false];
+        // 3 of 3 against a best of 2 of 3: within noise, and the best's own
+        // three runs leave no number of new runs that would settle it.
+        let a = advise_two_sample(&parts((3, 3), (2, 3)), &grows, CONFIDENCE);
+        let Advisory::WithinNoise {
+            interval,
+            runs_needed,
+            against_runs,
+        } = a
+        else {
+            panic!("{a:?}")
+        };
+        assert!(against_runs && runs_needed.is_none(), "{a:?}");
+        assert!(interval.low < 0.0 && interval.high > 0.0, "{a:?}");
+        assert!(
+            a.in_words().contains("the best rests on too few runs"),
+            "{}",
+            a.in_words()
+        );
+        // Against a best measured on 40 runs, more new runs do settle it.
+        let a = advise_two_sample(&parts((5, 6), (20, 40)), &grows, CONFIDENCE);
+        let Advisory::WithinNoise { runs_needed, .. } = a else {
+            panic!("{a:?}")
+        };
+        assert!(runs_needed.is_some_and(|n| n > 0), "{a:?}");
+        assert!(a.in_words().contains("of this result"), "{}", a.in_words());
+        // 10 of 10 against 0 of 10 is clear either way it is read.
+        let a = advise_two_sample(&parts((10, 10), (0, 10)), &grows, CONFIDENCE);
+        assert_eq!(a.direction(), Some(Direction::Above));
     }
 }

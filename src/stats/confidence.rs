@@ -112,7 +112,7 @@ pub fn check(parts: &[Part], grows: &[bool], tie: f64, level: f64, side: Side) -
 /// `gap` clears its one-sided bound at `level` with probability
 /// [`PLANNED_POWER`]: `gap = (z + z_p)·√(V_fixed + V_new·n/n′)`, the
 /// variances taken at the estimate.
-fn plan(parts: &[Part], grows: &[bool], gap: f64, level: f64) -> Option<u32> {
+pub(crate) fn plan(parts: &[Part], grows: &[bool], gap: f64, level: f64) -> Option<u32> {
     if gap <= 0.0 {
         return None;
     }

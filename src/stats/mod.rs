@@ -27,7 +27,9 @@ pub use adaptive::{
     Against, AutoError, AutoOutcome, AutoPolicy, CaseRuns, Round, RoundLog, RunRequest, RunSource,
     Spending, Stop, adaptive, adaptive_against, fixed,
 };
-pub use advisory::{Advisory, Direction, GateAdvice, TriggerCount, advise, gate_advice};
+pub use advisory::{
+    Advisory, Direction, GateAdvice, TriggerCount, advise, advise_two_sample, gate_advice,
+};
 pub use interval::{
     CONFIDENCE, Estimate, Interval, Method, Part, case_delta, mean_interval, score_interval,
     wilson, wilson_at,

@@ -260,7 +260,7 @@ pub(super) fn read_lines(
         }
         match parse_record(text.trim_end_matches('\r'), parse_run).map_err(bad)? {
             Record::Run(run) => lines.runs.push((i + 1, run)),
-            Record::Evaluation(e) => lines.evaluations.push(e),
+            Record::Evaluation(e) => lines.evaluations.push(*e),
             Record::Decision(d) => lines.decisions.push(d),
         }
     }
