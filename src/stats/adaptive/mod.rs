@@ -6,9 +6,9 @@
 //!
 //! The rounds follow a schedule fixed before the first run: cumulative runs
 //! per arm of a case n₁ < n₂ < … < n_L = MAX (by default a look after
-//! every run from 3: 3, 4, …, 16 for MAX 16: [`AutoPolicy::schedule`]). The error budget α (5 %) is spent
-//! over the looks by a function fixed in advance ([`Spending`]): by default
-//! α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
+//! every run from 3: 3, 4, …, 16 for MAX 16: [`AutoPolicy::schedule`]).
+//! The error budget α (5 %) is spent over the looks by a function fixed
+//! in advance ([`Spending`]): by default α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
 //! with ρ = 1, close to Pocock's design). Look k's critical value cₖ is the
 //! one at which, were the look statistics the canonical joint normal
 //! (independent increments), the chance of a first false call at look k is
@@ -39,9 +39,9 @@
 //! A false call means a first false call at some look k, so under the
 //! canonical distribution P(false call) = Σₖ (α(tₖ) − α(tₖ₋₁)) = α.
 //! Stopping early for futility, the margin or money only removes later
-//! chances to make a call (the boundaries are computed as if it never happened: non-binding),
-//! so it cannot raise the rate. An interim look is never looser than the
-//! last, so a call made early still holds on the same data at the end. What
+//! chances to make a call (the boundaries are computed as if it never
+//! happened: non-binding), so it cannot raise the rate. An interim look is
+//! never looser than the last, so a call made early still holds on the same data at the end. What
 //! is approximate: the score statistics of a handful of pass/fail runs are
 //! only close to that joint normal, information is taken as proportional to
 //! runs, and allocation lets an arm's run count depend on earlier data. The
@@ -245,10 +245,11 @@ impl AutoPolicy {
         }
     }
 
-    /// The design before the fourth round of issue 24 (kept so the
-    /// benchmark can hold the present one against it): a first round of 4,
+    /// The design before the fourth round of issue 24: a first round of 4,
     /// looks at about 1.4 times the previous (4, 6, 9, 13, 16 for MAX 16),
-    /// predictive futility below 0.2, no margin.
+    /// predictive futility below 0.2, no margin. Still the confidence
+    /// mode's schedule ([`AutoPolicy::for_level`]), and what the benchmark
+    /// holds the present default against.
     pub fn growing_rounds(max_per_arm: u32) -> Self {
         AutoPolicy {
             first_round: 4,
