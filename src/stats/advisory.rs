@@ -143,7 +143,7 @@ pub fn advise(estimate: &Estimate, tie: f64, runs_per_arm: f64) -> Advisory {
 /// result's arms and a recorded best's) against 0 at two-sided
 /// `confidence`: `beats-best` against a best that kept its runs. `grows[i]`
 /// marks the new result's parts: the runs that would settle it are planned
-/// for them alone ([`super::confidence::plan`]), the best's runs being
+/// for them alone (as the confidence mode plans them), the best's runs being
 /// fixed, so its noise bounds what new runs can do.
 pub fn advise_two_sample(parts: &[Part], grows: &[bool], confidence: f64) -> Advisory {
     let estimate = score_interval(parts, confidence);

@@ -8,8 +8,9 @@
 //! per arm of a case n₁ < n₂ < … < n_L = MAX (by default a look after
 //! every run from 3: 3, 4, …, 16 for MAX 16: [`AutoPolicy::schedule`]).
 //! The error budget α (5 %) is spent over the looks by a function fixed
-//! in advance ([`Spending`]): by default α·tₖ at information fraction tₖ = nₖ/MAX (the Kim–DeMets power family
-//! with ρ = 1, close to Pocock's design). Look k's critical value cₖ is the
+//! in advance ([`Spending`]): by default α·tₖ at information fraction
+//! tₖ = nₖ/MAX (the Kim–DeMets power family with ρ = 1, close to Pocock's
+//! design). Look k's critical value cₖ is the
 //! one at which, were the look statistics the canonical joint normal
 //! (independent increments), the chance of a first false call at look k is
 //! exactly α(tₖ) − α(tₖ₋₁) ([`super::spending`]); every interval at look k
