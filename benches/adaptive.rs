@@ -855,6 +855,10 @@ fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<String>) {
             "1/0, 0/1, 0.5/0.5, 0.5/0.5",
             vec![(10, 0), (0, 10), (5, 5), (5, 5)],
         ),
+        ("two cases, 0.5 / 0.5", vec![(5, 5); 2]),
+        ("two cases, 0.3/0.3, 0.9/0.9", vec![(3, 3), (9, 9)]),
+        ("three cases, 0.5 / 0.5", vec![(5, 5); 3]),
+        ("eight cases, 0.5 / 0.5", vec![(5, 5); 8]),
     ] {
         let same = vec![Truth(cases.clone()); WORST];
         if policy_filter().is_some() {
