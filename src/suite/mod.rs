@@ -63,33 +63,31 @@ pub const EXECUTION_KEYS: [&str; 9] = [
     "env",
 ];
 
-/// Top-level keys of `case.yaml` (unknown ones are silently dropped by the platform).
-pub const CASE_YAML_KEYS: [&str; 10] = [
-    "schema_version",
-    "name",
-    "description",
-    "tags",
-    "plugins",
-    "runs",
-    "expected_outcome",
-    "execution",
-    "context",
-    "graders",
-];
+/// Top-level keys of `case.yaml` (unknown ones are silently dropped by the
+/// platform): the prompt.md top-level keys and the three sections.
+pub const CASE_YAML_KEYS: [&str; 10] = concat(TOP_KEYS, ["execution", "context", "graders"]);
 
 /// Keys of `case.yaml` `execution:` (the prompt.md execution keys plus `prompt`).
-pub const CASE_EXECUTION_KEYS: [&str; 10] = [
-    "prompt",
-    "model",
-    "max_turns",
-    "timeout_seconds",
-    "allowed_tools",
-    "disallowed_tools",
-    "artifact_publish",
-    "growthbook_overrides",
-    "append_system_prompt",
-    "env",
-];
+pub const CASE_EXECUTION_KEYS: [&str; 10] = concat(["prompt"], EXECUTION_KEYS);
+
+/// `a` then `b`, at compile time (a length that does not add up fails the build).
+const fn concat<const A: usize, const B: usize, const C: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; C] {
+    assert!(A + B == C, "the lengths do not add up");
+    let mut out = [""; C];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < C {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
 
 /// Keys of `case.yaml` `context:`.
 pub const CONTEXT_KEYS: [&str; 3] = ["scaffold_script", "history_file", "add_dirs"];

@@ -40,22 +40,25 @@ pub(super) struct Scan {
 }
 
 impl Scan {
+    /// `dir` could not be listed (wholly or part way): a problem, and the
+    /// scan is incomplete.
+    fn unreadable(&mut self, dir: &Utf8Path, e: &std::io::Error) {
+        self.problems.push(problem(
+            "unreadable",
+            dir,
+            None,
+            format!("cannot read the folder: {e}"),
+            "make it readable or remove it",
+        ));
+        self.incomplete = true;
+    }
+
     /// Look at every entry of `dir` (one listing, one `lstat` per file, no link
     /// ever followed) and descend; `top` is the suite folder itself.
     pub(super) fn folder(&mut self, dir: &Utf8Path, depth: usize, walk: Walk, top: bool) {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
-            Err(e) => {
-                self.problems.push(problem(
-                    "unreadable",
-                    dir,
-                    None,
-                    format!("cannot read the folder: {e}"),
-                    "make it readable or remove it",
-                ));
-                self.incomplete = true;
-                return;
-            }
+            Err(e) => return self.unreadable(dir, &e),
         };
         let (mut prompt, mut yaml) = (false, false);
         let mut subdirs: Vec<String> = Vec::new();
@@ -64,14 +67,7 @@ impl Scan {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(e) => {
-                    self.problems.push(problem(
-                        "unreadable",
-                        dir,
-                        None,
-                        format!("cannot read the folder: {e}"),
-                        "make it readable or remove it",
-                    ));
-                    self.incomplete = true;
+                    self.unreadable(dir, &e);
                     break;
                 }
             };
