@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use support::cmd::bob;
 use support::data::data;
 use support::stub::{Stub, Switches};
-use support::world::World;
+use support::world::{World, succeeds};
 
 const SONNET: &str = "claude-sonnet-5-5";
 
@@ -57,14 +57,7 @@ impl Commands for World {
     }
 
     fn ok(&self, args: &[&str]) -> Output {
-        let out = self.cmd(args).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        succeeds(self.cmd(args))
     }
 
     fn json(&self, args: &[&str]) -> Value {
@@ -574,18 +567,9 @@ fn later_run(w: &World) -> Value {
         fixture: Some(later_capture()),
         ..Switches::default()
     });
-    let out = w
-        .cmd(&["run", "commit", "--model", SONNET, "--fresh"])
-        .env("BOB_EVAL_CLAUDE", &later.bin)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut cmd = w.cmd(&["run", "commit", "--model", SONNET, "--fresh"]);
+    cmd.env("BOB_EVAL_CLAUDE", &later.bin);
+    serde_json::from_slice(&succeeds(cmd).stdout).unwrap()
 }
 
 /// What the scenario left: the world and the documents of the first run, the second (gated with #12), the propose (#13), the auto run

@@ -78,6 +78,19 @@ impl World {
     }
 }
 
+/// Run `cmd` and hold it to exit 0 (the failure shows the command and its
+/// stderr); its output.
+pub fn succeeds(mut cmd: Command) -> std::process::Output {
+    let out = cmd.output().expect("the command starts");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Run `cmd`: its exit code (-1 when killed), stdout and stderr as text.
 pub fn outcome(mut cmd: Command) -> (i32, String, String) {
     let out = cmd.output().expect("the command starts");
