@@ -411,6 +411,11 @@ fn draw_suites(seed: u64, count: usize, null_only: bool) -> Vec<Truth> {
 fn alternatives() -> Vec<(String, AutoPolicy)> {
     let d = AutoPolicy::growing_rounds(16);
     let now = AutoPolicy::new(16);
+    // The previous default with a look after every run from 4, to MAX.
+    let every_run = |max| AutoPolicy {
+        growth: 1.0,
+        ..AutoPolicy::growing_rounds(max)
+    };
     let looks = |p: &AutoPolicy| {
         let s: Vec<String> = p.schedule().iter().map(u32::to_string).collect();
         s.join(", ")
@@ -537,35 +542,16 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             "more looks: every run from 4",
             AutoPolicy { growth: 1.0, ..d },
         ),
-        (
-            "more looks: every run from 4, auto:18",
-            AutoPolicy {
-                growth: 1.0,
-                ..AutoPolicy::growing_rounds(18)
-            },
-        ),
-        (
-            "more looks: every run from 4, auto:20",
-            AutoPolicy {
-                growth: 1.0,
-                ..AutoPolicy::growing_rounds(20)
-            },
-        ),
+        ("more looks: every run from 4, auto:18", every_run(18)),
+        ("more looks: every run from 4, auto:20", every_run(20)),
         (
             "more looks: every run from 4, auto:20, predictive futility 0.3",
             AutoPolicy {
-                growth: 1.0,
                 futility: 0.3,
-                ..AutoPolicy::growing_rounds(20)
+                ..every_run(20)
             },
         ),
-        (
-            "more looks: every run from 4, auto:24",
-            AutoPolicy {
-                growth: 1.0,
-                ..AutoPolicy::growing_rounds(24)
-            },
-        ),
+        ("more looks: every run from 4, auto:24", every_run(24)),
         (
             "3 looks",
             AutoPolicy {
@@ -578,8 +564,7 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
             "margin 0.2, every run from 4, auto:20",
             AutoPolicy {
                 margin: 0.2,
-                growth: 1.0,
-                ..AutoPolicy::growing_rounds(20)
+                ..every_run(20)
             },
         ),
         (
