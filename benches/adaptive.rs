@@ -1356,23 +1356,6 @@ fn oracle() {
     }
 }
 
-/// One design of the [`frontier`] grid, measured on one shape's suites:
-/// resolved big suites, runs, false calls among no-difference suites.
-struct Measured {
-    resolved: usize,
-    runs: f64,
-    a0: f64,
-}
-
-fn measure(suites: &[Truth], buy: Buy) -> Measured {
-    let t = setting(suites, SHAPES, buy);
-    Measured {
-        resolved: t.resolved,
-        runs: t.c(),
-        a0: t.a0(),
-    }
-}
-
 /// The grid of designs [`frontier`] searches: MAX, looks (growth 1.4, or
 /// a look after every run), first round, predictive futility, and the
 /// margin's equivalence stop (none, at the look's level, at 95 %, at 90 %).
@@ -1436,14 +1419,14 @@ fn frontier() {
         grid.len(),
         SHAPE_LIST.len()
     );
-    let shapes: Vec<(Vec<Truth>, Measured)> = SHAPE_LIST
+    let shapes: Vec<(Vec<Truth>, Tally)> = SHAPE_LIST
         .iter()
         .map(|&(_, pairs, scoring)| {
             let suites: Vec<Truth> = shape_suites(SEED, pairs, scoring)
                 .into_iter()
                 .take(count)
                 .collect();
-            let f = measure(&suites, Buy::Fixed(10));
+            let f = setting(&suites, SHAPES, Buy::Fixed(10));
             (suites, f)
         })
         .collect();
@@ -1455,8 +1438,8 @@ fn frontier() {
         let mut all = true;
         let mut row = vec![];
         for (k, (suites, f)) in shapes.iter().enumerate() {
-            let a = measure(suites, Buy::Auto(*policy));
-            let share = a.runs / f.runs;
+            let a = setting(suites, SHAPES, Buy::Auto(*policy));
+            let share = a.c() / f.c();
             let keeps = a.resolved >= f.resolved;
             if keeps && cheapest[k].as_ref().is_none_or(|c| share < c.0) {
                 cheapest[k] = Some((share, name.clone()));
@@ -1490,15 +1473,15 @@ fn frontier() {
             .expect("in the grid")
             .1;
         let suites = shape_suites(CHECK_SEED, *pairs, *scoring);
-        let f = measure(&suites, Buy::Fixed(10));
-        let a = measure(&suites, Buy::Auto(policy));
-        let nulls = measure(&shape_nulls(*pairs, *scoring), Buy::Auto(policy));
+        let f = setting(&suites, SHAPES, Buy::Fixed(10));
+        let a = setting(&suites, SHAPES, Buy::Auto(policy));
+        let nulls = setting(&shape_nulls(*pairs, *scoring), SHAPES, Buy::Auto(policy));
         println!(
             "| {name} | {design} | {:.0} % | {:+} suites, {:.0} %, (a0) {:.2} % |",
             100.0 * share,
             a.resolved as i64 - f.resolved as i64,
-            100.0 * a.runs / f.runs,
-            nulls.a0
+            100.0 * a.c() / f.c(),
+            nulls.a0()
         );
     }
     println!();
@@ -1511,14 +1494,14 @@ fn frontier() {
         let mut row = vec![];
         for (_, pairs, scoring) in SHAPE_LIST {
             let suites = shape_suites(CHECK_SEED, pairs, scoring);
-            let f = measure(&suites, Buy::Fixed(10));
-            let a = measure(&suites, Buy::Auto(policy));
-            let nulls = measure(&shape_nulls(pairs, scoring), Buy::Auto(policy));
+            let f = setting(&suites, SHAPES, Buy::Fixed(10));
+            let a = setting(&suites, SHAPES, Buy::Auto(policy));
+            let nulls = setting(&shape_nulls(pairs, scoring), SHAPES, Buy::Auto(policy));
             row.push(format!(
                 "{:+} suites, {:.0} %, (a0) {:.2} %",
                 a.resolved as i64 - f.resolved as i64,
-                100.0 * a.runs / f.runs,
-                nulls.a0
+                100.0 * a.c() / f.c(),
+                nulls.a0()
             ));
         }
         println!("| {name}, second seed | {} |", row.join(" | "));

@@ -617,6 +617,19 @@ pub fn adaptive_against<S: RunSource>(
         if target < policy.futility_from {
             continue;
         }
+        // The margin: a change clearly too small to matter needs no more runs.
+        if helps.is_none() && policy.margin > 0.0 {
+            let inside =
+                |d: &Estimate| d.interval.low > -policy.margin && d.interval.high < policy.margin;
+            let negligible = if policy.margin_confidence > 0.0 {
+                inside(&score_interval(&parts, policy.margin_confidence))
+            } else {
+                inside(&comparison.suite.delta)
+            };
+            if negligible {
+                return Ok(d.finish(comparison, Stop::Negligible));
+            }
+        }
         // Futility: any open comparison the call needs that would most likely
         // not be settled by MAX.
         let grows: Vec<bool> = (0..2 * cases).map(|i| arms[i / 2][i % 2]).collect();
@@ -641,18 +654,6 @@ pub fn adaptive_against<S: RunSource>(
                 z_last,
                 policy.predictive,
             ) < policy.futility;
-        }
-        if helps.is_none() && policy.margin > 0.0 {
-            let inside =
-                |d: &Estimate| d.interval.low > -policy.margin && d.interval.high < policy.margin;
-            let negligible = if policy.margin_confidence > 0.0 {
-                inside(&score_interval(&parts, policy.margin_confidence))
-            } else {
-                inside(&comparison.suite.delta)
-            };
-            if negligible {
-                return Ok(d.finish(comparison, Stop::Negligible));
-            }
         }
         if hopeless {
             return Ok(d.finish(comparison, Stop::Futile));
