@@ -27,6 +27,7 @@ pub fn fmt_level(level: f64) -> String {
 /// comparison is two-sample; against an older best its score is an exact line.
 pub(super) fn confidence_conditions(
     result: &SkillEval,
+    mine: Option<&crate::document::BestEvidence>,
     best: Option<&BestEntry>,
     level: f64,
     trigger_skipped: Option<String>,
@@ -35,7 +36,7 @@ pub(super) fn confidence_conditions(
     use crate::stats::confidence::{Side, check};
     let level = effective_level(result, level);
     let at = fmt_level(level);
-    let Some(mine) = crate::document::BestEvidence::of(result) else {
+    let Some(mine) = mine else {
         let why = format!(
             "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval"
         );
@@ -96,7 +97,7 @@ pub(super) fn confidence_conditions(
         ),
         Some(b) => match &b.evidence {
             Some(theirs) if !theirs.cases.is_empty() => {
-                let (parts, grows) = beats_best_parts(&mine, theirs);
+                let (parts, grows) = beats_best_parts(mine, theirs);
                 let c = check(&parts, &grows, 0.0, level, Side::Above);
                 judged(
                     "beats-best-clearly",

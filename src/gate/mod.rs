@@ -276,9 +276,12 @@ pub fn decide_full(
         .flatten()
         .chain([beats_best, helps, trigger])
         .collect();
+    // The result's runs per arm and case: what the mode and the advisory read.
+    let mine = crate::document::BestEvidence::of(result);
     if let Some(level) = confidence {
         conditions.extend(confidence_conditions(
             result,
+            mine.as_ref(),
             best.as_ref(),
             level,
             trigger_skipped,
@@ -286,27 +289,10 @@ pub fn decide_full(
     }
     Decision {
         confidence,
-        advice: result.stats.as_ref().map(|s| {
-            let mut advice = crate::stats::gate_advice(
-                &s.suite,
-                best.as_ref().map(|b| (b.score, b.trigger_rate)),
-                s.trigger,
-            );
-            // Against a best that kept its runs, `beats-best` is two samples.
-            let theirs = best.as_ref().and_then(|b| b.evidence.as_ref());
-            if let (Some(mine), Some(theirs)) = (crate::document::BestEvidence::of(result), theirs)
-                && !mine.cases.is_empty()
-                && !theirs.cases.is_empty()
-            {
-                let (parts, grows) = confidence::beats_best_parts(&mine, theirs);
-                advice.beats_best = crate::stats::advise_two_sample(
-                    &parts,
-                    &grows,
-                    s.suite.with.interval.confidence,
-                );
-            }
-            advice
-        }),
+        advice: result
+            .stats
+            .as_ref()
+            .map(|s| advice(s, best.as_ref(), mine.as_ref())),
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
         saturated: saturation(with, best.as_ref(), model),
         scored_by_trigger: result
@@ -324,6 +310,31 @@ pub fn decide_full(
         conditions,
         trust_imported,
     }
+}
+
+/// The advisories beside the rule's conditions, from the result's `stats`
+/// and its runs per arm (`mine`). Against a best that kept its runs,
+/// `beats-best` is two samples, as the confidence mode reads it.
+fn advice(
+    stats: &crate::document::Stats,
+    best: Option<&BestEntry>,
+    mine: Option<&crate::document::BestEvidence>,
+) -> crate::stats::GateAdvice {
+    let mut advice = crate::stats::gate_advice(
+        &stats.suite,
+        best.map(|b| (b.score, b.trigger_rate)),
+        stats.trigger,
+    );
+    let theirs = best.and_then(|b| b.evidence.as_ref());
+    if let (Some(mine), Some(theirs)) = (mine, theirs)
+        && !mine.cases.is_empty()
+        && !theirs.cases.is_empty()
+    {
+        let (parts, grows) = confidence::beats_best_parts(mine, theirs);
+        advice.beats_best =
+            crate::stats::advise_two_sample(&parts, &grows, stats.suite.with.interval.confidence);
+    }
+    advice
 }
 
 /// The `bought-here` condition of a result that used `n` imported runs.
