@@ -376,6 +376,31 @@ fn eight_writer_threads_lose_nothing() {
     );
 }
 
+/// Openers meeting on a store that does not exist yet (a sharded sweep's
+/// first minute): each must get in, none may be told the store is locked.
+#[test]
+fn openers_meeting_on_a_new_store_all_get_in() {
+    let (_t, root) = temp();
+    for round in 0..40 {
+        let path = root.join(format!("evidence-{round}.db"));
+        let gate = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
+        let threads: Vec<_> = (0..WRITERS)
+            .map(|_| {
+                let (path, gate) = (path.clone(), gate.clone());
+                thread::spawn(move || {
+                    gate.wait();
+                    Store::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for t in threads {
+            if let Err(e) = t.join().unwrap() {
+                panic!("round {round}: {e}");
+            }
+        }
+    }
+}
+
 /// A small xorshift generator; the seed is printed so a failure can be replayed.
 struct Rng(u64);
 

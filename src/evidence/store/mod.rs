@@ -156,10 +156,7 @@ impl Store {
             ));
         }
         store.check_identity()?;
-        let mode: String = store
-            .conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| store.fault("switching to WAL", e))?;
+        let mode = store.switch_to_wal()?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(store.error(format!(
                 "cannot use write-ahead logging (journal mode stays {mode:?}): is it on a network or read-only file system?"
@@ -171,6 +168,32 @@ impl Store {
             .map_err(|e| store.fault("setting synchronous", e))?;
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Put the file in write-ahead logging; returns the journal mode now in
+    /// force. Switching a new file needs its exclusive lock, and SQLite
+    /// answers "busy" at once, without waiting, when two openers both hold a
+    /// read lock and want it (it would deadlock otherwise): so several
+    /// processes opening one new store retry here, within the busy timeout.
+    fn switch_to_wal(&self) -> Result<String> {
+        let start = std::time::Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            {
+                Ok(mode) => return Ok(mode),
+                Err(e) if is_busy(&e) && start.elapsed() < self.busy_timeout => {
+                    // Openers that met keep meeting at equal pauses; the
+                    // process id staggers them.
+                    let stagger = Duration::from_micros(u64::from(std::process::id() % 997));
+                    std::thread::sleep(pause + stagger);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                Err(e) => return Err(self.fault("switching to WAL", e)),
+            }
+        }
     }
 
     /// The file this store lives in.
