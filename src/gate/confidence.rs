@@ -33,7 +33,7 @@ pub(super) fn confidence_conditions(
     trigger_skipped: Option<String>,
 ) -> Vec<Condition> {
     use crate::stats::Part;
-    use crate::stats::confidence::{Side, check};
+    use crate::stats::confidence::{Side, check, check_delta};
     let level = effective_level(result, level);
     let at = fmt_level(level);
     let Some(mine) = mine else {
@@ -59,13 +59,7 @@ pub(super) fn confidence_conditions(
         .collect();
     let all = |n: usize| vec![true; n];
 
-    let helps_check = check(
-        &delta_parts,
-        &all(delta_parts.len()),
-        0.0,
-        level,
-        Side::Above,
-    );
+    let helps_check = check_delta(&delta_parts, level);
     let helps = judged(
         "helps-clearly",
         &helps_check,

@@ -12,7 +12,9 @@
 //! comparison are planned for the new result's arms only.
 
 use super::advisory::PLANNED_POWER;
-use super::interval::{Estimate, Part, normal_quantile, score_interval, variance_at};
+use super::interval::{
+    Estimate, Part, delta_interval, normal_quantile, score_interval, variance_at,
+};
 use serde::{Deserialize, Serialize};
 
 /// Lowest level `--confidence` accepts (0.5 would be the point estimate).
@@ -88,7 +90,39 @@ pub enum Side {
 /// `grows[i]` says whether part i belongs to the new result (more runs would
 /// shrink its variance) or to the recorded best (fixed).
 pub fn check(parts: &[Part], grows: &[bool], tie: f64, level: f64, side: Side) -> Check {
-    let estimate = score_interval(parts, 2.0 * level - 1.0);
+    judge(
+        score_interval(parts, 2.0 * level - 1.0),
+        parts,
+        grows,
+        tie,
+        level,
+        side,
+    )
+}
+
+/// [`check`] that a delta (parts in pairs `withᵢ, withoutᵢ`, every part the
+/// new result's) is clearly above 0: the bound is [`delta_interval`]'s, so
+/// the randomisation test of "no effect" must reject too.
+pub fn check_delta(parts: &[Part], level: f64) -> Check {
+    judge(
+        delta_interval(parts, 2.0 * level - 1.0),
+        parts,
+        &vec![true; parts.len()],
+        0.0,
+        level,
+        Side::Above,
+    )
+}
+
+/// A [`Check`] of `estimate` (over `parts`) against `tie`.
+fn judge(
+    estimate: Estimate,
+    parts: &[Part],
+    grows: &[bool],
+    tie: f64,
+    level: f64,
+    side: Side,
+) -> Check {
     let (bound, holds) = match side {
         Side::Above => (estimate.interval.low, estimate.interval.low > tie),
         Side::NotBelow => (estimate.interval.high, estimate.interval.high >= tie),

@@ -31,8 +31,8 @@ pub use advisory::{
     Advisory, Direction, GateAdvice, TriggerCount, advise, advise_two_sample, gate_advice,
 };
 pub use interval::{
-    CONFIDENCE, Estimate, Interval, Method, Part, case_delta, mean_interval, score_interval,
-    wilson, wilson_at,
+    CONFIDENCE, Estimate, Interval, Method, Part, case_delta, delta_interval, mean_interval,
+    score_interval, wilson, wilson_at,
 };
 pub use runs::{RunsSpec, RunsSpecError};
 
@@ -150,7 +150,7 @@ pub(crate) fn compare_with_parts(cases: &[CaseRuns], confidence: f64) -> (Compar
             .sum::<f64>()
             / k
     };
-    let delta = score_interval(&delta_parts, confidence);
+    let delta = delta_interval(&delta_parts, confidence);
     let suite = SuiteStats {
         with: score_interval(&with_parts, confidence),
         without: score_interval(&without_parts, confidence),
@@ -221,6 +221,37 @@ mod tests {
         let c = compare(&[case(0, &[1.0, 1.0, 1.0], &[1.0, 1.0, 0.0])], CONFIDENCE);
         assert!((c.suite.delta.value - 1.0 / 3.0).abs() < 1e-12);
         assert!(!c.suite.advisory.is_clear());
+    }
+
+    #[test]
+    fn the_suite_delta_needs_the_randomisation_test_too() {
+        // Eight cases at 3 runs drawn from coin flips: the score interval
+        // alone leaves 0 out; the suite's delta does not, its cases do not.
+        let arm = |x: usize| -> Vec<f64> { (0..3).map(|i| f64::from(u8::from(i < x))).collect() };
+        let draws = [
+            (2, 0),
+            (2, 1),
+            (3, 0),
+            (2, 3),
+            (3, 1),
+            (0, 2),
+            (3, 1),
+            (1, 1),
+        ];
+        let cases: Vec<CaseRuns> = draws
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, o))| case(i, &arm(w), &arm(o)))
+            .collect();
+        let c = compare(&cases, CONFIDENCE);
+        assert!((c.suite.delta.value - 7.0 / 24.0).abs() < 1e-12);
+        assert!(!c.suite.advisory.is_clear(), "{:?}", c.suite.delta);
+        assert_eq!(c.suite.delta.interval.low, 0.0);
+        let parts: Vec<Part> = cases
+            .iter()
+            .flat_map(|c| [Part::of(0.125, &c.with), Part::of(-0.125, &c.without)])
+            .collect();
+        assert!(score_interval(&parts, CONFIDENCE).interval.low > 0.0);
     }
 
     #[test]

@@ -52,7 +52,7 @@
 //! bound, which holds under any dependence) is kept for comparison.
 
 use super::interval::{
-    Estimate, Part, normal_cdf, score_interval, score_interval_scaled, variance_at, z_for,
+    Estimate, Part, delta_interval_scaled, normal_cdf, score_interval, variance_at, z_for,
 };
 use super::{Comparison, Direction, TriggerCount, compare_with_parts};
 use serde::{Deserialize, Serialize};
@@ -557,7 +557,7 @@ pub fn adaptive_against<S: RunSource>(
         let (mut comparison, parts) = compare_with_parts(&d.samples, confidence);
         if look + 1 < schedule.len() && policy.interim_continuity != 1.0 {
             let s = &mut comparison.suite;
-            s.delta = score_interval_scaled(&parts, confidence, policy.interim_continuity);
+            s.delta = delta_interval_scaled(&parts, confidence, policy.interim_continuity);
             s.advisory = super::advise(&s.delta, 0.0, s.runs_per_arm);
         }
         if let Some(stop) = stopped {

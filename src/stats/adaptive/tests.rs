@@ -1,4 +1,5 @@
 use super::*;
+use crate::stats::interval::delta_interval;
 
 /// A scripted platform: each case's arms cycle through fixed score lists;
 /// every request is logged.
@@ -212,8 +213,11 @@ fn reruns_only_the_unresolved_cases() {
     assert!(s.log[1].iter().all(|r| (r.with, r.without) == (5, 5)));
     assert_eq!(o.samples[0].with.len(), 5);
     assert_eq!(o.samples[1].with.len(), 10);
-    // Ten runs of the noisy cases pin them near 0: case 0 now carries the suite.
-    assert_eq!(o.stop, Stop::SuiteClear);
+    // Case 0 alone moves the suite by 0.25, and the randomisation test
+    // counts its 5 passes of 10 as shuffled between the arms: beside three
+    // coin-flip cases that stays within noise at the last look's 99 %.
+    assert_eq!(o.stop, Stop::MaxReached);
+    assert!(!o.comparison.suite.advisory.is_clear());
     assert_eq!(o.runs, 2 * (5 + 3 * 10));
 }
 
@@ -498,10 +502,10 @@ fn interim_continuity_is_whole_by_default_and_narrows_an_interim_interval() {
         Part::of(0.5, &[1.0, 1.0, 1.0, 0.0]),
         Part::of(-0.5, &[0.0, 1.0, 0.0, 0.0]),
     ];
-    let whole = score_interval(&parts, 0.95).interval;
-    let same = score_interval_scaled(&parts, 0.95, 1.0).interval;
+    let whole = delta_interval(&parts, 0.95).interval;
+    let same = delta_interval_scaled(&parts, 0.95, 1.0).interval;
     assert_eq!((whole.low, whole.high), (same.low, same.high));
-    let none = score_interval_scaled(&parts, 0.95, 0.0).interval;
+    let none = delta_interval_scaled(&parts, 0.95, 0.0).interval;
     assert!(none.low > whole.low && none.high < whole.high);
 }
 
