@@ -498,11 +498,12 @@ pub fn case_delta(with: &[f64], without: &[f64], confidence: f64) -> Estimate {
     score_interval(&[Part::of(1.0, with), Part::of(-1.0, without)], confidence)
 }
 
-/// The interval of a delta Σ cᵢ·(withᵢ − withoutᵢ), its parts in pairs
-/// (withᵢ, withoutᵢ) of opposite weights: the [`score_interval`], widened to
-/// reach 0 when the randomisation test of "the item changed nothing" does
-/// not reject ([`no_effect_rejected`]). A delta is called clear of 0 only
-/// when both tests say so.
+/// The interval of a delta Σ cᵢ·(withᵢ − withoutᵢ) over two cases or more,
+/// its parts in pairs (withᵢ, withoutᵢ) of opposite weights: the
+/// [`score_interval`], widened to reach 0 when the randomisation test of
+/// "the item changed nothing" does not reject ([`no_effect_rejected`]). A
+/// delta is called clear of 0 only when both tests say so. For one case it
+/// is the score interval ([`case_delta`]).
 ///
 /// Why two: the score test's variance is taken where the sum's constraint
 /// puts the arms, and with many arms few move, so arms seen at 0/n or n/n
@@ -527,7 +528,10 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     } else {
         0.0
     };
-    if clear && !no_effect_rejected(parts, cc, z_for(confidence)) {
+    // One case is a difference of two arms, where the score test (Mee's)
+    // holds its level; the guard is for sums over cases.
+    let cases = parts.len() / 2;
+    if clear && cases > 1 && !no_effect_rejected(parts, cc, z_for(confidence)) {
         i.low = i.low.min(0.0);
         i.high = i.high.max(0.0);
     }

@@ -207,11 +207,20 @@ mod tests {
 
     #[test]
     fn one_case_suite_equals_the_case() {
-        let cases = [case(0, &[1.0, 1.0, 0.0, 1.0], &[0.0, 1.0, 0.0, 0.0])];
-        let c = compare(&cases, CONFIDENCE);
-        let (s, k) = (c.suite.delta.interval, c.cases[0].delta.interval);
-        assert_eq!(k.method, Method::Score);
-        assert!((s.low - k.low).abs() < 1e-12 && (s.high - k.high).abs() < 1e-12);
+        // 3 of 3 against 0 of 3 too: clear for the case (Mee's), so for the
+        // suite (the randomisation test is for sums over cases).
+        for (with, without) in [
+            (&[1.0, 1.0, 0.0, 1.0][..], &[0.0, 1.0, 0.0, 0.0][..]),
+            (&[1.0; 3][..], &[0.0; 3][..]),
+        ] {
+            let c = compare(&[case(0, with, without)], CONFIDENCE);
+            let (s, k) = (c.suite.delta.interval, c.cases[0].delta.interval);
+            assert_eq!(k.method, Method::Score);
+            assert!((s.low - k.low).abs() < 1e-12 && (s.high - k.high).abs() < 1e-12);
+            assert_eq!(c.suite.advisory.is_clear(), c.cases[0].advisory.is_clear());
+        }
+        let c = compare(&[case(0, &[1.0; 3], &[0.0; 3])], CONFIDENCE);
+        assert!(c.suite.advisory.is_clear());
     }
 
     #[test]
