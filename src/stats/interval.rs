@@ -11,7 +11,11 @@
 //!   continuity correction ([`score_interval`]). For one arm without the
 //!   correction it is exactly Wilson; for a difference it is Mee's interval.
 //!   At 0/n, n/n and n = 1 it behaves (a bootstrap collapses to a point there,
-//!   and Wald's variance is 0).
+//!   and Wald's variance is 0);
+//! - a delta over two cases or more (the suite's): that score interval,
+//!   called clear of 0 only when the randomisation test of "the item changed
+//!   nothing" agrees ([`delta_interval`]): with many arms the score test
+//!   alone does not hold its level at few runs.
 //!
 //! Fractional scores are treated as pass shares: a score in `[0, 1]` with
 //! mean μ has a variance of at most μ(1 − μ), the variance of a pass/fail run
