@@ -438,6 +438,30 @@ fn alternatives() -> Vec<(String, AutoPolicy)> {
         v.push((format!("auto:{max} ({} looks)", p.schedule().len()), p));
     }
     for (name, p) in [
+        (
+            "futility planned on the score test's variance alone",
+            AutoPolicy {
+                futility_shuffled: false,
+                ..now
+            },
+        ),
+        (
+            "auto:14, margin at 95 %",
+            AutoPolicy {
+                max_per_arm: 14,
+                margin_confidence: 0.95,
+                ..now
+            },
+        ),
+        (
+            "auto:14, margin at 95 %, futility on the score test alone",
+            AutoPolicy {
+                max_per_arm: 14,
+                margin_confidence: 0.95,
+                futility_shuffled: false,
+                ..now
+            },
+        ),
         ("no margin", AutoPolicy { margin: 0.0, ..now }),
         (
             "margin at 95 %",

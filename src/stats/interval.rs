@@ -542,6 +542,33 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     estimate
 }
 
+/// Each part's share of the delta's variance under the randomisation test
+/// ([`no_effect_rejected`]): cᵢ²·Sᵢ²/nᵢ, Sᵢ² pooled over its case's two
+/// arms; `None` when the parts are not in pairs of opposite weights with
+/// runs in both arms, or make one case (where the score test decides alone).
+pub(crate) fn no_effect_variances(parts: &[Part]) -> Option<Vec<f64>> {
+    if !parts.len().is_multiple_of(2) || parts.len() < 4 {
+        return None;
+    }
+    let mut shares = Vec::with_capacity(parts.len());
+    for pair in parts.chunks(2) {
+        let (w, o) = (pair[0], pair[1]);
+        if w.coef != -o.coef || w.n == 0 || o.n == 0 {
+            return None;
+        }
+        let (nw, no) = (w.n as f64, o.n as f64);
+        let (n, s) = (nw + no, w.sum.clamp(0.0, nw) + o.sum.clamp(0.0, no));
+        let pooled = if n > 1.0 {
+            ((s - s * s / n) / (n - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
+        shares.push(w.coef * w.coef * pooled / nw);
+        shares.push(o.coef * o.coef * pooled / no);
+    }
+    Some(shares)
+}
+
 /// Does the randomisation test reject "the item changed nothing", i.e. every
 /// case's with and without runs exchangeable? The statistic is the delta,
 /// its variance under that null Σ cᵢ²·Sᵢ²·(1/n_wᵢ + 1/n_oᵢ), Sᵢ² the sample

@@ -218,6 +218,12 @@ pub struct AutoPolicy {
     /// The two-sided confidence of the margin's interval (0: the look's).
     #[serde(default)]
     pub margin_confidence: f64,
+    /// Futility projects the suite's delta with each arm's larger share of
+    /// the variance, the score test's or the randomisation test's, since a
+    /// call needs both (default on; off, the score test's alone, as before
+    /// the randomisation test).
+    #[serde(default)]
+    pub futility_shuffled: bool,
 }
 
 fn one() -> f64 {
@@ -243,6 +249,7 @@ impl AutoPolicy {
             interim_continuity: 1.0,
             margin: MARGIN,
             margin_confidence: 0.0,
+            futility_shuffled: true,
         }
     }
 
@@ -639,9 +646,9 @@ pub fn adaptive_against<S: RunSource>(
                 0.0,
                 &parts,
                 &grows,
-                policy.max_per_arm,
+                policy,
                 z_last,
-                policy.predictive,
+                policy.futility_shuffled,
             ) < policy.futility;
         if let (Some((e, tie)), true) = (&beats, beats_open) {
             let (beats_parts, beats_grows) = beats_parts(&d.samples, best.expect("beats"), &arms);
@@ -650,9 +657,9 @@ pub fn adaptive_against<S: RunSource>(
                 *tie,
                 &beats_parts,
                 &beats_grows,
-                policy.max_per_arm,
+                policy,
                 z_last,
-                policy.predictive,
+                false,
             ) < policy.futility;
         }
         if hopeless {

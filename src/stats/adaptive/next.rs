@@ -1,6 +1,7 @@
 //! What the next round buys: which arms of each case run, and whether more runs could still make the call (conditional power).
 
 use super::*;
+use crate::stats::interval::no_effect_variances;
 
 /// Which arms of each case run next, `[with, without]`: a case whose every
 /// run of both arms scored 1 runs its with arm alone while the suite's
@@ -23,7 +24,8 @@ pub(super) fn allocation(parts: &[Part], delta: f64) -> Vec<[bool; 2]> {
 }
 
 /// The chance that a comparison (Σ cᵢ·μᵢ over `parts` against `tie`) is
-/// clear at the last look, with every part that `grows` run to `max` runs:
+/// clear at the last look, with every part that `grows` run to the policy's
+/// MAX runs:
 /// if its true value equals `estimate` now (conditional power under the
 /// current trend), or with `predictive`, averaged over the values the data
 /// leave plausible under a flat prior (predictive power).
@@ -39,11 +41,18 @@ pub(super) fn conditional_power(
     tie: f64,
     parts: &[Part],
     grows: &[bool],
-    max: u32,
+    policy: &AutoPolicy,
     z_last: f64,
-    predictive: bool,
+    guarded: bool,
 ) -> f64 {
-    let now = variance_at(parts, tie);
+    let (max, predictive) = (policy.max_per_arm, policy.predictive);
+    let mut now = variance_at(parts, tie);
+    if guarded && let Some(shuffled) = no_effect_variances(parts) {
+        // The call needs the randomisation test too: plan with the larger.
+        for (v, r) in now.iter_mut().zip(shuffled) {
+            *v = v.max(r);
+        }
+    }
     let mut projected = parts.to_vec();
     let (mut v_now, mut v_last) = (0.0, 0.0);
     for (i, (v, p)) in now.iter().zip(projected.iter_mut()).enumerate() {

@@ -514,6 +514,7 @@ fn a_policy_written_before_the_new_knobs_reads_with_them_off() {
     // Written before the margin, a policy had none.
     let before = AutoPolicy {
         margin: 0.0,
+        futility_shuffled: false,
         ..AutoPolicy::new(16)
     };
     let mut json = serde_json::to_value(before).unwrap();
@@ -524,6 +525,7 @@ fn a_policy_written_before_the_new_knobs_reads_with_them_off() {
         "interim_continuity",
         "margin",
         "margin_confidence",
+        "futility_shuffled",
     ] {
         assert!(map.remove(knob).is_some(), "{knob}");
     }
@@ -582,4 +584,28 @@ fn a_margin_stops_a_change_clearly_smaller_than_it() {
     let big = vec![(ONE, ZERO); 3];
     let o = adaptive(&mut Script::new(&big), 3, &on, 1e9).unwrap();
     assert_eq!(o.stop, Stop::SuiteClear);
+}
+
+#[test]
+fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
+    // A firing case 6/6 against 0/6 beside three coin-flip ties at 6 runs:
+    // the score test lets the firing case's pinned arms carry no variance,
+    // the randomisation test counts its 6 passes as shuffled among 12. The
+    // call needs both, so the chance of making it by MAX is planned lower.
+    let arm = |x: usize| -> Vec<f64> { (0..6).map(|i| f64::from(u8::from(i < x))).collect() };
+    let parts: Vec<Part> = [(6, 0), (3, 3), (4, 2), (2, 4)]
+        .iter()
+        .flat_map(|&(w, o)| [Part::of(0.25, &arm(w)), Part::of(-0.25, &arm(o))])
+        .collect();
+    let grows = vec![true; parts.len()];
+    let (z, p) = (z_for(0.98), AutoPolicy::new(16));
+    let plain = next::conditional_power(0.25, 0.0, &parts, &grows, &p, z, false);
+    let guarded = next::conditional_power(0.25, 0.0, &parts, &grows, &p, z, true);
+    assert!(guarded < plain - 0.05, "{guarded} against {plain}");
+    // One case: the score test decides alone, so the plan is the same.
+    let one = &parts[..2];
+    let a = next::conditional_power(1.0, 0.0, one, &grows[..2], &p, z, false);
+    let b = next::conditional_power(1.0, 0.0, one, &grows[..2], &p, z, true);
+    assert_eq!(a, b);
+    assert!(AutoPolicy::new(16).futility_shuffled);
 }
