@@ -504,10 +504,11 @@ pub fn case_delta(with: &[f64], without: &[f64], confidence: f64) -> Estimate {
 
 /// The interval of a delta Σ cᵢ·(withᵢ − withoutᵢ) over two cases or more,
 /// its parts in pairs (withᵢ, withoutᵢ) of opposite weights: the
-/// [`score_interval`], widened to reach 0 when the randomisation test of
-/// "the item changed nothing" does not reject ([`no_effect_rejected`]). A
-/// delta is called clear of 0 only when both tests say so. For one case it
-/// is the score interval ([`case_delta`]).
+/// [`score_interval`], widened past 0 when the randomisation test of "the
+/// item changed nothing" does not reject: on the side of 0 it then reaches
+/// as far as that test does ([`no_effect_reach`]), so the advisory's runs
+/// needed are planned on it. A delta is called clear of 0 only when both
+/// tests say so. For one case it is the score interval ([`case_delta`]).
 ///
 /// Why two: the score test's variance is taken where the sum's constraint
 /// puts the arms, and with many arms few move, so arms seen at 0/n or n/n
@@ -524,6 +525,7 @@ pub fn delta_interval(parts: &[Part], confidence: f64) -> Estimate {
 /// [`score_interval_scaled`].
 pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64) -> Estimate {
     let mut estimate = score_interval_scaled(parts, confidence, scale);
+    let value = estimate.value;
     let i = &mut estimate.interval;
     let clear = i.low > 0.0 || i.high < 0.0;
     let ran: Vec<Part> = parts.iter().copied().filter(|p| p.n > 0).collect();
@@ -534,10 +536,15 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     };
     // One case is a difference of two arms, where the score test (Mee's)
     // holds its level; the guard is for sums over cases.
-    let cases = parts.len() / 2;
-    if clear && cases > 1 && !no_effect_rejected(parts, cc, z_for(confidence)) {
-        i.low = i.low.min(0.0);
-        i.high = i.high.max(0.0);
+    if clear
+        && parts.len() >= 4
+        && let Some(reach) = no_effect_reach(parts, cc, z_for(confidence))
+    {
+        if value > 0.0 {
+            i.low = i.low.min(value - reach);
+        } else {
+            i.high = i.high.max(value + reach);
+        }
     }
     estimate
 }
@@ -547,7 +554,15 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
 /// arms; `None` when the parts are not in pairs of opposite weights with
 /// runs in both arms, or make one case (where the score test decides alone).
 pub(crate) fn no_effect_variances(parts: &[Part]) -> Option<Vec<f64>> {
-    if !parts.len().is_multiple_of(2) || parts.len() < 4 {
+    if parts.len() < 4 {
+        return None;
+    }
+    shuffled_shares(parts)
+}
+
+/// [`no_effect_variances`] for any number of cases.
+fn shuffled_shares(parts: &[Part]) -> Option<Vec<f64>> {
+    if !parts.len().is_multiple_of(2) {
         return None;
     }
     let mut shares = Vec::with_capacity(parts.len());
@@ -569,36 +584,30 @@ pub(crate) fn no_effect_variances(parts: &[Part]) -> Option<Vec<f64>> {
     Some(shares)
 }
 
-/// Does the randomisation test reject "the item changed nothing", i.e. every
-/// case's with and without runs exchangeable? The statistic is the delta,
-/// its variance under that null Σ cᵢ²·Sᵢ²·(1/n_wᵢ + 1/n_oᵢ), Sᵢ² the sample
-/// variance of the case's runs pooled (pass shares: Σx² taken as Σx, exact
-/// for pass/fail, wide for fractional scores); normal, with the continuity
-/// correction `cc`. Parts not in pairs of opposite weights, or a case with an
-/// arm not run, leave the call to the score test (`true`).
-pub(crate) fn no_effect_rejected(parts: &[Part], cc: f64, z: f64) -> bool {
-    if !parts.len().is_multiple_of(2) {
-        return true;
-    }
-    let (mut theta, mut var) = (0.0, 0.0);
-    for pair in parts.chunks(2) {
-        let (w, o) = (pair[0], pair[1]);
-        if w.coef != -o.coef || w.n == 0 || o.n == 0 {
-            return true;
-        }
-        let (nw, no) = (w.n as f64, o.n as f64);
-        let (sw, so) = (w.sum.clamp(0.0, nw), o.sum.clamp(0.0, no));
-        theta += w.coef * (sw / nw - so / no);
-        let (n, s) = (nw + no, sw + so);
-        let pooled = if n > 1.0 {
-            ((s - s * s / n) / (n - 1.0)).max(0.0)
-        } else {
-            0.0
-        };
-        var += w.coef * w.coef * pooled * (1.0 / nw + 1.0 / no);
-    }
+/// How far the randomisation test of "the item changed nothing" reaches
+/// from the delta when it does not reject: z·√V + cc, the distance within
+/// which 0 stays plausible. The statistic is the delta, its variance under
+/// that null (every case's with and without runs exchangeable)
+/// V = Σ cᵢ²·Sᵢ²·(1/n_wᵢ + 1/n_oᵢ), Sᵢ² the sample variance of the case's
+/// runs pooled (pass shares: Σx² taken as Σx, exact for pass/fail, wide for
+/// fractional scores); normal, with the continuity correction `cc`. `None`
+/// when it rejects, and when it does not apply (parts not in pairs of
+/// opposite weights, a case with an arm not run): the score test decides.
+fn no_effect_reach(parts: &[Part], cc: f64, z: f64) -> Option<f64> {
+    let var: f64 = shuffled_shares(parts)?.iter().sum();
+    let theta: f64 = parts
+        .iter()
+        .map(|p| p.coef * p.sum.clamp(0.0, p.n as f64) / p.n as f64)
+        .sum();
     let gap = theta.abs() - cc;
-    gap > 0.0 && gap * gap >= z * z * var
+    let rejects = gap > 0.0 && gap * gap >= z * z * var;
+    (!rejects).then(|| z * var.sqrt() + cc)
+}
+
+/// Does the randomisation test reject "the item changed nothing"
+/// ([`no_effect_reach`])? `true` too where it does not apply.
+pub(crate) fn no_effect_rejected(parts: &[Part], cc: f64, z: f64) -> bool {
+    no_effect_reach(parts, cc, z).is_none()
 }
 
 /// Sum of scores, each clamped into `[0, 1]`.
@@ -876,7 +885,11 @@ mod tests {
         let score = score_interval(&parts, CONFIDENCE).interval;
         let delta = delta_interval(&parts, CONFIDENCE);
         assert!(score.low > 0.0, "{score:?}");
-        assert_eq!(delta.interval.low, 0.0);
+        // It reaches past 0 by as far as the randomisation test does:
+        // 7/24 − (1.96·√V + 1/48).
+        let reach = no_effect_reach(&parts, 1.0 / 48.0, z_for(CONFIDENCE)).unwrap();
+        assert!(close(delta.interval.low, 7.0 / 24.0 - reach, 1e-12));
+        assert!(delta.interval.low < 0.0);
         assert_eq!(delta.interval.high, score.high);
         assert_eq!(delta.interval.method, Method::Score);
         // A clear change: both tests reject, the score interval stands.
