@@ -550,7 +550,7 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
 }
 
 /// Each part's share of the delta's variance under the randomisation test
-/// ([`no_effect_rejected`]): cᵢ²·Sᵢ²/nᵢ, Sᵢ² pooled over its case's two
+/// ([`no_effect_reach`]): cᵢ²·Sᵢ²/nᵢ, Sᵢ² pooled over its case's two
 /// arms; `None` when the parts are not in pairs of opposite weights with
 /// runs in both arms, or make one case (where the score test decides alone).
 pub(crate) fn no_effect_variances(parts: &[Part]) -> Option<Vec<f64>> {
@@ -602,12 +602,6 @@ fn no_effect_reach(parts: &[Part], cc: f64, z: f64) -> Option<f64> {
     let gap = theta.abs() - cc;
     let rejects = gap > 0.0 && gap * gap >= z * z * var;
     (!rejects).then(|| z * var.sqrt() + cc)
-}
-
-/// Does the randomisation test reject "the item changed nothing"
-/// ([`no_effect_reach`])? `true` too where it does not apply.
-pub(crate) fn no_effect_rejected(parts: &[Part], cc: f64, z: f64) -> bool {
-    no_effect_reach(parts, cc, z).is_none()
 }
 
 /// Sum of scores, each clamped into `[0, 1]`.
@@ -855,16 +849,16 @@ mod tests {
         // Corrected, (1 − 1/6)² = 0.694 < 1.96²·0.2 = 0.768: not rejected
         // (its exact p is 2/20 = 0.1); 4/4 against 0/4 is.
         let z = z_for(CONFIDENCE);
-        assert!(!no_effect_rejected(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z));
-        assert!(no_effect_rejected(&pairs(&[(4, 0)], 4), 1.0 / 8.0, z));
+        assert!(no_effect_reach(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z).is_some());
+        assert!(no_effect_reach(&pairs(&[(4, 0)], 4), 1.0 / 8.0, z).is_none());
         // Parts not in pairs of opposite weights, or an arm not run: the
         // score test alone decides.
         let one = [Part::of(1.0, &arm(1, 3))];
-        assert!(no_effect_rejected(&one, 0.0, z));
+        assert!(no_effect_reach(&one, 0.0, z).is_none());
         let unrun = [Part::of(1.0, &arm(3, 3)), Part::of(-1.0, &[])];
-        assert!(no_effect_rejected(&unrun, 0.0, z));
+        assert!(no_effect_reach(&unrun, 0.0, z).is_none());
         let same_sign = [Part::of(0.5, &arm(3, 3)), Part::of(0.5, &arm(0, 3))];
-        assert!(no_effect_rejected(&same_sign, 0.0, z));
+        assert!(no_effect_reach(&same_sign, 0.0, z).is_none());
     }
 
     #[test]
