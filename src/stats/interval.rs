@@ -849,7 +849,11 @@ mod tests {
         // Corrected, (1 − 1/6)² = 0.694 < 1.96²·0.2 = 0.768: not rejected
         // (its exact p is 2/20 = 0.1); 4/4 against 0/4 is.
         let z = z_for(CONFIDENCE);
-        assert!(no_effect_reach(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z).is_some());
+        let reach = no_effect_reach(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z).unwrap();
+        assert!(
+            close(reach, z * 0.2f64.sqrt() + 1.0 / 6.0, 1e-12),
+            "{reach}"
+        );
         assert!(no_effect_reach(&pairs(&[(4, 0)], 4), 1.0 / 8.0, z).is_none());
         // Parts not in pairs of opposite weights, or an arm not run: the
         // score test alone decides.
@@ -862,7 +866,7 @@ mod tests {
     }
 
     #[test]
-    fn delta_interval_reaches_zero_only_when_the_randomisation_test_does_not_reject() {
+    fn delta_interval_reaches_past_zero_only_when_the_randomisation_test_does_not_reject() {
         // Eight cases at 3 runs, delta 7/24, found among coin flips: the
         // score interval leaves 0 out, the randomisation test does not.
         let draws = [
