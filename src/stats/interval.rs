@@ -604,6 +604,21 @@ fn no_effect_reach(parts: &[Part], cc: f64, z: f64) -> Option<f64> {
     (!rejects).then(|| z * var.sqrt() + cc)
 }
 
+/// Passes of 3 runs (with, without) of eight cases, delta 7/24, drawn from
+/// coin flips: the score interval alone leaves 0 out, the randomisation test
+/// does not (the example of the tests).
+#[cfg(test)]
+pub(crate) const COIN_FLIPS_CALLED: [(usize, usize); 8] = [
+    (2, 0),
+    (2, 1),
+    (3, 0),
+    (2, 3),
+    (3, 1),
+    (0, 2),
+    (3, 1),
+    (1, 1),
+];
+
 /// Sum of scores, each clamped into `[0, 1]`.
 pub(crate) fn score_sum(scores: &[f64]) -> f64 {
     scores.iter().map(|s| s.clamp(0.0, 1.0)).sum()
@@ -867,19 +882,7 @@ mod tests {
 
     #[test]
     fn delta_interval_reaches_past_zero_only_when_the_randomisation_test_does_not_reject() {
-        // Eight cases at 3 runs, delta 7/24, found among coin flips: the
-        // score interval leaves 0 out, the randomisation test does not.
-        let draws = [
-            (2, 0),
-            (2, 1),
-            (3, 0),
-            (2, 3),
-            (3, 1),
-            (0, 2),
-            (3, 1),
-            (1, 1),
-        ];
-        let parts = pairs(&draws, 3);
+        let parts = pairs(&COIN_FLIPS_CALLED, 3);
         let score = score_interval(&parts, CONFIDENCE).interval;
         let delta = delta_interval(&parts, CONFIDENCE);
         assert!(score.low > 0.0, "{score:?}");

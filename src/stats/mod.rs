@@ -237,17 +237,7 @@ mod tests {
         // Eight cases at 3 runs drawn from coin flips: the score interval
         // alone leaves 0 out; the suite's delta does not, its cases do not.
         let arm = |x: usize| -> Vec<f64> { (0..3).map(|i| f64::from(u8::from(i < x))).collect() };
-        let draws = [
-            (2, 0),
-            (2, 1),
-            (3, 0),
-            (2, 3),
-            (3, 1),
-            (0, 2),
-            (3, 1),
-            (1, 1),
-        ];
-        let cases: Vec<CaseRuns> = draws
+        let cases: Vec<CaseRuns> = interval::COIN_FLIPS_CALLED
             .iter()
             .enumerate()
             .map(|(i, &(w, o))| case(i, &arm(w), &arm(o)))
