@@ -1,7 +1,7 @@
 //! What the next round buys: which arms of each case run, and whether more runs could still make the call (conditional power).
 
 use super::*;
-use crate::stats::interval::no_effect_variances;
+use crate::stats::interval::delta_variances;
 
 /// Which arms of each case run next, `[with, without]`: a case whose every
 /// run of both arms scored 1 runs its with arm alone while the suite's
@@ -46,13 +46,11 @@ pub(super) fn conditional_power(
     guarded: bool,
 ) -> f64 {
     let (max, predictive) = (policy.max_per_arm, policy.predictive);
-    let mut now = variance_at(parts, tie);
-    if guarded && let Some(shuffled) = no_effect_variances(parts) {
-        // The call needs the randomisation test too: plan with the larger.
-        for (v, r) in now.iter_mut().zip(shuffled) {
-            *v = v.max(r);
-        }
-    }
+    let now = if guarded {
+        delta_variances(parts, tie)
+    } else {
+        variance_at(parts, tie)
+    };
     let mut projected = parts.to_vec();
     let (mut v_now, mut v_last) = (0.0, 0.0);
     for (i, (v, p)) in now.iter().zip(projected.iter_mut()).enumerate() {

@@ -34,7 +34,7 @@ pub use normal::{normal_cdf, normal_quantile, z_for};
 #[cfg(test)]
 pub(crate) use randomisation::COIN_FLIPS_CALLED;
 pub use randomisation::delta_interval;
-pub(crate) use randomisation::{delta_interval_scaled, no_effect_variances};
+pub(crate) use randomisation::{delta_interval_scaled, delta_variances};
 pub use score::{Part, case_delta, score_interval, variance_at};
 pub(crate) use score::{continuity, score_interval_scaled};
 pub use wilson::{mean_interval, wilson, wilson_at};

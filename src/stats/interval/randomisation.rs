@@ -1,7 +1,7 @@
 //! A delta over cases, held to the randomisation test of "the item changed
 //! nothing" beside the score test.
 
-use super::{Estimate, Part, continuity, score_interval_scaled, z_for};
+use super::{Estimate, Part, continuity, score_interval_scaled, variance_at, z_for};
 
 /// The interval of a delta Σ cᵢ·(withᵢ − withoutᵢ) over two cases or more,
 /// its parts in pairs (withᵢ, withoutᵢ) of opposite weights: the
@@ -35,12 +35,7 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     } else {
         0.0
     };
-    // One case is a difference of two arms, where the score test (Mee's)
-    // holds its level; the guard is for sums over cases.
-    if clear
-        && parts.len() >= 4
-        && let Some(reach) = no_effect_reach(parts, cc, z_for(confidence))
-    {
+    if clear && let Some(reach) = no_effect_reach(parts, cc, z_for(confidence)) {
         if value > 0.0 {
             i.low = i.low.min(value - reach);
         } else {
@@ -50,18 +45,33 @@ pub(crate) fn delta_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     estimate
 }
 
+/// Each part's share of the variance a call on a delta sees: the score
+/// test's at `theta0` ([`variance_at`]), or the randomisation test's where
+/// that is larger, since the call needs both. What `--runs auto`'s futility
+/// and the confidence mode's runs needed plan with.
+pub(crate) fn delta_variances(parts: &[Part], theta0: f64) -> Vec<f64> {
+    let mut shares = variance_at(parts, theta0);
+    if let Some(shuffled) = guard_shares(parts) {
+        for (v, r) in shares.iter_mut().zip(shuffled) {
+            *v = v.max(r);
+        }
+    }
+    shares
+}
+
 /// Each part's share of the delta's variance under the randomisation test
-/// ([`no_effect_reach`]): cᵢ²·Sᵢ²/nᵢ, Sᵢ² pooled over its case's two
-/// arms; `None` when the parts are not in pairs of opposite weights with
-/// runs in both arms, or make one case (where the score test decides alone).
-pub(crate) fn no_effect_variances(parts: &[Part]) -> Option<Vec<f64>> {
+/// ([`no_effect_reach`]): cᵢ²·Sᵢ²/nᵢ, Sᵢ² pooled over its case's two arms.
+/// `None` where the test does not apply: one case (a difference of two
+/// arms, where the score test, Mee's, holds its level alone), or parts not
+/// in pairs of opposite weights with runs in both arms.
+fn guard_shares(parts: &[Part]) -> Option<Vec<f64>> {
     if parts.len() < 4 {
         return None;
     }
     shuffled_shares(parts)
 }
 
-/// [`no_effect_variances`] for any number of cases.
+/// [`guard_shares`] for any number of cases.
 fn shuffled_shares(parts: &[Part]) -> Option<Vec<f64>> {
     if !parts.len().is_multiple_of(2) {
         return None;
@@ -92,10 +102,10 @@ fn shuffled_shares(parts: &[Part]) -> Option<Vec<f64>> {
 /// V = Σ cᵢ²·Sᵢ²·(1/n_wᵢ + 1/n_oᵢ), Sᵢ² the sample variance of the case's
 /// runs pooled (pass shares: Σx² taken as Σx, exact for pass/fail, wide for
 /// fractional scores); normal, with the continuity correction `cc`. `None`
-/// when it rejects, and when it does not apply (parts not in pairs of
-/// opposite weights, a case with an arm not run): the score test decides.
+/// when it rejects, and where it does not apply ([`guard_shares`]): the
+/// score test decides.
 fn no_effect_reach(parts: &[Part], cc: f64, z: f64) -> Option<f64> {
-    let var: f64 = shuffled_shares(parts)?.iter().sum();
+    let var: f64 = guard_shares(parts)?.iter().sum();
     let theta: f64 = parts
         .iter()
         .map(|p| p.coef * p.sum.clamp(0.0, p.n as f64) / p.n as f64)
@@ -144,23 +154,52 @@ mod tests {
     fn no_effect_variance_is_the_randomisation_variance() {
         // One case, 3/3 against 0/3: the delta's variance over the 20 ways
         // to share 3 passes among 6 runs is S²·(1/3 + 1/3) = 0.3·2/3 = 0.2.
-        // Corrected, (1 − 1/6)² = 0.694 < 1.96²·0.2 = 0.768: not rejected
-        // (its exact p is 2/20 = 0.1); 4/4 against 0/4 is.
+        let one: f64 = shuffled_shares(&pairs(&[(3, 0)], 3)).unwrap().iter().sum();
+        assert!(close(one, 0.2, 1e-12), "{one}");
+        // Beside a case of six failures (no variance), weights ½: delta ½,
+        // V = 0.2/4, corrected (½ − 1/12)² = 0.174 < 1.96²·0.05 = 0.192: not
+        // rejected, and it reaches z·√V + cc; at 4 runs it is rejected.
         let z = z_for(CONFIDENCE);
-        let reach = no_effect_reach(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z).unwrap();
+        let reach = no_effect_reach(&pairs(&[(3, 0), (0, 0)], 3), 1.0 / 12.0, z).unwrap();
         assert!(
-            close(reach, z * 0.2f64.sqrt() + 1.0 / 6.0, 1e-12),
+            close(reach, z * 0.05f64.sqrt() + 1.0 / 12.0, 1e-12),
             "{reach}"
         );
-        assert!(no_effect_reach(&pairs(&[(4, 0)], 4), 1.0 / 8.0, z).is_none());
-        // Parts not in pairs of opposite weights, or an arm not run: the
-        // score test alone decides.
+        assert!(no_effect_reach(&pairs(&[(4, 0), (0, 0)], 4), 1.0 / 16.0, z).is_none());
+        // One case, parts not in pairs of opposite weights, or an arm not
+        // run: the test does not apply and the score test alone decides.
+        assert!(no_effect_reach(&pairs(&[(3, 0)], 3), 1.0 / 6.0, z).is_none());
         let one = [Part::of(1.0, &arm(1, 3))];
         assert!(no_effect_reach(&one, 0.0, z).is_none());
-        let unrun = [Part::of(1.0, &arm(3, 3)), Part::of(-1.0, &[])];
+        let unrun = [
+            Part::of(0.5, &arm(3, 3)),
+            Part::of(-0.5, &[]),
+            Part::of(0.5, &arm(1, 3)),
+            Part::of(-0.5, &arm(1, 3)),
+        ];
         assert!(no_effect_reach(&unrun, 0.0, z).is_none());
-        let same_sign = [Part::of(0.5, &arm(3, 3)), Part::of(0.5, &arm(0, 3))];
+        let same_sign = [
+            Part::of(0.5, &arm(3, 3)),
+            Part::of(0.5, &arm(0, 3)),
+            Part::of(0.5, &arm(1, 3)),
+            Part::of(-0.5, &arm(1, 3)),
+        ];
         assert!(no_effect_reach(&same_sign, 0.0, z).is_none());
+    }
+
+    #[test]
+    fn a_call_plans_with_the_larger_variance_of_the_two_tests() {
+        // A firing case 6/6 against 0/6 beside three coin-flip ties: its
+        // pinned arms carry no variance for the score test, the
+        // randomisation test counts its passes as shuffled. One case alone:
+        // the score test's.
+        let parts = pairs(&[(6, 0), (3, 3), (4, 2), (2, 4)], 6);
+        let score = variance_at(&parts, 0.0);
+        let call = delta_variances(&parts, 0.0);
+        assert!(call.iter().zip(&score).all(|(c, s)| c >= s));
+        assert!(call.iter().sum::<f64>() > score.iter().sum::<f64>() * 1.2);
+        let one = &parts[..2];
+        assert_eq!(delta_variances(one, 0.5), variance_at(one, 0.5));
     }
 
     #[test]
