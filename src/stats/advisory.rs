@@ -155,6 +155,7 @@ pub fn advise_two_sample(parts: &[Part], grows: &[bool], confidence: f64) -> Adv
                 grows,
                 estimate.value.abs(),
                 0.5 + confidence / 2.0,
+                false,
             ),
             against_runs: true,
         },

@@ -13,7 +13,7 @@
 
 use super::advisory::PLANNED_POWER;
 use super::interval::{
-    Estimate, Part, delta_interval, normal_quantile, score_interval, variance_at,
+    Estimate, Part, delta_interval, delta_variances, normal_quantile, score_interval, variance_at,
 };
 use serde::{Deserialize, Serialize};
 
@@ -90,31 +90,22 @@ pub enum Side {
 /// `grows[i]` says whether part i belongs to the new result (more runs would
 /// shrink its variance) or to the recorded best (fixed).
 pub fn check(parts: &[Part], grows: &[bool], tie: f64, level: f64, side: Side) -> Check {
-    judge(
-        score_interval(parts, 2.0 * level - 1.0),
-        parts,
-        grows,
-        tie,
-        level,
-        side,
-    )
+    let estimate = score_interval(parts, 2.0 * level - 1.0);
+    judge(estimate, parts, grows, tie, level, side, false)
 }
 
 /// [`check`] that a delta (parts in pairs `withᵢ, withoutᵢ`, every part the
 /// new result's) is clearly above 0: the bound is [`delta_interval`]'s, so
-/// the randomisation test of "no effect" must reject too.
+/// the randomisation test of "no effect" must reject too, and the runs
+/// needed are planned with the larger variance of the two tests.
 pub fn check_delta(parts: &[Part], level: f64) -> Check {
-    judge(
-        delta_interval(parts, 2.0 * level - 1.0),
-        parts,
-        &vec![true; parts.len()],
-        0.0,
-        level,
-        Side::Above,
-    )
+    let estimate = delta_interval(parts, 2.0 * level - 1.0);
+    let grows = vec![true; parts.len()];
+    judge(estimate, parts, &grows, 0.0, level, Side::Above, true)
 }
 
-/// A [`Check`] of `estimate` (over `parts`) against `tie`.
+/// A [`Check`] of `estimate` (over `parts`) against `tie`; `delta`: the
+/// parts are a delta's pairs, planned as [`plan`] says.
 fn judge(
     estimate: Estimate,
     parts: &[Part],
@@ -122,6 +113,7 @@ fn judge(
     tie: f64,
     level: f64,
     side: Side,
+    delta: bool,
 ) -> Check {
     let (bound, holds) = match side {
         Side::Above => (estimate.interval.low, estimate.interval.low > tie),
@@ -130,7 +122,7 @@ fn judge(
     let runs_needed = if holds || side == Side::NotBelow {
         None
     } else {
-        plan(parts, grows, estimate.value - tie, level)
+        plan(parts, grows, estimate.value - tie, level, delta)
     };
     Check {
         estimate,
@@ -145,8 +137,16 @@ fn judge(
 /// Extra runs per arm of each case of the new result so that a true effect of
 /// `gap` clears its one-sided bound at `level` with probability
 /// [`PLANNED_POWER`]: `gap = (z + z_p)·√(V_fixed + V_new·n/n′)`, the
-/// variances taken at the estimate.
-pub(crate) fn plan(parts: &[Part], grows: &[bool], gap: f64, level: f64) -> Option<u32> {
+/// variances taken at the estimate; for a `delta`, each part's the larger of
+/// the score test's and the randomisation test's ([`delta_variances`]),
+/// since its call needs both.
+pub(crate) fn plan(
+    parts: &[Part],
+    grows: &[bool],
+    gap: f64,
+    level: f64,
+    delta: bool,
+) -> Option<u32> {
     if gap <= 0.0 {
         return None;
     }
@@ -155,7 +155,11 @@ pub(crate) fn plan(parts: &[Part], grows: &[bool], gap: f64, level: f64) -> Opti
         .filter(|p| p.n > 0)
         .map(|p| p.coef * p.sum / p.n as f64)
         .sum();
-    let shares = variance_at(parts, theta);
+    let shares = if delta {
+        delta_variances(parts, theta)
+    } else {
+        variance_at(parts, theta)
+    };
     let (mut fixed, mut new, mut runs, mut arms) = (0.0, 0.0, 0.0, 0.0);
     for ((p, v), g) in parts.iter().zip(&shares).zip(grows) {
         if *g {
@@ -240,5 +244,21 @@ mod tests {
         assert!(!check(&[new, best], &[true, false], 0.0, 0.95, Side::NotBelow).holds);
         let new = Part::of(1.0, &arm(9, 10));
         assert!(check(&[new, best], &[true, false], 0.0, 0.95, Side::NotBelow).holds);
+    }
+
+    #[test]
+    fn a_delta_plans_with_the_randomisation_variance_too() {
+        // A firing case 6/6 against 0/6 beside three coin-flip ties: the
+        // randomisation test counts the firing case's passes as shuffled,
+        // so settling `helps-clearly` takes more runs than the score test
+        // alone would say.
+        let parts: Vec<Part> = [(6, 0), (3, 3), (4, 2), (2, 4)]
+            .iter()
+            .flat_map(|&(w, o)| [Part::of(0.25, &arm(w, 6)), Part::of(-0.25, &arm(o, 6))])
+            .collect();
+        let grows = vec![true; parts.len()];
+        let score = plan(&parts, &grows, 0.25, 0.975, false).unwrap();
+        let both = plan(&parts, &grows, 0.25, 0.975, true).unwrap();
+        assert!(both > score, "{both} against {score}");
     }
 }
