@@ -139,6 +139,16 @@ impl ArmSum {
             },
         }
     }
+
+    /// This arm with weight `coef` in a weighted sum of arms' means (what
+    /// the confidence mode and the two-sample advisory compare).
+    pub fn part(self, coef: f64) -> crate::stats::Part {
+        crate::stats::Part {
+            coef,
+            sum: self.sum,
+            n: self.runs as usize,
+        }
+    }
 }
 
 impl BestEvidence {

@@ -46,16 +46,11 @@ pub(super) fn confidence_conditions(
         ];
     };
     let k = mine.cases.len() as f64;
-    let part = |coef: f64, a: crate::document::ArmSum| Part {
-        coef,
-        sum: a.sum,
-        n: a.runs as usize,
-    };
-    let with_parts: Vec<Part> = mine.cases.iter().map(|c| part(1.0 / k, c.with)).collect();
+    let with_parts: Vec<Part> = mine.cases.iter().map(|c| c.with.part(1.0 / k)).collect();
     let delta_parts: Vec<Part> = mine
         .cases
         .iter()
-        .flat_map(|c| [part(1.0 / k, c.with), part(-1.0 / k, c.without)])
+        .flat_map(|c| [c.with.part(1.0 / k), c.without.part(-1.0 / k)])
         .collect();
     let all = |n: usize| vec![true; n];
 
@@ -146,28 +141,23 @@ pub(super) fn confidence_conditions(
     ) {
         (Some(why), ..) => skip_named("trigger-rate-not-clearly-below", why),
         (None, Some(b), Some(t)) if t.results > 0 => {
-            let new = Part {
-                coef: 1.0,
-                sum: f64::from(t.fired),
-                n: t.results as usize,
-            };
+            let new = t.part(1.0);
             let theirs = b
                 .evidence
                 .as_ref()
                 .and_then(|e| e.trigger)
                 .filter(|t| t.results > 0);
             let (c, against) = match theirs {
-                Some(bt) => {
-                    let old = Part {
-                        coef: -1.0,
-                        sum: f64::from(bt.fired),
-                        n: bt.results as usize,
-                    };
-                    (
-                        check(&[new, old], &[true, false], 0.0, level, Side::NotBelow),
-                        "the best's own results counted",
-                    )
-                }
+                Some(bt) => (
+                    check(
+                        &[new, bt.part(-1.0)],
+                        &[true, false],
+                        0.0,
+                        level,
+                        Side::NotBelow,
+                    ),
+                    "the best's own results counted",
+                ),
                 None => (
                     check(
                         &[new],
@@ -237,17 +227,12 @@ pub(super) fn beats_best_parts(
     mine: &crate::document::BestEvidence,
     theirs: &crate::document::BestEvidence,
 ) -> (Vec<crate::stats::Part>, Vec<bool>) {
-    let part = |coef: f64, a: crate::document::ArmSum| crate::stats::Part {
-        coef,
-        sum: a.sum,
-        n: a.runs as usize,
-    };
     let (k, kb) = (mine.cases.len() as f64, theirs.cases.len() as f64);
     let parts = mine
         .cases
         .iter()
-        .map(|c| part(1.0 / k, c.with))
-        .chain(theirs.cases.iter().map(|c| part(-1.0 / kb, c.with)))
+        .map(|c| c.with.part(1.0 / k))
+        .chain(theirs.cases.iter().map(|c| c.with.part(-1.0 / kb)))
         .collect();
     let grows = std::iter::repeat_n(true, mine.cases.len())
         .chain(std::iter::repeat_n(false, theirs.cases.len()))

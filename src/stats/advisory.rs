@@ -220,6 +220,18 @@ pub struct TriggerCount {
     pub results: u32,
 }
 
+impl TriggerCount {
+    /// The fired share with weight `coef` in a weighted sum of arms' means
+    /// (a trigger rate compared with the best's).
+    pub fn part(self, coef: f64) -> Part {
+        Part {
+            coef,
+            sum: f64::from(self.fired),
+            n: self.results as usize,
+        }
+    }
+}
+
 /// The gate's advisories from the suite's estimates (see
 /// [`crate::stats::Comparison`]) and `best`, the recorded best score and
 /// trigger rate for the model, if any. The best is a recorded number, so it

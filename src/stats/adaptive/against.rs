@@ -81,30 +81,22 @@ pub(super) fn trigger_rate(
     confidence: f64,
 ) -> Option<TriggerState> {
     let best_rate = best.trigger_rate?;
-    let (fired, results) = samples.iter().fold((0u32, 0u32), |(f, n), c| {
-        (f + c.trigger.fired, n + c.trigger.results)
-    });
-    if results == 0 {
+    let seen = samples
+        .iter()
+        .fold(TriggerCount::default(), |t, c| TriggerCount {
+            fired: t.fired + c.trigger.fired,
+            results: t.results + c.trigger.results,
+        });
+    if seen.results == 0 {
         return None;
     }
-    let rate = f64::from(fired) / f64::from(results);
+    let rate = f64::from(seen.fired) / f64::from(seen.results);
     if round4(rate) >= round4(best_rate) {
         return Some(TriggerState::NotBelow);
     }
-    let new = Part {
-        coef: 1.0,
-        sum: f64::from(fired),
-        n: results as usize,
-    };
+    let new = seen.part(1.0);
     let e = match best.trigger.filter(|t| t.results > 0) {
-        Some(t) => {
-            let old = Part {
-                coef: -1.0,
-                sum: f64::from(t.fired),
-                n: t.results as usize,
-            };
-            direction(&score_interval(&[new, old], confidence), 0.0)
-        }
+        Some(t) => direction(&score_interval(&[new, t.part(-1.0)], confidence), 0.0),
         None => direction(&score_interval(&[new], confidence), best_rate),
     };
     Some(if e == Some(Direction::Below) {
