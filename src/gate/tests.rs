@@ -379,7 +379,7 @@ fn ones(n: usize) -> Vec<f64> {
 }
 
 fn passes(x: usize, n: usize) -> Vec<f64> {
-    (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
+    crate::stats::interval::testing::arm(x, n)
 }
 
 fn names(d: &Decision) -> Vec<(&str, Status)> {

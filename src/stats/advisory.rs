@@ -332,9 +332,7 @@ mod tests {
 
     #[test]
     fn two_samples_plan_new_runs_against_the_best_s_own_noise() {
-        let arm = |x: usize, n: usize| -> Vec<f64> {
-            (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
-        };
+        use crate::stats::interval::testing::arm;
         let parts = |new: (usize, usize), best: (usize, usize)| {
             [
                 Part::of(1.0, &arm(new.0, new.1)),

@@ -194,10 +194,7 @@ pub(crate) fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn arm(x: usize, n: usize) -> Vec<f64> {
-        (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
-    }
+    use crate::stats::interval::testing::arm;
 
     #[test]
     fn levels_are_shares() {

@@ -236,7 +236,7 @@ mod tests {
     fn the_suite_delta_needs_the_randomisation_test_too() {
         // Eight cases at 3 runs drawn from coin flips: the score interval
         // alone leaves 0 out; the suite's delta does not, its cases do not.
-        let arm = |x: usize| -> Vec<f64> { (0..3).map(|i| f64::from(u8::from(i < x))).collect() };
+        let arm = |x: usize| interval::testing::arm(x, 3);
         let cases: Vec<CaseRuns> = interval::COIN_FLIPS_CALLED
             .iter()
             .enumerate()

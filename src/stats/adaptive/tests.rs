@@ -592,7 +592,7 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
     // the score test lets the firing case's pinned arms carry no variance,
     // the randomisation test counts its 6 passes as shuffled among 12. The
     // call needs both, so the chance of making it by MAX is planned lower.
-    let arm = |x: usize| -> Vec<f64> { (0..6).map(|i| f64::from(u8::from(i < x))).collect() };
+    let arm = |x: usize| crate::stats::interval::testing::arm(x, 6);
     let parts: Vec<Part> = [(6, 0), (3, 3), (4, 2), (2, 4)]
         .iter()
         .flat_map(|&(w, o)| [Part::of(0.25, &arm(w)), Part::of(-0.25, &arm(o))])

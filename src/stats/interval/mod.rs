@@ -125,13 +125,14 @@ pub(crate) fn mean(scores: &[f64]) -> Option<f64> {
     (!scores.is_empty()).then(|| score_sum(scores) / scores.len() as f64)
 }
 
-/// Helpers of the interval tests.
+/// Helpers of the statistics tests.
 #[cfg(test)]
 pub(crate) mod testing {
     pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
     }
 
+    /// `n` pass/fail runs of which the first `x` pass.
     pub(crate) fn arm(x: usize, n: usize) -> Vec<f64> {
         (0..n).map(|i| if i < x { 1.0 } else { 0.0 }).collect()
     }
