@@ -128,6 +128,7 @@ pub(crate) fn mean(scores: &[f64]) -> Option<f64> {
 /// Helpers of the statistics tests.
 #[cfg(test)]
 pub(crate) mod testing {
+    /// |a − b| ≤ tol.
     pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
     }
