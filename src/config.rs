@@ -3,6 +3,7 @@
 //! settings, the model and the cost ceiling.
 
 use crate::error::{Error, Location, Result};
+use crate::stats::confidence::{Mode, RuleChoice};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
@@ -254,6 +255,8 @@ pub struct Settings {
     pub eval_max_cost_usd: Option<Value>,
     /// `_workflow.gate_confidence`, as written (validated by [`resolve_confidence`]).
     pub gate_confidence: Option<Value>,
+    /// `_workflow.gate_rule` (`bare` or `confidence`), as written (validated by [`resolve_mode`]).
+    pub gate_rule: Option<Value>,
     /// The file read, for messages.
     pub path: Option<Utf8PathBuf>,
 }
@@ -289,10 +292,15 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("gate_confidence"))
             .cloned();
+        let gate_rule = doc
+            .get("_workflow")
+            .and_then(|w| w.get("gate_rule"))
+            .cloned();
         Ok(Settings {
             model,
             eval_max_cost_usd,
             gate_confidence,
+            gate_rule,
             path: Some(path),
         })
     }
@@ -410,29 +418,76 @@ pub fn resolve_ceiling(flag: Option<Ceiling>, settings: &Settings) -> Result<Cei
 /// The gate's confidence mode: `--confidence` (or a script's
 /// `opts.confidence`), else settings `_workflow.gate_confidence` (the house
 /// rule), else none: the rule alone decides. A bad setting is refused
-/// naming the file.
+/// naming the file. What a decision that records nothing uses to buy runs
+/// ([`resolve_mode`] with no rule flag, not recording).
 pub fn resolve_confidence(flag: Option<f64>, settings: &Settings) -> Result<Option<f64>> {
+    Ok(resolve_mode(flag, None, false, settings)?.level())
+}
+
+/// The rule a decision is made under (docs/gate.md, "Which rule decides"):
+/// `--rule bare` (the seed's bare rule) or `--confidence LEVEL`; else
+/// settings `_workflow.gate_rule` and `_workflow.gate_confidence`; else,
+/// for a decision that `records` (`gate --record`, `propose`), the
+/// confidence mode at [`crate::stats::confidence::DEFAULT_LEVEL`], and for
+/// a check the bare rule ([`Mode::BareCheck`]). `--rule bare` with
+/// `--confidence` is refused (they contradict each other).
+pub fn resolve_mode(
+    flag: Option<f64>,
+    rule: Option<RuleChoice>,
+    records: bool,
+    settings: &Settings,
+) -> Result<Mode> {
+    use crate::stats::confidence::{DEFAULT_LEVEL, check_level, parse_level};
     if let Some(level) = flag {
-        return crate::stats::confidence::check_level(level)
-            .map(Some)
+        if rule == Some(RuleChoice::Bare) {
+            return Err(Error::Usage(
+                "--rule bare and --confidence contradict each other: the bare rule has no confidence level (drop one)".into(),
+            ));
+        }
+        return check_level(level)
+            .map(Mode::Confidence)
             .map_err(|m| Error::Usage(format!("--confidence: {m}")));
     }
     let path = settings
         .path
         .clone()
         .unwrap_or_else(|| "settings.json".into());
-    let parsed = match &settings.gate_confidence {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .ok_or_else(|| format!("{n} is not a number"))
-            .and_then(crate::stats::confidence::check_level),
-        Some(Value::String(s)) => crate::stats::confidence::parse_level(s),
-        Some(other) => Err(format!("{other} is not a confidence level (e.g. 0.95)")),
+    let level = match &settings.gate_confidence {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => Some(
+            n.as_f64()
+                .ok_or_else(|| format!("{n} is not a number"))
+                .and_then(check_level),
+        ),
+        Some(Value::String(s)) => Some(parse_level(s)),
+        Some(other) => Some(Err(format!(
+            "{other} is not a confidence level (e.g. 0.95)"
+        ))),
+    }
+    .transpose()
+    .map_err(|m| Error::invalid(&path, format!("_workflow.gate_confidence: {m}")))?;
+    let set_rule = match &settings.gate_rule {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(
+            s.parse::<RuleChoice>()
+                .map_err(|m| Error::invalid(&path, format!("_workflow.gate_rule: {m}")))?,
+        ),
+        Some(other) => {
+            return Err(Error::invalid(
+                &path,
+                format!("_workflow.gate_rule: {other} is not a rule: `bare` or `confidence`"),
+            ));
+        }
     };
-    parsed
-        .map(Some)
-        .map_err(|m| Error::invalid(path, format!("_workflow.gate_confidence: {m}")))
+    Ok(match rule.or(set_rule) {
+        Some(RuleChoice::Bare) => Mode::Bare,
+        Some(RuleChoice::Confidence) => Mode::Confidence(level.unwrap_or(DEFAULT_LEVEL)),
+        None => match level {
+            Some(level) => Mode::Confidence(level),
+            None if records => Mode::Confidence(DEFAULT_LEVEL),
+            None => Mode::BareCheck,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -454,6 +509,57 @@ mod tests {
             "the name itself is no suggestion"
         );
         assert_eq!(did_you_mean("x", &[] as &[&str]), None);
+    }
+
+    #[test]
+    fn the_rule_a_decision_is_made_under() {
+        let none = Settings::default();
+        // A decision that records is made under the mode by default; a check keeps the bare rule.
+        assert_eq!(
+            resolve_mode(None, None, true, &none).unwrap(),
+            Mode::Confidence(0.95)
+        );
+        assert_eq!(
+            resolve_mode(None, None, false, &none).unwrap(),
+            Mode::BareCheck
+        );
+        // The bare rule is one flag away, and recorded as chosen.
+        assert_eq!(
+            resolve_mode(None, Some(RuleChoice::Bare), true, &none).unwrap(),
+            Mode::Bare
+        );
+        assert!(resolve_mode(Some(0.9), Some(RuleChoice::Bare), true, &none).is_err());
+        assert_eq!(
+            resolve_mode(Some(0.99), None, false, &none).unwrap(),
+            Mode::Confidence(0.99)
+        );
+        let bare = Settings {
+            gate_rule: Some(Value::String("bare".into())),
+            ..Settings::default()
+        };
+        assert_eq!(resolve_mode(None, None, true, &bare).unwrap(), Mode::Bare);
+        // The flag beats the setting.
+        assert_eq!(
+            resolve_mode(Some(0.9), None, true, &bare).unwrap(),
+            Mode::Confidence(0.9)
+        );
+        let house = Settings {
+            gate_rule: Some(Value::String("confidence".into())),
+            gate_confidence: Some(serde_json::json!(0.99)),
+            ..Settings::default()
+        };
+        assert_eq!(
+            resolve_mode(None, None, false, &house).unwrap(),
+            Mode::Confidence(0.99)
+        );
+        let bad = Settings {
+            gate_rule: Some(Value::String("lenient".into())),
+            ..Settings::default()
+        };
+        let err = resolve_mode(None, None, true, &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("_workflow.gate_rule"), "{err}");
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub struct Recorded {
     pub revised: bool,
     /// True when `baseline.json` was rewritten (accepted).
     pub raised: bool,
+    /// True when the decision passed in was a check's bare rule
+    /// ([`gate::Rule::BareCheck`]): a decision that records is made under
+    /// the confidence mode unless the bare rule was chosen, so it was made again so.
+    pub upgraded: bool,
     /// The row appended to `wiki/skill-impact.md` (no newline).
     pub row: String,
     /// The baseline file.
@@ -58,6 +62,12 @@ impl Recorded {
     /// When another recorder changed the best between the gate and the
     /// record: what happened, in words.
     pub fn revised_note(&self) -> Option<String> {
+        if self.upgraded {
+            return Some(format!(
+                "a decision that records is made under the confidence mode at {} unless the bare rule is chosen (--rule bare, or settings `_workflow.gate_rule`); it was decided again so",
+                gate::fmt_level(crate::stats::confidence::DEFAULT_LEVEL)
+            ));
+        }
         self.revised.then(|| {
             format!(
                 "the best for {} changed while this result was gated; it was decided again against the new best",
@@ -144,11 +154,14 @@ pub fn record(
     let mut baseline = load_baseline(source, item)?;
     // The same mode as the decision passed in: a best raised by luck under
     // the confidence mode must not slip in through a re-decision without it.
-    let applied = gate::decide_full(
+    // A check's bare rule never records: unless the bare rule was chosen,
+    // a decision that records is made under the confidence mode.
+    let upgraded = decision.rule == gate::Rule::BareCheck;
+    let applied = gate::decide_under(
         result,
         &baseline,
         decision.trust_imported,
-        decision.confidence,
+        decision.mode().for_recording(),
     );
 
     let mut unique: Vec<String> = vec![];
@@ -234,6 +247,7 @@ pub fn record(
     }
 
     Ok(Recorded {
+        upgraded,
         revised: applied != *decision,
         raised: applied.accepted,
         decision: applied,
@@ -279,6 +293,11 @@ mod tests {
             cost_usd: 0.1,
             ..SkillEval::sample(with, 0.5)
         }
+    }
+
+    /// The seed's bare rule, chosen: these tests are about the writing, not the mode.
+    fn bare(result: &SkillEval, baseline: &Baseline) -> Decision {
+        gate::decide_under(result, baseline, false, gate::Mode::Bare)
     }
 
     fn pages() -> Vec<String> {
@@ -348,11 +367,33 @@ mod tests {
     }
 
     #[test]
+    fn a_check_s_bare_rule_is_recorded_under_the_mode() {
+        let (_d, s) = source();
+        // Lucky: 3 of 3 against 1 of 3 on one case; the bare rule accepts it.
+        let lucky = SkillEval {
+            run: "eval-commit-20261202T000003Z".into(),
+            model: "m".into(),
+            ..SkillEval::measured(&[(&[1.0; 3], &[1.0, 0.0, 0.0])], None)
+        };
+        let check = gate::decide(&lucky, &Baseline::empty("commit"));
+        assert!(check.accepted && check.rule == gate::Rule::BareCheck);
+        let done = record(&s, &lucky, &check, "#3", &pages()).unwrap();
+        assert!(done.upgraded && !done.raised, "{:#?}", done.decision);
+        assert_eq!(done.decision.confidence, Some(0.95));
+        assert!(done.revised_note().unwrap().contains("--rule bare"));
+        // Chosen, the bare rule records as such.
+        let chosen = bare(&lucky, &Baseline::empty("commit"));
+        let done = record(&s, &lucky, &chosen, "#4", &pages()).unwrap();
+        assert!(done.raised && !done.upgraded);
+        assert_eq!(done.decision.rule, gate::Rule::Bare);
+    }
+
+    #[test]
     fn a_blank_wiki_file_gets_the_header_before_the_row() {
         let (_d, s) = source();
         fs::write(s.join("wiki/skill-impact.md"), "\n").unwrap();
         let r = result(0.8, "eval-commit-20261202T000001Z");
-        let decision = gate::decide(&r, &Baseline::empty("commit"));
+        let decision = bare(&r, &Baseline::empty("commit"));
         record(&s, &r, &decision, "#1", &pages()).unwrap();
         let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
         assert!(text.starts_with(wiki::HEADER), "{text}");
@@ -363,7 +404,7 @@ mod tests {
     fn accept_raises_reject_leaves_and_stale_decision_is_redone() {
         let (_d, s) = source();
         let first = result(0.8, "eval-commit-20261202T000001Z");
-        let stale = gate::decide(&first, &Baseline::empty("commit"));
+        let stale = bare(&first, &Baseline::empty("commit"));
         let done = record(&s, &first, &stale, "#1", &pages()).unwrap();
         assert!(done.raised && !done.revised);
         let b = load_baseline(&s, &crate::config::item_name("commit")).unwrap();
@@ -371,7 +412,7 @@ mod tests {
 
         // Decided against the empty baseline (accept), but the best is now 0.8.
         let lower = result(0.7, "eval-commit-20261202T000002Z");
-        let stale = gate::decide(&lower, &Baseline::empty("commit"));
+        let stale = bare(&lower, &Baseline::empty("commit"));
         assert!(stale.accepted);
         let done = record(&s, &lower, &stale, "#2", &pages()).unwrap();
         assert!(!done.raised && done.revised && !done.decision.accepted);
@@ -412,7 +453,7 @@ mod tests {
         let (_d, s) = source();
         fs::create_dir_all(s.join("wiki/skill-impact.md")).unwrap();
         let r = result(0.9, "eval-commit-20261202T000001Z");
-        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let d = bare(&r, &Baseline::empty("commit"));
         let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
         assert!(err.contains("wiki/skill-impact.md"), "{err}");
         assert!(!s.join("evals/commit/baseline.json").exists());
@@ -428,7 +469,7 @@ mod tests {
     fn a_failed_baseline_write_changes_neither_file() {
         let (_d, s) = source();
         let r = result(0.9, "eval-commit-20261202T000001Z");
-        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let d = bare(&r, &Baseline::empty("commit"));
         record(&s, &r, &d, "#1", &pages()).unwrap();
         let (baseline, wiki_text) = (
             fs::read_to_string(s.join("evals/commit/baseline.json")).unwrap(),
@@ -436,7 +477,7 @@ mod tests {
         );
         block_temp(&s.join("evals/commit/baseline.json"));
         let better = result(0.95, "eval-commit-20261202T000002Z");
-        let d = gate::decide(
+        let d = bare(
             &better,
             &load_baseline(&s, &crate::config::item_name("commit")).unwrap(),
         );
@@ -467,7 +508,7 @@ mod tests {
         let (_d, s) = source();
         block_temp(&s.join("wiki/skill-impact.md"));
         let r = result(0.9, "eval-commit-20261202T000001Z");
-        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let d = bare(&r, &Baseline::empty("commit"));
         let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
         assert!(err.contains("wiki/skill-impact.md: writing"), "{err}");
         assert!(!s.join("evals/commit/baseline.json").exists());
@@ -480,7 +521,7 @@ mod tests {
         fs::write(s.join("evals/commit/.baseline.json.99999.tmp"), "{").unwrap();
         fs::write(s.join("wiki/.skill-impact.md.99999.tmp"), "| x").unwrap();
         let r = result(0.9, "eval-commit-20261202T000001Z");
-        let d = gate::decide(&r, &Baseline::empty("commit"));
+        let d = bare(&r, &Baseline::empty("commit"));
         record(&s, &r, &d, "#1", &pages()).unwrap();
         assert!(!s.join("evals/commit/.baseline.json.99999.tmp").exists());
         assert!(!s.join("wiki/.skill-impact.md.99999.tmp").exists());
@@ -491,7 +532,7 @@ mod tests {
         let (_d, s) = source();
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let other = result(0.9, "eval-commit-20261202T000009Z");
-        let d = gate::decide(&other, &Baseline::empty("commit"));
+        let d = bare(&other, &Baseline::empty("commit"));
         assert!(record(&s, &r, &d, "#1", &pages()).is_err());
         assert!(!s.join("wiki/skill-impact.md").exists());
     }

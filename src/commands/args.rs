@@ -113,6 +113,7 @@ impl PlatformArgs {
             report: self.report.clone(),
             dry_run: self.dry_run,
             confidence: None,
+            rule: None,
             neighbours: self.neighbours.clone(),
         }
     }
@@ -136,15 +137,34 @@ pub fn dry_run(
     Ok(crate::error::exit::OK)
 }
 
-/// `--confidence LEVEL`: the gate's confidence mode, shared by `gate`,
-/// `propose` and `exam`.
+/// `--confidence LEVEL` and `--rule bare|confidence`: the rule the gate
+/// decides under, shared by `gate`, `propose` and `exam`.
 #[derive(Debug, Clone, Copy, Args, Default)]
 pub struct ConfidenceArg {
     /// Accept only what holds clearly at this level (e.g. 0.95): with above
     /// the best, delta above 0 and the trigger rate not below the best's,
     /// each by its one-sided bound, the best's own runs counted. Adds to the
     /// rule, never replaces it [default: settings.json
-    /// `_workflow.gate_confidence`, else the rule alone]
+    /// `_workflow.gate_confidence`, else 0.95 for a decision that records
+    /// (`gate --record`, `propose`) and the bare rule for a check]
     #[arg(long, value_name = "LEVEL", value_parser = crate::stats::confidence::parse_level)]
     pub confidence: Option<f64>,
+    /// The rule: `confidence` (the mode above), or `bare`, the seed's bare
+    /// rule (point estimates only: a change that does nothing passes it a
+    /// third to half of the time on a few runs), recorded as such
+    /// [default: settings.json `_workflow.gate_rule`, else `confidence` for a
+    /// decision that records, `bare` for a check]
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<crate::stats::confidence::RuleChoice>())]
+    pub rule: Option<crate::stats::confidence::RuleChoice>,
+}
+
+impl ConfidenceArg {
+    /// What the gate is asked for, for a decision that `records` or not.
+    pub fn choice(&self, records: bool) -> crate::ops::Choice {
+        crate::ops::Choice {
+            confidence: self.confidence,
+            rule: self.rule,
+            records,
+        }
+    }
 }

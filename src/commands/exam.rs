@@ -30,6 +30,7 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
+            rule: args.confidence.rule,
             ..args.platform.options()
         },
         json: args.json,

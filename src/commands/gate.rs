@@ -66,7 +66,7 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         ctx,
         &result,
         &args.result,
-        args.confidence.confidence,
+        args.confidence.choice(rec.record),
         args.trust_imported,
     )?;
     let mut recorded = None;

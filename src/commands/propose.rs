@@ -38,10 +38,25 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
     if args.platform.dry_run {
         return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
     }
+    // A proposal records: it decides under the confidence mode unless the
+    // bare rule is chosen, and `--runs auto` buys for that mode.
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let mode = crate::config::resolve_mode(
+        args.confidence.confidence,
+        args.confidence.rule,
+        true,
+        &settings,
+    )?;
     let options = PipelineOptions {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {
-            confidence: args.confidence.confidence,
+            confidence: mode.level(),
+            rule: Some(match mode {
+                crate::gate::Mode::Confidence(_) => {
+                    crate::stats::confidence::RuleChoice::Confidence
+                }
+                _ => crate::stats::confidence::RuleChoice::Bare,
+            }),
             ..args.platform.options()
         },
         pr: Some(args.pr.clone()),

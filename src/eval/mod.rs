@@ -208,7 +208,7 @@ pub fn assemble_plugin(
     let wait = evidence_wait()?;
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
-    let level = config::resolve_confidence(opts.confidence, &settings)?;
+    let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
             Ok(baseline) => baseline.best.get(&run.model).map(auto::against),

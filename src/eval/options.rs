@@ -54,6 +54,10 @@ pub struct EvalOptions {
     /// confidence mode ([`crate::gate::decide_at`]); `None` falls back to
     /// settings `_workflow.gate_confidence`.
     pub confidence: Option<f64>,
+    /// `--rule bare|confidence` (a script's `opts.rule`): the rule the gate
+    /// decides under ([`crate::config::resolve_mode`]); `None` falls back to
+    /// settings `_workflow.gate_rule`.
+    pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
     /// with these items loaded beside the item (every other item of the
     /// source when empty); `None` without the flag.

@@ -31,6 +31,7 @@ pub(super) fn confidence_conditions(
     best: Option<&BestEntry>,
     level: f64,
     trigger_skipped: Option<String>,
+    commands: &Commands,
 ) -> Vec<Condition> {
     use crate::stats::Part;
     use crate::stats::confidence::{Side, check, check_delta};
@@ -38,7 +39,8 @@ pub(super) fn confidence_conditions(
     let at = fmt_level(level);
     let Some(mine) = mine else {
         let why = format!(
-            "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval"
+            "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval: {}",
+            commands.more_runs(0)
         );
         return vec![
             fail("beats-best-clearly", why.clone()),
@@ -68,6 +70,7 @@ pub(super) fn confidence_conditions(
             fmt_score(helps_check.estimate.value),
             fmt_score(helps_check.bound)
         ),
+        commands,
     );
 
     let beats = match best {
@@ -83,6 +86,7 @@ pub(super) fn confidence_conditions(
                 fmt_score(helps_check.estimate.value),
                 fmt_score(helps_check.bound)
             ),
+            commands,
         ),
         Some(b) => match &b.evidence {
             Some(theirs) if !theirs.cases.is_empty() => {
@@ -103,6 +107,7 @@ pub(super) fn confidence_conditions(
                         fmt_score(c.estimate.value),
                         fmt_score(c.bound)
                     ),
+                    commands,
                 )
             }
             _ => {
@@ -129,6 +134,7 @@ pub(super) fn confidence_conditions(
                         fmt_score(score),
                         fmt_score(c.bound)
                     ),
+                    commands,
                 )
             }
         },
@@ -184,6 +190,7 @@ pub(super) fn confidence_conditions(
                     fmt_score(rate),
                     fmt_score(best_rate)
                 ),
+                commands,
             )
         }
         _ => skip_named(
@@ -201,6 +208,7 @@ pub(super) fn judged(
     c: &crate::stats::confidence::Check,
     held: String,
     noise: String,
+    commands: &Commands,
 ) -> Condition {
     if c.holds {
         return pass(name, held);
@@ -210,7 +218,7 @@ pub(super) fn judged(
             "; about {n} more runs per arm of each case would settle an effect this size"
         ),
         None if name == "trigger-rate-not-clearly-below" => String::new(),
-        None if c.estimate.value > c.tie => "; no number of new runs would settle it: the best's own runs are too few to tell an effect this size (measure the best again with more runs)".into(),
+        None if c.estimate.value > c.tie => format!("; no number of new runs would settle it: the best's own runs are too few to tell an effect this size (measure the best again: {})", commands.best_again(0)),
         None => "; the estimate does not point the right way, so more runs would not settle it in its favour".into(),
     };
     Condition {

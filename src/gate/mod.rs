@@ -5,10 +5,13 @@
 //! ([`crate::document::load_result`], [`crate::document::load_baseline`] read them).
 
 use crate::document::{Baseline, BestEntry, SkillEval, fmt_score, round4};
+pub use crate::stats::confidence::Mode;
 use serde::Serialize;
 
 mod confidence;
+mod next;
 pub use confidence::*;
+use next::Commands;
 
 /// The outcome of one condition of the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -86,6 +89,61 @@ pub struct Decision {
     /// rule's. Absent when the rule alone decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// The rule the decision was made under: `confidence` (the mode, at
+    /// `confidence`), `bare` (the seed's bare rule, chosen by `--rule bare`
+    /// or settings `_workflow.gate_rule`), or `bare-check` (the bare rule of
+    /// a gate that records nothing: recording it decides again under the
+    /// confidence mode).
+    pub rule: Rule,
+    /// What to do next, each a command that can be run as it stands: the
+    /// runs that would settle a condition within noise, the best measured
+    /// again. Advice only; the rule does not read it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<String>,
+}
+
+/// The rule a [`Decision`] was made under ([`crate::stats::confidence::Mode`] without its level).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// The confidence mode.
+    Confidence,
+    /// The seed's bare rule, chosen.
+    Bare,
+    /// The bare rule of a check that records nothing.
+    BareCheck,
+}
+
+impl Decision {
+    /// The mode the decision was made under, level included.
+    pub fn mode(&self) -> Mode {
+        match (self.rule, self.confidence) {
+            (Rule::Confidence, Some(level)) => Mode::Confidence(level),
+            (Rule::Bare, _) => Mode::Bare,
+            _ => Mode::BareCheck,
+        }
+    }
+
+    /// The passed conditions whose estimate is within noise, by name: an
+    /// accept under the bare rule with any of them may be luck.
+    pub fn within_noise(&self) -> Vec<&'static str> {
+        let Some(a) = &self.advice else {
+            return Vec::new();
+        };
+        self.conditions
+            .iter()
+            .filter(|c| c.status == Status::Pass)
+            .filter(|c| {
+                let advisory = match c.name {
+                    "beats-best" => Some(a.beats_best),
+                    "helps" => Some(a.helps),
+                    _ => None,
+                };
+                advisory.is_some_and(|x| !x.is_clear())
+            })
+            .map(|c| c.name)
+            .collect()
+    }
 }
 
 /// The highest score a suite can give: no result is ever above it.
@@ -187,6 +245,23 @@ pub fn decide_full(
     trust_imported: bool,
     confidence: Option<f64>,
 ) -> Decision {
+    decide_under(
+        result,
+        baseline,
+        trust_imported,
+        confidence.map_or(Mode::BareCheck, Mode::Confidence),
+    )
+}
+
+/// [`decide_full`] under `mode`: the confidence mode at its level, or the
+/// bare rule (chosen, or a check's); the decision records which.
+pub fn decide_under(
+    result: &SkillEval,
+    baseline: &Baseline,
+    trust_imported: bool,
+    mode: Mode,
+) -> Decision {
+    let confidence = mode.level();
     let model = result.model.as_str();
     let with = round4(result.with);
     let without = round4(result.without);
@@ -271,6 +346,7 @@ pub fn decide_full(
     };
 
     let trigger_skipped = (trigger.status == Status::Skipped).then(|| trigger.text.clone());
+    let commands = Commands::of(result);
     let mut conditions: Vec<Condition> = [Some(not_partial), bought_here]
         .into_iter()
         .flatten()
@@ -285,14 +361,23 @@ pub fn decide_full(
             best.as_ref(),
             level,
             trigger_skipped,
+            &commands,
         ));
     }
+    let advice = result
+        .stats
+        .as_ref()
+        .map(|s| advice(s, best.as_ref(), mine.as_ref()));
+    let next = commands.next(&conditions, advice.as_ref(), confidence.is_some());
     Decision {
+        rule: match mode {
+            Mode::Confidence(_) => Rule::Confidence,
+            Mode::Bare => Rule::Bare,
+            Mode::BareCheck => Rule::BareCheck,
+        },
+        next,
         confidence,
-        advice: result
-            .stats
-            .as_ref()
-            .map(|s| advice(s, best.as_ref(), mine.as_ref())),
+        advice,
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
         saturated: saturation(with, best.as_ref(), model),
         scored_by_trigger: result

@@ -36,26 +36,41 @@ pub enum Published {
 
 /// The gate's decision on `result` (read from `label`): refused when it was
 /// measured on another version of the item; the rule against the item's
-/// `baseline.json`, and the confidence mode at `confidence` (a flag or a
-/// script's `opts`), else at the house rule in the home's settings.
-/// `trust_imported` is the operator's flag, never a script's.
+/// `baseline.json`, under the mode [`crate::config::resolve_mode`] resolves
+/// from `confidence` and `rule` (a flag or a script's `opts`), the home's
+/// settings, and whether the decision `records` (then the confidence mode
+/// unless the bare rule was chosen). `trust_imported` is the operator's
+/// flag, never a script's.
 pub fn decide(
     ctx: &Context,
     result: &SkillEval,
     label: &Utf8Path,
-    confidence: Option<f64>,
+    choice: Choice,
     trust_imported: bool,
 ) -> Result<Decision> {
     crate::eval::measured_on_this_item(ctx, result, label)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
-    let level = crate::config::resolve_confidence(confidence, &settings)?;
+    let mode =
+        crate::config::resolve_mode(choice.confidence, choice.rule, choice.records, &settings)?;
     let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
-    Ok(crate::gate::decide_full(
+    Ok(crate::gate::decide_under(
         result,
         &baseline,
         trust_imported,
-        level,
+        mode,
     ))
+}
+
+/// What the front end asked of the gate's rule: `--confidence`, `--rule`,
+/// and whether the decision will be recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choice {
+    /// `--confidence LEVEL`.
+    pub confidence: Option<f64>,
+    /// `--rule bare|confidence`.
+    pub rule: Option<crate::stats::confidence::RuleChoice>,
+    /// The decision raises a best when accepted (`gate --record`, `propose`).
+    pub records: bool,
 }
 
 /// What [`record`] did: the record itself, and the warnings a front end shows

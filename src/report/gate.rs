@@ -9,7 +9,16 @@ use std::fmt::Write;
 /// condition marked ✓ (held), ✗ (failed) or – (skipped) with its sentence.
 pub fn render(d: &Decision) -> String {
     let mut out = String::new();
-    let verdict = if d.accepted { "ACCEPTED" } else { "REJECTED" };
+    let noise = d.within_noise();
+    let verdict = match (d.accepted, d.confidence, noise.as_slice()) {
+        (false, ..) => "REJECTED".to_string(),
+        // Under the bare rule an accept on a condition within noise may be luck: the headline says so.
+        (true, None, [_, ..]) => format!(
+            "ACCEPTED, but may be luck ({} within noise)",
+            noise.join(" and ")
+        ),
+        (true, ..) => "ACCEPTED".to_string(),
+    };
     let _ = writeln!(
         out,
         "{verdict}: {} on {} ({})",
@@ -43,12 +52,27 @@ pub fn render(d: &Decision) -> String {
         "  trigger rate  {} ({best_rate})",
         rate(d.trigger_rate)
     );
-    if let Some(level) = d.confidence {
-        let _ = writeln!(
-            out,
-            "  confidence    {}: each estimated condition must also hold clearly",
-            crate::gate::fmt_level(level)
-        );
+    match (d.confidence, d.rule) {
+        (Some(level), _) => {
+            let _ = writeln!(
+                out,
+                "  confidence    {}: each estimated condition must also hold clearly",
+                crate::gate::fmt_level(level)
+            );
+        }
+        (None, crate::gate::Rule::Bare) => {
+            let _ = writeln!(
+                out,
+                "  rule          bare, as chosen: point estimates only (a change that does nothing passes a third to half of the time on a few runs)"
+            );
+        }
+        (None, _) => {
+            let _ = writeln!(
+                out,
+                "  rule          bare, point estimates only: a check (--record decides at {} unless --rule bare)",
+                crate::gate::fmt_level(crate::stats::confidence::DEFAULT_LEVEL)
+            );
+        }
     }
     for c in &d.conditions {
         let mark = match c.status {
@@ -77,6 +101,9 @@ pub fn render(d: &Decision) -> String {
     }
     for words in &d.scored_by_trigger {
         let _ = writeln!(out, "  ! NOTE: {words}");
+    }
+    for step in &d.next {
+        let _ = writeln!(out, "  next: {step}");
     }
     crate::text::block(&out).into_owned()
 }
@@ -143,6 +170,32 @@ mod tests {
     #[test]
     fn rejected_block_names_every_failure() {
         insta::assert_snapshot!(render(&decide(&result(0.83, Some(0.5), None), &best())));
+    }
+
+    #[test]
+    fn a_lucky_accept_says_it_may_be_luck_and_what_to_run() {
+        // 3 of 3 against 1 of 3 and a tie at 2 of 3: the bare rule accepts.
+        let lucky = SkillEval {
+            model: "claude-sonnet-5-5".into(),
+            ..SkillEval::measured(
+                &[
+                    (&[1.0; 3], &[1.0, 0.0, 0.0]),
+                    (&[1.0, 1.0, 0.0], &[1.0, 1.0, 0.0]),
+                ],
+                None,
+            )
+        };
+        let d = decide(&lucky, &Baseline::empty("commit"));
+        assert!(d.accepted);
+        let text = render(&d);
+        assert!(text.starts_with("ACCEPTED, but may be luck"), "{text}");
+        assert!(
+            text.contains("next: settle it on more runs: bob-eval run commit --runs"),
+            "{text}"
+        );
+        insta::assert_snapshot!(text);
+        let mode = crate::gate::decide_at(&lucky, &Baseline::empty("commit"), Some(0.95));
+        insta::assert_snapshot!("lucky_under_the_mode", render(&mode));
     }
 
     #[test]

@@ -22,6 +22,64 @@ pub const MIN_LEVEL: f64 = 0.6;
 /// Highest level `--confidence` accepts.
 pub const MAX_LEVEL: f64 = 0.9999;
 
+/// The level a decision that records (`gate --record`, `propose`) is made at
+/// when neither a flag nor the settings say otherwise: one-sided 95 %.
+pub const DEFAULT_LEVEL: f64 = 0.95;
+
+/// The rule asked for by `--rule` (or settings `_workflow.gate_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleChoice {
+    /// The seed's bare rule: point estimates only, no confidence conditions.
+    Bare,
+    /// The confidence mode, at `--confidence` (else the setting, else [`DEFAULT_LEVEL`]).
+    Confidence,
+}
+
+impl std::str::FromStr for RuleChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "bare" => Ok(RuleChoice::Bare),
+            "confidence" => Ok(RuleChoice::Confidence),
+            other => Err(format!(
+                "{other:?} is not a rule: `bare` (the seed's rule, point estimates only) or `confidence` (each condition must hold clearly)"
+            )),
+        }
+    }
+}
+
+/// The rule a decision is made under (docs/gate.md).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Mode {
+    /// The confidence mode at this one-sided level.
+    Confidence(f64),
+    /// The seed's bare rule, chosen by `--rule bare` or the setting: it may
+    /// record (it is then recorded as such).
+    Bare,
+    /// The bare rule of a decision that records nothing (a check): recording
+    /// it decides again under the confidence mode at [`DEFAULT_LEVEL`].
+    BareCheck,
+}
+
+impl Mode {
+    /// The confidence level, when the mode is in force.
+    pub fn level(self) -> Option<f64> {
+        match self {
+            Mode::Confidence(level) => Some(level),
+            _ => None,
+        }
+    }
+
+    /// The mode a decision that records is made under: the same, except a
+    /// check's bare rule, which becomes the confidence mode at [`DEFAULT_LEVEL`].
+    pub fn for_recording(self) -> Mode {
+        match self {
+            Mode::BareCheck => Mode::Confidence(DEFAULT_LEVEL),
+            other => other,
+        }
+    }
+}
+
 /// Parse a `--confidence` value: a share from 0.6 to 0.9999, e.g.
 /// `0.95` (`95%` is read as 0.95).
 pub fn parse_level(text: &str) -> Result<f64, String> {

@@ -186,14 +186,19 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     );
     let h = host.clone();
     api.primitive("gate", move |result: EvalResult| -> RResult<GateDecision> {
-        gate_at(&h, &result, h.options.eval.confidence)
+        gate_at(&h, &result, &h.options.eval)
     });
     let h = host.clone();
     api.primitive(
         "gate",
         move |result: EvalResult, opts: Map| -> RResult<GateDecision> {
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            gate_at(&h, &result, opts.confidence.or(h.options.eval.confidence))
+            let choice = crate::eval::EvalOptions {
+                confidence: opts.confidence.or(h.options.eval.confidence),
+                rule: opts.rule.or(h.options.eval.rule),
+                ..Default::default()
+            };
+            gate_at(&h, &result, &choice)
         },
     );
     let h = host.clone();

@@ -24,6 +24,14 @@ pub fn options_map(o: &PipelineOptions) -> Map {
         "confidence".into(),
         p.confidence.map_or(Dynamic::UNIT, Dynamic::from_float),
     );
+    m.insert(
+        "rule".into(),
+        match p.rule {
+            Some(crate::stats::confidence::RuleChoice::Bare) => "bare".into(),
+            Some(crate::stats::confidence::RuleChoice::Confidence) => "confidence".into(),
+            None => Dynamic::UNIT,
+        },
+    );
     m.insert("judge_model".into(), opt_str(&p.judge_model));
     m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
     m.insert("keep".into(), p.keep.into());
@@ -181,6 +189,12 @@ pub fn eval_options(
                     ),
                 }
             }
+            "rule" => {
+                opts.rule = text(key, v)?
+                    .map(|r| r.parse::<crate::stats::confidence::RuleChoice>())
+                    .transpose()
+                    .map_err(|e| format!("option `rule`: {e}"))?
+            }
             "judge_model" => opts.judge_model = text(key, v)?,
             "jobs" => opts.jobs = count(key, v, eval::jobs_from)?,
             "platform_result" => opts.platform_result = text(key, v)?.map(Utf8PathBuf::from),
@@ -246,7 +260,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours"
                 ));
             }
         }

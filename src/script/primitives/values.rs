@@ -2,13 +2,30 @@
 
 use super::*;
 
-/// `gate(result[, opts])`: the rule, and the confidence mode at `flag`,
-/// else at the house rule (settings `_workflow.gate_confidence`).
-pub(super) fn gate_at(h: &Host, result: &EvalResult, flag: Option<f64>) -> RResult<GateDecision> {
+/// `gate(result[, opts])`: the rule under `opts.confidence` and `opts.rule`,
+/// else the house rule (settings `_workflow.gate_confidence`,
+/// `_workflow.gate_rule`); a pipeline that records (`propose`: it has a
+/// `pr`) decides as a decision that records does.
+pub(super) fn gate_at(
+    h: &Host,
+    result: &EvalResult,
+    opts: &crate::eval::EvalOptions,
+) -> RResult<GateDecision> {
     let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
+    let choice = crate::ops::Choice {
+        confidence: opts.confidence,
+        rule: opts.rule,
+        records: h.options.pr.is_some(),
+    };
     // Trusting imported runs is the operator's flag, never a script's.
-    let decision = crate::ops::decide(&h.ctx, &result.doc, &label, flag, h.options.trust_imported)
-        .map_err(|e| raise(h, e))?;
+    let decision = crate::ops::decide(
+        &h.ctx,
+        &result.doc,
+        &label,
+        choice,
+        h.options.trust_imported,
+    )
+    .map_err(|e| raise(h, e))?;
     Ok(GateDecision {
         decision: Arc::new(decision),
         result: result.doc.clone(),

@@ -1,0 +1,142 @@
+//! What to do next after a decision: every piece of advice the gate gives
+//! comes with a command that can be run as it stands (docs/gate.md).
+
+use super::*;
+
+/// The most runs per arm of a case one `--runs` asks for.
+const MAX_RUNS: u32 = 50;
+
+/// The commands a decision's advice points to, for one result: its item,
+/// model and runs per arm of each case.
+#[derive(Debug, Clone)]
+pub(super) struct Commands {
+    item: String,
+    model: String,
+    runs: u32,
+}
+
+impl Commands {
+    /// The commands for `result`.
+    pub(super) fn of(result: &SkillEval) -> Commands {
+        let runs = result
+            .stats
+            .as_ref()
+            .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
+            .unwrap_or(3);
+        Commands {
+            item: crate::text::line(&result.item).into_owned(),
+            model: result.model.clone(),
+            runs,
+        }
+    }
+
+    /// ` --model M`, unless the result ran on the platform's default.
+    fn model_flag(&self) -> String {
+        if self.model == "default" || self.model.is_empty() {
+            String::new()
+        } else {
+            format!(" --model {}", crate::text::line(&self.model))
+        }
+    }
+
+    /// Runs per arm after `more` more, at most [`MAX_RUNS`].
+    fn total(&self, more: u32) -> u32 {
+        self.runs.saturating_add(more).min(MAX_RUNS)
+    }
+
+    /// Measure this version again on `more` more runs per arm of each case
+    /// (the runs kept in the evidence store are reused: only the new ones are bought).
+    pub(super) fn more_runs(&self, more: u32) -> String {
+        format!(
+            "bob-eval run {} --runs {}{} --out {}-more.json",
+            self.item,
+            self.total(more),
+            self.model_flag(),
+            self.item
+        )
+    }
+
+    /// Measure the recorded best's kept version again, fresh, head to head.
+    pub(super) fn best_again(&self, more: u32) -> String {
+        format!(
+            "bob-eval run {} --best --runs {}{} --out {}-best.json",
+            self.item,
+            self.total(more).max(self.runs),
+            self.model_flag(),
+            self.item
+        )
+    }
+
+    /// The next steps, each a command: settle a condition within noise on
+    /// more runs (the largest number any condition asks for), measure the
+    /// best again when the best's own runs are what holds a call back.
+    pub(super) fn next(
+        &self,
+        conditions: &[Condition],
+        advice: Option<&crate::stats::GateAdvice>,
+        mode: bool,
+    ) -> Vec<String> {
+        use crate::stats::Advisory;
+        let mut more: Option<u32> = None;
+        let mut best_again = false;
+        let mut no_runs = false;
+        for c in conditions {
+            if c.status != Status::Fail {
+                continue;
+            }
+            if let Some(n) = c.runs_needed {
+                more = Some(more.map_or(n, |m| m.max(n)));
+            }
+            if c.text.contains("measure the best again") {
+                best_again = true;
+            }
+            if c.text.contains("keeps no runs per case") {
+                no_runs = true;
+            }
+        }
+        if !mode && let Some(a) = advice {
+            for x in [Some(a.beats_best), Some(a.helps), a.trigger_rate]
+                .into_iter()
+                .flatten()
+            {
+                match x {
+                    Advisory::WithinNoise {
+                        runs_needed: Some(n),
+                        ..
+                    } => more = Some(more.map_or(n, |m| m.max(n))),
+                    Advisory::WithinNoise {
+                        runs_needed: None,
+                        against_runs: true,
+                        ..
+                    } => best_again = true,
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if no_runs {
+            out.push(format!(
+                "measure it with per-case runs: bob-eval run {}{} --out {}-more.json, then gate that file",
+                self.item,
+                self.model_flag(),
+                self.item
+            ));
+        }
+        if let Some(n) = more {
+            out.push(format!(
+                "settle it on more runs: {} (the runs already kept are reused, so it buys about {} more per arm of each case), then gate that file",
+                self.more_runs(n),
+                self.total(n) - self.runs.min(self.total(n))
+            ));
+        }
+        if best_again {
+            out.push(format!(
+                "measure the best again: {}, then bob-eval gate {} RESULT --best-again {}-best.json",
+                self.best_again(more.unwrap_or(0)),
+                self.item,
+                self.item
+            ));
+        }
+        out
+    }
+}
