@@ -491,3 +491,6 @@ fn skip_named(name: &'static str, text: String) -> Condition {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod luck_tests;
