@@ -237,6 +237,7 @@ fn best_of(result: &SkillEval) -> BestEntry {
         interval: None,
         evidence: BestEvidence::of(result),
         confidence: None,
+        item_digest: None,
     }
 }
 

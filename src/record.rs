@@ -126,13 +126,15 @@ pub fn check_record_args(source: &Utf8Path, pr: Option<&str>, pages: &[String]) 
 /// Record the outcome of gating `result`: on accept raise the model's best in
 /// `baseline.json`; either way append one row to `wiki/skill-impact.md` (created
 /// with its header when absent). The rule is run again under the lock (see the
-/// module docs); nothing is written on any error.
+/// module docs), against `again`, the best measured again, when it still
+/// stands for the best in force; nothing is written on any error.
 pub fn record(
     source: &Utf8Path,
     result: &SkillEval,
     decision: &Decision,
     pr: &str,
     pages: &[String],
+    again: Option<&SkillEval>,
 ) -> Result<Recorded> {
     check_record_args(source, Some(pr), pages)?;
     if decision.item != result.item || decision.run != result.run || decision.model != result.model
@@ -157,11 +159,14 @@ pub fn record(
     // A check's bare rule never records: unless the bare rule was chosen,
     // a decision that records is made under the confidence mode.
     let upgraded = decision.rule == gate::Rule::BareCheck;
-    let applied = gate::decide_under(
+    // Against the best measured again (`again`) when it still stands for
+    // the best in force, else against the best as recorded.
+    let applied = gate::decide_again(
         result,
         &baseline,
         decision.trust_imported,
         decision.mode().for_recording(),
+        again,
     );
 
     let mut unique: Vec<String> = vec![];
@@ -223,6 +228,7 @@ pub fn record(
                 interval: result.stats.as_ref().map(|s| s.suite.with.interval),
                 evidence: crate::document::BestEvidence::of(result),
                 confidence: applied.confidence,
+                item_digest: result.item_digest.clone(),
             },
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");
@@ -340,7 +346,7 @@ mod tests {
         };
         let d = gate::decide_at(&clear, &Baseline::empty("commit"), Some(0.95));
         assert!(d.accepted, "{:#?}", d.conditions);
-        record(&s, &clear, &d, "#1", &pages()).unwrap();
+        record(&s, &clear, &d, "#1", &pages(), None).unwrap();
         let best = &load_baseline(&s, &crate::config::item_name("commit"))
             .unwrap()
             .best["m"];
@@ -361,7 +367,7 @@ mod tests {
             )
         };
         let stale = gate::decide_at(&lucky, &Baseline::empty("commit"), Some(0.95));
-        let done = record(&s, &lucky, &stale, "#2", &pages()).unwrap();
+        let done = record(&s, &lucky, &stale, "#2", &pages(), None).unwrap();
         assert_eq!(done.decision.confidence, Some(0.95));
         assert!(!done.raised);
     }
@@ -377,13 +383,13 @@ mod tests {
         };
         let check = gate::decide(&lucky, &Baseline::empty("commit"));
         assert!(check.accepted && check.rule == gate::Rule::BareCheck);
-        let done = record(&s, &lucky, &check, "#3", &pages()).unwrap();
+        let done = record(&s, &lucky, &check, "#3", &pages(), None).unwrap();
         assert!(done.upgraded && !done.raised, "{:#?}", done.decision);
         assert_eq!(done.decision.confidence, Some(0.95));
         assert!(done.revised_note().unwrap().contains("--rule bare"));
         // Chosen, the bare rule records as such.
         let chosen = bare(&lucky, &Baseline::empty("commit"));
-        let done = record(&s, &lucky, &chosen, "#4", &pages()).unwrap();
+        let done = record(&s, &lucky, &chosen, "#4", &pages(), None).unwrap();
         assert!(done.raised && !done.upgraded);
         assert_eq!(done.decision.rule, gate::Rule::Bare);
     }
@@ -394,7 +400,7 @@ mod tests {
         fs::write(s.join("wiki/skill-impact.md"), "\n").unwrap();
         let r = result(0.8, "eval-commit-20261202T000001Z");
         let decision = bare(&r, &Baseline::empty("commit"));
-        record(&s, &r, &decision, "#1", &pages()).unwrap();
+        record(&s, &r, &decision, "#1", &pages(), None).unwrap();
         let text = fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap();
         assert!(text.starts_with(wiki::HEADER), "{text}");
         assert_eq!(wiki::row_lines(&text).count(), 1);
@@ -405,7 +411,7 @@ mod tests {
         let (_d, s) = source();
         let first = result(0.8, "eval-commit-20261202T000001Z");
         let stale = bare(&first, &Baseline::empty("commit"));
-        let done = record(&s, &first, &stale, "#1", &pages()).unwrap();
+        let done = record(&s, &first, &stale, "#1", &pages(), None).unwrap();
         assert!(done.raised && !done.revised);
         let b = load_baseline(&s, &crate::config::item_name("commit")).unwrap();
         assert_eq!(b.best["m"].score, 0.8);
@@ -414,7 +420,7 @@ mod tests {
         let lower = result(0.7, "eval-commit-20261202T000002Z");
         let stale = bare(&lower, &Baseline::empty("commit"));
         assert!(stale.accepted);
-        let done = record(&s, &lower, &stale, "#2", &pages()).unwrap();
+        let done = record(&s, &lower, &stale, "#2", &pages(), None).unwrap();
         assert!(!done.raised && done.revised && !done.decision.accepted);
         assert_eq!(
             load_baseline(&s, &crate::config::item_name("commit"))
@@ -454,7 +460,9 @@ mod tests {
         fs::create_dir_all(s.join("wiki/skill-impact.md")).unwrap();
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let d = bare(&r, &Baseline::empty("commit"));
-        let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
+        let err = record(&s, &r, &d, "#1", &pages(), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("wiki/skill-impact.md"), "{err}");
         assert!(!s.join("evals/commit/baseline.json").exists());
     }
@@ -470,7 +478,7 @@ mod tests {
         let (_d, s) = source();
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let d = bare(&r, &Baseline::empty("commit"));
-        record(&s, &r, &d, "#1", &pages()).unwrap();
+        record(&s, &r, &d, "#1", &pages(), None).unwrap();
         let (baseline, wiki_text) = (
             fs::read_to_string(s.join("evals/commit/baseline.json")).unwrap(),
             fs::read_to_string(s.join("wiki/skill-impact.md")).unwrap(),
@@ -481,7 +489,7 @@ mod tests {
             &better,
             &load_baseline(&s, &crate::config::item_name("commit")).unwrap(),
         );
-        let err = record(&s, &better, &d, "#2", &pages())
+        let err = record(&s, &better, &d, "#2", &pages(), None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("evals/commit/baseline.json: writing"), "{err}");
@@ -509,7 +517,9 @@ mod tests {
         block_temp(&s.join("wiki/skill-impact.md"));
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let d = bare(&r, &Baseline::empty("commit"));
-        let err = record(&s, &r, &d, "#1", &pages()).unwrap_err().to_string();
+        let err = record(&s, &r, &d, "#1", &pages(), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("wiki/skill-impact.md: writing"), "{err}");
         assert!(!s.join("evals/commit/baseline.json").exists());
         assert!(!s.join("wiki/skill-impact.md").exists());
@@ -522,7 +532,7 @@ mod tests {
         fs::write(s.join("wiki/.skill-impact.md.99999.tmp"), "| x").unwrap();
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let d = bare(&r, &Baseline::empty("commit"));
-        record(&s, &r, &d, "#1", &pages()).unwrap();
+        record(&s, &r, &d, "#1", &pages(), None).unwrap();
         assert!(!s.join("evals/commit/.baseline.json.99999.tmp").exists());
         assert!(!s.join("wiki/.skill-impact.md.99999.tmp").exists());
     }
@@ -533,7 +543,7 @@ mod tests {
         let r = result(0.9, "eval-commit-20261202T000001Z");
         let other = result(0.9, "eval-commit-20261202T000009Z");
         let d = bare(&other, &Baseline::empty("commit"));
-        assert!(record(&s, &r, &d, "#1", &pages()).is_err());
+        assert!(record(&s, &r, &d, "#1", &pages(), None).is_err());
         assert!(!s.join("wiki/skill-impact.md").exists());
     }
 }

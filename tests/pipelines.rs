@@ -177,6 +177,8 @@ fn propose_accepts_then_rejects_an_equal_score_and_records_both() {
             .args([
                 "propose",
                 "commit",
+                "--rule",
+                "bare",
                 "--model",
                 "haiku",
                 "--pr",
@@ -255,6 +257,8 @@ fn propose_json_prints_the_decision() {
         .args([
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--pr",
             "#7",
             "--pages",
@@ -542,6 +546,8 @@ fn propose_under_the_default_model_warns() {
         .args([
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--pr",
             "#1",
             "--pages",
@@ -651,7 +657,9 @@ fn propose_says_when_the_suite_is_not_the_one_the_best_was_measured_on() {
     let w = World::new(&["commit"]);
     let propose = |extra: &[&str]| {
         w.cmd()
-            .args(["propose", "commit", "--model", "haiku", "--runs", "1"])
+            .args([
+                "propose", "commit", "--rule", "bare", "--model", "haiku", "--runs", "1",
+            ])
             .args(["--pr", "#1", "--pages", "commit-skipped-hook"])
             .args(extra)
             .output()
@@ -822,6 +830,8 @@ fn runs_auto_reaches_the_platform_from_exam_propose_and_sweep() {
         &[
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--runs",
             "auto:2",
             "--pr",

@@ -114,6 +114,7 @@ impl PlatformArgs {
             dry_run: self.dry_run,
             confidence: None,
             rule: None,
+            best: false,
             neighbours: self.neighbours.clone(),
         }
     }

@@ -27,6 +27,11 @@ pub struct GateArgs {
     pub trust_imported: bool,
     #[command(flatten)]
     pub confidence: super::args::ConfidenceArg,
+    /// A fresh measurement of the recorded best's version (`bob-eval run
+    /// ITEM --best --out FILE`): compare with it, head to head, instead of
+    /// the round that selected the best
+    #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
+    pub best_again: Option<Utf8PathBuf>,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -62,12 +67,20 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         ));
     }
     let result = crate::document::load_result(&args.result, &args.item)?;
+    let again = args
+        .best_again
+        .as_ref()
+        .map(|path| crate::document::load_result(path, &args.item).map(|doc| (doc, path)))
+        .transpose()?;
     let mut decision = crate::ops::decide(
         ctx,
         &result,
         &args.result,
         args.confidence.choice(rec.record),
         args.trust_imported,
+        again
+            .as_ref()
+            .map(|(doc, path)| crate::ops::Again::Measured(doc, path)),
     )?;
     let mut recorded = None;
     if rec.record {
@@ -76,7 +89,15 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         let crate::ops::Recording {
             recorded: done,
             warnings,
-        } = crate::ops::record(ctx, &result, &decision, pr, &rec.pages, &store)?;
+        } = crate::ops::record(
+            ctx,
+            &result,
+            &decision,
+            pr,
+            &rec.pages,
+            &store,
+            again.as_ref().map(|(doc, _)| doc),
+        )?;
         for warning in warnings {
             eprintln!("bob-eval: warning: {warning}");
         }

@@ -26,6 +26,12 @@ pub struct RunArgs {
     /// XML or Markdown tables instead of it (--out still gets the document)
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = RunFormat::Json)]
     pub format: RunFormat,
+    /// Measure the recorded best's version of the item (for the model),
+    /// from the files kept when it was recorded, instead of the source
+    /// tree's: its with arm bought anew, never the runs that selected it.
+    /// Gate a proposal against the result with `gate --best-again FILE`
+    #[arg(long)]
+    pub best: bool,
     /// With --dry-run: print the estimate as JSON (bob-eval-estimate/1)
     #[arg(long, requires = "dry_run")]
     pub json: bool,
@@ -55,7 +61,10 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     let doc = crate::eval::evaluate(
         ctx,
         &crate::config::ItemName::new(&args.item)?,
-        &args.platform.options(),
+        &crate::eval::EvalOptions {
+            best: args.best,
+            ..args.platform.options()
+        },
         observer,
     )?;
     let json = super::json(&doc);

@@ -62,6 +62,11 @@ pub struct BestEntry {
     /// the rule alone decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// The digest of the item's files it was measured on: its version, kept
+    /// beside the evidence store ([`crate::evidence::keep_version`]) so it
+    /// can be measured again; absent in entries recorded before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_digest: Option<String>,
 }
 
 impl BestEntry {
@@ -87,6 +92,7 @@ impl BestEntry {
             interval: None,
             evidence: None,
             confidence: None,
+            item_digest: None,
         }
     }
 }

@@ -44,7 +44,10 @@ struct PlatformSource<'a, 'b> {
 impl PlatformSource<'_, '_> {
     /// Runs of `key` (index) kept in the store and not used yet, newest first.
     fn unused(&self, index: usize, taken: &[StoredRun], want: usize) -> Result<Vec<StoredRun>> {
-        if self.shop.fresh || want == 0 {
+        if self.shop.fresh
+            || want == 0
+            || (self.shop.fresh_with && self.keys[index].arm.carries_item())
+        {
             return Ok(Vec::new());
         }
         let kept = self

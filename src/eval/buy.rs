@@ -12,6 +12,8 @@ pub(crate) struct Purchase<'a> {
     pub(crate) run: &'a RunOptions,
     pub(crate) store: &'a mut Store,
     pub(crate) fresh: bool,
+    /// Buy the with arm anew, reuse the without arm (`--best`).
+    pub(crate) fresh_with: bool,
     pub(crate) observer: Arc<dyn Observer>,
 }
 
@@ -40,7 +42,7 @@ pub(super) fn buy_and_gather(
     shop: &mut Purchase,
     plan: Plan,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
-    let (run, fresh) = (shop.run, shop.fresh);
+    let (run, fresh, fresh_with) = (shop.run, shop.fresh, shop.fresh_with);
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
     let keys = plan.keys(&shop.claude.version);
@@ -50,7 +52,15 @@ pub(super) fn buy_and_gather(
         if fresh {
             Ok(vec![Vec::new(); keys.len()])
         } else {
-            store.lookup(&keys, most)
+            let mut found = store.lookup(&keys, most)?;
+            if fresh_with {
+                for (runs, key) in found.iter_mut().zip(&keys) {
+                    if key.arm.carries_item() {
+                        runs.clear();
+                    }
+                }
+            }
+            Ok(found)
         }
     };
     let stored = kept(shop.store)?;

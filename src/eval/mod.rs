@@ -145,6 +145,9 @@ struct ToRun {
     /// How long runs just bought wait for a busy store ([`evidence_wait`]).
     wait: Duration,
     fresh: bool,
+    /// `--best`: the with arm is bought anew (the runs that selected the
+    /// best are never reused to measure it again); the without arm is reused.
+    fresh_with: bool,
     auto: Option<crate::stats::AutoPolicy>,
     /// The best recorded for the model, which `--runs auto` also settles
     /// `beats-best` and `trigger-rate` against.
@@ -200,6 +203,12 @@ pub fn assemble_plugin(
     }
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;
+    // `--best`: the recorded best's kept version instead of the source's.
+    let found = if opts.best {
+        best_version(ctx, &found, &run.model, &evidence_path(ctx, opts))?
+    } else {
+        found
+    };
     // Nothing is assembled, so nothing is spent, for a suite `check` refuses.
     for warning in crate::check::preflight(&ctx.source, item)? {
         observer.event(&Event::Warning(warning));
@@ -257,11 +266,43 @@ pub fn assemble_plugin(
             store: evidence_path(ctx, opts),
             wait,
             fresh: opts.fresh,
+            fresh_with: opts.best,
             auto: opts.auto.map(|max| auto_policy(max, level)),
             against,
             competition,
         })),
     })
+}
+
+/// The recorded best's version of `item` for `model`, as kept beside the
+/// store at `store` (`--best`): refused, saying why and what to do, when no
+/// best is recorded or its files were not kept.
+pub fn best_version(
+    ctx: &Context,
+    item: &crate::item::Item,
+    model: &str,
+    store: &Utf8Path,
+) -> Result<crate::item::Item> {
+    let baseline = crate::document::load_baseline(&ctx.source, &item.name)?;
+    let Some(best) = baseline.best.get(model) else {
+        return Err(Error::Usage(format!(
+            "--best: no best is recorded for {} on {model} in evals/{}/baseline.json: there is nothing to measure again (name the model with --model)",
+            item.name, item.name
+        )));
+    };
+    let Some(digest) = best.item_digest.as_deref() else {
+        return Err(Error::Usage(format!(
+            "--best: {}",
+            crate::gate::best_not_kept(best)
+        )));
+    };
+    match evidence::kept_version(store, item, digest)? {
+        Some(kept) => Ok(kept),
+        None => Err(Error::Usage(format!(
+            "--best: the files of the best (run {}) are not kept beside the evidence store {store} (it was recorded with another store?): it is compared as recorded, on its stored runs; give the store it was recorded with (--evidence)",
+            best.run
+        ))),
+    }
 }
 
 /// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
@@ -374,6 +415,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 store,
                 wait,
                 fresh,
+                fresh_with,
                 auto,
                 against,
                 competition,
@@ -402,6 +444,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 run: &run,
                 store: &mut store,
                 fresh,
+                fresh_with,
                 observer: observer.clone(),
             };
             let (output, evidence) = match auto {

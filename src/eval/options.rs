@@ -58,6 +58,9 @@ pub struct EvalOptions {
     /// decides under ([`crate::config::resolve_mode`]); `None` falls back to
     /// settings `_workflow.gate_rule`.
     pub rule: Option<crate::stats::confidence::RuleChoice>,
+    /// `--best`: measure the recorded best's kept version of the item (for
+    /// the model) instead of the source tree's, its with arm bought anew.
+    pub best: bool,
     /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
     /// with these items loaded beside the item (every other item of the
     /// source when empty); `None` without the flag.

@@ -56,6 +56,13 @@ pub fn digest_dir(dir: &Utf8Path) -> Result<String> {
     digest_files(dir, &files)
 }
 
+/// Every file under `dir` (following symlinks), relative to it: what [`digest_dir`] covers.
+pub fn files_under(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>> {
+    let mut files = Vec::new();
+    walk(dir, Utf8Path::new(""), 0, &mut files)?;
+    Ok(files)
+}
+
 /// Digest of the item's files: its skill folder, or its command or agent file
 /// (the same digest a run's key and a document's `item_digest` hold).
 pub fn item_digest(item: &crate::item::Item) -> Result<String> {

@@ -51,9 +51,10 @@ mod digest;
 mod kept;
 mod platform;
 mod store;
+mod versions;
 
 pub use digest::{
-    case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
+    case_digest, digest_dir, digest_files, digest_parts, files_under, item_digest, options_digest,
 };
 pub use kept::{
     Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, Records, RuleCheck, keep_decision,
@@ -63,6 +64,7 @@ pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
     read_export,
 };
+pub use versions::{keep_version, kept_version, versions_dir};
 
 /// How far in the future an imported run may be dated (clocks of two
 /// machines disagree a little); later is refused ([`Refusal::Future`]).

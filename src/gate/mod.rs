@@ -8,8 +8,10 @@ use crate::document::{Baseline, BestEntry, SkillEval, fmt_score, round4};
 pub use crate::stats::confidence::Mode;
 use serde::Serialize;
 
+mod again;
 mod confidence;
 mod next;
+pub use again::*;
 pub use confidence::*;
 use next::Commands;
 
@@ -100,6 +102,11 @@ pub struct Decision {
     /// again. Advice only; the rule does not read it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub next: Vec<String>,
+    /// How the best was measured for this decision: again, head to head from
+    /// its kept files ([`decide_again`]), or as recorded and why. Absent when
+    /// no new measurement of the best was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_measured: Option<String>,
 }
 
 /// The rule a [`Decision`] was made under ([`crate::stats::confidence::Mode`] without its level).
@@ -376,6 +383,7 @@ pub fn decide_under(
             Mode::BareCheck => Rule::BareCheck,
         },
         next,
+        best_measured: None,
         confidence,
         advice,
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),

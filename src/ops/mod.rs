@@ -47,18 +47,45 @@ pub fn decide(
     label: &Utf8Path,
     choice: Choice,
     trust_imported: bool,
+    again: Option<Again>,
 ) -> Result<Decision> {
     crate::eval::measured_on_this_item(ctx, result, label)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
     let mode =
         crate::config::resolve_mode(choice.confidence, choice.rule, choice.records, &settings)?;
     let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
-    Ok(crate::gate::decide_under(
-        result,
-        &baseline,
-        trust_imported,
-        mode,
-    ))
+    Ok(match again {
+        None => crate::gate::decide_under(result, &baseline, trust_imported, mode),
+        // Given by the operator (`--best-again FILE`): one that cannot stand
+        // for the best is refused, naming the file.
+        Some(Again::Measured(fresh, path)) => {
+            let (best, words) =
+                crate::gate::best_again(&baseline, &result.model, fresh).map_err(|why| {
+                    crate::error::Error::invalid(
+                        path,
+                        format!("not a measurement of the best: {why}"),
+                    )
+                })?;
+            Decision {
+                best_measured: Some(words),
+                ..crate::gate::decide_under(result, &best, trust_imported, mode)
+            }
+        }
+        // A pipeline that could not measure the best again says why.
+        Some(Again::Not(why)) => Decision {
+            best_measured: Some(why.to_string()),
+            ..crate::gate::decide_under(result, &baseline, trust_imported, mode)
+        },
+    })
+}
+
+/// The best measured again, for [`decide`].
+#[derive(Debug, Clone, Copy)]
+pub enum Again<'a> {
+    /// A fresh measurement of the best's kept version (and the file it was read from).
+    Measured(&'a SkillEval, &'a Utf8Path),
+    /// Why it was not measured again (its files were not kept).
+    Not(&'a str),
 }
 
 /// What the front end asked of the gate's rule: `--confidence`, `--rule`,
@@ -71,6 +98,22 @@ pub struct Choice {
     pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// The decision raises a best when accepted (`gate --record`, `propose`).
     pub records: bool,
+}
+
+/// Keep the files of the version `result` was measured on beside the store
+/// at `store` ([`crate::evidence::keep_version`]), when the source still
+/// holds that version.
+fn keep_best_version(ctx: &Context, result: &SkillEval, store: &Utf8Path) -> Result<()> {
+    let Some(measured) = result.item_digest.as_deref() else {
+        return Ok(());
+    };
+    let item = crate::item::find(&ctx.source, &result.item)?;
+    if crate::evidence::item_digest(&item)? != measured {
+        return Err(crate::error::Error::Usage(
+            "the item changed since it was measured".into(),
+        ));
+    }
+    crate::evidence::keep_version(store, &item).map(drop)
 }
 
 /// What [`record`] did: the record itself, and the warnings a front end shows
@@ -94,11 +137,21 @@ pub fn record(
     pr: &str,
     pages: &[String],
     store: &Utf8Path,
+    again: Option<&SkillEval>,
 ) -> Result<Recording> {
     let mut warnings: Vec<String> = crate::record::default_model_warning(&result.model)
         .into_iter()
         .collect();
-    let recorded = crate::record::record(&ctx.source, result, decision, pr, pages)?;
+    let recorded = crate::record::record(&ctx.source, result, decision, pr, pages, again)?;
+    if recorded.raised {
+        // The best's files, kept so it can be measured again head to head
+        // once the source has moved on; the record stands without them.
+        if let Err(e) = keep_best_version(ctx, result, store) {
+            warnings.push(format!(
+                "the best's files could not be kept beside the evidence store ({e}): a later proposal measures it from its runs, not again"
+            ));
+        }
+    }
     let kept = crate::evidence::KeptDecision::of(
         result,
         &recorded.decision,

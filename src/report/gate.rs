@@ -42,6 +42,9 @@ pub fn render(d: &Decision) -> String {
             let _ = writeln!(out, "  best          none recorded for {}", d.model);
         }
     }
+    if let Some(words) = &d.best_measured {
+        let _ = writeln!(out, "  best measured {words}");
+    }
     let rate = |r: Option<f64>| r.map_or_else(|| "none".to_string(), fmt_score);
     let best_rate = d.best.as_ref().map_or_else(
         || "no best".to_string(),

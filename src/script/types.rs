@@ -30,6 +30,9 @@ pub struct GateDecision {
     pub decision: Arc<Decision>,
     /// The very result it was made for (compared by pointer in `record`).
     pub result: Arc<SkillEval>,
+    /// The best measured again that it compared with (`gate(r, best)`):
+    /// `record` decides against it again under the lock.
+    pub again: Option<Arc<SkillEval>>,
 }
 
 impl GateDecision {

@@ -93,6 +93,55 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
         .map_err(|e| raise(h, e))
 }
 
+/// `measure_best(r)`: the recorded best for `r`'s item and model measured
+/// again from its kept files, head to head with `r` (as many runs per arm
+/// of each case as `r` has, its with arm bought anew); `()` when no best is
+/// recorded or `r` is the best's own version; else the words saying why it
+/// cannot be measured again (it is then compared as recorded).
+fn measure_best(h: &Host, r: &EvalResult) -> RResult<Dynamic> {
+    let doc = &r.doc;
+    let look = || -> crate::Result<Option<Result<EvalOptions, String>>> {
+        let baseline = crate::document::load_baseline(&h.ctx.source, &doc.item)?;
+        let Some(best) = baseline.best.get(&doc.model) else {
+            return Ok(None);
+        };
+        if best.item_digest.is_some() && best.item_digest == doc.item_digest {
+            return Ok(None);
+        }
+        if best.item_digest.is_none() {
+            return Ok(Some(Err(crate::gate::best_not_kept(best))));
+        }
+        let found = crate::item::find(&h.ctx.source, &doc.item)?;
+        let store = eval::evidence_path(&h.ctx, &h.options.eval);
+        match eval::best_version(&h.ctx, &found, &doc.model, &store) {
+            Err(crate::Error::Usage(why)) => {
+                Ok(Some(Err(why.trim_start_matches("--best: ").to_string())))
+            }
+            Err(e) => Err(e),
+            Ok(_) => {
+                let runs = doc
+                    .stats
+                    .as_ref()
+                    .map_or(3, |s| s.suite.runs_per_arm.ceil().max(1.0) as u32);
+                Ok(Some(Ok(EvalOptions {
+                    best: true,
+                    runs: Some(runs),
+                    auto: None,
+                    model: (doc.model != "default").then(|| doc.model.clone()),
+                    neighbours: None,
+                    report: None,
+                    ..h.options.eval.clone()
+                })))
+            }
+        }
+    };
+    match look().map_err(|e| raise(h, e))? {
+        None => Ok(Dynamic::UNIT),
+        Some(Err(why)) => Ok(why.into()),
+        Some(Ok(opts)) => evaluate(h, &doc.item, &opts).map(Dynamic::from),
+    }
+}
+
 /// `estimate`: what `evaluate` would buy, reuse and cost, as a map.
 fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
     let estimate = h
@@ -203,6 +252,25 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     );
     let h = host.clone();
     api.primitive(
+        "gate",
+        move |result: EvalResult, best: EvalResult| -> RResult<GateDecision> {
+            gate_again(&h, &result, &h.options.eval, Some(Ok(&best)))
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "gate",
+        move |result: EvalResult, why: rhai::ImmutableString| -> RResult<GateDecision> {
+            gate_again(&h, &result, &h.options.eval, Some(Err(why.as_str())))
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "measure_best",
+        move |result: EvalResult| -> RResult<Dynamic> { measure_best(&h, &result) },
+    );
+    let h = host.clone();
+    api.primitive(
         "check_record_args",
         move |pr: &str, pages: Array| -> RResult<()> {
             let pages = strings(&pages, "pages")?;
@@ -221,16 +289,27 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             }
             let pages = strings(&pages, "pages")?;
             let store = crate::eval::evidence_path(&h.ctx, &h.options.eval);
-            let crate::ops::Recording { recorded, warnings } =
-                crate::ops::record(&h.ctx, &result.doc, &decision.decision, pr, &pages, &store)
-                    .map_err(|e| raise(&h, e))?;
+            let crate::ops::Recording { recorded, warnings } = crate::ops::record(
+                &h.ctx,
+                &result.doc,
+                &decision.decision,
+                pr,
+                &pages,
+                &store,
+                decision.again.as_deref(),
+            )
+            .map_err(|e| raise(&h, e))?;
             for warning in warnings {
                 h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
             }
             if let Some(note) = recorded.revised_note() {
                 h.observer.event(&crate::event::Event::Notice(note));
             }
-            Ok(GateDecision { decision: Arc::new(recorded.decision), result: result.doc.clone() })
+            Ok(GateDecision {
+                decision: Arc::new(recorded.decision),
+                result: result.doc.clone(),
+                again: decision.again.clone(),
+            })
         },
     );
     let h = host.clone();

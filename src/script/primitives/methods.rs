@@ -288,6 +288,32 @@ fn register_properties(props: &mut Props) {
             .map_or(Dynamic::UNIT, Into::into)
     });
     props.get("model", |d: &mut GateDecision| d.decision.model.clone());
+    props.get("rule", |d: &mut GateDecision| -> Dynamic {
+        serde_json::to_value(d.decision.rule)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| Dynamic::from(s.to_string())))
+            .unwrap_or(Dynamic::UNIT)
+    });
+    props.get("may_be_luck", |d: &mut GateDecision| -> Array {
+        if d.decision.accepted && d.decision.confidence.is_none() {
+            d.decision
+                .within_noise()
+                .into_iter()
+                .map(|n| Dynamic::from(n.to_string()))
+                .collect()
+        } else {
+            Array::new()
+        }
+    });
+    props.get("next", |d: &mut GateDecision| -> Array {
+        d.decision.next.iter().cloned().map(Dynamic::from).collect()
+    });
+    props.get("best_measured", |d: &mut GateDecision| {
+        d.decision
+            .best_measured
+            .clone()
+            .map_or(Dynamic::UNIT, Into::into)
+    });
     props
         .engine
         .register_fn("to_string", |d: &mut GateDecision| {

@@ -11,11 +11,30 @@ pub(super) fn gate_at(
     result: &EvalResult,
     opts: &crate::eval::EvalOptions,
 ) -> RResult<GateDecision> {
+    gate_again(h, result, opts, None)
+}
+
+/// [`gate_at`] against the best measured again: `best` a fresh measurement
+/// of its kept version (`measure_best`), or the words saying why it was not.
+pub(super) fn gate_again(
+    h: &Host,
+    result: &EvalResult,
+    opts: &crate::eval::EvalOptions,
+    best: Option<Result<&EvalResult, &str>>,
+) -> RResult<GateDecision> {
     let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
     let choice = crate::ops::Choice {
         confidence: opts.confidence,
         rule: opts.rule,
         records: h.options.pr.is_some(),
+    };
+    let best_label = best
+        .and_then(Result::ok)
+        .map(|b| camino::Utf8PathBuf::from(format!("<best measured again {}>", b.doc.run)));
+    let again = match (best, &best_label) {
+        (Some(Ok(b)), Some(label)) => Some(crate::ops::Again::Measured(&b.doc, label)),
+        (Some(Err(why)), _) => Some(crate::ops::Again::Not(why)),
+        _ => None,
     };
     // Trusting imported runs is the operator's flag, never a script's.
     let decision = crate::ops::decide(
@@ -24,11 +43,13 @@ pub(super) fn gate_at(
         &label,
         choice,
         h.options.trust_imported,
+        again,
     )
     .map_err(|e| raise(h, e))?;
     Ok(GateDecision {
         decision: Arc::new(decision),
         result: result.doc.clone(),
+        again: best.and_then(Result::ok).map(|b| b.doc.clone()),
     })
 }
 
