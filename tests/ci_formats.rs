@@ -489,6 +489,8 @@ fn gate_record_says_what_it_wrote_on_stderr_under_a_machine_format() {
             "commit",
             result.to_str().unwrap(),
             "--record",
+            "--rule",
+            "bare",
             "--pr",
             "#1",
             "--pages",
@@ -796,6 +798,8 @@ fn propose_appends_its_markdown_to_the_step_summary_creating_it() {
         w.cmd(&[
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--model",
             "haiku",
             "--pr",

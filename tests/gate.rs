@@ -87,13 +87,20 @@ impl Source {
     }
 }
 
+/// `--record` under the seed's bare rule: these tests are about what
+/// recording writes (the default mode has its own tests in tests/decide.rs).
 const RECORD: &[&str] = &[
     "--record",
+    "--rule",
+    "bare",
     "--pr",
     "#4300",
     "--pages",
     "commit-skipped-hook",
 ];
+
+/// `--record` at default settings.
+const RECORD_DEFAULT: &[&str] = &["--record", "--pr", "#4300", "--pages", "commit-skipped-hook"];
 
 #[test]
 fn accept_exits_0_with_a_verdict_block() {
@@ -222,16 +229,24 @@ fn record_arguments_are_checked_first_and_nothing_is_written() {
     let before = s.snapshot();
     let cases: &[(&[&str], &str)] = &[
         (
-            &["--record", "--pages", "commit-skipped-hook"],
+            &[
+                "--record",
+                "--rule",
+                "bare",
+                "--pages",
+                "commit-skipped-hook",
+            ],
             "--record needs --pr",
         ),
         (
-            &["--record", "--pr", "#4300"],
+            &["--record", "--rule", "bare", "--pr", "#4300"],
             "--record needs at least one --pages",
         ),
         (
             &[
                 "--record",
+                "--rule",
+                "bare",
                 "--pr",
                 "#4300",
                 "--pages",
@@ -242,6 +257,8 @@ fn record_arguments_are_checked_first_and_nothing_is_written() {
         (
             &[
                 "--record",
+                "--rule",
+                "bare",
                 "--pr",
                 "#43|00",
                 "--pages",
@@ -264,9 +281,12 @@ fn record_arguments_are_checked_first_and_nothing_is_written() {
             .stderr(predicate::str::contains(*want));
     }
     // Checked before the result is even read.
-    s.gate("no-such-result.json", &["--record", "--pr", "#1"])
-        .code(2)
-        .stderr(predicate::str::contains("--pages"));
+    s.gate(
+        "no-such-result.json",
+        &["--record", "--rule", "bare", "--pr", "#1"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains("--pages"));
     assert_eq!(s.snapshot(), before);
 }
 
@@ -277,6 +297,8 @@ fn accept_raises_the_best_and_appends_a_row() {
         "result-accept.json",
         &[
             "--record",
+            "--rule",
+            "bare",
             "--pr",
             "#4300",
             "--pages",
@@ -328,6 +350,8 @@ fn reject_appends_a_row_and_leaves_the_baseline() {
         &[
             "--json",
             "--record",
+            "--rule",
+            "bare",
             "--pr",
             "#4301",
             "--pages",
@@ -513,7 +537,7 @@ fn a_best_recorded_under_the_mode_keeps_its_runs() {
         .arg("commit")
         .arg(&clear)
         .args(["--confidence", "0.95"])
-        .args(RECORD)
+        .args(RECORD_DEFAULT)
         .assert()
         .code(0);
     let baseline: Value = serde_json::from_str(&s.baseline().unwrap()).unwrap();

@@ -200,7 +200,7 @@ fn recording_writes_a_symlinked_baseline_and_wiki_at_their_targets() {
     let out = bob(&source, home.path())
         .args(["gate", "commit"])
         .arg(data("gate/result-accept.json"))
-        .args(["--record", "--pr", "#1", "--pages", "p"])
+        .args(["--record", "--rule", "bare", "--pr", "#1", "--pages", "p"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -239,7 +239,7 @@ fn a_result_dated_on_no_calendar_day_is_never_recorded() {
     let out = bob(&source, home.path())
         .args(["gate", "commit"])
         .arg(&result)
-        .args(["--record", "--pr", "#1", "--pages", "p"])
+        .args(["--record", "--rule", "bare", "--pr", "#1", "--pages", "p"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
@@ -304,7 +304,7 @@ fn recording_under_the_default_model_warns() {
         let out = bob(&source, home.path())
             .args(["gate", "commit"])
             .arg(&result)
-            .args(["--record", "--pr", "#1", "--pages", "p"])
+            .args(["--record", "--rule", "bare", "--pr", "#1", "--pages", "p"])
             .output()
             .unwrap();
         let err = text(&out.stderr);

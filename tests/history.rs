@@ -72,7 +72,16 @@ impl Commands for World {
         std::fs::write(&file, doc.to_string()).unwrap();
         let item = doc["item"].as_str().unwrap();
         let out = self
-            .cmd(&["gate", item, file.to_str().unwrap(), "--record", "--pr", pr])
+            .cmd(&[
+                "gate",
+                item,
+                file.to_str().unwrap(),
+                "--record",
+                "--rule",
+                "bare",
+                "--pr",
+                pr,
+            ])
             .args(["--pages", "commit-skipped-hook"])
             .output()
             .unwrap();
@@ -583,6 +592,8 @@ fn scenario() -> (World, Vec<Value>) {
         .cmd(&[
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--model",
             SONNET,
             "--pr",

@@ -194,7 +194,16 @@ fn imported_runs_are_counted_and_accepted_on_only_with_trust_imported() {
 
     // propose: rejected and recorded so; accepted only when the operator trusts.
     let propose = |extra: &[&str]| {
-        let mut args = vec!["propose", "commit", "--runs", "1", "--evidence", &other];
+        let mut args = vec![
+            "propose",
+            "commit",
+            "--rule",
+            "bare",
+            "--runs",
+            "1",
+            "--evidence",
+            &other,
+        ];
         args.extend(["--pr", "#1", "--pages", "commit-skipped-hook"]);
         args.extend(extra);
         w.run(&args)

@@ -66,6 +66,8 @@ fn sixteen_recorders_at_once_lose_nothing() {
                 path.as_str(),
                 "--json",
                 "--record",
+                "--rule",
+                "bare",
                 "--pr",
             ])
             .arg(format!("#{i}"))

@@ -46,11 +46,19 @@ fn write_result(path: &Utf8Path, with: f64, i: usize) {
 
 fn recorder(root: &Utf8Path, result: &Utf8Path, i: usize) -> Command {
     let mut cmd = bob(root.as_std_path(), root.join("home").as_std_path());
-    cmd.args(["gate", "commit", result.as_str(), "--record", "--pr"])
-        .arg(format!("#{i}"))
-        .args(["--pages", "commit-skipped-hook"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    cmd.args([
+        "gate",
+        "commit",
+        result.as_str(),
+        "--record",
+        "--rule",
+        "bare",
+        "--pr",
+    ])
+    .arg(format!("#{i}"))
+    .args(["--pages", "commit-skipped-hook"])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     cmd
 }
 
