@@ -161,13 +161,17 @@ pub fn record(
     let upgraded = decision.rule == gate::Rule::BareCheck;
     // Against the best measured again (`again`) when it still stands for
     // the best in force, else against the best as recorded.
-    let applied = gate::decide_again(
+    let mut applied = gate::decide_again(
         result,
         &baseline,
         decision.trust_imported,
         decision.mode().for_recording(),
         again,
     );
+    if again.is_none() {
+        // Why the best was not measured again, as the decision said.
+        applied.best_measured.clone_from(&decision.best_measured);
+    }
 
     let mut unique: Vec<String> = vec![];
     for p in pages {

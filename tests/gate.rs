@@ -100,7 +100,13 @@ const RECORD: &[&str] = &[
 ];
 
 /// `--record` at default settings.
-const RECORD_DEFAULT: &[&str] = &["--record", "--pr", "#4300", "--pages", "commit-skipped-hook"];
+const RECORD_DEFAULT: &[&str] = &[
+    "--record",
+    "--pr",
+    "#4300",
+    "--pages",
+    "commit-skipped-hook",
+];
 
 #[test]
 fn accept_exits_0_with_a_verdict_block() {

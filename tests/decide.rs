@@ -1,0 +1,267 @@
+//! Decisions at default settings, with only `claude` stubbed: a decision
+//! that records (`gate --record`, `propose`) is made under the confidence
+//! mode unless the bare rule is chosen (`--rule bare`); a check that accepts
+//! within noise says it may be luck and names the command that would settle
+//! it; a best keeps its version's files and is measured again head to head
+//! (`run --best`, `gate --best-again`, `propose`).
+//!
+//! The stub answers every call with one with/without capture, and cannot
+//! serve the platform's single-arm mode; after an edit of the item these
+//! tests buy both arms (`--fresh`). tests/best_again_real.rs runs the
+//! single-arm path on the real platform.
+
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::data;
+    pub use bob_eval_testkit::stub;
+    pub use bob_eval_testkit::world;
+}
+
+use serde_json::Value;
+use std::process::Command;
+use support::cmd::bob;
+use support::data::data;
+use support::stub::Switches;
+use support::world::{self, outcome, succeeds};
+
+struct World(world::World);
+
+impl std::ops::Deref for World {
+    type Target = world::World;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl World {
+    /// The commit capture (2 cases, 3 runs per arm) answers every call.
+    fn new() -> World {
+        World(world::World::new(
+            &["commit"],
+            Switches::answering(data("pipelines/aggregate-result.json")),
+        ))
+    }
+
+    fn cmd(&self) -> Command {
+        self.command(bob(&self.source, &self.home()))
+    }
+
+    fn bob(&self, args: &[&str]) -> Command {
+        let mut c = self.cmd();
+        c.args(args);
+        c
+    }
+
+    fn baseline(&self) -> Option<Value> {
+        let path = self.source.join("evals/commit/baseline.json");
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|t| serde_json::from_str(&t).unwrap())
+    }
+
+    fn edit_skill(&self, text: &str) {
+        let path = self.source.join("skills/commit/SKILL.md");
+        let mut skill = std::fs::read_to_string(&path).unwrap();
+        skill.push_str(text);
+        std::fs::write(path, skill).unwrap();
+    }
+}
+
+const RECORD: &[&str] = &["--record", "--pr", "#1", "--pages", "commit-skipped-hook"];
+
+#[test]
+fn a_record_at_default_settings_refuses_luck_and_the_bare_rule_is_one_flag_away() {
+    let w = World::new();
+    let result = w.path("r.json");
+    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &result]));
+
+    // At default settings a decision that records is made under the mode.
+    let mut gate = w.bob(&["gate", "commit", &result]);
+    gate.args(RECORD);
+    let (code, out, err) = outcome(gate);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("confidence    95 %"), "{out}");
+    assert!(
+        out.contains("next: settle it on more runs: bob-eval run commit --runs"),
+        "{out}"
+    );
+    assert!(
+        w.baseline()
+            .is_none_or(|b| b["best"].get("haiku").is_none()),
+        "a reject raises no best"
+    );
+
+    // The bare rule, chosen: accepted, recorded as such, its files kept.
+    let mut gate = w.bob(&[
+        "gate", "commit", &result, "--rule", "bare", "--format", "json",
+    ]);
+    gate.args(RECORD);
+    let out = succeeds(gate);
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(decision["rule"], "bare", "{decision}");
+    let best = &w.baseline().unwrap()["best"]["haiku"];
+    let digest = best["item_digest"]
+        .as_str()
+        .expect("a best names its version");
+    let kept = w
+        .home()
+        .join("evidence.db.items")
+        .join(digest)
+        .join("skills/commit/SKILL.md");
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap(),
+        std::fs::read_to_string(w.source.join("skills/commit/SKILL.md")).unwrap()
+    );
+
+    // --rule bare and --confidence contradict each other.
+    let (code, _, err) = outcome(w.bob(&[
+        "gate",
+        "commit",
+        &result,
+        "--rule",
+        "bare",
+        "--confidence",
+        "0.9",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("contradict"), "{err}");
+}
+
+#[test]
+fn a_check_within_noise_says_may_be_luck_and_its_advice_runs_as_printed() {
+    let w = World::new();
+    let result = w.path("r.json");
+    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &result]));
+    let out = succeeds(w.bob(&["gate", "commit", &result]));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with("ACCEPTED, but may be luck ("), "{text}");
+    // The advice is a command: run it as printed.
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))
+        .expect("a command to settle it");
+    let command = line.split(" (").next().unwrap();
+    let args: Vec<&str> = command
+        .strip_prefix("bob-eval ")
+        .unwrap()
+        .split(' ')
+        .collect();
+    assert_eq!(args[..2], ["run", "commit"], "{command}");
+    let before = w.calls().len();
+    succeeds(w.bob(&args));
+    assert!(w.calls().len() > before, "it bought runs");
+    assert!(w.root.join("commit-more.json").exists(), "{command}");
+}
+
+#[test]
+fn the_best_is_measured_again_from_its_kept_files() {
+    let w = World::new();
+    let first = w.path("first.json");
+    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
+    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
+    gate.args(RECORD);
+    succeeds(gate);
+    let digest = w.baseline().unwrap()["best"]["haiku"]["item_digest"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // The source moves on.
+    w.edit_skill("\nA reworded line that changes nothing.\n");
+    let new = w.path("new.json");
+    succeeds(w.bob(&[
+        "run", "commit", "--fresh", "--model", "haiku", "--out", &new,
+    ]));
+    let best = w.path("best.json");
+    let before = w.calls().len();
+    succeeds(w.bob(&[
+        "run", "commit", "--best", "--fresh", "--model", "haiku", "--out", &best,
+    ]));
+    assert!(
+        w.calls().len() > before,
+        "the best's with arm is bought anew"
+    );
+    let measured: Value = serde_json::from_str(&std::fs::read_to_string(&best).unwrap()).unwrap();
+    assert_eq!(measured["item_digest"], digest.as_str());
+
+    let (_, out, err) = outcome(w.bob(&[
+        "gate",
+        "commit",
+        &new,
+        "--rule",
+        "bare",
+        "--best-again",
+        &best,
+        "--format",
+        "json",
+    ]));
+    let decision: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+    let words = decision["best_measured"].as_str().unwrap();
+    assert!(words.contains("measured again in run"), "{words}");
+    // A measurement of another version does not stand for the best.
+    let (code, _, err) = outcome(w.bob(&["gate", "commit", &new, "--best-again", &new]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a measurement of the best"), "{err}");
+
+    // propose measures the best again itself, head to head.
+    let (_, out, err) = outcome(w.bob(&[
+        "propose",
+        "commit",
+        "--fresh",
+        "--model",
+        "haiku",
+        "--rule",
+        "bare",
+        "--pr",
+        "#2",
+        "--pages",
+        "commit-skipped-hook",
+    ]));
+    assert!(out.contains("best: the best (run "), "{out}{err}");
+    assert!(out.contains("measured again in run"), "{out}{err}");
+}
+
+#[test]
+fn a_best_recorded_before_files_were_kept_is_compared_as_recorded_and_says_so() {
+    let w = World::new();
+    let first = w.path("first.json");
+    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
+    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
+    gate.args(RECORD);
+    succeeds(gate);
+    // As a best recorded before bests kept their files reads.
+    let mut baseline = w.baseline().unwrap();
+    baseline["best"]["haiku"]
+        .as_object_mut()
+        .unwrap()
+        .remove("item_digest");
+    std::fs::write(
+        w.source.join("evals/commit/baseline.json"),
+        serde_json::to_string_pretty(&baseline).unwrap(),
+    )
+    .unwrap();
+    w.edit_skill("\nAnother line.\n");
+    let (code, _, err) = outcome(w.bob(&["run", "commit", "--best", "--model", "haiku"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("recorded before bests kept their files"),
+        "{err}"
+    );
+    let (_, out, err) = outcome(w.bob(&[
+        "propose",
+        "commit",
+        "--fresh",
+        "--model",
+        "haiku",
+        "--rule",
+        "bare",
+        "--pr",
+        "#2",
+        "--pages",
+        "commit-skipped-hook",
+    ]));
+    assert!(
+        out.contains("compared as recorded, on its stored runs, not measured again"),
+        "{out}{err}"
+    );
+}
