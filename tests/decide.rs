@@ -265,3 +265,38 @@ fn a_best_recorded_before_files_were_kept_is_compared_as_recorded_and_says_so() 
         "{out}{err}"
     );
 }
+
+#[test]
+fn the_price_of_a_decision_comes_first_from_the_store_s_own_cost_per_run() {
+    let w = World::new();
+    // Nothing stored: the runs it takes, no price yet.
+    let (_, _, err) = outcome(w.bob(&["run", "commit", "--model", "haiku"]));
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("bob-eval: commit: detecting +0.20 at 80 % power: about "),
+        "{err}"
+    );
+    assert!(first.contains("no price"), "{first}");
+    // Now the store knows what a run costs on this suite.
+    let (_, _, err) = outcome(w.bob(&["run", "commit", "--model", "haiku", "--fresh"]));
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.contains(": about $"), "{first}");
+    assert!(first.contains(", at most $"), "{first}");
+    assert!(
+        first.contains("this store's mean for this suite"),
+        "{first}"
+    );
+    // The dry run says the same, in words and in --json.
+    let out = succeeds(w.bob(&["run", "commit", "--model", "haiku", "--dry-run", "--json"]));
+    let estimate: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let price = &estimate["price"];
+    assert_eq!(price["min_effect"], 0.2, "{estimate}");
+    assert_eq!(price["runs_per_arm"], 39, "{estimate}");
+    assert!(price["about_usd"].as_f64().unwrap() > 0.0, "{estimate}");
+    let out = succeeds(w.bob(&["exam", "commit", "--dry-run", "--model", "haiku"]));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("detecting +0.20 at 80 % power: about $"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -48,6 +48,10 @@ pub struct Estimate {
     pub max_cost_usd: f64,
     /// True when the estimate exceeds the ceiling: the run would stop part way.
     pub exceeds_ceiling: bool,
+    /// What a decision on the suite costs at the minimum effect of interest,
+    /// from the store's cost per run ([`super::price::price`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<super::price::Price>,
 }
 
 /// One case of an [`Estimate`].
@@ -144,7 +148,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
         None => PastCosts::default(),
     };
     let calls = plan::calls(&plan, &plan::missing(&plan, &stored), opts.runs);
-    Ok(tally(
+    let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
+    let most = opts
+        .auto
+        .unwrap_or_else(|| plan.cases.iter().map(|c| c.runs).max().unwrap_or(1));
+    let price = super::price::price(&costs, &cases, most, run.max_cost_usd);
+    let mut estimate = tally(
         &plan,
         &stored.iter().map(Vec::len).collect::<Vec<_>>(),
         &calls,
@@ -155,7 +164,9 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
             auto_max: opts.auto,
             max_cost_usd: run.max_cost_usd,
         },
-    ))
+    );
+    estimate.price = Some(price);
+    Ok(estimate)
 }
 
 /// What an [`Estimate`] says beyond the plan and the store.
@@ -247,6 +258,7 @@ fn tally(
         estimate_usd,
         unestimated_runs: unestimated,
         max_cost_usd: header.max_cost_usd,
+        price: None,
         exceeds_ceiling: estimate_usd.is_some_and(|e| e > header.max_cost_usd),
     }
 }

@@ -12,6 +12,7 @@ pub mod auto;
 pub mod estimate;
 pub mod neighbours;
 pub mod plan;
+pub mod price;
 
 use crate::config::ItemName;
 use crate::config::{self, Context, Settings};
@@ -421,11 +422,6 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 competition,
             } = *to_run;
             let claude = probe.finish()?;
-            // The mandatory ceiling, said once before anything is spent.
-            observer.event(&Event::Notice(format!(
-                "{item}: cost ceiling ${:.2} ({})",
-                run.max_cost_usd, run.ceiling_from
-            )));
             let keep = KeepIn {
                 store: store.clone(),
                 auto: auto.as_ref().map(|p| p.max_per_arm),
@@ -434,6 +430,20 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
+            // The price of a decision, from this store's cost per run, and
+            // the mandatory ceiling: said first, before anything is spent.
+            let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
+            let most = auto.as_ref().map_or_else(
+                || plan.cases.iter().map(|c| c.runs).max().unwrap_or(1),
+                |p| p.max_per_arm,
+            );
+            let costs = store.past_costs(&item, &plan.model)?;
+            let price = price::price(&costs, &cases, most, run.max_cost_usd);
+            observer.event(&Event::Notice(format!("{item}: {}", price.words())));
+            observer.event(&Event::Notice(format!(
+                "{item}: cost ceiling ${:.2} ({})",
+                run.max_cost_usd, run.ceiling_from
+            )));
             for said in store.import_pending() {
                 observer.event(&Event::Notice(said));
             }

@@ -46,6 +46,9 @@ pub fn estimate(e: &Estimate) -> String {
         "{} on {}: dry run, nothing bought ({version})\n",
         e.item, e.model
     );
+    if let Some(price) = &e.price {
+        out.push_str(&format!("  {}\n", price.words()));
+    }
     if e.fresh {
         out.push_str("  --fresh: no stored run is reused\n");
     }
@@ -185,6 +188,15 @@ mod tests {
             unestimated_runs: 0,
             max_cost_usd: 0.1,
             exceeds_ceiling: true,
+            price: Some(crate::eval::price::price(
+                &crate::evidence::PastCosts {
+                    cases: [(("fires".to_string(), Arm::With), (0.243, 10))].into(),
+                    model: (0.243, 10),
+                },
+                &["fires".into(), "quiet".into()],
+                3,
+                0.1,
+            )),
         };
         insta::assert_snapshot!(estimate(&e));
     }
@@ -216,6 +228,12 @@ mod tests {
             unestimated_runs: 20,
             max_cost_usd: 2.0,
             exceeds_ceiling: false,
+            price: Some(crate::eval::price::price(
+                &crate::evidence::PastCosts::default(),
+                &["fires".into()],
+                10,
+                2.0,
+            )),
         };
         insta::assert_snapshot!(estimate(&e));
     }

@@ -80,6 +80,20 @@ impl Mode {
     }
 }
 
+/// Runs per arm of each of `cases` pass/fail cases for a true change of
+/// `effect` in the suite's delta to clear its one-sided bound at `level` with
+/// probability `power`: `n = (z_L + z_P)² · 2·¼ / (K·effect²)`, each arm's
+/// variance taken at its largest (a pass share of ½), so no suite of that
+/// size needs more (a price stated before anything is known of the suite).
+pub fn runs_for_power(cases: usize, effect: f64, level: f64, power: f64) -> u32 {
+    if cases == 0 || effect <= 0.0 {
+        return 0;
+    }
+    let z = normal_quantile(level) + normal_quantile(power);
+    let n = z * z * 0.5 / (cases as f64 * effect * effect);
+    n.ceil().max(1.0) as u32
+}
+
 /// Parse a `--confidence` value: a share from 0.6 to 0.9999, e.g.
 /// `0.95` (`95%` is read as 0.95).
 pub fn parse_level(text: &str) -> Result<f64, String> {
@@ -253,6 +267,16 @@ pub(crate) fn plan(
 mod tests {
     use super::*;
     use crate::stats::interval::testing::arm;
+
+    #[test]
+    fn runs_for_power_is_the_textbook_size() {
+        // z 1.645 + 0.842 = 2.486; 2.486² · 0.5 / (K · 0.04) = 77.3 / K.
+        assert_eq!(runs_for_power(1, 0.2, 0.95, 0.8), 78);
+        assert_eq!(runs_for_power(2, 0.2, 0.95, 0.8), 39);
+        assert_eq!(runs_for_power(8, 0.2, 0.95, 0.8), 10);
+        assert!(runs_for_power(2, 0.4, 0.95, 0.8) < runs_for_power(2, 0.2, 0.95, 0.8));
+        assert_eq!(runs_for_power(0, 0.2, 0.95, 0.8), 0);
+    }
 
     #[test]
     fn levels_are_shares() {

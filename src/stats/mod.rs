@@ -38,6 +38,10 @@ pub use runs::{RunsSpec, RunsSpecError};
 
 use serde::{Deserialize, Serialize};
 
+/// The smallest change in a suite's score worth detecting, by default: what
+/// a decision's price is stated for ("detecting +0.20 at 80 % power").
+pub const DEFAULT_MIN_EFFECT: f64 = 0.2;
+
 /// One case's numbers: each arm's mean score, the delta, each with its
 /// interval, and the advisory on the delta.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,141 @@
+//! The price before paying: what a decision costs, from this store's own
+//! cost per run, stated before anything is bought (`--dry-run` and the first
+//! line of every paid run): "detecting +0.20 at 80 % power: about $X, at most $Y".
+
+use crate::evidence::PastCosts;
+use crate::stats::advisory::PLANNED_POWER;
+use crate::stats::confidence::{DEFAULT_LEVEL, runs_for_power};
+use serde::{Deserialize, Serialize};
+
+/// What a decision on a suite costs at the minimum effect of interest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// The smallest change worth detecting ([`crate::stats::DEFAULT_MIN_EFFECT`]).
+    pub min_effect: f64,
+    /// The chance of calling a change of that size clear.
+    pub power: f64,
+    /// The one-sided level the call is made at (a decision that records).
+    pub level: f64,
+    /// Runs per arm of each case that takes ([`runs_for_power`]).
+    pub runs_per_arm: u32,
+    /// The store's mean dollars per run for this suite on the model, else
+    /// for every suite on the model; `None` when it holds no run on the model.
+    pub per_run_usd: Option<f64>,
+    /// Where `per_run_usd` comes from: `suite` or `model` (absent with no cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<String>,
+    /// `runs_per_arm` × 2 arms × the cases × `per_run_usd`.
+    pub about_usd: Option<f64>,
+    /// The most this evaluation can spend: its runs per arm at most (auto's
+    /// MAX, or the fixed runs) at `per_run_usd`, and never above the ceiling.
+    pub at_most_usd: f64,
+    /// Runs per arm of each case this evaluation buys at most.
+    pub buys_at_most: u32,
+}
+
+/// The price of a decision on the suite `cases` (names) of `item` on the
+/// model whose past costs are `costs`, for an evaluation that buys at most
+/// `buys_at_most` runs per arm of each case under `ceiling` dollars.
+pub fn price(costs: &PastCosts, cases: &[String], buys_at_most: u32, ceiling: f64) -> Price {
+    let (usd, n) = costs
+        .cases
+        .iter()
+        .filter(|((case, _), _)| cases.contains(case))
+        .fold((0.0, 0u64), |(u, n), (_, (cu, cn))| (u + cu, n + cn));
+    let (per_run, basis) = if n > 0 {
+        (Some(usd / n as f64), Some("suite"))
+    } else if costs.model.1 > 0 {
+        (Some(costs.model.0 / costs.model.1 as f64), Some("model"))
+    } else {
+        (None, None)
+    };
+    let k = cases.len();
+    let runs = runs_for_power(
+        k,
+        crate::stats::DEFAULT_MIN_EFFECT,
+        DEFAULT_LEVEL,
+        PLANNED_POWER,
+    );
+    let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k as f64;
+    let round = crate::document::round4;
+    Price {
+        min_effect: crate::stats::DEFAULT_MIN_EFFECT,
+        power: PLANNED_POWER,
+        level: DEFAULT_LEVEL,
+        runs_per_arm: runs,
+        per_run_usd: per_run.map(round),
+        basis: basis.map(str::to_owned),
+        about_usd: per_run.map(|c| round(c * runs_of(runs))),
+        at_most_usd: round(per_run.map_or(ceiling, |c| (c * runs_of(buys_at_most)).min(ceiling))),
+        buys_at_most,
+    }
+}
+
+impl Price {
+    /// In words: `detecting +0.20 at 80 % power: about $X, at most $Y (…)`.
+    pub fn words(&self) -> String {
+        let head = format!(
+            "detecting +{:.2} at {:.0} % power",
+            self.min_effect,
+            self.power * 100.0
+        );
+        let Some(per_run) = self.per_run_usd else {
+            return format!(
+                "{head}: about {} runs per arm of each case; no run on this model is stored yet, so no price (at most ${:.2}, the ceiling)",
+                self.runs_per_arm, self.at_most_usd
+            );
+        };
+        let short = if self.buys_at_most < self.runs_per_arm {
+            format!(
+                "; this evaluation buys at most {} per arm, so it detects a change that size less often",
+                self.buys_at_most
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, this store's mean for this {}{short})",
+            self.about_usd.unwrap_or_default(),
+            self.at_most_usd,
+            self.runs_per_arm,
+            self.basis.as_deref().unwrap_or("model"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Arm;
+
+    #[test]
+    fn the_price_is_the_store_s_cost_per_run_times_the_runs_power_needs() {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.30, 10));
+        costs
+            .cases
+            .insert(("quiet".into(), Arm::Without), (0.10, 10));
+        costs
+            .cases
+            .insert(("other-suite".into(), Arm::With), (9.0, 1));
+        costs.model = (9.4, 21);
+        let cases = ["fires".to_string(), "quiet".to_string()];
+        let p = price(&costs, &cases, 16, 2.0);
+        // 39 runs per arm × 2 arms × 2 cases at $0.02.
+        assert_eq!((p.runs_per_arm, p.per_run_usd), (39, Some(0.02)));
+        assert_eq!(p.about_usd, Some(3.12));
+        assert_eq!(p.at_most_usd, 1.28, "16 × 2 × 2 × 0.02");
+        assert_eq!(
+            p.words(),
+            "detecting +0.20 at 80 % power: about $3.12, at most $1.28 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite; this evaluation buys at most 16 per arm, so it detects a change that size less often)"
+        );
+        // Held to the ceiling.
+        assert_eq!(price(&costs, &cases, 50, 2.0).at_most_usd, 2.0);
+        // Nothing stored for the suite: the model's mean; nothing at all: no price.
+        let p = price(&costs, &["new".to_string()], 16, 2.0);
+        assert_eq!(p.basis.as_deref(), Some("model"));
+        let p = price(&PastCosts::default(), &cases, 3, 2.0);
+        assert!(p.words().contains("no price"), "{}", p.words());
+    }
+}
