@@ -502,3 +502,6 @@ mod tests;
 
 #[cfg(test)]
 mod luck_tests;
+
+#[cfg(test)]
+mod sequence_tests;
