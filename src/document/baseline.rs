@@ -63,7 +63,7 @@ pub struct BestEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// The digest of the item's files it was measured on: its version, kept
-    /// beside the evidence store ([`crate::evidence::keep_version`]) so it
+    /// beside the evidence store (`<store>.items/`) so it
     /// can be measured again; absent in entries recorded before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_digest: Option<String>,
