@@ -300,3 +300,48 @@ fn the_price_of_a_decision_comes_first_from_the_store_s_own_cost_per_run() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn a_proposal_under_the_bare_rule_says_its_accept_may_be_luck() {
+    let w = World::new();
+    let (code, out, err) = outcome(w.bob(&[
+        "propose",
+        "commit",
+        "--rule",
+        "bare",
+        "--model",
+        "haiku",
+        "--pr",
+        "#1",
+        "--pages",
+        "commit-skipped-hook",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("commit: accepted, but may be luck (beats-best and helps within noise)"),
+        "{out}"
+    );
+    assert!(out.contains("  rule: bare, as chosen"), "{out}");
+    assert!(
+        out.contains("  next: settle it on more runs: bob-eval run commit --runs"),
+        "{out}"
+    );
+    // At default settings the same proposal is refused, saying what would settle it.
+    let w = World::new();
+    let (code, out, err) = outcome(w.bob(&[
+        "propose",
+        "commit",
+        "--model",
+        "haiku",
+        "--pr",
+        "#1",
+        "--pages",
+        "commit-skipped-hook",
+    ]));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("confidence mode: 0.95"), "{out}");
+    assert!(
+        out.contains("  next: settle it on more runs: bob-eval run commit --runs"),
+        "{out}"
+    );
+}

@@ -144,6 +144,7 @@ impl Decision {
                 let advisory = match c.name {
                     "beats-best" => Some(a.beats_best),
                     "helps" => Some(a.helps),
+                    "trigger-rate" => a.trigger_rate,
                     _ => None,
                 };
                 advisory.is_some_and(|x| !x.is_clear())
