@@ -54,12 +54,15 @@ fn source_for_propose(dir: &Path) -> PathBuf {
     source
 }
 
-/// `propose commit` on `api` with a one-run-per-case ceiling of `ceiling`.
+/// `propose commit` on `api` with a one-run-per-case ceiling of `ceiling`,
+/// under the seed's bare rule (one run per arm is never clear).
 fn propose(api: &FakeApi, dir: &Path, source: &Path, ceiling: &str) -> std::process::Output {
     bob_eval(api, dir, source)
         .args([
             "propose",
             "commit",
+            "--rule",
+            "bare",
             "--runs",
             "1",
             "--max-cost-usd",
