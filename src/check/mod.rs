@@ -86,6 +86,15 @@ impl CheckReport {
     pub fn case_count(&self) -> usize {
         self.suites.iter().map(|s| s.cases.len()).sum()
     }
+
+    /// The index of the suite whose folder holds the finding's file; `None`
+    /// for a finding about a file outside every suite (an item's own file,
+    /// a plugin's manifest), which the reports list apart.
+    pub fn owner(&self, finding: &Diagnostic) -> Option<usize> {
+        self.suites
+            .iter()
+            .position(|s| finding.file.starts_with(&s.dir))
+    }
 }
 
 /// Tools an eval run may use only with an operator grant (`--allow-tools`).
@@ -95,6 +104,15 @@ pub const GATED_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "WebFetch", "WebSea
 pub const INIT_PROMPT: &str = "TODO: describe what the agent should do";
 /// The init template's grader line (the platform refuses criteria holding it).
 pub const INIT_CRITERIA: &str = "TODO: describe what a successful response looks like";
+
+/// The end of `init`'s default `fires` prompt, which names the item ("Use the
+/// … skill on a small, typical task …"): runnable, but it measures firing
+/// when asked by name, not unasked.
+pub const INIT_FIRES_TASK: &str =
+    "on a small, typical task it is meant for, and show me the result.";
+/// `init`'s default `quiet` prompt: a question far from any item, which says
+/// little about staying quiet on a request close to the item.
+pub const INIT_QUIET_PROMPT: &str = "Quick question, nothing to change: in one sentence, at what temperature does water boil at sea level?";
 
 static TODO_LINE: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new(r"(?m)^\s*TODO: describe\b").expect("fixed regex"));
@@ -492,6 +510,26 @@ fn check_prompt(case: &Case, out: &mut Out) {
             e.line,
             format!("the prompt still holds the `init` placeholder \"{INIT_PROMPT}\""),
             "replace the TODO line with the user prompt to test",
+        );
+    } else if let Some(e) = case.prompt()
+        && prompt.contains(INIT_FIRES_TASK)
+    {
+        out.warn(
+            "init-placeholder",
+            &e.file,
+            e.line,
+            "the prompt is still `init`'s default, which names the item: it measures whether the model uses the item when told to, not whether it fires unasked".into(),
+            "write a real request where the item should fire without being named",
+        );
+    } else if let Some(e) = case.prompt()
+        && prompt.contains(INIT_QUIET_PROMPT)
+    {
+        out.warn(
+            "init-placeholder",
+            &e.file,
+            e.line,
+            "the prompt is still `init`'s default, a question far from any item: it shows little about whether the item stays quiet on a request close to it".into(),
+            "write a request close to the item's subject where it must not fire",
         );
     }
 }
