@@ -36,7 +36,7 @@ pub use plugin::check_plugin;
 pub use trigger::ItemNames;
 
 use crate::config::{ItemName, suite_dir};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::error::{Error, Result};
 use crate::suite::{self, Case, Suite};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -170,7 +170,7 @@ fn check_one(
         // A folder under evals/ that cannot be an item name.
         diagnostics.push(Diagnostic {
             severity: Severity::Error,
-            code: "invalid-suite-name",
+            code: Code::InvalidSuiteName.as_str(),
             file: source.join("evals").join(item),
             line: None,
             message: format!("`{item}` is not a valid item name, so the suite can never run"),
@@ -277,7 +277,7 @@ impl Out<'_> {
     fn push(
         &mut self,
         severity: Severity,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -285,7 +285,7 @@ impl Out<'_> {
     ) {
         self.0.push(Diagnostic {
             severity,
-            code,
+            code: code.as_str(),
             file: file.to_owned(),
             line,
             message,
@@ -294,7 +294,7 @@ impl Out<'_> {
     }
     fn error(
         &mut self,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -304,7 +304,7 @@ impl Out<'_> {
     }
     fn warn(
         &mut self,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -328,7 +328,7 @@ pub fn check_suite(
     // A folder the scan could not enter may hold the cases: it is reported.
     if suite.cases.is_empty() && !suite.incomplete {
         out.error(
-            "no-cases",
+            Code::NoCases,
             &suite.dir,
             None,
             "the suite has no case (no folder holding prompt.md or case.yaml)".into(),
@@ -361,7 +361,7 @@ pub fn check_suite(
         // can tell two cases apart only by their names.
         if let Some(first) = seen.insert(case.name.as_str(), case) {
             out.error(
-                "duplicate-case",
+                Code::DuplicateCase,
                 &case.main_file(),
                 None,
                 format!(
@@ -382,7 +382,7 @@ pub fn check_suite(
             .collect();
         if !others.is_empty() {
             out.error(
-                "case-name-pattern",
+                Code::CaseNamePattern,
                 &case.main_file(),
                 None,
                 format!(
@@ -461,7 +461,7 @@ fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
         other => (None, other.to_string()),
     };
     out.error(
-        "baseline-invalid",
+        Code::BaselineInvalid,
         &crate::config::baseline_path(source, &suite.item),
         line,
         message,
@@ -499,13 +499,19 @@ fn check_prompt(case: &Case, out: &mut Out) {
             } else {
                 "set the user prompt to test under `execution:` in case.yaml (prompt: …), or write it as the body of a prompt.md"
             };
-            out.error("empty-prompt", &case.main_file(), None, message.into(), fix);
+            out.error(
+                Code::EmptyPrompt,
+                &case.main_file(),
+                None,
+                message.into(),
+                fix,
+            );
         }
     } else if let Some(e) = case.prompt()
         && TODO_LINE.is_match(prompt)
     {
         out.error(
-            "init-placeholder",
+            Code::InitPlaceholder,
             &e.file,
             e.line,
             format!("the prompt still holds the `init` placeholder \"{INIT_PROMPT}\""),
@@ -515,7 +521,7 @@ fn check_prompt(case: &Case, out: &mut Out) {
         && prompt.contains(INIT_FIRES_TASK)
     {
         out.warn(
-            "init-placeholder",
+            Code::InitPlaceholder,
             &e.file,
             e.line,
             "the prompt is still `init`'s default, which names the item: it measures whether the model uses the item when told to, not whether it fires unasked".into(),
@@ -525,7 +531,7 @@ fn check_prompt(case: &Case, out: &mut Out) {
         && prompt.contains(INIT_QUIET_PROMPT)
     {
         out.warn(
-            "init-placeholder",
+            Code::InitPlaceholder,
             &e.file,
             e.line,
             "the prompt is still `init`'s default, a question far from any item: it shows little about whether the item stays quiet on a request close to it".into(),
@@ -544,7 +550,7 @@ fn check_gated_tools(case: &Case, out: &mut Out) {
         let base = tool.split('(').next().unwrap_or("").trim();
         if GATED_TOOLS.contains(&base) {
             out.warn(
-                "gated-tool",
+                Code::GatedTool,
                 &e.file,
                 e.line,
                 format!("`{tool}` in allowed_tools is a gated tool: an eval run cannot use it without an operator grant"),
