@@ -85,7 +85,7 @@ impl Source {
 }
 
 /// `--record` under the seed's bare rule: these tests are about what
-/// recording writes (the default mode has its own tests in tests/decide.rs).
+/// recording writes (the default mode has its own tests in tests/cli/decide.rs).
 const RECORD: &[&str] = &[
     "--record",
     "--rule",

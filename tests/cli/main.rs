@@ -19,6 +19,7 @@ mod check_sharp;
 mod ci_formats;
 mod completions;
 mod counting;
+mod decide;
 mod docs_commands;
 mod dry_run;
 mod faults;

@@ -6,11 +6,7 @@
 //! versions of the skill score differently and each request says which
 //! version the platform ran.
 
-/// The parts of tests/support this file uses (see tests/support/README.md).
-mod support {
-    pub mod cmd;
-    pub use bob_eval_testkit::{fake_api, real, world};
-}
+use crate::support;
 
 use serde_json::Value;
 use support::fake_api::{FakeApi, Kind, Recorded, Reply, Script};

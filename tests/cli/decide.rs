@@ -7,15 +7,10 @@
 //!
 //! The stub answers every call with one with/without capture, and cannot
 //! serve the platform's single-arm mode; after an edit of the item these
-//! tests buy both arms (`--fresh`). tests/best_again_real.rs runs the
+//! tests buy both arms (`--fresh`). tests/real/best_again_real.rs runs the
 //! single-arm path on the real platform.
 
-mod support {
-    pub mod cmd;
-    pub use bob_eval_testkit::data;
-    pub use bob_eval_testkit::stub;
-    pub use bob_eval_testkit::world;
-}
+use crate::support;
 
 use serde_json::Value;
 use std::process::Command;
