@@ -123,8 +123,9 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
     crate::check::preflight(&ctx.source, item)?;
     let plan = super::plan(ctx, &found, &opts, &run)?;
     let path = evidence_path(ctx, &opts);
+    // Read, never written: a dry run neither upgrades nor creates the store.
     let store = if path.exists() {
-        Some(Store::open(&path)?)
+        Some(Store::open_read_only(&path)?)
     } else {
         None
     };
