@@ -214,7 +214,7 @@ impl Store {
     }
 
     /// The store's own secret ([`migrations::store_key_and_record_provenance`]).
-    fn key(&self) -> Result<Vec<u8>> {
+    pub(super) fn key(&self) -> Result<Vec<u8>> {
         self.conn
             .query_row("SELECT key FROM store_key WHERE id = 1", [], |r| r.get(0))
             .map_err(|e| self.fault("reading the store's key", e))
@@ -361,6 +361,12 @@ fn read_pending(file: &Utf8Path, key: &[u8]) -> std::result::Result<Vec<u8>, Str
         );
     }
     Ok(body.to_vec())
+}
+
+/// [`hmac_sha256`] in hex, for the RFC's test vectors.
+#[cfg(test)]
+pub(super) fn hmac_for_tests(key: &[u8], message: &[u8]) -> String {
+    crate::evidence::digest::hex(&hmac_sha256(key, message))
 }
 
 /// HMAC-SHA256 (RFC 2104) of `message` under `key`.

@@ -869,4 +869,6 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 }
 
 #[cfg(test)]
+mod door_tests;
+#[cfg(test)]
 mod tests;
