@@ -120,14 +120,15 @@ impl PlatformArgs {
 
 /// `--dry-run` on `run`, `exam` and `propose`: the estimate for `item` under
 /// `args`, as text or (`json`) as a `bob-eval-estimate/1` object; nothing runs.
+/// (`opts`: the options the command would evaluate under, `--confidence`
+/// included, which changes `--runs auto`'s first round).
 pub fn dry_run(
     ctx: &crate::config::Context,
     item: &str,
-    args: &PlatformArgs,
+    opts: &eval::EvalOptions,
     json: bool,
 ) -> crate::error::Result<u8> {
-    let estimate =
-        eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, &args.options())?;
+    let estimate = eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, opts)?;
     if json {
         super::print(&super::json(&estimate))?;
     } else {

@@ -495,6 +495,7 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
             item: doc.item.to_string(),
+            keeping: "the evaluation",
             store: keep.store.clone(),
             waited,
             wait: keep.wait,
