@@ -225,8 +225,8 @@ fn an_imported_decision_never_displaces_the_one_recorded_here_and_bad_lines_are_
     let result = w.path("result.json");
     let (code, out, err) = bob_in(&w, &["run", "commit", "--runs", "2", "--out", &result]);
     assert_eq!(code, 0, "{out}\n{err}");
-    let run_id = serde_json::from_str::<Value>(&std::fs::read_to_string(&result).unwrap())
-        .unwrap()["run"]
+    let run_id = serde_json::from_str::<Value>(&std::fs::read_to_string(&result).unwrap()).unwrap()
+        ["run"]
         .as_str()
         .unwrap()
         .to_string();
@@ -239,7 +239,16 @@ fn an_imported_decision_never_displaces_the_one_recorded_here_and_bad_lines_are_
     .unwrap();
     let (code, out, err) = bob_in(
         &w,
-        &["gate", "commit", &result, "--record", "--pr", "#1", "--pages", "commit-skipped-hook"],
+        &[
+            "gate",
+            "commit",
+            &result,
+            "--record",
+            "--pr",
+            "#1",
+            "--pages",
+            "commit-skipped-hook",
+        ],
     );
     assert_eq!(code, 1, "rejected: {out}\n{err}");
     // Imported: accepted, one dated 2999 and one dated now.
@@ -274,7 +283,9 @@ fn an_imported_decision_never_displaces_the_one_recorded_here_and_bad_lines_are_
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("holds a bad line"), "{err}");
     assert!(
-        err.contains(&format!("evaluation {run_id} (item `commit`) is left out: trigger_rate 2")),
+        err.contains(&format!(
+            "evaluation {run_id} (item `commit`) is left out: trigger_rate 2"
+        )),
         "{err}"
     );
     let h: Value = serde_json::from_str(&out).unwrap();
@@ -286,13 +297,11 @@ fn an_imported_decision_never_displaces_the_one_recorded_here_and_bad_lines_are_
 
 /// The file's bytes and its schema version.
 fn snapshot(path: &Path) -> (Vec<u8>, i64) {
-    let version = rusqlite::Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap()
-    .pragma_query_value(None, "user_version", |r| r.get(0))
-    .unwrap();
+    let version =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
     (std::fs::read(path).unwrap(), version)
 }
 

@@ -41,7 +41,11 @@ fn dry(w: &World, args: &[&str]) -> (u64, Value) {
     args.extend(["--dry-run", "--json"]);
     let (code, out, err) = bob_in(w, &args);
     assert_eq!(code, 0, "{args:?}: {out}\n{err}");
-    assert_eq!(w.lines("calls").len(), calls, "a dry run called the platform");
+    assert_eq!(
+        w.lines("calls").len(),
+        calls,
+        "a dry run called the platform"
+    );
     let v: Value = serde_json::from_str(&out).unwrap();
     let all = v.as_array().cloned().unwrap_or_else(|| vec![v.clone()]);
     (all.iter().map(|e| e["buy_runs"].as_u64().unwrap()).sum(), v)
@@ -84,7 +88,10 @@ fn buy(w: &World, args: &[&str]) -> (u64, String) {
     }
     let (code, out, err) = bob_in(w, &args);
     // A proposal the gate rejects (the second, no better than the first) exits 1.
-    assert!(code == 0 || (code == 1 && args[0] == "propose"), "{args:?}: {out}\n{err}");
+    assert!(
+        code == 0 || (code == 1 && args[0] == "propose"),
+        "{args:?}: {out}\n{err}"
+    );
     let doc: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
     (stored(w) - before + neighbour_runs(&doc), err)
 }
@@ -94,7 +101,14 @@ fn run_exam_and_propose_buy_what_their_dry_run_said() {
     for command in [
         &["run", "commit"][..],
         &["exam", "commit"],
-        &["propose", "commit", "--pr", "#1", "--pages", "commit-skipped-hook"],
+        &[
+            "propose",
+            "commit",
+            "--pr",
+            "#1",
+            "--pages",
+            "commit-skipped-hook",
+        ],
     ] {
         let w = world();
         let args: Vec<&str> = command.iter().copied().chain(["--runs", "2"]).collect();
@@ -136,14 +150,19 @@ fn neighbours_runs_are_in_the_estimate_and_the_summary() {
     assert_eq!(bought, said, "{err}");
 
     let (said, e) = dry(&w, &args);
-    assert_eq!(said, 4, "the suite reused, the neighbours bought again: {e:#}");
+    assert_eq!(
+        said, 4,
+        "the suite reused, the neighbours bought again: {e:#}"
+    );
     let mut text_args = args.to_vec();
     text_args.push("--dry-run");
     let (code, out, err) = bob_in(&w, &text_args);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(!out.contains("no platform call"), "{out}");
     assert!(
-        out.contains("--neighbours: 4 more run(s) on one arm (fires × 2, quiet × 2) with 2 items loaded"),
+        out.contains(
+            "--neighbours: 4 more run(s) on one arm (fires × 2, quiet × 2) with 2 items loaded"
+        ),
         "{out}"
     );
     assert!(out.contains("4 run(s) to buy, 8 reused"), "{out}");

@@ -97,6 +97,10 @@ fn run_and_neighbours_buy_what_their_dry_run_said() {
     let mut neighbours = run.to_vec();
     neighbours.push("--neighbours");
     let (said, bought, err) = compare(&neighbours);
-    assert_eq!((said, bought), (2, 2), "fires × 1, quiet × 1 on one arm: {err}");
+    assert_eq!(
+        (said, bought),
+        (2, 2),
+        "fires × 1, quiet × 1 on one arm: {err}"
+    );
     assert!(err.contains("runs: 2 bought ("), "{err}");
 }

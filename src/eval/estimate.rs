@@ -224,8 +224,8 @@ fn first_round(plan: &Plan, have: &[usize], first: u32) -> u32 {
     (0..plan.cases.len())
         .map(|i| {
             let lacking = [0, 1].map(|arm| {
-                let stored = u32::try_from(have.get(2 * i + arm).copied().unwrap_or(0))
-                    .unwrap_or(u32::MAX);
+                let stored =
+                    u32::try_from(have.get(2 * i + arm).copied().unwrap_or(0)).unwrap_or(u32::MAX);
                 first.saturating_sub(stored)
             });
             let calls: Vec<plan::Call> = plan::case_call(i, lacking).into_iter().collect();

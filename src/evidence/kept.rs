@@ -224,7 +224,9 @@ impl Evaluation {
         if let Some(stats) = &self.stats {
             let c = stats.confidence;
             if !(c > 0.0 && c < 1.0) {
-                return Some(format!("stats.confidence {c} is not strictly between 0 and 1"));
+                return Some(format!(
+                    "stats.confidence {c} is not strictly between 0 and 1"
+                ));
             }
         }
         day_problem("date", &self.date, now)

@@ -97,7 +97,7 @@ fn only_files_this_store_set_aside_are_stored_as_bought() {
     )
     .unwrap();
     let other = Store::open(&path.with_file_name("other.db")).unwrap();
-    let theirs = other.set_aside("eval-commit-3", &[forged_run.clone()]);
+    let theirs = other.set_aside("eval-commit-3", std::slice::from_ref(&forged_run));
     let theirs = theirs.unwrap();
     std::fs::rename(&theirs, dir.join("theirs.jsonl")).unwrap();
     let said = store.import_pending();
@@ -105,12 +105,17 @@ fn only_files_this_store_set_aside_are_stored_as_bought() {
     assert_eq!(refused.len(), 3, "{said:#?}");
     for name in ["plain.jsonl", "edited.jsonl", "theirs.jsonl"] {
         assert!(
-            refused.iter().any(|s| s.contains(name) && s.contains("left in place")),
+            refused
+                .iter()
+                .any(|s| s.contains(name) && s.contains("left in place")),
             "{name}: {said:#?}"
         );
         assert!(dir.join(name).is_file(), "{name} is left in place");
     }
-    assert!(said.iter().any(|s| s.contains("stored the 1 run(s)")), "{said:#?}");
+    assert!(
+        said.iter().any(|s| s.contains("stored the 1 run(s)")),
+        "{said:#?}"
+    );
     assert!(!ours.exists(), "ours is stored, then removed");
     let stored = store.runs(&[]).unwrap();
     assert_eq!(stored.len(), 1, "only the run set aside here");
@@ -148,7 +153,10 @@ fn nothing_set_aside_can_block_or_exhaust_a_writer() {
     let said = store.import_pending();
     assert_eq!(said.len(), 3, "{said:#?}");
     assert!(said.iter().all(|s| s.starts_with("refused ")), "{said:#?}");
-    assert!(said[0].contains("fifo.jsonl") && said[0].contains("FIFO"), "{said:#?}");
+    assert!(
+        said[0].contains("fifo.jsonl") && said[0].contains("FIFO"),
+        "{said:#?}"
+    );
     assert!(said[1].contains("huge.jsonl"), "{said:#?}");
     assert!(said[2].contains("zero.jsonl"), "{said:#?}");
     assert!(started.elapsed() < Duration::from_secs(30), "never blocked");
@@ -180,7 +188,9 @@ fn every_door_refuses_a_line_dated_in_the_future_or_out_of_range() {
         (&rate, "trigger_rate 2"),
         (&day, "not a date"),
     ] {
-        let err = store.insert_all(&[], std::slice::from_ref(e), &[]).unwrap_err();
+        let err = store
+            .insert_all(&[], std::slice::from_ref(e), &[])
+            .unwrap_err();
         assert!(err.to_string().contains(why), "{err}");
     }
     if confidence.stats.is_some() {
@@ -189,7 +199,9 @@ fn every_door_refuses_a_line_dated_in_the_future_or_out_of_range() {
             .unwrap_err();
         assert!(err.to_string().contains("confidence"), "{err}");
     }
-    let err = store.insert_decisions(std::slice::from_ref(&late)).unwrap_err();
+    let err = store
+        .insert_decisions(std::slice::from_ref(&late))
+        .unwrap_err();
     assert!(err.to_string().contains("recorded_at"), "{err}");
     // Import refuses each alone, naming its line, and stores the rest.
     let good = decision("eval-commit-5", Outcome::Rejected);
@@ -237,7 +249,9 @@ fn an_imported_record_never_displaces_one_recorded_here() {
     assert_eq!(decisions[1].provenance, RecordProvenance::Imported);
     // Our own evaluation of the same run displaces the imported one.
     let mine = evaluation("eval-commit-1");
-    store.insert_all(&[], std::slice::from_ref(&mine), &[]).unwrap();
+    store
+        .insert_all(&[], std::slice::from_ref(&mine), &[])
+        .unwrap();
     let kept = store.evaluations(&[]).unwrap();
     assert_eq!(kept, vec![mine.clone()], "ours, not the import");
     // And an import never displaces ours.
@@ -252,7 +266,11 @@ fn bad_lines_kept_by_an_earlier_version_are_named_and_left_out() {
     let good = evaluation("eval-commit-1");
     let other = evaluation("eval-commit-2");
     store
-        .insert_all(&[], &[good.clone(), other], &[decision("eval-commit-1", Outcome::Accepted)])
+        .insert_all(
+            &[],
+            &[good.clone(), other],
+            &[decision("eval-commit-1", Outcome::Accepted)],
+        )
         .unwrap();
     store
         .conn

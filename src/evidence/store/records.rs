@@ -108,34 +108,37 @@ impl Store {
             let stats: Option<String> = row.get(16).map_err(fault)?;
             let read = || -> Result<Evaluation> {
                 Ok(Evaluation {
-                run: text(0)?,
-                item: text(1)?,
-                model: text(2)?,
-                date: text(3)?,
-                started_at: self.time(&text(4)?)?,
-                options: self.json(&text(5)?, "options")?,
-                filtered: row.get(6).map_err(fault)?,
-                partial: row.get(7).map_err(fault)?,
-                partial_reason: row.get(8).map_err(fault)?,
-                with: row.get(9).map_err(fault)?,
-                without: row.get(10).map_err(fault)?,
-                delta: row.get(11).map_err(fault)?,
-                trigger_rate: row.get(12).map_err(fault)?,
-                cost_usd: row.get(13).map_err(fault)?,
-                reused_cost_usd: row.get(14).map_err(fault)?,
-                suite_digest: row.get(15).map_err(fault)?,
-                stats: stats.as_deref().map(|s| self.json(s, "stats")).transpose()?,
-                used: self.json(&text(17)?, "runs used")?,
-                provenance: RecordProvenance::parse(&text(18)?),
+                    run: text(0)?,
+                    item: text(1)?,
+                    model: text(2)?,
+                    date: text(3)?,
+                    started_at: self.time(&text(4)?)?,
+                    options: self.json(&text(5)?, "options")?,
+                    filtered: row.get(6).map_err(fault)?,
+                    partial: row.get(7).map_err(fault)?,
+                    partial_reason: row.get(8).map_err(fault)?,
+                    with: row.get(9).map_err(fault)?,
+                    without: row.get(10).map_err(fault)?,
+                    delta: row.get(11).map_err(fault)?,
+                    trigger_rate: row.get(12).map_err(fault)?,
+                    cost_usd: row.get(13).map_err(fault)?,
+                    reused_cost_usd: row.get(14).map_err(fault)?,
+                    suite_digest: row.get(15).map_err(fault)?,
+                    stats: stats
+                        .as_deref()
+                        .map(|s| self.json(s, "stats"))
+                        .transpose()?,
+                    used: self.json(&text(17)?, "runs used")?,
+                    provenance: RecordProvenance::parse(&text(18)?),
                 })
             };
             let run: String = row.get(0).map_err(fault)?;
             let item: String = row.get(1).map_err(fault)?;
             match read().map(|e| (e.problem_at(now), e)) {
                 Ok((None, e)) => out.push(e),
-                Ok((Some(why), _)) => {
-                    bad.push(format!("evaluation {run} (item `{item}`) is left out: {why}"))
-                }
+                Ok((Some(why), _)) => bad.push(format!(
+                    "evaluation {run} (item `{item}`) is left out: {why}"
+                )),
                 Err(e) => bad.push(format!("evaluation {run} (item `{item}`) is left out: {e}")),
             }
         }
@@ -162,20 +165,20 @@ impl Store {
             let outcome = text(6)?;
             let read = || -> Result<KeptDecision> {
                 Ok(KeptDecision {
-                run: text(0)?,
-                item: text(1)?,
-                model: text(2)?,
-                date: text(3)?,
-                mode: text(4)?,
-                rule: self.json(&text(5)?, "rule")?,
-                outcome: self.json(&format!("{outcome:?}"), "outcome")?,
-                pr: text(7)?,
-                pages: self.json(&text(8)?, "pages")?,
-                before: row.get(9).map_err(fault)?,
-                after: row.get(10).map_err(fault)?,
-                best_after: row.get(11).map_err(fault)?,
-                recorded_at: self.time(&text(12)?)?,
-                provenance: RecordProvenance::parse(&text(13)?),
+                    run: text(0)?,
+                    item: text(1)?,
+                    model: text(2)?,
+                    date: text(3)?,
+                    mode: text(4)?,
+                    rule: self.json(&text(5)?, "rule")?,
+                    outcome: self.json(&format!("{outcome:?}"), "outcome")?,
+                    pr: text(7)?,
+                    pages: self.json(&text(8)?, "pages")?,
+                    before: row.get(9).map_err(fault)?,
+                    after: row.get(10).map_err(fault)?,
+                    best_after: row.get(11).map_err(fault)?,
+                    recorded_at: self.time(&text(12)?)?,
+                    provenance: RecordProvenance::parse(&text(13)?),
                 })
             };
             let run: String = row.get(0).map_err(fault)?;
@@ -185,7 +188,9 @@ impl Store {
                 Ok((Some(why), _)) => bad.push(format!(
                     "decision on {run} (item `{item}`) is left out: {why}"
                 )),
-                Err(e) => bad.push(format!("decision on {run} (item `{item}`) is left out: {e}")),
+                Err(e) => bad.push(format!(
+                    "decision on {run} (item `{item}`) is left out: {e}"
+                )),
             }
         }
         Ok((out, bad))
@@ -200,9 +205,8 @@ pub(super) fn insert_evaluations(
     evaluations: &[Evaluation],
 ) -> rusqlite::Result<usize> {
     let mut added = 0;
-    let mut displace = tx.prepare_cached(
-        "DELETE FROM evaluations WHERE run = ?1 AND provenance = 'imported'",
-    )?;
+    let mut displace =
+        tx.prepare_cached("DELETE FROM evaluations WHERE run = ?1 AND provenance = 'imported'")?;
     let mut displace_runs =
         tx.prepare_cached("DELETE FROM evaluation_runs WHERE evaluation = ?1")?;
     let mut stmt = tx.prepare_cached(

@@ -457,7 +457,10 @@ fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert_eq!(text.lines().count(), 4, "3 lines, then the tag: {text}");
     assert!(
-        text.lines().last().unwrap().contains(r#""schema":"bob-eval-pending/1","tag":""#)
+        text.lines()
+            .last()
+            .unwrap()
+            .contains(r#""schema":"bob-eval-pending/1","tag":""#)
             || text.lines().last().unwrap().contains(r#""tag":"#),
         "{text}"
     );
