@@ -329,6 +329,11 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
         err.contains(" s of 1.0 s to keep the runs just bought"),
         "{err}"
     );
+    // The evaluation waits too, and the message says it is the evaluation.
+    assert!(
+        err.contains(" s of 1.0 s to keep the evaluation, then it is kept beside it"),
+        "{err}"
+    );
     let pending = w.root.join("home/evidence.db.pending");
     assert!(
         err.contains(&format!("are kept in {}", pending.display())),

@@ -222,11 +222,24 @@ impl Evaluation {
             }
         }
         if let Some(stats) = &self.stats {
-            let c = stats.confidence;
-            if !(c > 0.0 && c < 1.0) {
-                return Some(format!(
-                    "stats.confidence {c} is not strictly between 0 and 1"
-                ));
+            let suite = &stats.suite;
+            let confidences = [
+                ("stats.confidence", stats.confidence),
+                (
+                    "stats.suite.with's confidence",
+                    suite.with.interval.confidence,
+                ),
+                (
+                    "stats.suite.without's confidence",
+                    suite.without.interval.confidence,
+                ),
+                (
+                    "stats.suite.delta's confidence",
+                    suite.delta.interval.confidence,
+                ),
+            ];
+            if let Some((name, c)) = confidences.iter().find(|(_, c)| !(*c > 0.0 && *c < 1.0)) {
+                return Some(format!("{name} {c} is not strictly between 0 and 1"));
             }
         }
         day_problem("date", &self.date, now)

@@ -28,6 +28,38 @@ fn evaluation(run: &str) -> Evaluation {
     Evaluation::of(&doc, Utc::now(), false, options, vec![])
 }
 
+/// [`evaluation`] of its own run, with `stats`.
+fn evaluation_with(stats: crate::document::Stats) -> Evaluation {
+    let mut e = evaluation("eval-commit-8");
+    e.stats = Some(stats);
+    e
+}
+
+/// A document's intervals, every one at 0.95.
+fn stats() -> crate::document::Stats {
+    let estimate = |v: f64| crate::stats::Estimate {
+        value: v,
+        interval: crate::stats::Interval {
+            low: (v - 0.1).max(-1.0),
+            high: (v + 0.1).min(1.0),
+            confidence: 0.95,
+            method: crate::stats::Method::Score,
+        },
+    };
+    crate::document::Stats {
+        confidence: 0.95,
+        suite: crate::stats::SuiteStats {
+            with: estimate(0.8),
+            without: estimate(0.5),
+            delta: estimate(0.3),
+            advisory: crate::stats::advise(&estimate(0.3), 0.0, 3.0),
+            runs_per_arm: 3.0,
+        },
+        trigger: None,
+        auto: None,
+    }
+}
+
 /// A decision on `run`, recorded now.
 fn decision(run: &str, outcome: Outcome) -> KeptDecision {
     KeptDecision {
@@ -177,10 +209,10 @@ fn every_door_refuses_a_line_dated_in_the_future_or_out_of_range() {
     let mut day = evaluation("eval-commit-2");
     day.date = "yesterday".into();
     let mut confidence = evaluation("eval-commit-3");
-    confidence.stats = crate::document::SkillEval::sample(0.8, 0.5).stats;
-    if let Some(s) = confidence.stats.as_mut() {
-        s.confidence = 1.5;
-    }
+    confidence.stats = Some(crate::document::Stats {
+        confidence: 1.5,
+        ..stats()
+    });
     let mut late = decision("eval-commit-4", Outcome::Accepted);
     late.recorded_at = "2999-01-01T00:00:00Z".parse().unwrap();
     for (e, why) in [
@@ -193,12 +225,21 @@ fn every_door_refuses_a_line_dated_in_the_future_or_out_of_range() {
             .unwrap_err();
         assert!(err.to_string().contains(why), "{err}");
     }
-    if confidence.stats.is_some() {
-        let err = store
-            .insert_all(&[], std::slice::from_ref(&confidence), &[])
-            .unwrap_err();
-        assert!(err.to_string().contains("confidence"), "{err}");
-    }
+    let err = store
+        .insert_all(&[], std::slice::from_ref(&confidence), &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("stats.confidence 1.5"), "{err}");
+    let mut interval = evaluation("eval-commit-7");
+    let mut bad = stats();
+    bad.suite.delta.interval.confidence = 1.5;
+    interval.stats = Some(bad);
+    store
+        .insert_all(&[], std::slice::from_ref(&evaluation_with(stats())), &[])
+        .unwrap();
+    let err = store
+        .insert_all(&[], std::slice::from_ref(&interval), &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("delta's confidence 1.5"), "{err}");
     let err = store
         .insert_decisions(std::slice::from_ref(&late))
         .unwrap_err();
