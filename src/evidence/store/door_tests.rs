@@ -320,12 +320,24 @@ fn bad_lines_kept_by_an_earlier_version_are_named_and_left_out() {
              UPDATE decisions SET recorded_at = '2999-01-01T00:00:00.000000000Z';",
         )
         .unwrap();
+    store
+        .insert(&[sample("fires", Arm::With, 0, "b")], &Origin::Bought)
+        .unwrap();
+    store
+        .conn
+        .execute_batch("UPDATE runs SET started_at = 'yesterday';")
+        .unwrap();
     let (records, bad) = store.kept_records(&[]).unwrap();
     assert_eq!(records.evaluations, vec![good]);
     assert!(records.decisions.is_empty());
-    assert_eq!(bad.len(), 2, "{bad:#?}");
-    assert!(bad[0].contains("evaluation eval-commit-2") && bad[0].contains("trigger_rate 2"));
-    assert!(bad[1].contains("decision on eval-commit-1") && bad[1].contains("recorded_at"));
+    assert!(records.runs.is_empty());
+    assert_eq!(bad.len(), 3, "{bad:#?}");
+    assert!(
+        bad[0].contains("run ") && bad[0].contains("\"yesterday\""),
+        "{bad:#?}"
+    );
+    assert!(bad[1].contains("evaluation eval-commit-2") && bad[1].contains("trigger_rate 2"));
+    assert!(bad[2].contains("decision on eval-commit-1") && bad[2].contains("recorded_at"));
 }
 
 #[test]

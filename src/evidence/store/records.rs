@@ -52,19 +52,32 @@ impl Store {
         let now = Utc::now();
         let mut bad = Vec::new();
         let mut runs = Vec::new();
-        self.each_run(items, "reading runs", |run| {
-            match run.outcome.refusal_at(now) {
-                Some((_, why)) => bad.push(format!(
-                    "run {} (item `{}`, case `{}`, {} arm) is left out: {why}",
-                    run.id,
-                    run.key.item,
-                    run.key.case,
-                    run.key.arm.as_str()
-                )),
-                None => runs.push(run),
+        let fault = |e| self.fault("reading runs", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM runs \
+                 WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
+                 ORDER BY item, case_name, arm, model, started_at, run, id"
+            ))
+            .map_err(fault)?;
+        let mut rows = stmt.query([items_filter(items)]).map_err(fault)?;
+        while let Some(row) = rows.next().map_err(fault)? {
+            let id: String = row.get(0).map_err(fault)?;
+            match self.run_from_row(row) {
+                Ok(run) => match run.outcome.refusal_at(now) {
+                    Some((_, why)) => bad.push(format!(
+                        "run {} (item `{}`, case `{}`, {} arm) is left out: {why}",
+                        run.id,
+                        run.key.item,
+                        run.key.case,
+                        run.key.arm.as_str()
+                    )),
+                    None => runs.push(run),
+                },
+                Err(e) => bad.push(format!("run {id} is left out: {e}")),
             }
-            Ok(())
-        })?;
+        }
         let (evaluations, bad_evaluations) = self.read_evaluations(items)?;
         let (decisions, bad_decisions) = self.read_decisions(items)?;
         bad.extend(bad_evaluations);
