@@ -386,6 +386,7 @@ mod tests {
                     digest: "d".into(),
                     runs: 3,
                     triggers: vec![],
+                    judged: false,
                 })
                 .collect(),
             filtered: false,
