@@ -863,8 +863,10 @@ fn crowded_page(dir: &Path) -> PathBuf {
                             mode: Some("rule".into()),
                             pages: vec![],
                             recorded_at: None,
+                            imported: false,
                         }),
                         best: (outcome == Outcome::Accepted).then_some(with),
+                        imported: false,
                     }
                 })
                 .collect(),
@@ -881,6 +883,7 @@ fn crowded_page(dir: &Path) -> PathBuf {
             unmatched: vec![],
             hidden: 0,
         }],
+        warnings: vec![],
     };
     let page = dir.join("crowded.html");
     std::fs::write(&page, bob_eval::report::history::html(&history)).unwrap();

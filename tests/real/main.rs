@@ -15,6 +15,7 @@ mod support {
 mod auto_real;
 mod clean_room_real;
 mod counting_real;
+mod estimates_real;
 mod evidence_real;
 mod graders_real;
 mod init_real;

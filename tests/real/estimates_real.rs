@@ -6,12 +6,7 @@
 //! gained as bought here, and the `--neighbours` runs the document counts
 //! (bought every time, never stored).
 
-mod support {
-    pub mod cmd;
-    pub use bob_eval_testkit::fake_api;
-    pub use bob_eval_testkit::real;
-    pub use bob_eval_testkit::world;
-}
+use crate::support;
 
 use serde_json::Value;
 use std::path::Path;

@@ -7,11 +7,7 @@
 //! line kept by an earlier version is named while `history` shows the rest;
 //! and the read-only commands leave an older store byte for byte as it was.
 
-/// The parts of tests/support this file uses (see tests/support/README.md).
-mod support {
-    pub mod cmd;
-    pub use bob_eval_testkit::{data, stub, world};
-}
+use crate::support;
 
 use bob_eval::evidence::StoredRun;
 use serde_json::Value;

@@ -5,11 +5,7 @@
 //! for `--ablation none`), as `--runs 2` asks, so what is bought is what the
 //! store and the document then hold.
 
-/// The parts of tests/support this file uses (see tests/support/README.md).
-mod support {
-    pub mod cmd;
-    pub use bob_eval_testkit::{data, stub, world};
-}
+use crate::support;
 
 use serde_json::Value;
 use support::cmd::bob;
