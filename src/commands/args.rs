@@ -58,9 +58,11 @@ pub struct PlatformArgs {
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     /// Run nothing: print, per case and arm, the runs that would be bought and
-    /// those reused from the evidence store, and an estimate of the cost from
-    /// the store's past runs beside the ceiling (no platform call: the
-    /// platform version is assumed to be the item's last stored one)
+    /// those reused from the evidence store (and the --neighbours runs, and
+    /// --runs auto's first round), and an estimate of the cost from the
+    /// store's past runs beside the ceiling (no platform call: the platform
+    /// version is assumed to be the item's last stored one; the store is only
+    /// read)
     #[arg(long)]
     pub dry_run: bool,
     /// After the suite, run its fires and quiet prompts again on one arm with
