@@ -261,6 +261,45 @@ fn an_imported_decision_never_displaces_the_one_recorded_here_and_bad_lines_are_
     assert!(err.contains("refused the decision at"), "{err}");
     assert!(err.contains("decisions.jsonl:1"), "{err}");
     assert!(err.contains("1 decision(s), 1 added"), "{err}");
+    // An evaluation with a trigger rate of 2.0, a malformed date or a
+    // confidence of 1.5: each refused, named by its line, nothing stored.
+    let (_, export, _) = bob_in(&w, &["evidence", "export"]);
+    let line = export
+        .lines()
+        .find(|l| l.contains(r#""kind":"evaluation""#))
+        .unwrap();
+    let mut bad = Vec::new();
+    for (path, value) in [
+        ("trigger_rate", serde_json::json!(2.0)),
+        ("date", serde_json::json!("2026-13-45")),
+        ("started_at", serde_json::json!("2999-01-01T00:00:00Z")),
+    ] {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        v["record"][path] = value;
+        v["record"]["run"] = format!("eval-commit-forged-{path}").into();
+        bad.push(v.to_string());
+    }
+    let mut v: Value = serde_json::from_str(line).unwrap();
+    v["record"]["stats"]["confidence"] = 1.5.into();
+    v["record"]["run"] = "eval-commit-forged-confidence".into();
+    bad.push(v.to_string());
+    let evaluations = w.path("evaluations.jsonl");
+    std::fs::write(&evaluations, bad.join("\n") + "\n").unwrap();
+    let (code, out, err) = bob_in(&w, &["evidence", "import", &evaluations]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    for (n, why) in [
+        (1, "trigger_rate 2"),
+        (2, "not a date"),
+        (3, "in the future"),
+        (4, "stats.confidence 1.5"),
+    ] {
+        let said = err
+            .lines()
+            .find(|l| l.contains(&format!("evaluations.jsonl:{n} (not stored): ")))
+            .unwrap_or_else(|| panic!("{n}: {err}"));
+        assert!(said.contains(why), "{n}: {said}");
+    }
+    assert!(err.contains("0 evaluation(s), 0 added"), "{err}");
 
     let (code, out, err) = bob_in(&w, &["history", "commit", "--json"]);
     assert_eq!(code, 0, "{out}\n{err}");
