@@ -249,23 +249,6 @@ fn buy_once_in(
             details: vec![],
         }
     })?;
-    // Kept under the key the plan looks them up by: a case no judge grades
-    // holds no judge model ([`Plan::key`]).
-    let runs: Vec<StoredRun> = runs
-        .into_iter()
-        .map(
-            |run| match plan.cases.iter().find(|c| c.name == run.key.case) {
-                Some(case) if !case.judged && run.key.judge_model != super::plan::NO_JUDGE => {
-                    let key = evidence::RunKey {
-                        judge_model: super::plan::NO_JUDGE.into(),
-                        ..run.key
-                    };
-                    StoredRun::new(key, run.outcome)
-                }
-                _ => run,
-            },
-        )
-        .collect();
     keep_bought(
         shop.store,
         plan,
