@@ -125,7 +125,10 @@ pub fn record(
     pages: &[String],
 ) -> Result<Recorded> {
     check_record_args(source, Some(pr), pages)?;
-    if decision.item != result.item || decision.run != result.run || decision.model != result.model
+    let model = crate::config::canonical_model(&result.model);
+    if decision.item != result.item
+        || decision.run != result.run
+        || crate::config::canonical_model(&decision.model) != model
     {
         return Err(Error::Usage(format!(
             "the decision is for run {} of {} on {}, not for the result given (run {} of {} on {}): gate the result first",
@@ -196,8 +199,8 @@ pub fn record(
     new_wiki.push('\n');
 
     let new_baseline = if applied.accepted {
-        baseline.best.insert(
-            result.model.clone(),
+        baseline.set_best(
+            &result.model,
             BestEntry {
                 score: applied.with,
                 without: applied.without,

@@ -109,8 +109,7 @@ fn plan(
             names.join(", ")
         )));
     }
-    let mut tools = run.allow_tools.clone();
-    tools.extend(run.disallow_tools.iter().map(|t| format!("!{t}")));
+    let tools = evidence::RunKey::tool_list(&run.allow_tools, &run.disallow_tools);
     Ok(Plan {
         item: found.name.clone(),
         item_digest,
@@ -211,7 +210,7 @@ pub fn assemble_plugin(
     let level = config::resolve_confidence(opts.confidence, &settings)?;
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
-            Ok(baseline) => baseline.best.get(&run.model).map(auto::against),
+            Ok(baseline) => baseline.best_for(&run.model).map(auto::against),
             Err(e) => {
                 observer.event(&Event::Notice(format!(
                     "{item}: --runs auto settles `helps` only: the best could not be read ({e})"

@@ -162,6 +162,19 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
             )));
         }
     }
+    // A tool name never starts with `!`: a grant `!Bash` grants nothing (it
+    // is no denial), and the evidence key tells the two lists apart by it.
+    for (flag, values) in [
+        ("--allow-tools", &opts.allow_tools),
+        ("--disallow-tools", &opts.disallow_tools),
+    ] {
+        if let Some(bad) = values.iter().find(|v| v.trim_start().starts_with('!')) {
+            let tool = bad.trim_start().trim_start_matches('!');
+            return Err(Error::Usage(format!(
+                "{flag}: {bad:?} starts with '!', which no tool name does; to keep {tool} from the model, use `--disallow-tools {tool}`"
+            )));
+        }
+    }
     // Refused before anything is spent, as `--out` is, and pinned: a link
     // planted at the path (or its folder) during the run is never followed.
     let report = opts
