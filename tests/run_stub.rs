@@ -125,8 +125,8 @@ fn default_model_argv_cwd_plugin_and_numbers() {
     let cwd = std::fs::canonicalize(stub.record("cwd").unwrap()).unwrap();
     assert_eq!(
         cwd,
-        std::fs::canonicalize(env.work.path()).unwrap(),
-        "runs in the current directory"
+        Path::new(&plugin).join(".bob-eval"),
+        "runs in a folder of its own (no project settings reach it)"
     );
     assert_eq!(stub.record("manifest").as_deref(), Some("real"));
     let link = stub.record("item-link").unwrap();

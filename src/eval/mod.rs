@@ -119,8 +119,26 @@ fn plan(
         model: run.model.clone(),
         judge_model: run.judge_model.clone().unwrap_or_else(|| "default".into()),
         tools,
-        options: evidence::options_digest(&[]),
+        options: options_key(run),
+        platform_env: run.platform_env.clone(),
     })
+}
+
+/// The [`evidence::options_digest`] of `run`: the variables opted into with
+/// `--platform-env` (`env` = `NAME=VALUE`), each a part of the key; none
+/// gives the digest every run had before them.
+pub fn options_key(run: &RunOptions) -> String {
+    let pairs: Vec<String> = run
+        .platform_env
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    evidence::options_digest(
+        &pairs
+            .iter()
+            .map(|p| ("env", p.as_str()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// What [`assemble_plugin`] prepared: a plugin folder and a started version
@@ -634,6 +652,8 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
             .map(|c| c.digest.clone());
     }
     doc.suite_digest = Some(evidence.plan.suite_digest());
+    doc.platform_env =
+        (!evidence.plan.platform_env.is_empty()).then(|| evidence.plan.platform_env.clone());
     if let Some(auto) = &evidence.auto {
         // The driver's own look, at its confidence (above 95 %: the looks are paid for).
         doc.stats = Some(crate::document::Stats {

@@ -34,6 +34,10 @@ pub struct EvalOptions {
     pub allow_tools: Vec<String>,
     /// `--disallow-tools TOOL…`: tools kept from the model in every case.
     pub disallow_tools: Vec<String>,
+    /// `--platform-env NAME[=VALUE]…`: variables bob-eval otherwise keeps
+    /// from the platform, passed to it (`NAME` alone: bob-eval's own value)
+    /// and keyed ([`crate::platform::env`]).
+    pub platform_env: Vec<String>,
     /// `--fresh`: buy every run anew instead of reusing stored ones.
     pub fresh: bool,
     /// `--evidence PATH`: the evidence store [default: `$BOB_EVIDENCE`, else `<home>/evidence.db`].
@@ -175,6 +179,8 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
             )));
         }
     }
+    let platform_env = platform::env::opt_ins(&opts.platform_env, |name| std::env::var(name).ok())
+        .map_err(Error::Usage)?;
     // Refused before anything is spent, as `--out` is, and pinned: a link
     // planted at the path (or its folder) during the run is never followed.
     let report = opts
@@ -197,6 +203,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
         report,
+        platform_env,
     };
     Ok((run, settings))
 }

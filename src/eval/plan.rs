@@ -59,6 +59,8 @@ pub struct Plan {
     pub tools: Vec<String>,
     /// Digest of the other options that change an outcome.
     pub options: String,
+    /// The variables opted into with `--platform-env` (in `options`).
+    pub platform_env: std::collections::BTreeMap<String, String>,
 }
 
 /// Does glob `pattern` (`*`, `?`, `[…]`) match the whole of `name`?
@@ -365,6 +367,7 @@ mod tests {
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            platform_env: Default::default(),
         }
     }
 
