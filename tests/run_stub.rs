@@ -122,9 +122,9 @@ fn default_model_argv_cwd_plugin_and_numbers() {
             &["--max-cost-usd", "2", "--trust-plugin", "--no-publish"]
         )
     );
-    let cwd = std::fs::canonicalize(stub.record("cwd").unwrap()).unwrap();
+    let cwd = stub.record("cwd").unwrap();
     assert_eq!(
-        cwd,
+        Path::new(cwd.trim()),
         Path::new(&plugin).join(".bob-eval"),
         "runs in a folder of its own (no project settings reach it)"
     );

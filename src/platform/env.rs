@@ -252,7 +252,10 @@ mod tests {
     fn opt_ins_are_checked() {
         let lookup = |name: &str| (name == "MAX_THINKING_TOKENS").then(|| "1024".to_string());
         let got = opt_ins(
-            &["MAX_THINKING_TOKENS".into(), "CLAUDE_CODE_EFFORT_LEVEL=low".into()],
+            &[
+                "MAX_THINKING_TOKENS".into(),
+                "CLAUDE_CODE_EFFORT_LEVEL=low".into(),
+            ],
             lookup,
         )
         .unwrap();
