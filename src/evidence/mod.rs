@@ -200,7 +200,25 @@ impl RunKey {
     /// (`!Bash`, which a grant spelled `!Bash` was keyed as too) are
     /// therefore never reused: they are bought again once.
     pub fn id(&self) -> String {
+        self.id_as(false)
+    }
+
+    /// The id an older bob-eval gave this key: `tools` as one list (the
+    /// same as [`RunKey::id`] for a key without denials).
+    pub fn one_list_id(&self) -> String {
+        self.id_as(true)
+    }
+
+    fn id_as(&self, one_list: bool) -> String {
         let (grants, denials) = self.grants_and_denials();
+        let (grants, denials) = if one_list {
+            let mut tools = self.tools.clone();
+            tools.sort();
+            tools.dedup();
+            (tools, Vec::new())
+        } else {
+            (grants, denials)
+        };
         let json = |list: &[String]| serde_json::to_string(list).expect("strings serialize");
         let (version, tools) = if denials.is_empty() {
             ("bob-eval-evidence-key/1", json(&grants))
@@ -654,6 +672,21 @@ impl StoredRun {
         // The id of the key as written: a line exported before the without
         // arm lost its item digest still verifies, then is normalized.
         let written = StoredRun::compute_id(&line.key, &line.outcome);
+        let one_list = digest::digest_parts([
+            "bob-eval-evidence-run/1",
+            &line.key.one_list_id(),
+            &line
+                .outcome
+                .started_at
+                .to_rfc3339_opts(SecondsFormat::Nanos, true),
+            &line.outcome.run.to_string(),
+        ]);
+        if written != line.id && one_list == line.id {
+            return Err(
+                "keyed by an older bob-eval, which kept tool grants and denials in one list: its denial cannot be told from a grant spelled with '!', so the run is not imported (a run needing it is bought again)"
+                    .into(),
+            );
+        }
         if written != line.id {
             return Err(format!(
                 "id {} does not match the run's key, started_at and run (expected {written}): the line was edited or damaged",
@@ -791,6 +824,29 @@ pub(crate) mod tests {
         let grants = with_tools(&["Read", "Bash"], &[]);
         assert_eq!(grants.id(), old_id(&grants));
         assert_ne!(denied.id(), old_id(&denied));
+        assert_eq!(denied.one_list_id(), old_id(&denied));
+    }
+
+    /// An exported line keyed by an older bob-eval with a denial is refused
+    /// by name (its denial is ambiguous), not reused and not called damaged.
+    #[test]
+    fn a_line_keyed_with_one_tool_list_is_refused_by_name() {
+        let mut run = sample("fires", Arm::With, 0, "x");
+        run.key.tools = vec!["!Bash".into()];
+        run.id = digest::digest_parts([
+            "bob-eval-evidence-run/1",
+            &run.key.one_list_id(),
+            &run.outcome
+                .started_at
+                .to_rfc3339_opts(SecondsFormat::Nanos, true),
+            &run.outcome.run.to_string(),
+        ]);
+        let err = StoredRun::from_line(&run.to_line()).unwrap_err();
+        assert!(err.contains("one list"), "{err}");
+        // Grants alone: the id is the same as ever, and the line imports.
+        let grants = sample("fires", Arm::With, 0, "x");
+        assert_eq!(grants.key.id(), grants.key.one_list_id());
+        StoredRun::from_line(&grants.to_line()).unwrap();
     }
 
     #[test]
