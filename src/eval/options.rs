@@ -195,7 +195,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd, &settings)?.usd(),
         ceiling_from: config::ceiling_source(opts.max_cost_usd, &settings),
-        judge_model: opts.judge_model.clone(),
+        judge_model: opts.judge_model.as_deref().map(config::canonical_model),
         jobs: opts.jobs,
         timeout: opts.platform_timeout,
         case: None,

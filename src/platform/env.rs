@@ -107,7 +107,12 @@ pub fn opt_ins(
                 "--platform-env {name}: bob-eval sets this one itself"
             ));
         }
-        if PASSED.contains(&name) || !controlled(name) && name != CONFIG_DIR {
+        if name == CONFIG_DIR {
+            return Err(format!(
+                "--platform-env {name}: a config folder would bring its settings' `env` block, which the key cannot see; opt into each variable of that block by name instead (`--platform-env NAME=VALUE`)"
+            ));
+        }
+        if PASSED.contains(&name) || !controlled(name) {
             return Err(format!(
                 "--platform-env {name}: the platform gets {name} from bob-eval's environment as it is; only a variable bob-eval keeps from it is opted into"
             ));
@@ -271,5 +276,6 @@ mod tests {
             assert!(opt_ins(&[passed.into()], lookup).is_err(), "{passed}");
         }
         assert!(opt_ins(&[format!("{}=x", super::super::TAG)], lookup).is_err());
+        assert!(opt_ins(&["CLAUDE_CONFIG_DIR=/c".into()], lookup).is_err());
     }
 }
