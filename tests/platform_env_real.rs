@@ -356,3 +356,35 @@ fn a_logged_in_operators_credential_still_works() {
         std::fs::remove_file(&file).unwrap();
     }
 }
+
+/// A credential the operator keeps in `~/.claude/settings.json` still
+/// reaches the API: a gateway's address and key in its `env` block, with
+/// nothing of the kind in the environment.
+#[test]
+fn a_credential_in_the_operators_settings_still_works() {
+    let w = world();
+    let settings = w.dir.path().join("home/.claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let key = "sk-ant-from-settings";
+    let block = serde_json::json!({"env": {
+        "ANTHROPIC_BASE_URL": w.api.base_url(),
+        "ANTHROPIC_API_KEY": key,
+    }});
+    std::fs::write(&settings, block.to_string()).unwrap();
+    let mut cmd = w.command(support::cmd::bob(&w.source, &w.home()));
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .args(["run", "commit", "--runs", "1", "--max-cost-usd", "5"]);
+    let (code, stdout, stderr) = outcome(cmd);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let sent: Vec<Recorded> = w
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| r.kind != Kind::Other)
+        .collect();
+    assert!(!sent.is_empty(), "no request reached the API");
+    for r in &sent {
+        assert_eq!(r.header("x-api-key"), Some(key), "{r}");
+    }
+}

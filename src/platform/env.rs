@@ -19,13 +19,14 @@ use std::collections::BTreeMap;
 /// Variables passed to the platform as the operator has them, although
 /// their prefix is one bob-eval controls: the credential, where the API is,
 /// and housekeeping that changes no answer.
-pub const PASSED: [&str; 9] = [
+pub const PASSED: [&str; 10] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_BASE_URL",
     "ANTHROPIC_CUSTOM_HEADERS",
     "CLAUDE_CODE_OAUTH_TOKEN",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "CLAUDE_CODE_MAX_RETRIES",
     "CLAUDE_CODE_TMPDIR",
     "CLAUDE_SECURESTORAGE_CONFIG_DIR",
     super::TAG,
@@ -128,6 +129,50 @@ pub fn opt_ins(
     Ok(out)
 }
 
+/// The credential the operator's own settings give the platform, which the
+/// config folder of bob-eval's own would otherwise lose: the [`PASSED`]
+/// variables of its `env` block (a gateway's address and token, an API key).
+/// (An `apiKeyHelper` is not carried: the platform's eval agents do not use
+/// one, with or without bob-eval.)
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Carried {
+    /// [`PASSED`] variables of the settings' `env` block, with their values.
+    pub env: Vec<(String, String)>,
+}
+
+impl Carried {
+    /// What `settings` (the text of the operator's `settings.json`) carries;
+    /// nothing when it is not a JSON object.
+    pub fn from_settings(settings: &str) -> Carried {
+        let Ok(serde_json::Value::Object(doc)) = serde_json::from_str(settings) else {
+            return Carried::default();
+        };
+        let env = doc
+            .get("env")
+            .and_then(|e| e.as_object())
+            .map(|e| {
+                e.iter()
+                    .filter(|(k, _)| {
+                        PASSED.contains(&k.as_str()) && *k != super::TAG && *k != SECURE_STORAGE
+                    })
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Carried { env }
+    }
+}
+
+/// The operator's own `settings.json` of the platform: in their
+/// `CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn operator_settings(config_dir: Option<&str>, home: Option<&str>) -> Option<String> {
+    match (config_dir.filter(|d| !d.trim().is_empty()), home) {
+        (Some(dir), _) => Some(format!("{dir}/settings.json")),
+        (None, Some(home)) => Some(format!("{home}/.claude/settings.json")),
+        (None, None) => None,
+    }
+}
+
 /// What to do to the environment bob-eval passes the platform.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
@@ -138,11 +183,14 @@ pub struct Plan {
 }
 
 /// The environment plan for a platform run: `operator` is bob-eval's own
-/// environment, `config_dir` the empty config folder of this run, `opted`
-/// the operator's opt-ins ([`opt_ins`]).
+/// environment, `config_dir` the config folder of this run, `carried` the
+/// credential of the operator's settings ([`Carried`]; it wins over the
+/// environment, as the platform applies it), `opted` the operator's
+/// opt-ins ([`opt_ins`]).
 pub fn plan(
     operator: impl IntoIterator<Item = (String, String)>,
     config_dir: &str,
+    carried: &Carried,
     opted: &BTreeMap<String, String>,
 ) -> Plan {
     let operator: BTreeMap<String, String> = operator.into_iter().collect();
@@ -165,6 +213,7 @@ pub fn plan(
         (CONFIG_DIR.to_owned(), config_dir.to_owned()),
         (SECURE_STORAGE.to_owned(), storage),
     ];
+    set.extend(carried.env.iter().cloned());
     set.extend(opted.iter().map(|(k, v)| (k.clone(), v.clone())));
     Plan { remove, set }
 }
@@ -222,7 +271,12 @@ mod tests {
             ("ANTHROPIC_API_KEY", "k"),
             ("HOME", "/h"),
         ]);
-        let p = plan(operator.clone(), "/run/config", &BTreeMap::new());
+        let p = plan(
+            operator.clone(),
+            "/run/config",
+            &Carried::default(),
+            &BTreeMap::new(),
+        );
         assert_eq!(
             p.remove,
             ["ANTHROPIC_DEFAULT_OPUS_MODEL", "MAX_THINKING_TOKENS"]
@@ -237,7 +291,12 @@ mod tests {
         // The operator's own config folder keeps holding the credential.
         let mut with_dir = operator.clone();
         with_dir.push(("CLAUDE_CONFIG_DIR".into(), "/ops/claude".into()));
-        let p = plan(with_dir, "/run/config", &BTreeMap::new());
+        let p = plan(
+            with_dir,
+            "/run/config",
+            &Carried::default(),
+            &BTreeMap::new(),
+        );
         assert!(p.remove.contains(&"CLAUDE_CONFIG_DIR".to_string()));
         assert!(p.set.contains(&(
             "CLAUDE_SECURESTORAGE_CONFIG_DIR".into(),
@@ -245,12 +304,33 @@ mod tests {
         )));
         // An opt-in passes, with the value asked for.
         let opted = opt_ins(&["ANTHROPIC_DEFAULT_OPUS_MODEL=y".into()], |_| None).unwrap();
-        let p = plan(operator, "/run/config", &opted);
+        let p = plan(operator, "/run/config", &Carried::default(), &opted);
         assert_eq!(p.remove, ["MAX_THINKING_TOKENS"]);
         assert!(
             p.set
                 .contains(&("ANTHROPIC_DEFAULT_OPUS_MODEL".into(), "y".into()))
         );
+    }
+
+    /// A gateway's address and token in the operator's settings still reach
+    /// the platform; nothing else of them.
+    #[test]
+    fn the_settings_credential_is_carried_and_nothing_else() {
+        let carried = Carried::from_settings(
+            r#"{"env": {"ANTHROPIC_BASE_URL": "https://gw", "ANTHROPIC_AUTH_TOKEN": "t",
+                "ANTHROPIC_DEFAULT_OPUS_MODEL": "x", "MAX_THINKING_TOKENS": "0", "HTTPS_PROXY": "p"},
+               "model": "haiku"}"#,
+        );
+        assert_eq!(
+            carried.env,
+            env(&[
+                ("ANTHROPIC_AUTH_TOKEN", "t"),
+                ("ANTHROPIC_BASE_URL", "https://gw")
+            ])
+        );
+        assert_eq!(Carried::from_settings("not json"), Carried::default());
+        let p = plan(env(&[]), "/c", &carried, &BTreeMap::new());
+        assert!(p.set.contains(&("ANTHROPIC_AUTH_TOKEN".into(), "t".into())));
     }
 
     #[test]

@@ -254,13 +254,34 @@ pub fn run(
     // own (no project settings).
     let config = work.join("config");
     std::fs::create_dir_all(&config).map_err(|e| Error::io(&config, "creating", e))?;
-    let operator = std::env::vars_os().map(|(k, v)| {
-        (
-            k.to_string_lossy().into_owned(),
-            v.to_string_lossy().into_owned(),
-        )
-    });
-    let env_plan = env::plan(operator, config.as_str(), &opts.platform_env);
+    let operator: Vec<(String, String)> = std::env::vars_os()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let var = |name: &str| {
+        operator
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    // The operator's settings are read for their credential only; a missing
+    // or unreadable file carries nothing (the platform says what it lacks).
+    let carried = env::operator_settings(var(env::CONFIG_DIR), var("HOME"))
+        .and_then(|path| {
+            crate::fsio::read_text(Utf8Path::new(&path), crate::config::MAX_SUITE_FILE).ok()
+        })
+        .map(|text| env::Carried::from_settings(&text))
+        .unwrap_or_default();
+    let env_plan = env::plan(
+        operator.clone(),
+        config.as_str(),
+        &carried,
+        &opts.platform_env,
+    );
     let mut command = Command::new(&platform.path);
     for name in &env_plan.remove {
         command.env_remove(name);
