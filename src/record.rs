@@ -71,7 +71,7 @@ impl Recorded {
 /// follows whatever model the platform defaults to on the day, so a later
 /// comparison may be against another model without anyone noticing.
 pub fn default_model_warning(model: &str) -> Option<String> {
-    (model == "default").then(|| {
+    (crate::config::canonical_model(model) == "default").then(|| {
         "this result ran on the platform's default model (`default`): its best follows whatever that model is on the day a later result is gated; name one with --model (or ANTHROPIC_MODEL, or `model` in settings.json) so bests compare like with like".to_string()
     })
 }
