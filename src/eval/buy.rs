@@ -245,12 +245,14 @@ fn buy_once_in(
     };
     let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
-    let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
-        Error::PlatformFailed {
+    let runs: Vec<StoredRun> = evidence::runs_from_platform(&bytes, &out.document, runs_ctx)
+        .map_err(|e| Error::PlatformFailed {
             message: format!("its result cannot be kept as evidence: {e}"),
             details: vec![],
-        }
-    })?;
+        })?
+        .into_iter()
+        .map(|run| plan.judge_keyed(run))
+        .collect();
     keep_bought(
         shop.store,
         plan,

@@ -122,6 +122,21 @@ impl Plan {
         .normalized()
     }
 
+    /// `run`, bought on this plan, keyed as [`Plan::key`] keys its case: a
+    /// case no judge grades holds [`NO_JUDGE`] whatever `--judge-model`
+    /// said (the platform's result names one judge for every case). A run
+    /// of a case the plan does not hold is left as bought.
+    pub fn judge_keyed(&self, run: StoredRun) -> StoredRun {
+        match self.cases.iter().find(|c| c.name == run.key.case) {
+            Some(case) if !case.judged && run.key.judge_model != NO_JUDGE => {
+                let mut key = run.key;
+                key.judge_model = NO_JUDGE.to_string();
+                StoredRun::new(key, run.outcome)
+            }
+            _ => run,
+        }
+    }
+
     /// Digest of the cases measured: their names and contents.
     pub fn suite_digest(&self) -> String {
         let parts: Vec<String> = self
@@ -392,6 +407,20 @@ mod tests {
         let judge = |i: usize| p.key(&p.cases[i], Arm::With, "2.1.328").judge_model;
         assert_eq!(judge(0), NO_JUDGE);
         assert_eq!(judge(1), "haiku");
+        // A run bought under the judge is kept under its case's key.
+        for i in [0, 1] {
+            let sample = crate::evidence::tests::sample(&p.cases[i].name, Arm::With, 0, "x");
+            let bought = StoredRun::new(
+                RunKey {
+                    judge_model: "haiku".into(),
+                    ..p.key(&p.cases[i], Arm::With, "2.1.328")
+                },
+                sample.outcome,
+            );
+            let kept = p.judge_keyed(bought);
+            assert_eq!(kept.key, p.key(&p.cases[i], Arm::With, "2.1.328"));
+            assert_eq!(kept.id, StoredRun::compute_id(&kept.key, &kept.outcome));
+        }
     }
 
     #[test]
