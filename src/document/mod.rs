@@ -130,6 +130,11 @@ pub struct SkillEval {
     /// every run's key. Absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform_env: Option<BTreeMap<String, String>>,
+    /// For a suite with a case that has a scaffold script: `run` when the
+    /// scripts ran (`--scaffold`), `skipped` when they were left out
+    /// knowingly (`--no-scaffold`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaffold: Option<String>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -497,6 +502,7 @@ impl SkillEval {
             stats: None,
             neighbours: None,
             platform_env: None,
+            scaffold: None,
         }
     }
 }

@@ -163,11 +163,9 @@ pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContex
     PlatformRunsContext {
         item: plan.item.to_string(),
         item_digest: plan.item_digest.clone(),
-        case_digests: plan.all_digests.clone(),
+        cases: plan.all_cases.clone(),
         model: plan.model.clone(),
-        judge_model: plan.judge_model.clone(),
         tools: plan.tools.clone(),
-        options: plan.options.clone(),
         bought_by,
     }
 }
@@ -245,14 +243,12 @@ fn buy_once_in(
     };
     let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
-    let runs: Vec<StoredRun> = evidence::runs_from_platform(&bytes, &out.document, runs_ctx)
-        .map_err(|e| Error::PlatformFailed {
+    let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
+        Error::PlatformFailed {
             message: format!("its result cannot be kept as evidence: {e}"),
             details: vec![],
-        })?
-        .into_iter()
-        .map(|run| plan.judge_keyed(run))
-        .collect();
+        }
+    })?;
     keep_bought(
         shop.store,
         plan,

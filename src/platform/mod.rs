@@ -119,6 +119,9 @@ pub struct RunOptions {
     /// `--platform-env`: variables bob-eval otherwise keeps from the
     /// platform ([`env::controlled`]), passed with these values (and keyed).
     pub platform_env: std::collections::BTreeMap<String, String>,
+    /// `--scaffold` (`Some(true)`) or `--no-scaffold` (`Some(false)`), passed
+    /// on as such; `None` passes neither (the platform runs no scaffold).
+    pub scaffold: Option<bool>,
 }
 
 impl RunOptions {
@@ -139,6 +142,7 @@ impl RunOptions {
             disallow_tools: Vec::new(),
             report: None,
             platform_env: std::collections::BTreeMap::new(),
+            scaffold: None,
         }
     }
 }
@@ -202,6 +206,11 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     }
     for tag in &opts.tags {
         args.extend(["--tag".into(), tag.clone()]);
+    }
+    match opts.scaffold {
+        Some(true) => args.push("--scaffold".into()),
+        Some(false) => args.push("--no-scaffold".into()),
+        None => {}
     }
     // Variadic on the platform: each list follows its flag, up to the next flag.
     for (flag, tools) in [
