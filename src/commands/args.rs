@@ -91,6 +91,13 @@ pub struct FilterArgs {
     /// Keep built-in tools from the model in every case, even if granted
     #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
     pub disallow_tools: Vec<String>,
+    /// Pass this variable to the platform (repeatable): bob-eval otherwise
+    /// keeps every ANTHROPIC_* and CLAUDE_* variable but the credential and
+    /// the API's address (and MAX_THINKING_TOKENS and kin) from it, and your
+    /// settings' `env` blocks; NAME alone passes your value. Each is part of
+    /// the evidence key and shown in the document (docs/platform.md)
+    #[arg(long, value_name = "NAME[=VALUE]")]
+    pub platform_env: Vec<String>,
     /// Run each case's `context.scaffold_script` (the platform's --scaffold):
     /// author-supplied bash that builds the case's workspace, run as you, so
     /// read it first [default: settings.json `_workflow.scaffold`]. A suite
@@ -132,6 +139,7 @@ impl PlatformArgs {
             tags: self.filters.tags.clone(),
             allow_tools: self.filters.allow_tools.clone(),
             disallow_tools: self.filters.disallow_tools.clone(),
+            platform_env: self.filters.platform_env.clone(),
             fresh: self.fresh,
             evidence: self.evidence.clone(),
             max_total_usd: None,

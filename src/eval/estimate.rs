@@ -395,6 +395,7 @@ mod tests {
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            platform_env: Default::default(),
             scaffold: false,
         }
     }

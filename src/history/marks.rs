@@ -31,7 +31,7 @@ pub(super) fn mark(
         }
         let point = series
             .iter_mut()
-            .filter(|s| s.model == d.model)
+            .filter(|s| s.model == crate::config::canonical_model(&d.model))
             .flat_map(|s| s.points.iter_mut())
             .find(|p| p.run == d.run);
         let Some(point) = point else {

@@ -255,7 +255,7 @@ pub fn gather(
                 kept.evaluations.iter().filter(|e| e.item == item).collect();
             let evaluated: BTreeSet<&str> = evaluations.iter().map(|e| e.run.as_str()).collect();
             let first = evaluations.iter().map(|e| e.started_at).min();
-            let mut by_model: BTreeMap<&str, Vec<Point>> = BTreeMap::new();
+            let mut by_model: BTreeMap<String, Vec<Point>> = BTreeMap::new();
             let mut hidden = 0;
             for e in &evaluations {
                 if !all && (e.filtered || e.partial) {
@@ -263,16 +263,19 @@ pub fn gather(
                     continue;
                 }
                 by_model
-                    .entry(&e.model)
+                    .entry(crate::config::canonical_model(&e.model))
                     .or_default()
                     .push(evaluation_point(e));
             }
             // Runs bought before the item's first kept evaluation, by no kept one.
-            let mut bought: BTreeMap<(&str, &str), Vec<&StoredRun>> = BTreeMap::new();
+            let mut bought: BTreeMap<(String, &str), Vec<&StoredRun>> = BTreeMap::new();
             for run in kept.runs.iter().filter(|r| r.key.item == item) {
                 if !evaluated.contains(run.outcome.bought_by.as_str()) {
                     bought
-                        .entry((&run.key.model, &run.outcome.bought_by))
+                        .entry((
+                            crate::config::canonical_model(&run.key.model),
+                            &run.outcome.bought_by,
+                        ))
                         .or_default()
                         .push(run);
                 }
@@ -289,13 +292,13 @@ pub fn gather(
                 .map(|(model, mut points)| {
                     points.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.run.cmp(&b.run)));
                     Series {
-                        model: model.to_string(),
-                        best: baseline.and_then(|b| b.best.get(model)).map(|b| Best {
+                        best: baseline.and_then(|b| b.best_for(&model)).map(|b| Best {
                             score: b.score,
                             run: b.run.clone(),
                             date: b.date.clone(),
                         }),
                         points,
+                        model,
                     }
                 })
                 .collect();

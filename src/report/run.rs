@@ -168,6 +168,14 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         crate::text::line(&doc.model),
         crate::text::line(&doc.run)
     );
+    if let Some(env) = doc.platform_env.as_ref().filter(|e| !e.is_empty()) {
+        let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(
+            out,
+            "  platform env (--platform-env, keyed) {}",
+            crate::text::line(&pairs.join(" "))
+        );
+    }
     let _ = writeln!(
         out,
         "  with {:.4}  without {:.4}  delta {}  {}",

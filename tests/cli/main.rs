@@ -32,6 +32,7 @@ mod layers;
 mod pipelines;
 mod provenance;
 mod reduce;
+mod run_key;
 mod run_stub;
 mod script_sandbox;
 mod shard;
