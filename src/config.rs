@@ -320,16 +320,57 @@ impl Settings {
     }
 }
 
-/// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`, else `default`.
+/// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`,
+/// else `default`; in its [canonical](canonical_model) spelling.
 pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
-    flag.map(str::to_owned)
+    let named = flag
+        .map(str::to_owned)
         .or_else(|| {
             std::env::var("ANTHROPIC_MODEL")
                 .ok()
-                .filter(|m| !m.is_empty())
+                .filter(|m| !m.trim().is_empty())
         })
         .or_else(|| settings.model.clone())
-        .unwrap_or_else(|| "default".into())
+        .unwrap_or_else(|| "default".into());
+    canonical_model(&named)
+}
+
+/// The model aliases the platform (2.1.328) reads whatever their case:
+/// `default` is bob-eval's name for "no `--model`".
+const MODEL_ALIASES: [&str; 10] = [
+    "default",
+    "sonnet",
+    "opus",
+    "haiku",
+    "fable",
+    "best",
+    "opusplan",
+    "sonnet[1m]",
+    "opus[1m]",
+    "fable[1m]",
+];
+
+/// The model families whose `claude-…` ids the platform reads whatever their case.
+const MODEL_FAMILIES: [&str; 5] = ["opus", "sonnet", "haiku", "fable", "mythos"];
+
+/// One spelling per model, the one every key, best and document holds: the
+/// name trimmed, and lower-cased when the platform reads it without regard
+/// to case (an alias such as `opus`, or a `claude-<family>-…` id such as
+/// `Claude-Sonnet-5-5`): `opus`, `OPUS`, `Opus` and ` opus ` are one model.
+/// Any other name (a gateway's own model) is sent to the API as written, so
+/// its case is kept: `My-Model` and `my-model` may be two models.
+pub fn canonical_model(name: &str) -> String {
+    let trimmed = name.trim();
+    let lower = trimmed.to_lowercase();
+    let family_id = lower.strip_prefix("claude-").is_some_and(|rest| {
+        rest.split(['-', '.', '['])
+            .any(|part| MODEL_FAMILIES.contains(&part))
+    });
+    if MODEL_ALIASES.contains(&lower.as_str()) || family_id {
+        lower
+    } else {
+        trimmed.to_owned()
+    }
 }
 
 /// A number of US dollars above 0 (a ceiling, a sweep's `--max-total-usd`).
@@ -641,6 +682,30 @@ mod tests {
             text.contains("settings.json") && text.contains("gate_confidence"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn one_model_one_spelling() {
+        for (typed, canonical) in [
+            ("opus", "opus"),
+            ("OPUS", "opus"),
+            ("Opus", "opus"),
+            (" opus ", "opus"),
+            ("\tSonnet[1M]\n", "sonnet[1m]"),
+            ("Default", "default"),
+            ("Claude-Sonnet-5-5", "claude-sonnet-5-5"),
+            ("CLAUDE-3-5-HAIKU-20241022", "claude-3-5-haiku-20241022"),
+            ("claude-custom-X", "claude-custom-X"),
+            (" My-Gateway-Model ", "My-Gateway-Model"),
+        ] {
+            assert_eq!(canonical_model(typed), canonical, "{typed:?}");
+            assert_eq!(canonical_model(canonical), canonical, "idempotent");
+        }
+        let settings = Settings {
+            model: Some(" HAIKU".into()),
+            ..Settings::default()
+        };
+        assert_eq!(resolve_model(Some("OPUS "), &settings), "opus");
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Recorded {
 /// follows whatever model the platform defaults to on the day, so a later
 /// comparison may be against another model without anyone noticing.
 pub fn default_model_warning(model: &str) -> Option<String> {
-    (model == "default").then(|| {
+    (crate::config::canonical_model(model) == "default").then(|| {
         "this result ran on the platform's default model (`default`): its best follows whatever that model is on the day a later result is gated; name one with --model (or ANTHROPIC_MODEL, or `model` in settings.json) so bests compare like with like".to_string()
     })
 }
@@ -139,7 +139,10 @@ pub fn record(
     again: Option<&SkillEval>,
 ) -> Result<Recorded> {
     check_record_args(source, Some(pr), pages)?;
-    if decision.item != result.item || decision.run != result.run || decision.model != result.model
+    let model = crate::config::canonical_model(&result.model);
+    if decision.item != result.item
+        || decision.run != result.run
+        || crate::config::canonical_model(&decision.model) != model
     {
         return Err(Error::Usage(format!(
             "the decision is for run {} of {} on {}, not for the result given (run {} of {} on {}): gate the result first",
@@ -220,8 +223,8 @@ pub fn record(
     new_wiki.push('\n');
 
     let new_baseline = if applied.accepted {
-        baseline.best.insert(
-            result.model.clone(),
+        baseline.set_best(
+            &result.model,
             BestEntry {
                 score: applied.with,
                 without: applied.without,

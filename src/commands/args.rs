@@ -58,9 +58,11 @@ pub struct PlatformArgs {
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     /// Run nothing: print, per case and arm, the runs that would be bought and
-    /// those reused from the evidence store, and an estimate of the cost from
-    /// the store's past runs beside the ceiling (no platform call: the
-    /// platform version is assumed to be the item's last stored one)
+    /// those reused from the evidence store (and the --neighbours runs, and
+    /// --runs auto's first round), and an estimate of the cost from the
+    /// store's past runs beside the ceiling (no platform call: the platform
+    /// version is assumed to be the item's last stored one; the store is only
+    /// read)
     #[arg(long)]
     pub dry_run: bool,
     /// After the suite, run its fires and quiet prompts again on one arm with
@@ -89,6 +91,13 @@ pub struct FilterArgs {
     /// Keep built-in tools from the model in every case, even if granted
     #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
     pub disallow_tools: Vec<String>,
+    /// Pass this variable to the platform (repeatable): bob-eval otherwise
+    /// keeps every ANTHROPIC_* and CLAUDE_* variable but the credential and
+    /// the API's address (and MAX_THINKING_TOKENS and kin) from it, and your
+    /// settings' `env` blocks; NAME alone passes your value. Each is part of
+    /// the evidence key and shown in the document (docs/platform.md)
+    #[arg(long, value_name = "NAME[=VALUE]")]
+    pub platform_env: Vec<String>,
     /// Run each case's `context.scaffold_script` (the platform's --scaffold):
     /// author-supplied bash that builds the case's workspace, run as you, so
     /// read it first [default: settings.json `_workflow.scaffold`]. A suite
@@ -130,6 +139,7 @@ impl PlatformArgs {
             tags: self.filters.tags.clone(),
             allow_tools: self.filters.allow_tools.clone(),
             disallow_tools: self.filters.disallow_tools.clone(),
+            platform_env: self.filters.platform_env.clone(),
             fresh: self.fresh,
             evidence: self.evidence.clone(),
             max_total_usd: None,
@@ -146,14 +156,15 @@ impl PlatformArgs {
 
 /// `--dry-run` on `run`, `exam` and `propose`: the estimate for `item` under
 /// `args`, as text or (`json`) as a `bob-eval-estimate/1` object; nothing runs.
+/// (`opts`: the options the command would evaluate under, `--confidence`
+/// included, which changes `--runs auto`'s first round).
 pub fn dry_run(
     ctx: &crate::config::Context,
     item: &str,
-    args: &PlatformArgs,
+    opts: &eval::EvalOptions,
     json: bool,
 ) -> crate::error::Result<u8> {
-    let estimate =
-        eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, &args.options())?;
+    let estimate = eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, opts)?;
     if json {
         super::print(&super::json(&estimate))?;
     } else {

@@ -22,6 +22,30 @@ impl Baseline {
             best: BTreeMap::new(),
         }
     }
+
+    /// The best recorded for `model`, whatever spelling of it the file
+    /// holds ([`crate::config::canonical_model`]): a baseline written before
+    /// model names were made canonical may hold `OPUS` beside `opus`; of
+    /// several spellings of one model the highest score is the best (the
+    /// most recent date on a tie), so no spelling lowers the bar.
+    pub fn best_for(&self, model: &str) -> Option<&BestEntry> {
+        let canonical = crate::config::canonical_model(model);
+        self.best
+            .iter()
+            .filter(|(name, _)| crate::config::canonical_model(name) == canonical)
+            .map(|(_, entry)| entry)
+            .max_by(|a, b| a.score.total_cmp(&b.score).then(a.date.cmp(&b.date)))
+    }
+
+    /// Record `entry` as the best for `model`, under its canonical spelling,
+    /// replacing every other spelling of that model: a baseline holds one
+    /// best per model.
+    pub fn set_best(&mut self, model: &str, entry: BestEntry) {
+        let canonical = crate::config::canonical_model(model);
+        self.best
+            .retain(|name, _| crate::config::canonical_model(name) != canonical);
+        self.best.insert(canonical, entry);
+    }
 }
 
 /// The best accepted result for one model.
@@ -177,5 +201,43 @@ impl BestEvidence {
             cases,
             trigger: result.stats.as_ref().and_then(|s| s.trigger),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A baseline written before model names were canonical may hold one
+    /// model under several spellings: it is read whole (the highest of them
+    /// is the best) and written back with one best per model.
+    #[test]
+    fn one_best_per_model_whatever_its_spelling() {
+        let mut baseline = Baseline::empty("commit");
+        baseline.best.insert(
+            "opus".into(),
+            BestEntry::bare(1.0, 0.5, None, "r1", "2026-01-01"),
+        );
+        baseline.best.insert(
+            "OPUS".into(),
+            BestEntry::bare(0.75, 0.5, None, "r2", "2026-01-02"),
+        );
+        baseline.best.insert(
+            "haiku".into(),
+            BestEntry::bare(0.5, 0.25, None, "r3", "2026-01-03"),
+        );
+        for spelling in ["opus", "OPUS", " Opus "] {
+            assert_eq!(baseline.best_for(spelling).map(|b| b.score), Some(1.0));
+        }
+        assert_eq!(baseline.best_for("Haiku").map(|b| b.score), Some(0.5));
+        assert!(baseline.best_for("sonnet").is_none());
+
+        baseline.set_best(
+            " OPUS",
+            BestEntry::bare(1.0, 0.25, None, "r4", "2026-01-04"),
+        );
+        let names: Vec<&str> = baseline.best.keys().map(String::as_str).collect();
+        assert_eq!(names, ["haiku", "opus"]);
+        assert_eq!(baseline.best["opus"].run, "r4");
     }
 }

@@ -125,6 +125,11 @@ pub struct SkillEval {
     /// loaded, and which item fired on each; absent without the flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub neighbours: Option<Neighbours>,
+    /// `--platform-env`: the variables the operator let reach the platform
+    /// (which bob-eval otherwise keeps from it), with their values; part of
+    /// every run's key. Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_env: Option<BTreeMap<String, String>>,
     /// For a suite with a case that has a scaffold script: `run` when the
     /// scripts ran (`--scaffold`), `skipped` when they were left out
     /// knowingly (`--no-scaffold`); absent otherwise.
@@ -496,6 +501,7 @@ impl SkillEval {
             item_digest: None,
             stats: None,
             neighbours: None,
+            platform_env: None,
             scaffold: None,
         }
     }

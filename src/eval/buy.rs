@@ -308,6 +308,7 @@ pub(super) fn keep_bought(
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
             item: plan.item.to_string(),
+            keeping: "the runs just bought",
             store: path.clone(),
             waited,
             wait,

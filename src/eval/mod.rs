@@ -73,7 +73,7 @@ fn plan(
             && (opts.tags.is_empty() || case.tags().iter().any(|t| opts.tags.contains(t)))
     };
     let judge_model = run.judge_model.clone().unwrap_or_else(|| "default".into());
-    let options = evidence::options_digest(&[]);
+    let options = options_key(run);
     let scaffold = run.scaffold == Some(true);
     let mut all_cases = BTreeMap::new();
     for case in &suite.cases {
@@ -128,8 +128,7 @@ fn plan(
             names.join(", ")
         )));
     }
-    let mut tools = run.allow_tools.clone();
-    tools.extend(run.disallow_tools.iter().map(|t| format!("!{t}")));
+    let tools = evidence::RunKey::tool_list(&run.allow_tools, &run.disallow_tools);
     Ok(Plan {
         item: found.name.clone(),
         item_digest,
@@ -141,7 +140,25 @@ fn plan(
         tools,
         options,
         scaffold,
+        platform_env: run.platform_env.clone(),
     })
+}
+
+/// The [`evidence::options_digest`] of `run`: the variables opted into with
+/// `--platform-env` (`env` = `NAME=VALUE`), each a part of the key; none
+/// gives the digest every run had before them.
+pub fn options_key(run: &RunOptions) -> String {
+    let pairs: Vec<String> = run
+        .platform_env
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    evidence::options_digest(
+        &pairs
+            .iter()
+            .map(|p| ("env", p.as_str()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// A case with a scaffold script is measured as written only when the script
@@ -267,7 +284,7 @@ pub fn assemble_plugin(
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
-            Ok(baseline) => baseline.best.get(&run.model).map(auto::against),
+            Ok(baseline) => baseline.best_for(&run.model).map(auto::against),
             Err(e) => {
                 observer.event(&Event::Notice(format!(
                     "{item}: --runs auto settles `helps` only: the best could not be read ({e})"
@@ -594,6 +611,7 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
             item: doc.item.to_string(),
+            keeping: "the evaluation",
             store: keep.store.clone(),
             waited,
             wait: keep.wait,
@@ -747,6 +765,8 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
             .map(|c| c.digest.clone());
     }
     doc.suite_digest = Some(evidence.plan.suite_digest());
+    doc.platform_env =
+        (!evidence.plan.platform_env.is_empty()).then(|| evidence.plan.platform_env.clone());
     if let Some(auto) = &evidence.auto {
         // The driver's own look, at its confidence (above 95 %: the looks are paid for).
         doc.stats = Some(crate::document::Stats {

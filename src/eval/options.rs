@@ -34,6 +34,10 @@ pub struct EvalOptions {
     pub allow_tools: Vec<String>,
     /// `--disallow-tools TOOL…`: tools kept from the model in every case.
     pub disallow_tools: Vec<String>,
+    /// `--platform-env NAME[=VALUE]…`: variables bob-eval otherwise keeps
+    /// from the platform, passed to it (`NAME` alone: bob-eval's own value)
+    /// and keyed ([`crate::platform::env`]).
+    pub platform_env: Vec<String>,
     /// `--fresh`: buy every run anew instead of reusing stored ones.
     pub fresh: bool,
     /// `--evidence PATH`: the evidence store [default: `$BOB_EVIDENCE`, else `<home>/evidence.db`].
@@ -174,6 +178,21 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
             )));
         }
     }
+    // A tool name never starts with `!`: a grant `!Bash` grants nothing (it
+    // is no denial), and the evidence key tells the two lists apart by it.
+    for (flag, values) in [
+        ("--allow-tools", &opts.allow_tools),
+        ("--disallow-tools", &opts.disallow_tools),
+    ] {
+        if let Some(bad) = values.iter().find(|v| v.trim_start().starts_with('!')) {
+            let tool = bad.trim_start().trim_start_matches('!');
+            return Err(Error::Usage(format!(
+                "{flag}: {bad:?} starts with '!', which no tool name does; to keep {tool} from the model, use `--disallow-tools {tool}`"
+            )));
+        }
+    }
+    let platform_env = platform::env::opt_ins(&opts.platform_env, |name| std::env::var(name).ok())
+        .map_err(Error::Usage)?;
     // Refused before anything is spent, as `--out` is, and pinned: a link
     // planted at the path (or its folder) during the run is never followed.
     let report = opts
@@ -188,7 +207,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd, &settings)?.usd(),
         ceiling_from: config::ceiling_source(opts.max_cost_usd, &settings),
-        judge_model: opts.judge_model.clone(),
+        judge_model: opts.judge_model.as_deref().map(config::canonical_model),
         jobs: opts.jobs,
         timeout: opts.platform_timeout,
         case: None,
@@ -196,6 +215,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
         report,
+        platform_env,
         scaffold: opts.scaffold.or(settings.scaffold),
     };
     Ok((run, settings))

@@ -63,6 +63,8 @@ pub struct Plan {
     pub tools: Vec<String>,
     /// Digest of the other options that change an outcome.
     pub options: String,
+    /// The variables opted into with `--platform-env` (in `options`).
+    pub platform_env: std::collections::BTreeMap<String, String>,
     /// Whether scaffold scripts run (`--scaffold`); keyed only for the cases
     /// that have one.
     pub scaffold: bool,
@@ -414,6 +416,7 @@ mod tests {
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            platform_env: Default::default(),
             scaffold: false,
         }
     }

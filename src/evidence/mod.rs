@@ -57,12 +57,13 @@ pub use digest::{
     case_digest, digest_dir, digest_files, digest_parts, files_under, item_digest, options_digest,
 };
 pub use kept::{
-    Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, Records, RuleCheck, keep_decision,
+    Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, RecordProvenance, Records, RuleCheck,
+    keep_decision,
 };
 pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform};
 pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
-    read_export,
+    pending_tag, read_export,
 };
 pub use versions::{keep_version, kept_version, versions_dir};
 
@@ -117,6 +118,9 @@ impl Arm {
     }
 }
 
+/// The mark of a denial in [`RunKey::tools`].
+pub const DENIED: &str = "!";
+
 /// What was run: runs with equal keys are interchangeable evidence.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,7 +142,11 @@ pub struct RunKey {
     pub judge_model: String,
     /// The platform's version (`claudeVersion`).
     pub platform_version: String,
-    /// The tool grants; order and repeats do not matter (kept sorted).
+    /// The tools: the grants (`--allow-tools`) as named, then the denials
+    /// (`--disallow-tools`) each marked with a leading `!`
+    /// ([`RunKey::tool_list`]); order and repeats do not matter (kept
+    /// sorted). A grant never starts with `!` (refused where it enters), so
+    /// the two lists never mix; [`RunKey::id`] keys them as two lists.
     pub tools: Vec<String>,
     /// [`options_digest`] of the other options that change an outcome.
     pub options: String,
@@ -159,15 +167,72 @@ impl RunKey {
         self
     }
 
+    /// The `tools` of a key: `grants` as named, then each of `denials`
+    /// marked with a leading `!`.
+    pub fn tool_list(grants: &[String], denials: &[String]) -> Vec<String> {
+        grants
+            .iter()
+            .cloned()
+            .chain(denials.iter().map(|t| format!("{DENIED}{t}")))
+            .collect()
+    }
+
+    /// The grants and the denials of [`RunKey::tools`], each sorted and
+    /// deduplicated.
+    pub fn grants_and_denials(&self) -> (Vec<String>, Vec<String>) {
+        let (mut grants, mut denials): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        for tool in &self.tools {
+            match tool.strip_prefix(DENIED) {
+                Some(denied) => denials.push(denied.to_owned()),
+                None => grants.push(tool.clone()),
+            }
+        }
+        for list in [&mut grants, &mut denials] {
+            list.sort();
+            list.dedup();
+        }
+        (grants, denials)
+    }
+
     /// A digest of every field as written (tools order-insensitive): the
     /// lookup key of a [normalized](RunKey::normalized) key.
+    ///
+    /// A key without denials is digested as bob-eval always has; a key with
+    /// denials holds the grants and the denials as two lists under
+    /// `bob-eval-evidence-key/2`. Runs an older bob-eval stored with a denial
+    /// (`!Bash`, which a grant spelled `!Bash` was keyed as too) are
+    /// therefore never reused: they are bought again once.
     pub fn id(&self) -> String {
-        let mut tools = self.tools.clone();
-        tools.sort();
-        tools.dedup();
-        let tools = serde_json::to_string(&tools).expect("strings serialize");
+        self.id_as(false)
+    }
+
+    /// The id an older bob-eval gave this key: `tools` as one list (the
+    /// same as [`RunKey::id`] for a key without denials).
+    pub fn one_list_id(&self) -> String {
+        self.id_as(true)
+    }
+
+    fn id_as(&self, one_list: bool) -> String {
+        let (grants, denials) = self.grants_and_denials();
+        let (grants, denials) = if one_list {
+            let mut tools = self.tools.clone();
+            tools.sort();
+            tools.dedup();
+            (tools, Vec::new())
+        } else {
+            (grants, denials)
+        };
+        let json = |list: &[String]| serde_json::to_string(list).expect("strings serialize");
+        let (version, tools) = if denials.is_empty() {
+            ("bob-eval-evidence-key/1", json(&grants))
+        } else {
+            (
+                "bob-eval-evidence-key/2",
+                format!("{}\u{1f}{}", json(&grants), json(&denials)),
+            )
+        };
         digest::digest_parts([
-            "bob-eval-evidence-key/1",
+            version,
             &self.item,
             &self.item_digest,
             &self.case,
@@ -551,6 +616,20 @@ pub struct ImportReport {
     pub decisions: usize,
     /// Decisions new to the store.
     pub decisions_added: usize,
+    /// Evaluations and decisions refused (dated in the future, impossible
+    /// values), each with its line; not counted in `evaluations` nor `decisions`.
+    pub records_refused: Vec<RefusedRecord>,
+}
+
+/// An evaluation or decision line an import refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedRecord {
+    /// `evaluation` or `decision`.
+    pub kind: &'static str,
+    /// Its line.
+    pub line: usize,
+    /// What is wrong with it, in words.
+    pub why: String,
 }
 
 /// The runs of an import refused for one reason.
@@ -610,6 +689,21 @@ impl StoredRun {
         // The id of the key as written: a line exported before the without
         // arm lost its item digest still verifies, then is normalized.
         let written = StoredRun::compute_id(&line.key, &line.outcome);
+        let one_list = digest::digest_parts([
+            "bob-eval-evidence-run/1",
+            &line.key.one_list_id(),
+            &line
+                .outcome
+                .started_at
+                .to_rfc3339_opts(SecondsFormat::Nanos, true),
+            &line.outcome.run.to_string(),
+        ]);
+        if written != line.id && one_list == line.id {
+            return Err(
+                "keyed by an older bob-eval, which kept tool grants and denials in one list: its denial cannot be told from a grant spelled with '!', so the run is not imported (a run needing it is bought again)"
+                    .into(),
+            );
+        }
         if written != line.id {
             return Err(format!(
                 "id {} does not match the run's key, started_at and run (expected {written}): the line was edited or damaged",
@@ -686,6 +780,90 @@ pub(crate) mod tests {
         let mut arm = run.key.clone();
         arm.arm = Arm::Without;
         assert_ne!(arm.id(), run.key.id());
+    }
+
+    /// Grants and denials are two lists: a denial never matches a grant of
+    /// the same spelling, and a key with denials never matches the id an
+    /// older bob-eval gave it (one list, where a grant `!Bash` and a denial
+    /// `Bash` were one key).
+    #[test]
+    fn grants_and_denials_are_two_lists() {
+        let base = sample("fires", Arm::With, 0, "x").key;
+        let with_tools = |grants: &[&str], denials: &[&str]| RunKey {
+            tools: RunKey::tool_list(
+                &grants.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+                &denials.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            ),
+            ..base.clone()
+        };
+        let denied = with_tools(&["Read"], &["Bash"]);
+        assert_eq!(denied.tools, ["Read", "!Bash"]);
+        assert_eq!(
+            denied.grants_and_denials(),
+            (vec!["Read".to_string()], vec!["Bash".to_string()])
+        );
+        let ids = [
+            with_tools(&["Read"], &["Bash"]).id(),
+            with_tools(&["Read", "Bash"], &[]).id(),
+            with_tools(&["Read"], &[]).id(),
+            with_tools(&[], &["Read", "Bash"]).id(),
+        ];
+        for (i, a) in ids.iter().enumerate() {
+            for b in &ids[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(
+            with_tools(&["Read", "Read"], &["Bash", "Agent"]).id(),
+            with_tools(&["Read"], &["Agent", "Bash"]).id(),
+            "order and repeats within a list do not matter"
+        );
+        // The id of one list, as bob-eval computed it before: unchanged for
+        // grants alone, never matched by a key with denials.
+        let old_id = |key: &RunKey| {
+            let mut tools = key.tools.clone();
+            tools.sort();
+            tools.dedup();
+            digest::digest_parts([
+                "bob-eval-evidence-key/1",
+                &key.item,
+                &key.item_digest,
+                &key.case,
+                &key.case_digest,
+                key.arm.as_str(),
+                &key.model,
+                &key.judge_model,
+                &key.platform_version,
+                &serde_json::to_string(&tools).unwrap(),
+                &key.options,
+            ])
+        };
+        let grants = with_tools(&["Read", "Bash"], &[]);
+        assert_eq!(grants.id(), old_id(&grants));
+        assert_ne!(denied.id(), old_id(&denied));
+        assert_eq!(denied.one_list_id(), old_id(&denied));
+    }
+
+    /// An exported line keyed by an older bob-eval with a denial is refused
+    /// by name (its denial is ambiguous), not reused and not called damaged.
+    #[test]
+    fn a_line_keyed_with_one_tool_list_is_refused_by_name() {
+        let mut run = sample("fires", Arm::With, 0, "x");
+        run.key.tools = vec!["!Bash".into()];
+        run.id = digest::digest_parts([
+            "bob-eval-evidence-run/1",
+            &run.key.one_list_id(),
+            &run.outcome
+                .started_at
+                .to_rfc3339_opts(SecondsFormat::Nanos, true),
+            &run.outcome.run.to_string(),
+        ]);
+        let err = StoredRun::from_line(&run.to_line()).unwrap_err();
+        assert!(err.contains("one list"), "{err}");
+        // Grants alone: the id is the same as ever, and the line imports.
+        let grants = sample("fires", Arm::With, 0, "x");
+        assert_eq!(grants.key.id(), grants.key.one_list_id());
+        StoredRun::from_line(&grants.to_line()).unwrap();
     }
 
     #[test]

@@ -273,11 +273,11 @@ pub fn decide_under(
     mode: Mode,
 ) -> Decision {
     let confidence = mode.level();
-    let model = result.model.as_str();
+    let model = &crate::config::canonical_model(&result.model);
     let with = round4(result.with);
     let without = round4(result.without);
     let trigger_rate = result.trigger_rate.map(round4);
-    let best = baseline.best.get(model).cloned();
+    let best = baseline.best_for(model).cloned();
     let (w, wo) = (fmt_score(with), fmt_score(without));
 
     let not_partial = if result.partial {

@@ -574,3 +574,19 @@ fn a_result_without_runs_per_case_fails_the_mode() {
         d.reasons()
     );
 }
+
+/// A result on `OPUS` is held to the best recorded on `opus`, and the
+/// decision names the model in its one spelling.
+#[test]
+fn every_spelling_of_a_model_meets_its_best() {
+    for (recorded, gated) in [("opus", "OPUS"), ("OPUS", " opus "), ("Opus", "opus")] {
+        let r = SkillEval {
+            model: gated.into(),
+            ..result(0.9, 0.5, None, None)
+        };
+        let d = decide(&r, &baseline(recorded, 1.0, None));
+        assert_eq!(d.model, "opus");
+        assert_eq!(d.best.as_ref().map(|b| b.score), Some(1.0), "{gated}");
+        assert!(!d.accepted, "{recorded} then {gated}: {d:?}");
+    }
+}

@@ -31,7 +31,7 @@ pub(super) fn mark(
         }
         let point = series
             .iter_mut()
-            .filter(|s| s.model == d.model)
+            .filter(|s| s.model == crate::config::canonical_model(&d.model))
             .flat_map(|s| s.points.iter_mut())
             .find(|p| p.run == d.run);
         let Some(point) = point else {
@@ -54,6 +54,7 @@ pub(super) fn mark(
             mode: Some(d.mode.clone()),
             pages: d.pages.clone(),
             recorded_at: Some(d.recorded_at),
+            imported: d.provenance.is_imported(),
         });
     }
     let mut order: Vec<(usize, usize)> = series
@@ -87,6 +88,7 @@ pub(super) fn mark(
                     mode: None,
                     pages: row.pages.clone(),
                     recorded_at: None,
+                    imported: false,
                 });
             }
             None => unmatched.push(row.clone()),
@@ -110,6 +112,7 @@ pub(super) fn mark(
                 mode: None,
                 pages: vec![],
                 recorded_at: None,
+                imported: false,
             });
         }
     }

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
 mod probe;
 pub use probe::*;
+pub mod env;
 mod process;
 pub use process::TAG;
 use process::*;
@@ -115,6 +116,9 @@ pub struct RunOptions {
     /// evaluation succeeded (the platform always writes it in its own folder),
     /// pinned before the run so that nothing planted meanwhile is followed.
     pub report: Option<crate::fsio::Pinned>,
+    /// `--platform-env`: variables bob-eval otherwise keeps from the
+    /// platform ([`env::controlled`]), passed with these values (and keyed).
+    pub platform_env: std::collections::BTreeMap<String, String>,
     /// `--scaffold` (`Some(true)`) or `--no-scaffold` (`Some(false)`), passed
     /// on as such; `None` passes neither (the platform runs no scaffold).
     pub scaffold: Option<bool>,
@@ -137,6 +141,7 @@ impl RunOptions {
             allow_tools: Vec::new(),
             disallow_tools: Vec::new(),
             report: None,
+            platform_env: std::collections::BTreeMap::new(),
             scaffold: None,
         }
     }
@@ -252,10 +257,51 @@ pub fn run(
 
     let started = Utc::now();
     let clock = Instant::now();
+    // The environment bob-eval controls (docs/platform.md): an empty config
+    // folder of its own (no settings `env` block), no variable that chooses
+    // or shapes the model but those opted into, and a working folder of its
+    // own (no project settings).
+    let config = work.join("config");
+    std::fs::create_dir_all(&config).map_err(|e| Error::io(&config, "creating", e))?;
+    let operator: Vec<(String, String)> = std::env::vars_os()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let var = |name: &str| {
+        operator
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    // The operator's settings are read for their credential only; a missing
+    // or unreadable file carries nothing (the platform says what it lacks).
+    let carried = env::operator_settings(var(env::CONFIG_DIR), var("HOME"))
+        .and_then(|path| {
+            crate::fsio::read_text(Utf8Path::new(&path), crate::config::MAX_SUITE_FILE).ok()
+        })
+        .map(|text| env::Carried::from_settings(&text))
+        .unwrap_or_default();
+    let env_plan = env::plan(
+        operator.clone(),
+        config.as_str(),
+        &carried,
+        &opts.platform_env,
+    );
+    let mut command = Command::new(&platform.path);
+    for name in &env_plan.remove {
+        command.env_remove(name);
+    }
+    command.envs(env_plan.set.iter().map(|(k, v)| (k, v)));
+
     // Its own process group, so that a forwarded signal or a timeout reaches
     // everything the platform started, not only its first process.
     let mut group = Tracked::spawn(
-        Command::new(&platform.path)
+        command
+            .current_dir(&work)
             .args(arguments(&plugin.dir, opts))
             .stdin(Stdio::null())
             .stdout(Stdio::from(stdout_file))

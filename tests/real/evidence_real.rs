@@ -204,8 +204,8 @@ fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
     let kept = std::fs::read_to_string(&file).unwrap();
     assert_eq!(
         kept.lines().count(),
-        9,
-        "4 cases × 2 arms × 1 run, then the evaluation made from them"
+        10,
+        "4 cases × 2 arms × 1 run, then the evaluation made from them, then the store's tag"
     );
     assert!(
         err.contains(&format!(

@@ -78,6 +78,7 @@ pub fn options_map(o: &PipelineOptions) -> Map {
     m.insert("tags".into(), strings(&p.tags));
     m.insert("allow_tools".into(), strings(&p.allow_tools));
     m.insert("disallow_tools".into(), strings(&p.disallow_tools));
+    m.insert("platform_env".into(), strings(&p.platform_env));
     // `true` for every item of the source, the names when some were given.
     m.insert(
         "neighbours".into(),
@@ -258,6 +259,7 @@ pub fn eval_options(
             "tags" => opts.tags = list(key, v)?,
             "allow_tools" => opts.allow_tools = list(key, v)?,
             "disallow_tools" => opts.disallow_tools = list(key, v)?,
+            "platform_env" => opts.platform_env = list(key, v)?,
             "neighbours" => {
                 opts.neighbours = match v.as_bool() {
                     Ok(all) => all.then(Vec::new),
@@ -273,7 +275,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours, scaffold"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
                 ));
             }
         }
