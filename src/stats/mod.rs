@@ -38,6 +38,11 @@ pub use runs::{RunsSpec, RunsSpecError};
 
 use serde::{Deserialize, Serialize};
 
+/// The smallest change in a suite's score worth detecting, when the user
+/// names none (`--min-effect`): decisions are planned to call an effect this
+/// size 80 % of the time (`docs/statistics.md`).
+pub const DEFAULT_MIN_EFFECT: f64 = 0.2;
+
 /// One case's numbers: each arm's mean score, the delta, each with its
 /// interval, and the advisory on the delta.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
