@@ -37,7 +37,7 @@ use bob_eval::gate::{Status, decide, decide_at};
 use bob_eval::stats::interval::{Part, normal_cdf, variance_at};
 use bob_eval::stats::{
     Against, AutoOutcome, AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Spending,
-    Stop, adaptive_against, fixed,
+    Stop, adaptive_against, adaptive_from, fixed,
 };
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -114,6 +114,10 @@ impl Truth {
 struct Simulated {
     truth: Truth,
     streams: Vec<[SplitMix; 2]>,
+    /// Where the suite's stored without-arm runs come from: one stream per
+    /// case, fixed by the suite alone (not the salt), so repeated
+    /// evaluations of a suite with different salts share one archive.
+    suite: usize,
 }
 
 impl Simulated {
@@ -127,7 +131,25 @@ impl Simulated {
         Simulated {
             truth: truth.clone(),
             streams,
+            suite,
         }
+    }
+
+    /// `runs` stored without-arm runs of every case: the archive earlier
+    /// evaluations left (the same for every salt).
+    fn archive(&self, runs: u32, salt: u64) -> Vec<Vec<f64>> {
+        self.truth
+            .0
+            .iter()
+            .enumerate()
+            .map(|(c, &(_, without))| {
+                let mut s =
+                    SplitMix(SEED ^ 0xA7C4_1BE0 ^ salt ^ ((self.suite as u64) << 20) ^ ((c as u64) << 4));
+                (0..runs)
+                    .map(|_| f64::from(u8::from(s.unit() * 10.0 < without as f64)))
+                    .collect()
+            })
+            .collect()
     }
 }
 
@@ -166,6 +188,9 @@ impl RunSource for Simulated {
 enum Buy {
     Fixed(u32),
     Auto(AutoPolicy),
+    /// Auto from an archive of this many stored without-arm runs per case
+    /// (its top-ups bought and counted).
+    Stored(AutoPolicy, u32),
 }
 
 impl Buy {
@@ -174,6 +199,10 @@ impl Buy {
         match self {
             Buy::Fixed(n) => fixed(s, k, *n, CEILING).unwrap(),
             Buy::Auto(p) => adaptive_against(s, k, p, CEILING, best).unwrap(),
+            Buy::Stored(p, n) => {
+                let archive = s.archive(*n, 0);
+                adaptive_from(s, k, p, CEILING, best, &archive).unwrap()
+            }
         }
     }
 }
@@ -732,6 +761,9 @@ fn main() {
     }
     if wants("shapes") {
         shapes_grid(&mut results);
+    }
+    if wants("store") {
+        store(&mut results);
     }
     if wants("oracle") {
         oracle();
@@ -1683,5 +1715,146 @@ fn exact() {
                 exact / score
             );
         }
+    }
+}
+
+/// Archive draws per shape for the false-call rate given an archive, and
+/// evaluations per archive.
+const ARCHIVES: usize = 200;
+const PER_ARCHIVE: usize = 200;
+/// Stored without-arm runs per case in the archive measured.
+const ARCHIVE_RUNS: u32 = 20;
+
+/// The false-call rate of auto from one archive of each suite, over
+/// `PER_ARCHIVE` evaluations that share it (fresh with-arm runs and
+/// top-ups each): one rate per suite, sorted.
+fn rates_given_archive(suites: &[Truth], policy: AutoPolicy) -> Vec<f64> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = suites.len().div_ceil(threads).max(1);
+    let mut rates: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = suites
+            .chunks(chunk)
+            .enumerate()
+            .map(|(k, slice)| {
+                scope.spawn(move || {
+                    slice
+                        .iter()
+                        .enumerate()
+                        .map(|(i, truth)| {
+                            let suite = k * chunk + i;
+                            let wrong = (0..PER_ARCHIVE)
+                                .filter(|&r| {
+                                    let mut s =
+                                        Simulated::new(truth, suite, 0xA5C0 ^ ((r as u64) << 40));
+                                    let o = Buy::Stored(policy, ARCHIVE_RUNS).run(&mut s, None);
+                                    o.comparison.suite.advisory.direction().is_some()
+                                })
+                                .count();
+                            pct(wrong, PER_ARCHIVE)
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    rates.sort_by(f64::total_cmp);
+    rates
+}
+
+/// Mean, median, 90th percentile and worst of sorted rates.
+fn spread(rates: &[f64]) -> (f64, f64, f64, f64) {
+    let n = rates.len();
+    let at = |q: f64| rates[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+    (
+        rates.iter().sum::<f64>() / n as f64,
+        at(0.5),
+        at(0.9),
+        rates[n - 1],
+    )
+}
+
+/// The without arm from the store: auto starting from an archive of
+/// [`ARCHIVE_RUNS`] stored without-arm runs per case (its top-ups bought
+/// and counted) against fixed `--runs 10` and auto bought fresh, on every
+/// shape; and the false-call rate given an archive.
+fn store(results: &mut Vec<String>) {
+    let policy = AutoPolicy::new(16);
+    let count = shape_suites_count();
+    println!();
+    println!(
+        "The without arm from the store ({count} suites per shape, an archive of {ARCHIVE_RUNS} without-arm runs per case, top-up {} per case):",
+        policy.top_up
+    );
+    println!();
+    println!(
+        "| shape | (b) fixed 10 / auto / auto from the store (big suites, store − fixed 10) | (c) fixed 10 / auto / from the store | from the store's share of fixed 10's runs | (a0) from the store, {count} no-difference suites |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let suites = shape_suites(SEED, pairs, scoring);
+        let f = setting(&suites, SHAPES, Buy::Fixed(10));
+        let a = setting(&suites, SHAPES, Buy::Auto(policy));
+        let st = setting(&suites, SHAPES, Buy::Stored(policy, ARCHIVE_RUNS));
+        let nulls = setting(
+            &shape_nulls(pairs, scoring),
+            SHAPES,
+            Buy::Stored(policy, ARCHIVE_RUNS),
+        );
+        let share = 100.0 * st.c() / f.c();
+        println!(
+            "| {name} | {:.1} / {:.1} / {:.1} % ({:+}) | {:.1} / {:.1} / {:.1} | {share:.0} % | {:.2} % |",
+            f.b(),
+            a.b(),
+            st.b(),
+            st.resolved as i64 - f.resolved as i64,
+            f.c(),
+            a.c(),
+            st.c(),
+            nulls.a0()
+        );
+        results.push(format!(
+            "store {name}: runs {share:.0} % of fixed 10 (target <= 45 %) {}; resolution {:.1} % vs fixed 10 {:.1} % {}",
+            verdict(share <= 45.0),
+            st.b(),
+            f.b(),
+            verdict(st.resolved >= f.resolved)
+        ));
+    }
+    println!();
+    println!(
+        "False-call rate given the archive ({ARCHIVES} archives per shape, each evaluated {PER_ARCHIVE} times with fresh with-arm runs and top-ups):"
+    );
+    println!();
+    println!("| suites | mean | median | 90th percentile | worst |");
+    println!("| --- | --- | --- | --- | --- |");
+    let mut rows: Vec<(String, Vec<Truth>)> = SHAPE_LIST
+        .iter()
+        .map(|&(name, pairs, scoring)| {
+            let nulls = shape_nulls(pairs, scoring);
+            (
+                format!("{name}, no-difference suites"),
+                nulls[..ARCHIVES.min(nulls.len())].to_vec(),
+            )
+        })
+        .collect();
+    for k in [2, 4, 8] {
+        rows.push((
+            format!("{k} coin-flip cases (0.5 / 0.5)"),
+            vec![Truth(vec![(5, 5); k]); ARCHIVES],
+        ));
+    }
+    for (label, suites) in rows {
+        let rates = rates_given_archive(&suites, policy);
+        let (mean, median, p90, worst) = spread(&rates);
+        println!("| {label} | {mean:.2} % | {median:.2} % | {p90:.2} % | {worst:.1} % |");
+        results.push(format!(
+            "store, given the archive, {label}: mean {mean:.2} % (target <= 5 %) {}, 90th percentile {p90:.2} % (target <= 10 %) {}, worst {worst:.1} %",
+            verdict(mean <= 5.0),
+            verdict(p90 <= 10.0)
+        ));
     }
 }
