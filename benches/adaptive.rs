@@ -21,7 +21,7 @@
 //!   no-difference suites repeated, and other auto policies.
 //! - `mode`: the confidence mode against the rule (issue 24, item 3).
 //! - `shapes`: auto on the suites bob-eval's layout produces (item 4).
-//! - `oracle`: the fewest runs any stopping rule could spend with the same
+//! - `oracle`: a yardstick (not a bound): the runs a rule that knew when each suite becomes clear at 95 % would spend with the same
 //!   test, per shape.
 //! - `exact`: the trigger pair's outcomes at 4 to 8 runs per arm, the
 //!   score test's one-sided p-value against the exact (Barnard-type) one.
@@ -1357,11 +1357,11 @@ fn shapes_grid(results: &mut Vec<String>) {
     }
 }
 
-/// The oracle bound: per suite, the fewest runs per arm (1 to 10) at which a
+/// The oracle: per suite, the fewest runs per arm (1 to 10) at which a
 /// fixed run of the same streams is called clear at 95 %; a suite fixed 10
-/// does not call costs 1 run per arm. No stopping rule using the same test
-/// at 95 % at every look could spend less, and a real one cannot look ahead
-/// or look at every count for free.
+/// does not call costs 1 run per arm. A yardstick, not a bound: it pays
+/// nothing for its looks and charges an unresolved suite 1 run per arm, so
+/// a real rule may spend less on some suites and must spend more on others.
 fn oracle() {
     println!();
     println!(
@@ -1786,51 +1786,53 @@ fn store(results: &mut Vec<String>) {
     let count = shape_suites_count();
     println!();
     println!(
-        "The without arm from the store ({count} suites per shape, an archive of {ARCHIVE_RUNS} without-arm runs per case, top-up {} per case):",
+        "The without arm from the store ({count} suites per shape, an archive of {ARCHIVE_RUNS} without-arm runs per case; top-up: fresh without-arm runs per case and evaluation, default {}):",
         policy.top_up
     );
     println!();
     println!(
-        "| shape | (b) fixed 10 / auto / auto from the store (big suites, store − fixed 10) | (c) fixed 10 / auto / from the store | from the store's share of fixed 10's runs | (a0) from the store, {count} no-difference suites |"
+        "| shape | top-up | (b) fixed 10 / auto / auto from the store (big suites, store − fixed 10) | (c) fixed 10 / auto / from the store | from the store's share of fixed 10's runs | (a0) from the store, {count} no-difference suites |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (name, pairs, scoring) in SHAPE_LIST {
         let suites = shape_suites(SEED, pairs, scoring);
+        let nulls = shape_nulls(pairs, scoring);
         let f = setting(&suites, SHAPES, Buy::Fixed(10));
         let a = setting(&suites, SHAPES, Buy::Auto(policy));
-        let st = setting(&suites, SHAPES, Buy::Stored(policy, ARCHIVE_RUNS));
-        let nulls = setting(
-            &shape_nulls(pairs, scoring),
-            SHAPES,
-            Buy::Stored(policy, ARCHIVE_RUNS),
-        );
-        let share = 100.0 * st.c() / f.c();
-        println!(
-            "| {name} | {:.1} / {:.1} / {:.1} % ({:+}) | {:.1} / {:.1} / {:.1} | {share:.0} % | {:.2} % |",
-            f.b(),
-            a.b(),
-            st.b(),
-            st.resolved as i64 - f.resolved as i64,
-            f.c(),
-            a.c(),
-            st.c(),
-            nulls.a0()
-        );
-        results.push(format!(
-            "store {name}: runs {share:.0} % of fixed 10 (target <= 45 %) {}; resolution {:.1} % vs fixed 10 {:.1} % {}",
-            verdict(share <= 45.0),
-            st.b(),
-            f.b(),
-            verdict(st.resolved >= f.resolved)
-        ));
+        for top_up in [0, 1, 2, 3] {
+            let p = AutoPolicy { top_up, ..policy };
+            let st = setting(&suites, SHAPES, Buy::Stored(p, ARCHIVE_RUNS));
+            let n = setting(&nulls, SHAPES, Buy::Stored(p, ARCHIVE_RUNS));
+            let share = 100.0 * st.c() / f.c();
+            println!(
+                "| {name} | {top_up} | {:.1} / {:.1} / {:.1} % ({:+}) | {:.1} / {:.1} / {:.1} | {share:.0} % | {:.2} % |",
+                f.b(),
+                a.b(),
+                st.b(),
+                st.resolved as i64 - f.resolved as i64,
+                f.c(),
+                a.c(),
+                st.c(),
+                n.a0()
+            );
+            if top_up == policy.top_up {
+                results.push(format!(
+                    "store {name}: runs {share:.0} % of fixed 10 (target <= 45 %) {}; resolution {:.1} % vs fixed 10 {:.1} % {}",
+                    verdict(share <= 45.0),
+                    st.b(),
+                    f.b(),
+                    verdict(st.resolved >= f.resolved)
+                ));
+            }
+        }
     }
     println!();
     println!(
-        "False-call rate given the archive ({ARCHIVES} archives per shape, each evaluated {PER_ARCHIVE} times with fresh with-arm runs and top-ups):"
+        "False-call rate given the archive ({ARCHIVES} archives per row, each evaluated {PER_ARCHIVE} times with fresh with-arm runs and top-ups):"
     );
     println!();
-    println!("| suites | mean | median | 90th percentile | worst |");
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| suites | top-up | mean | median | 90th percentile | worst |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     let mut rows: Vec<(String, Vec<Truth>)> = SHAPE_LIST
         .iter()
         .map(|&(name, pairs, scoring)| {
@@ -1848,13 +1850,19 @@ fn store(results: &mut Vec<String>) {
         ));
     }
     for (label, suites) in rows {
-        let rates = rates_given_archive(&suites, policy);
-        let (mean, median, p90, worst) = spread(&rates);
-        println!("| {label} | {mean:.2} % | {median:.2} % | {p90:.2} % | {worst:.1} % |");
-        results.push(format!(
-            "store, given the archive, {label}: mean {mean:.2} % (target <= 5 %) {}, 90th percentile {p90:.2} % (target <= 10 %) {}, worst {worst:.1} %",
-            verdict(mean <= 5.0),
-            verdict(p90 <= 10.0)
-        ));
+        for top_up in [0, policy.top_up] {
+            let rates = rates_given_archive(&suites, AutoPolicy { top_up, ..policy });
+            let (mean, median, p90, worst) = spread(&rates);
+            println!(
+                "| {label} | {top_up} | {mean:.2} % | {median:.2} % | {p90:.2} % | {worst:.1} % |"
+            );
+            if top_up == policy.top_up {
+                results.push(format!(
+                    "store, given the archive, {label}: mean {mean:.2} % (target <= 5 %) {}, 90th percentile {p90:.2} % (target <= 10 %) {}, worst {worst:.1} %",
+                    verdict(mean <= 5.0),
+                    verdict(p90 <= 10.0)
+                ));
+            }
+        }
     }
 }
