@@ -88,7 +88,7 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     );
     // Every stored without-arm run counts, and the first round topped each
     // case up with fresh ones.
-    let top_up = 3;
+    let top_up = 2;
     for (name, stored) in ["fires", "quiet"].iter().zip(stored_without) {
         let c = case(&second, name);
         assert_eq!(c["stats"]["runs_without"], stored + top_up, "{c}");

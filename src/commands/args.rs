@@ -67,6 +67,12 @@ pub struct PlatformArgs {
     /// on each run; paid from the same ceiling, never reused from the store
     #[arg(long, value_name = "ITEM", num_args = 0.., value_delimiter = ',')]
     pub neighbours: Option<Vec<String>>,
+    /// The smallest change in the suite's score worth detecting, 0.01-1:
+    /// `--runs auto` stops once the change is clearly smaller (its interval
+    /// all below it), and the document records it [default: settings.json
+    /// `_workflow.min_effect`, else 0.2]
+    #[arg(long, value_name = "D", value_parser = crate::stats::parse_min_effect)]
+    pub min_effect: Option<f64>,
 }
 
 /// Which cases run and with which tools: shared by `run`, `exam`, `propose`
@@ -113,6 +119,7 @@ impl PlatformArgs {
             report: self.report.clone(),
             dry_run: self.dry_run,
             confidence: None,
+            min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),
         }
     }

@@ -150,7 +150,7 @@ pub enum Spending {
 
 /// The smallest change in the suite's delta `--runs auto` sets out to
 /// settle: the size the benchmark's resolution counts (`docs/statistics.md`).
-pub const MARGIN: f64 = 0.2;
+pub const MARGIN: f64 = super::DEFAULT_MIN_EFFECT;
 
 /// How `--runs auto` buys runs; [`AutoPolicy::new`] gives the defaults the
 /// benchmark measured (`docs/statistics.md`).
@@ -226,7 +226,7 @@ pub struct AutoPolicy {
     pub futility_shuffled: bool,
     /// Fresh without-arm runs the first round buys for each case that
     /// starts from stored ones ([`adaptive_from`]), paired with its first
-    /// with-arm runs (default 3, the first round; at most the first round):
+    /// with-arm runs (default 2; at most the first round):
     /// the top-up that keeps a stored without arm from freezing
     /// (`docs/statistics.md`, "The without arm from the store").
     #[serde(default)]
@@ -257,7 +257,7 @@ impl AutoPolicy {
             margin: MARGIN,
             margin_confidence: 0.0,
             futility_shuffled: true,
-            top_up: 3,
+            top_up: 2,
         }
     }
 
@@ -316,9 +316,20 @@ impl AutoPolicy {
         }
     }
 
+    /// The same policy planned for a minimum effect of interest `d`
+    /// (`--min-effect`): a policy with a margin stops once the suite's
+    /// change is clearly smaller than `d` either way; one without (the
+    /// confidence mode's) keeps none.
+    pub fn with_min_effect(self, d: f64) -> Self {
+        AutoPolicy {
+            margin: if self.margin > 0.0 { d } else { 0.0 },
+            ..self
+        }
+    }
+
     /// The most stored without-arm runs of a case [`adaptive_from`] is given:
     /// the newest 2·MAX. A window, so that the top-ups renew it: with a
-    /// top-up of 3 it is replaced within ⌈2·MAX/3⌉ evaluations, and no
+    /// top-up of 2 it is replaced within MAX evaluations, and no
     /// archive's luck is shared by more of an item's decisions than that.
     pub fn stored_most(&self) -> usize {
         2 * self.max_per_arm as usize
@@ -445,7 +456,7 @@ impl fmt::Display for Stop {
             Stop::Futile => write!(f, "more runs would most likely not settle it"),
             Stop::Negligible => write!(
                 f,
-                "the change is clearly too small to matter, inside ±{MARGIN}"
+                "the change is clearly smaller than the minimum effect of interest, either way"
             ),
             Stop::MaxReached => write!(f, "the most runs per case were bought"),
             Stop::CeilingSpent => write!(f, "the next round would pass the ceiling"),

@@ -553,7 +553,7 @@ fn a_margin_stops_a_change_clearly_smaller_than_it() {
     assert_eq!(with.stop, Stop::Negligible);
     assert_eq!(
         with.stop.to_string(),
-        "the change is clearly too small to matter, inside ±0.2"
+        "the change is clearly smaller than the minimum effect of interest, either way"
     );
     assert!(
         with.rounds.len() < without.rounds.len(),
@@ -615,7 +615,7 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
 #[test]
 fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // Twenty stored without-arm runs of each case: the first round buys 3
-    // with-arm runs and a top-up of 3 fresh without-arm runs per case; the
+    // with-arm runs and a top-up of 2 fresh without-arm runs per case; the
     // later rounds buy the with arms alone (the without arm has more runs
     // than any look asks of the with arm).
     let stored = vec![vec![0.0, 1.0, 1.0, 0.0, 1.0]; 2]
@@ -625,13 +625,18 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     let mut s = Script::new(&[(HALF, HALF_LATE), (HALF_LATE, HALF)]);
     let p = AutoPolicy::new(16);
     let o = adaptive_from(&mut s, 2, &p, 100.0, None, &stored).unwrap();
-    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
+    let top_up = |case| RunRequest {
+        case,
+        with: 3,
+        without: 2,
+    };
+    assert_eq!(s.log[0], [top_up(0), top_up(1)]);
     assert!(s.log.len() > 1, "{:?}", o.stop);
     for round in &s.log[1..] {
         assert!(round.iter().all(|r| r.without == 0 && r.with == 1), "{round:?}");
     }
     // The stored runs come first and are not counted as bought.
-    assert_eq!(o.samples[0].without.len(), 23);
+    assert_eq!(o.samples[0].without.len(), 22);
     assert_eq!(o.samples[0].without[..20], stored[0][..]);
     let bought: u64 = s.log.iter().flatten().map(RunRequest::runs).sum();
     assert_eq!(o.runs, bought);
@@ -644,7 +649,12 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // its first round's worth, fresh.
     let mut s = Script::new(&[(ONE, ZERO)]);
     adaptive_from(&mut s, 1, &p, 100.0, None, &[vec![0.0]]).unwrap();
-    assert_eq!(s.log[0], [RunRequest::both(0, 3)]);
+    let first = RunRequest {
+        case: 0,
+        with: 3,
+        without: 2,
+    };
+    assert_eq!(s.log[0], [first]);
 }
 
 #[test]
@@ -654,7 +664,7 @@ fn stored_runs_spend_the_budget_by_information() {
     assert_eq!(p.confidences_from(&[0, 0]), p.confidences());
     assert_eq!(p.confidences_from(&[3, 2]), p.confidences());
     // 23 without-arm runs a case: the first look (3 with-arm runs) holds
-    // 1/(1/3 + 1/23) / (1/(1/16 + 1/23)) = 0.28 of the information, not
+    // 1/(1/3 + 1/23) / (1/(1/16 + 1/23)) = 0.34 of the information, not
     // 3/16, so it spends more of the budget; the last look less.
     let fresh = p.confidences().unwrap();
     let stored = p.confidences_from(&[23, 23]).unwrap();
@@ -715,4 +725,27 @@ fn from_the_store_false_calls_hold_their_level_given_archives() {
     let rate = calls as f64 / 4000.0;
     assert!(rate <= 0.05, "{rate}");
     assert!(heavy <= 4, "{heavy} of 40 archives over 10 %");
+}
+
+#[test]
+fn the_minimum_effect_sets_the_margin_of_a_policy_that_has_one() {
+    let p = AutoPolicy::new(16).with_min_effect(0.1);
+    assert_eq!(p.margin, 0.1);
+    assert_eq!(AutoPolicy::new(16).margin, crate::stats::DEFAULT_MIN_EFFECT);
+    // The confidence mode's policy stops on no margin (a stop is a reject there).
+    assert_eq!(AutoPolicy::for_level(16, 0.95).with_min_effect(0.1).margin, 0.0);
+    // A change of 0.03 measured tightly (the margin test's suite) is
+    // clearly inside ±0.2 but not inside ±0.01: it stops under 0.2 only.
+    let mut arms: Vec<(&[f64], &[f64])> = vec![(ONE, ONE); 7];
+    arms.push((ONE, &[1.0, 1.0, 1.0, 0.0]));
+    let stop = |d: f64| {
+        let mut s = Script::new(&arms);
+        let policy = AutoPolicy {
+            futility: 0.0,
+            ..AutoPolicy::new(16).with_min_effect(d)
+        };
+        adaptive(&mut s, 8, &policy, 100.0).unwrap().stop
+    };
+    assert_eq!(stop(0.2), Stop::Negligible);
+    assert_ne!(stop(0.01), Stop::Negligible);
 }
