@@ -69,8 +69,12 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     clear_above(&first);
     let (agent1, judge1) = calls(&w);
     let stored_without = [
-        case(&first, "fires")["stats"]["runs_without"].as_u64().unwrap(),
-        case(&first, "quiet")["stats"]["runs_without"].as_u64().unwrap(),
+        case(&first, "fires")["stats"]["runs_without"]
+            .as_u64()
+            .unwrap(),
+        case(&first, "quiet")["stats"]["runs_without"]
+            .as_u64()
+            .unwrap(),
     ];
 
     let path = w.source.join("skills/commit/SKILL.md");

@@ -595,9 +595,7 @@ pub fn adaptive_from<S: RunSource>(
             n => n + top_up,
         })
         .collect();
-    let confidences = policy
-        .confidences_from(&start)
-        .map_err(AutoError::Policy)?;
+    let confidences = policy.confidences_from(&start).map_err(AutoError::Policy)?;
     let z_last = z_for(confidences[confidences.len() - 1]);
     let mut d = Driver::new(cases);
     // Cases still open for `helps` (all of them unless `resolve_cases`).

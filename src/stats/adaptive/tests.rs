@@ -633,7 +633,10 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     assert_eq!(s.log[0], [top_up(0), top_up(1)]);
     assert!(s.log.len() > 1, "{:?}", o.stop);
     for round in &s.log[1..] {
-        assert!(round.iter().all(|r| r.without == 0 && r.with == 1), "{round:?}");
+        assert!(
+            round.iter().all(|r| r.without == 0 && r.with == 1),
+            "{round:?}"
+        );
     }
     // The stored runs come first and are not counted as bought.
     assert_eq!(o.samples[0].without.len(), 22);
@@ -644,7 +647,11 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     let mut s = Script::new(&[(HALF, HALF_LATE), (HALF_LATE, HALF)]);
     let none = AutoPolicy { top_up: 0, ..p };
     adaptive_from(&mut s, 2, &none, 100.0, None, &stored).unwrap();
-    assert!(s.log.iter().flatten().all(|r| r.without == 0), "{:?}", s.log);
+    assert!(
+        s.log.iter().flatten().all(|r| r.without == 0),
+        "{:?}",
+        s.log
+    );
     // Fewer stored runs than the first round: the without arm still gets
     // its first round's worth, fresh.
     let mut s = Script::new(&[(ONE, ZERO)]);
@@ -683,7 +690,10 @@ fn from_the_store_false_calls_hold_their_level_given_archives() {
     struct Coin(u64);
     impl Coin {
         fn flip(&mut self) -> f64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             f64::from(u8::from(self.0 >> 63 == 1))
         }
     }
@@ -733,7 +743,10 @@ fn the_minimum_effect_sets_the_margin_of_a_policy_that_has_one() {
     assert_eq!(p.margin, 0.1);
     assert_eq!(AutoPolicy::new(16).margin, crate::stats::DEFAULT_MIN_EFFECT);
     // The confidence mode's policy stops on no margin (a stop is a reject there).
-    assert_eq!(AutoPolicy::for_level(16, 0.95).with_min_effect(0.1).margin, 0.0);
+    assert_eq!(
+        AutoPolicy::for_level(16, 0.95).with_min_effect(0.1).margin,
+        0.0
+    );
     // A change of 0.03 measured tightly (the margin test's suite) is
     // clearly inside ±0.2 but not inside ±0.01: it stops under 0.2 only.
     let mut arms: Vec<(&[f64], &[f64])> = vec![(ONE, ONE); 7];
