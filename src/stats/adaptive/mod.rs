@@ -226,7 +226,7 @@ pub struct AutoPolicy {
     pub futility_shuffled: bool,
     /// Fresh without-arm runs the first round buys for each case that
     /// starts from stored ones ([`adaptive_from`]), paired with its first
-    /// with-arm runs (default 2; at most the first round):
+    /// with-arm runs (default 3; at most the first round):
     /// the top-up that keeps a stored without arm from freezing
     /// (`docs/statistics.md`, "The without arm from the store").
     #[serde(default)]
@@ -257,7 +257,7 @@ impl AutoPolicy {
             margin: MARGIN,
             margin_confidence: 0.0,
             futility_shuffled: true,
-            top_up: 2,
+            top_up: 3,
         }
     }
 
@@ -329,7 +329,7 @@ impl AutoPolicy {
 
     /// The most stored without-arm runs of a case [`adaptive_from`] is given:
     /// the newest 2·MAX. A window, so that the top-ups renew it: with a
-    /// top-up of 2 it is replaced within MAX evaluations, and no
+    /// top-up of 3 it is replaced within ⌈2·MAX/3⌉ evaluations, and no
     /// archive's luck is shared by more of an item's decisions than that.
     pub fn stored_most(&self) -> usize {
         2 * self.max_per_arm as usize

@@ -615,7 +615,7 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
 #[test]
 fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // Twenty stored without-arm runs of each case: the first round buys 3
-    // with-arm runs and a top-up of 2 fresh without-arm runs per case; the
+    // with-arm runs and a top-up of 3 fresh without-arm runs per case; the
     // later rounds buy the with arms alone (the without arm has more runs
     // than any look asks of the with arm).
     let stored = vec![vec![0.0, 1.0, 1.0, 0.0, 1.0]; 2]
@@ -625,12 +625,7 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     let mut s = Script::new(&[(HALF, HALF_LATE), (HALF_LATE, HALF)]);
     let p = AutoPolicy::new(16);
     let o = adaptive_from(&mut s, 2, &p, 100.0, None, &stored).unwrap();
-    let top_up = |case| RunRequest {
-        case,
-        with: 3,
-        without: 2,
-    };
-    assert_eq!(s.log[0], [top_up(0), top_up(1)]);
+    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
     assert!(s.log.len() > 1, "{:?}", o.stop);
     for round in &s.log[1..] {
         assert!(
@@ -639,7 +634,7 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
         );
     }
     // The stored runs come first and are not counted as bought.
-    assert_eq!(o.samples[0].without.len(), 22);
+    assert_eq!(o.samples[0].without.len(), 23);
     assert_eq!(o.samples[0].without[..20], stored[0][..]);
     let bought: u64 = s.log.iter().flatten().map(RunRequest::runs).sum();
     assert_eq!(o.runs, bought);
@@ -656,12 +651,7 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // its first round's worth, fresh.
     let mut s = Script::new(&[(ONE, ZERO)]);
     adaptive_from(&mut s, 1, &p, 100.0, None, &[vec![0.0]]).unwrap();
-    let first = RunRequest {
-        case: 0,
-        with: 3,
-        without: 2,
-    };
-    assert_eq!(s.log[0], [first]);
+    assert_eq!(s.log[0], [RunRequest::both(0, 3)]);
 }
 
 #[test]
@@ -671,7 +661,7 @@ fn stored_runs_spend_the_budget_by_information() {
     assert_eq!(p.confidences_from(&[0, 0]), p.confidences());
     assert_eq!(p.confidences_from(&[3, 2]), p.confidences());
     // 23 without-arm runs a case: the first look (3 with-arm runs) holds
-    // 1/(1/3 + 1/23) / (1/(1/16 + 1/23)) = 0.34 of the information, not
+    // 1/(1/3 + 1/23) / (1/(1/16 + 1/23)) = 0.28 of the information, not
     // 3/16, so it spends more of the budget; the last look less.
     let fresh = p.confidences().unwrap();
     let stored = p.confidences_from(&[23, 23]).unwrap();
@@ -761,4 +751,22 @@ fn the_minimum_effect_sets_the_margin_of_a_policy_that_has_one() {
     };
     assert_eq!(stop(0.2), Stop::Negligible);
     assert_ne!(stop(0.01), Stop::Negligible);
+}
+
+#[test]
+fn the_trigger_pair_after_an_edit_is_called_on_four_with_arm_runs() {
+    // What the real platform's pair leaves after a first auto: fires' 6
+    // without-arm runs at 0, quiet's 3 at 1. Each case is topped up with 3
+    // fresh ones; the suite is called at 4 with-arm runs a case.
+    let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
+    let stored = [vec![0.0; 6], vec![1.0; 3]];
+    let o = adaptive_from(&mut s, 2, &AutoPolicy::new(16), 100.0, None, &stored).unwrap();
+    assert_eq!(o.stop, Stop::SuiteClear);
+    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
+    let arms: Vec<(usize, usize)> = o
+        .samples
+        .iter()
+        .map(|c| (c.with.len(), c.without.len()))
+        .collect();
+    assert_eq!(arms, [(4, 9), (4, 6)]);
 }
