@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the test tiers need beside Rust crates and the platform
-# (scripts/install-claude.sh): Python's junitparser, which tests/ci_formats.rs
-# reads the JUnit output with, and Debian's chromium, which tests/history.rs
+# (scripts/install-claude.sh): Python's junitparser, which tests/cli/ci_formats.rs
+# reads the JUnit output with, and Debian's chromium, which tests/cli/history.rs
 # loads the `history --html` page in. Idempotent; `make test` runs it.
 set -euo pipefail
 if ! python3 -c "import junitparser" 2>/dev/null; then
@@ -10,7 +10,7 @@ if ! python3 -c "import junitparser" 2>/dev/null; then
 fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" -ne 0 ]; then
-    echo "tests/history.rs needs Debian's chromium: run 'apt-get install chromium' as root" >&2
+    echo "tests/cli/history.rs needs Debian's chromium: run 'apt-get install chromium' as root" >&2
     exit 1
   fi
   echo "installing Debian's chromium" >&2

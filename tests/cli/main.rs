@@ -1,0 +1,37 @@
+//! The fast tier: `bob-eval` end to end on a stub `claude` (a shell script)
+//! or no platform at all, with what it reads and writes checked file by
+//! file. Needs only Rust, but for two tools whose tests skip (or, under
+//! `BOB_EVAL_REQUIRE_TIERS=1`, fail) without them: Python's junitparser
+//! (`ci_formats`) and Chromium (`history`). `cargo test --test cli`.
+
+/// What the tests here share (see tests/support/README.md): the command
+/// builder, included once, and the testkit's modules they use.
+#[path = "../support"]
+mod support {
+    pub mod cmd;
+    pub use bob_eval_testkit::{data, expect, item, pty, stub, tree, world};
+}
+
+mod broken_pipe;
+mod check;
+mod check_plugin;
+mod check_sharp;
+mod ci_formats;
+mod completions;
+mod counting;
+mod docs_commands;
+mod dry_run;
+mod faults;
+mod gate;
+mod hardening;
+mod history;
+mod init;
+mod layers;
+mod pipelines;
+mod provenance;
+mod reduce;
+mod run_stub;
+mod script_sandbox;
+mod shard;
+mod sweep_progress;
+mod workflow;

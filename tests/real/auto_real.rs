@@ -1,0 +1,264 @@
+//! `--runs auto` on the real platform tier (real `claude`, fake API).
+//!
+//! The scripted model fires the skill on the commit prompt and answers well;
+//! without the skill it answers badly. The quiet prompt never fires it. What
+//! each test expects follows from that script and from the driver's default
+//! policy (`stats::AutoPolicy::new(16)`: a first round of 3 runs per arm
+//! of a case, then a look after every run up to 16; a case whose every run
+//! of both arms scored 1 buys its with arm alone while the suite leans
+//! above 0).
+
+use crate::support;
+
+use serde_json::Value;
+use std::path::Path;
+use support::expect::case;
+use support::fake_api::{FakeApi, Kind, Script};
+
+const SKILL: &str = "bob-eval-commit:commit";
+const FIRES: &str = "Write the commit message";
+const QUIET: &str = "what is a pull request";
+const GOOD: &str = "fix(hooks): skip the pre-commit hook when only docs change\n\nSkip the hook because docs-only commits do not need lint or tests.";
+const BAD: &str = "Skip pre-commit hook for docs-only changes.";
+const REASON: &str = "Skip the hook because";
+
+/// Run `bob-eval run commit` with `args` on a copy of the real-tier source
+/// that `edit` may change first; the document and stderr.
+fn run(api: &FakeApi, edit: impl Fn(&Path), args: &[&str]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = support::real::source_copy(dir.path());
+    edit(&source.join("evals/commit"));
+    let mut cmd = support::real::offline(
+        support::cmd::bob(&source, &dir.path().join("bob-home")),
+        api,
+        dir.path(),
+    );
+    cmd.args(["run", "commit", "--max-cost-usd", "5"])
+        .args(args);
+    let (code, stdout, stderr) = support::world::outcome(cmd);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    (serde_json::from_str(&stdout).unwrap(), stderr)
+}
+
+/// Three more cases like `fires` (their prompts differ only by a tag).
+fn four_firing_cases(suite: &Path) {
+    let prompt = std::fs::read_to_string(suite.join("fires/prompt.md")).unwrap();
+    for n in 2..=4 {
+        let case = suite.join(format!("fires-{n}"));
+        std::fs::create_dir_all(case.join("graders")).unwrap();
+        for grader in std::fs::read_dir(suite.join("fires/graders")).unwrap() {
+            let grader = grader.unwrap().path();
+            std::fs::copy(
+                &grader,
+                case.join("graders").join(grader.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+        let body = prompt.replace(FIRES, &format!("({n}) {FIRES}"));
+        std::fs::write(case.join("prompt.md"), body).unwrap();
+    }
+}
+
+/// The quiet case also grades its answer, so a run scores 1.0 (a real
+/// answer) or 0.5 (not: only the quiet grader passes).
+fn graded_quiet_answer(suite: &Path) {
+    std::fs::write(
+        suite.join("quiet/graders/answers.md"),
+        "---\ntype: regex\npattern: 'merge'\n---\n",
+    )
+    .unwrap();
+}
+
+fn clear_script() -> Script {
+    Script::new()
+        .fire_skill(SKILL, FIRES, GOOD)
+        .otherwise(BAD)
+        .judge_passes_if_contains(REASON)
+}
+
+/// Agent turns and judge votes the fake API answered.
+fn calls(api: &FakeApi) -> usize {
+    api.requests_of(Kind::Agent).len() + api.requests_of(Kind::Judge).len()
+}
+
+#[test]
+fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
+    // Four cases where the skill fires and passes (without it: fails) and the
+    // quiet tie: after 3 runs per arm the suite's delta is clear even at the
+    // first look's 99.06 %, so auto buys one round and stops: no more than
+    // a fixed --runs 3, which calls this suite too.
+    let auto_api = FakeApi::start(clear_script());
+    let (doc, stderr) = run(&auto_api, four_firing_cases, &["--runs", "auto"]);
+    assert!(stderr.contains("runs auto: round 1"), "{stderr}");
+    assert!(!stderr.contains("runs auto: round 2"), "{stderr}");
+    assert!(
+        stderr.contains("runs auto: stopped after 1 round(s) (the suite's call is clear)"),
+        "{stderr}"
+    );
+    // What the script implies: every firing case 1.0 with, 0.0 without; the
+    // quiet case 1.0 on both arms. Five cases: with 1.0, without 0.2.
+    assert_eq!(doc["with"], 1.0, "{doc}");
+    assert_eq!(doc["without"], 0.2, "{doc}");
+    assert_eq!(doc["verdict"], "improved");
+    for name in ["fires", "fires-2", "fires-3", "fires-4"] {
+        let c = case(&doc, name);
+        assert_eq!(
+            (c["with"].as_f64(), c["without"].as_f64()),
+            (Some(1.0), Some(0.0)),
+            "{c}"
+        );
+        assert_eq!(c["runs"], 6, "{c}"); // both arms
+    }
+    assert_eq!(case(&doc, "quiet")["runs"], 6);
+    assert!(doc["stats"]["confidence"].as_f64().unwrap() > 0.99, "{doc}");
+
+    let fixed_api = FakeApi::start(clear_script());
+    let (fixed, _) = run(&fixed_api, four_firing_cases, &["--runs", "3"]);
+    assert_eq!(fixed["with"], 1.0);
+    assert_eq!(fixed["stats"]["suite"]["advisory"]["advisory"], "clear");
+    let (auto_calls, fixed_calls) = (
+        auto_api.requests_of(Kind::Agent).len(),
+        fixed_api.requests_of(Kind::Agent).len(),
+    );
+    eprintln!("agent calls: auto {auto_calls}, --runs 3 {fixed_calls}");
+    // Per pair of runs, a firing case asks 3 turns (tool call and answer
+    // with the skill, one answer without) and the quiet case 2: 14 per run.
+    assert_eq!(auto_calls, 3 * 14, "{stderr}");
+    assert_eq!(fixed_calls, 3 * 14);
+}
+
+#[test]
+fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
+    // Issue 24's suite: fires (with 1.0, without 0.0: a regex and a judge
+    // score the answer) and quiet (a tie at 1.0, no noise). A fixed --runs 3
+    // ends within noise and says how many more runs per arm would settle it;
+    // auto reaches a clear call for fewer calls than that fixed --runs N.
+    let three_api = FakeApi::start(clear_script());
+    let (three, _) = run(&three_api, |_| {}, &["--runs", "3"]);
+    let advice = &three["stats"]["suite"]["advisory"];
+    assert_eq!(advice["advisory"], "within-noise", "{three}");
+    let n = 3 + advice["runs_needed"].as_u64().expect("a number of runs");
+
+    let fixed_api = FakeApi::start(clear_script());
+    let (fixed, _) = run(&fixed_api, |_| {}, &["--runs", &n.to_string()]);
+    assert_eq!(fixed["stats"]["suite"]["advisory"]["advisory"], "clear");
+
+    let auto_api = FakeApi::start(clear_script());
+    let (auto, stderr) = run(&auto_api, |_| {}, &["--runs", "auto"]);
+    let suite = &auto["stats"]["suite"]["advisory"];
+    assert_eq!(
+        (suite["advisory"].as_str(), suite["direction"].as_str()),
+        (Some("clear"), Some("above")),
+        "{auto}"
+    );
+    assert!(stderr.contains("(the suite's call is clear)"), "{stderr}");
+    // After the first round the quiet tie buys its with arm alone.
+    let rounds: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("runs auto: round"))
+        .collect();
+    assert!(rounds[0].contains("per arm of fires, quiet"), "{stderr}");
+    for r in &rounds[1..] {
+        assert!(
+            r.contains(" per arm of fires; ") && r.contains(" more with-arm run(s) of quiet: "),
+            "{stderr}"
+        );
+    }
+    let quiet = case(&auto, "quiet");
+    assert_eq!(quiet["stats"]["runs_without"], 3, "{quiet}");
+
+    let (auto_calls, fixed_calls) = (calls(&auto_api), calls(&fixed_api));
+    eprintln!(
+        "calls: auto {auto_calls} in {} round(s), --runs {n} {fixed_calls}, --runs 3 {}",
+        rounds.len(),
+        calls(&three_api)
+    );
+    assert!(auto_calls < fixed_calls, "{stderr}");
+}
+
+#[test]
+fn auto_settles_beats_best_on_the_with_arms_alone() {
+    // The four firing cases and the quiet tie (as in the first test) against
+    // a best of 0.9 recorded without its runs (an exact line): `helps` is
+    // clear after the first round, `beats-best` (with 1.0 against 0.9) is
+    // not, so the later rounds buy with-arm runs alone, to auto:8's last look.
+    let best = |suite: &Path| {
+        four_firing_cases(suite);
+        std::fs::write(
+            suite.join("baseline.json"),
+            r#"{"schema": "skill-eval-baseline/1", "item": "commit", "best": {"default": {"score": 0.9, "without": 0.2, "trigger_rate": 1.0, "run": "eval-commit-20260101T000000Z", "date": "2026-01-01"}}}"#,
+        )
+        .unwrap();
+    };
+    let api = FakeApi::start(clear_script());
+    let (doc, stderr) = run(&api, best, &["--runs", "auto:8"]);
+    let rounds: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("runs auto: round"))
+        .collect();
+    assert!(
+        rounds[0].contains(" 3 more run(s) per arm of fires, "),
+        "{stderr}"
+    );
+    assert!(rounds.len() > 1, "{stderr}");
+    for r in &rounds[1..] {
+        assert!(
+            r.contains(" more with-arm run(s) of fires, fires-2, fires-3, fires-4, quiet: "),
+            "{stderr}"
+        );
+    }
+    assert_eq!(doc["stats"]["suite"]["advisory"]["advisory"], "clear");
+    for c in doc["cases"].as_array().unwrap() {
+        assert_eq!(c["stats"]["runs_without"], 3, "{c}");
+    }
+    // Without more runs of the best, with 1.0 against 0.9 is not clear at
+    // 8 runs a case: auto stops at its last look.
+    assert!(
+        stderr.contains("(the most runs per case were bought)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn auto_buys_both_arms_of_a_case_that_passes_at_random() {
+    // The quiet case's answer is right with probability 0.5 on both arms
+    // (seeded): no tie at the top, so unlike the noiseless quiet case above
+    // every round buys both of its arms, with the firing case's, until the
+    // suite's call is clear.
+    let api = FakeApi::start(clear_script().answer_at_random(
+        QUIET,
+        SKILL,
+        (0.5, 0.5),
+        1,
+        ("A pull request asks to merge a branch.", "No idea."),
+    ));
+    let (doc, stderr) = run(&api, graded_quiet_answer, &["--runs", "auto"]);
+    let rounds: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("runs auto: round"))
+        .collect();
+    assert!(rounds.len() > 1, "{stderr}");
+    for r in &rounds {
+        assert!(r.contains(" per arm of fires, quiet: "), "{stderr}");
+    }
+    assert!(stderr.contains("(the suite's call is clear)"), "{stderr}");
+    assert_eq!(doc["stats"]["auto"]["rounds"], rounds.len(), "{doc}");
+    let (fires, quiet) = (case(&doc, "fires"), case(&doc, "quiet"));
+    assert_eq!(fires["runs"], quiet["runs"], "{doc}");
+    assert_eq!(
+        (fires["with"].as_f64(), fires["without"].as_f64()),
+        (Some(1.0), Some(0.0))
+    );
+    // Every quiet run scored 0.5 or 1.0, so its arm means lie in [0.5, 1].
+    for arm in ["with", "without"] {
+        let v = quiet[arm].as_f64().unwrap();
+        assert!((0.5..=1.0).contains(&v), "{quiet}");
+    }
+    // The answers the fake gave on the quiet prompt: one per run, both arms.
+    let quiet_turns = api
+        .requests_of(Kind::Agent)
+        .iter()
+        .filter(|r| r.user_text().contains(QUIET))
+        .count();
+    assert_eq!(Some(quiet_turns as u64), quiet["runs"].as_u64(), "{stderr}");
+}
