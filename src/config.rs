@@ -256,6 +256,9 @@ pub struct Settings {
     pub gate_confidence: Option<Value>,
     /// `_workflow.min_effect`, as written (validated by [`resolve_min_effect`]).
     pub min_effect: Option<Value>,
+    /// `_workflow.scaffold`: run the cases' scaffold scripts (`true`) or
+    /// measure them without (`false`), as `--scaffold` / `--no-scaffold` do.
+    pub scaffold: Option<bool>,
     /// The file read, for messages.
     pub path: Option<Utf8PathBuf>,
 }
@@ -295,11 +298,22 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("min_effect"))
             .cloned();
+        let scaffold = match doc.get("_workflow").and_then(|w| w.get("scaffold")) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                return Err(Error::invalid(
+                    &path,
+                    format!("`_workflow.scaffold` must be true or false, not {other}"),
+                ));
+            }
+        };
         Ok(Settings {
             model,
             eval_max_cost_usd,
             gate_confidence,
             min_effect,
+            scaffold,
             path: Some(path),
         })
     }

@@ -96,6 +96,27 @@ pub struct FilterArgs {
     /// Keep built-in tools from the model in every case, even if granted
     #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
     pub disallow_tools: Vec<String>,
+    /// Run each case's `context.scaffold_script` (the platform's --scaffold):
+    /// author-supplied bash that builds the case's workspace, run as you, so
+    /// read it first [default: settings.json `_workflow.scaffold`]. A suite
+    /// with such a case is refused without --scaffold or --no-scaffold
+    #[arg(long, overrides_with = "no_scaffold")]
+    pub scaffold: bool,
+    /// Measure the cases that have a scaffold script without it, knowingly
+    /// (their workspace starts empty); keyed apart from runs with it
+    #[arg(long, overrides_with = "scaffold")]
+    pub no_scaffold: bool,
+}
+
+impl FilterArgs {
+    /// `--scaffold` (`Some(true)`), `--no-scaffold` (`Some(false)`) or neither.
+    pub fn scaffold(&self) -> Option<bool> {
+        match (self.scaffold, self.no_scaffold) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 impl PlatformArgs {
@@ -124,6 +145,7 @@ impl PlatformArgs {
             confidence: None,
             min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),
+            scaffold: self.filters.scaffold(),
         }
     }
 }

@@ -267,15 +267,16 @@ mod tests {
                     digest: "d".into(),
                     runs: 3,
                     triggers: vec![],
-                    judged: false,
+                    scaffold_script: None,
                 })
                 .collect(),
             filtered: false,
-            all_digests: Default::default(),
+            all_cases: Default::default(),
             model: "haiku".into(),
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            scaffold: false,
         }
     }
 

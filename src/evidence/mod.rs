@@ -58,7 +58,7 @@ pub use digest::{
 pub use kept::{
     Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, Records, RuleCheck, keep_decision,
 };
-pub use platform::{PlatformRunsContext, runs_from_platform};
+pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform};
 pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
     read_export,

@@ -27,4 +27,5 @@ mod platform_surface;
 mod plugin_corpus_real;
 mod plugin_traps_real;
 mod real_platform;
+mod scaffold_real;
 mod trigger_real;
