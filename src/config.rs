@@ -257,6 +257,8 @@ pub struct Settings {
     pub gate_confidence: Option<Value>,
     /// `_workflow.gate_rule` (`bare` or `confidence`), as written (validated by [`resolve_mode`]).
     pub gate_rule: Option<Value>,
+    /// `_workflow.min_effect`, as written (validated by [`resolve_min_effect`]).
+    pub min_effect: Option<Value>,
     /// `_workflow.scaffold`: run the cases' scaffold scripts (`true`) or
     /// measure them without (`false`), as `--scaffold` / `--no-scaffold` do.
     pub scaffold: Option<bool>,
@@ -299,6 +301,10 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("gate_rule"))
             .cloned();
+        let min_effect = doc
+            .get("_workflow")
+            .and_then(|w| w.get("min_effect"))
+            .cloned();
         let scaffold = match doc.get("_workflow").and_then(|w| w.get("scaffold")) {
             None | Some(Value::Null) => None,
             Some(Value::Bool(b)) => Some(*b),
@@ -314,6 +320,7 @@ impl Settings {
             eval_max_cost_usd,
             gate_confidence,
             gate_rule,
+            min_effect,
             scaffold,
             path: Some(path),
         })
@@ -545,9 +552,50 @@ pub fn resolve_mode(
     })
 }
 
+/// The minimum effect of interest: `flag` (`--min-effect`, a script's
+/// `opts.min_effect`), else settings `_workflow.min_effect`, else
+/// [`crate::stats::DEFAULT_MIN_EFFECT`].
+pub fn resolve_min_effect(flag: Option<f64>, settings: &Settings) -> Result<f64> {
+    if let Some(d) = flag {
+        return crate::stats::check_min_effect(d)
+            .map_err(|m| Error::Usage(format!("--min-effect: {m}")));
+    }
+    let path = settings
+        .path
+        .clone()
+        .unwrap_or_else(|| "settings.json".into());
+    let parsed = match &settings.min_effect {
+        None | Some(Value::Null) => return Ok(crate::stats::DEFAULT_MIN_EFFECT),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| format!("{n} is not a number"))
+            .and_then(crate::stats::check_min_effect),
+        Some(other) => Err(format!("{other} is not a minimum effect (e.g. 0.2)")),
+    };
+    parsed.map_err(|m| Error::invalid(path, format!("_workflow.min_effect: {m}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_minimum_effect_comes_from_the_flag_then_the_settings() {
+        let settings = |v: Value| Settings {
+            min_effect: Some(v),
+            ..Settings::default()
+        };
+        let none = Settings::default();
+        assert_eq!(resolve_min_effect(None, &none).unwrap(), 0.2);
+        assert_eq!(resolve_min_effect(Some(0.1), &none).unwrap(), 0.1);
+        let house = settings(serde_json::json!(0.3));
+        assert_eq!(resolve_min_effect(None, &house).unwrap(), 0.3);
+        assert_eq!(resolve_min_effect(Some(0.1), &house).unwrap(), 0.1);
+        assert!(resolve_min_effect(Some(0.0), &none).is_err());
+        let bad = resolve_min_effect(None, &settings(serde_json::json!("big"))).unwrap_err();
+        assert!(bad.to_string().contains("_workflow.min_effect"), "{bad}");
+        assert!(resolve_min_effect(None, &settings(serde_json::json!(2))).is_err());
+    }
 
     #[test]
     fn a_typo_gets_the_nearest_name() {

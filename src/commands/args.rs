@@ -15,7 +15,8 @@ pub struct PlatformArgs {
     /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`,
     /// else 3); or `auto` / `auto:MAX` (MAX 2-50, default 16): buy runs in
     /// rounds while the call is within noise, until it is settled or (without
-    /// --confidence) the change is clearly smaller than 0.2 either way
+    /// --confidence) the change is clearly smaller than --min-effect either
+    /// way; stored without-arm runs count, topped up with 3 fresh ones a case
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
     /// Cost ceiling in dollars for the whole run; must be above 0
@@ -71,6 +72,12 @@ pub struct PlatformArgs {
     /// on each run; paid from the same ceiling, never reused from the store
     #[arg(long, value_name = "ITEM", num_args = 0.., value_delimiter = ',')]
     pub neighbours: Option<Vec<String>>,
+    /// The smallest change in the suite's score worth detecting, 0.01-1:
+    /// `--runs auto` stops once the change is clearly smaller (its interval
+    /// all below it), and the document records it [default: settings.json
+    /// `_workflow.min_effect`, else 0.2]
+    #[arg(long, value_name = "D", value_parser = crate::stats::parse_min_effect)]
+    pub min_effect: Option<f64>,
 }
 
 /// Which cases run and with which tools: shared by `run`, `exam`, `propose`
@@ -148,6 +155,7 @@ impl PlatformArgs {
             confidence: None,
             rule: None,
             best: false,
+            min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),
             scaffold: self.filters.scaffold(),
         }

@@ -193,6 +193,10 @@ pub struct Stats {
     /// How `--runs auto` bought the runs; absent for a fixed number of runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<AutoRounds>,
+    /// The smallest change in the suite's score the evaluation was planned
+    /// to detect (`--min-effect`); absent in documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
 }
 
 /// What `--runs auto` did: the rounds it bought and why it stopped.
@@ -466,6 +470,7 @@ impl SkillEval {
                 suite: c.suite.clone().rounded(),
                 trigger: trigger.map(|(fired, results)| TriggerCount { fired, results }),
                 auto: None,
+                min_effect: None,
             }),
             ..SkillEval::sample(c.suite.with.value, c.suite.without.value)
         }

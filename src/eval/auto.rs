@@ -39,6 +39,9 @@ struct PlatformSource<'a, 'b> {
     spent: f64,
     last: Option<PlatformOutput>,
     round: usize,
+    /// The stored without-arm runs were all taken before the first round
+    /// (the archive): a without-arm run asked for later is a fresh one.
+    archived: bool,
 }
 
 impl PlatformSource<'_, '_> {
@@ -46,6 +49,7 @@ impl PlatformSource<'_, '_> {
     fn unused(&self, index: usize, taken: &[StoredRun], want: usize) -> Result<Vec<StoredRun>> {
         if self.shop.fresh
             || want == 0
+            || (self.archived && index % 2 == 1)
             || (self.shop.fresh_with && self.keys[index].arm.carries_item())
         {
             return Ok(Vec::new());
@@ -258,23 +262,44 @@ pub(crate) fn buy_adaptively(
     let (run, observer) = (shop.run, shop.observer.clone());
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
+    let keys = plan.keys(&shop.claude.version);
+    let (archive, policy) = archive(shop, &keys, policy)?;
+    let scores: Vec<Vec<f64>> = archive
+        .iter()
+        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
+        .collect();
+    if archive.iter().any(|a| !a.is_empty()) {
+        let held: usize = archive.iter().map(Vec::len).sum();
+        observer.event(&Event::Notice(format!(
+            "{}: runs auto: {held} stored without-arm run(s) count; {} fresh one(s) per case top them up",
+            plan.item, policy.top_up
+        )));
+    }
     let mut source = PlatformSource {
-        keys: plan.keys(&shop.claude.version),
+        keys,
         runs_ctx: runs_context(&plan, run_id.clone()),
-        used: vec![UsedRuns::default(); plan.cases.len()],
+        used: archive
+            .into_iter()
+            .map(|without| UsedRuns {
+                without,
+                ..UsedRuns::default()
+            })
+            .collect(),
         plan: &plan,
         shop,
         bought: Vec::new(),
         spent: 0.0,
         last: None,
         round: 0,
+        archived: true,
     };
-    let outcome = crate::stats::adaptive_against(
+    let outcome = crate::stats::adaptive_from(
         &mut source,
         plan.cases.len(),
-        policy,
+        &policy,
         run.max_cost_usd,
         against,
+        &scores,
     )
     .map_err(|e| match e {
         AutoError::Source { error, .. } => error,
@@ -339,6 +364,35 @@ pub(crate) fn buy_adaptively(
             }),
         },
     ))
+}
+
+/// The archive: each case's stored without-arm runs (newest first, at most
+/// [`AutoPolicy::stored_most`]; none with `--fresh`), and the policy to buy
+/// with. A version of the item whose with arm is already stored for its
+/// first round (an evaluation repeated) buys no top-up: it pays for nothing
+/// it already has; any other evaluation tops the archive up.
+fn archive(
+    shop: &Purchase,
+    keys: &[RunKey],
+    policy: &AutoPolicy,
+) -> Result<(Vec<Vec<StoredRun>>, AutoPolicy)> {
+    let cases = keys.len() / 2;
+    if shop.fresh {
+        return Ok((vec![Vec::new(); cases], *policy));
+    }
+    let without: Vec<RunKey> = keys.iter().skip(1).step_by(2).cloned().collect();
+    let with: Vec<RunKey> = keys.iter().step_by(2).cloned().collect();
+    let first = policy.first_round as usize;
+    let measured = shop
+        .store
+        .lookup(&with, first)?
+        .iter()
+        .all(|runs| runs.len() >= first);
+    let policy = AutoPolicy {
+        top_up: if measured { 0 } else { policy.top_up },
+        ..*policy
+    };
+    Ok((shop.store.lookup(&without, policy.stored_most())?, policy))
 }
 
 fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {

@@ -217,6 +217,8 @@ struct ToRun {
     /// `beats-best` and `trigger-rate` against.
     against: Option<crate::stats::Against>,
     competition: Option<neighbours::Competition>,
+    /// The minimum effect of interest (`--min-effect`, the setting, 0.2).
+    min_effect: f64,
 }
 
 #[derive(Debug)]
@@ -282,6 +284,7 @@ pub fn assemble_plugin(
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
+    let min_effect = config::resolve_min_effect(opts.min_effect, &settings)?;
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
             Ok(baseline) => baseline.best_for(&run.model).map(auto::against),
@@ -331,9 +334,12 @@ pub fn assemble_plugin(
             wait,
             fresh: opts.fresh,
             fresh_with: opts.best,
-            auto: opts.auto.map(|max| auto_policy(max, level)),
+            auto: opts
+                .auto
+                .map(|max| auto_policy(max, level).with_min_effect(min_effect)),
             against,
             competition,
+            min_effect,
         })),
     })
 }
@@ -400,6 +406,8 @@ pub struct PlatformRun {
     observer: Notify,
     /// Where the evaluation is kept, and the options it states.
     keep: Option<KeepIn>,
+    /// The minimum effect of interest it was planned for, when it ran.
+    min_effect: Option<f64>,
 }
 
 /// Where [`reduce`] keeps the evaluation of a run over the evidence store.
@@ -470,6 +478,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             plugin: None,
             observer: Notify(observer),
             keep: None,
+            min_effect: None,
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -483,6 +492,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 auto,
                 against,
                 competition,
+                min_effect,
             } = *to_run;
             let claude = probe.finish()?;
             let keep = KeepIn {
@@ -545,6 +555,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 plugin: Some(plugin),
                 observer: notify,
                 keep: Some(keep),
+                min_effect: Some(min_effect),
             })
         }
     }
@@ -777,10 +788,14 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
                 rounds: u32::try_from(auto.rounds).unwrap_or(u32::MAX),
                 stop: auto.stop.clone(),
             }),
+            min_effect: None,
         });
         for (case, stats) in doc.cases.iter_mut().zip(&auto.comparison.cases) {
             case.stats = Some(stats.clone().rounded());
         }
+    }
+    if let Some(stats) = &mut doc.stats {
+        stats.min_effect = run.min_effect;
     }
     let value = serde_json::to_value(&doc)
         .map_err(|e| Error::invalid(&label, format!("cannot be reduced: {e}")))?;

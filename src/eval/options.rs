@@ -65,6 +65,12 @@ pub struct EvalOptions {
     /// `--best`: measure the recorded best's kept version of the item (for
     /// the model) instead of the source tree's, its with arm bought anew.
     pub best: bool,
+    /// `--min-effect D` (a script's `opts.min_effect`): the smallest change
+    /// in the suite's score worth detecting; `--runs auto` stops once the
+    /// change is clearly smaller, and the document records it. `None` falls
+    /// back to settings `_workflow.min_effect`, else
+    /// [`crate::stats::DEFAULT_MIN_EFFECT`].
+    pub min_effect: Option<f64>,
     /// `--neighbours [ITEM,…]`: after the suite, run the trigger pair again
     /// with these items loaded beside the item (every other item of the
     /// source when empty); `None` without the flag.

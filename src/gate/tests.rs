@@ -370,6 +370,7 @@ fn the_decision_says_how_sure_each_condition_is() {
             suite: noisy.suite,
             trigger: None,
             auto: None,
+            min_effect: None,
         }),
         ..SkillEval::sample(0.6667, 0.3333)
     };

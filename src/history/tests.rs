@@ -399,6 +399,7 @@ fn a_history_with_evaluations_is_a_valid_document() {
         },
         trigger: None,
         auto: None,
+        min_effect: None,
     });
     let kept = Records {
         runs: vec![first],

@@ -306,6 +306,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
                 results: u32::try_from(triggers.total).unwrap_or(u32::MAX),
             }),
             auto: None,
+            min_effect: None,
         }),
     };
     let value = serde_json::to_value(&out)

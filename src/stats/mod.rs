@@ -25,7 +25,7 @@ pub mod spending;
 
 pub use adaptive::{
     Against, AutoError, AutoOutcome, AutoPolicy, CaseRuns, Round, RoundLog, RunRequest, RunSource,
-    Spending, Stop, adaptive, adaptive_against, fixed,
+    Spending, Stop, adaptive, adaptive_against, adaptive_from, fixed,
 };
 pub use advisory::{
     Advisory, Direction, GateAdvice, TriggerCount, advise, advise_two_sample, gate_advice,
@@ -38,9 +38,30 @@ pub use runs::{RunsSpec, RunsSpecError};
 
 use serde::{Deserialize, Serialize};
 
-/// The smallest change in a suite's score worth detecting, by default: what
-/// a decision's price is stated for ("detecting +0.20 at 80 % power").
+/// The smallest change in a suite's score worth detecting, when the user
+/// names none (`--min-effect`): decisions are planned to call an effect this
+/// size 80 % of the time (`docs/statistics.md`).
 pub const DEFAULT_MIN_EFFECT: f64 = 0.2;
+
+/// A minimum effect as written (`0.2`): a number from 0.01 to 1.
+pub fn parse_min_effect(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number (e.g. 0.2)"))?;
+    check_min_effect(value)
+}
+
+/// A minimum effect is a change in a score in [0, 1]: from 0.01 to 1.
+pub fn check_min_effect(value: f64) -> Result<f64, String> {
+    if (0.01..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} is not a minimum effect: a change in the suite's score from 0.01 to 1 (e.g. 0.2)"
+        ))
+    }
+}
 
 /// One case's numbers: each arm's mean score, the delta, each with its
 /// interval, and the advisory on the delta.

@@ -150,7 +150,7 @@ pub enum Spending {
 
 /// The smallest change in the suite's delta `--runs auto` sets out to
 /// settle: the size the benchmark's resolution counts (`docs/statistics.md`).
-pub const MARGIN: f64 = 0.2;
+pub const MARGIN: f64 = super::DEFAULT_MIN_EFFECT;
 
 /// How `--runs auto` buys runs; [`AutoPolicy::new`] gives the defaults the
 /// benchmark measured (`docs/statistics.md`).
@@ -224,6 +224,13 @@ pub struct AutoPolicy {
     /// the randomisation test).
     #[serde(default)]
     pub futility_shuffled: bool,
+    /// Fresh without-arm runs the first round buys for each case that
+    /// starts from stored ones ([`adaptive_from`]), paired with its first
+    /// with-arm runs (default 3; at most the first round):
+    /// the top-up that keeps a stored without arm from freezing
+    /// (`docs/statistics.md`, "The without arm from the store").
+    #[serde(default)]
+    pub top_up: u32,
 }
 
 fn one() -> f64 {
@@ -250,6 +257,7 @@ impl AutoPolicy {
             margin: MARGIN,
             margin_confidence: 0.0,
             futility_shuffled: true,
+            top_up: 3,
         }
     }
 
@@ -308,6 +316,25 @@ impl AutoPolicy {
         }
     }
 
+    /// The same policy planned for a minimum effect of interest `d`
+    /// (`--min-effect`): a policy with a margin stops once the suite's
+    /// change is clearly smaller than `d` either way; one without (the
+    /// confidence mode's) keeps none.
+    pub fn with_min_effect(self, d: f64) -> Self {
+        AutoPolicy {
+            margin: if self.margin > 0.0 { d } else { 0.0 },
+            ..self
+        }
+    }
+
+    /// The most stored without-arm runs of a case [`adaptive_from`] is given:
+    /// the newest 2·MAX. A window, so that the top-ups renew it: with a
+    /// top-up of 3 it is replaced within ⌈2·MAX/3⌉ evaluations, and no
+    /// archive's luck is shared by more of an item's decisions than that.
+    pub fn stored_most(&self) -> usize {
+        2 * self.max_per_arm as usize
+    }
+
     /// The cumulative runs per arm at each look, ending at `max_per_arm`.
     pub fn schedule(&self) -> Vec<u32> {
         let max = self.max_per_arm.max(1);
@@ -328,6 +355,19 @@ impl AutoPolicy {
     /// The confidence of every interval at each look: 1 − αₖ, where αₖ is
     /// the look's nominal two-sided level.
     pub fn confidences(&self) -> Result<Vec<f64>, String> {
+        self.confidences_from(&[])
+    }
+
+    /// [`AutoPolicy::confidences`] when case c's without arm starts from
+    /// `without[c]` runs (stored ones and the top-up; empty or 0: none).
+    /// The budget is then spent by information, not by runs: at a look
+    /// where the with arms have n runs and case c's without arm
+    /// max(n, without[c]), the information is 1/Σ_c (1/n + 1/n_c) (the
+    /// suite delta's inverse variance with every arm's variance alike), and
+    /// the look's fraction is its information over the last look's. With no
+    /// stored runs this is n/MAX, as before; with many, the without arm's
+    /// share is already paid, and the early looks get more of the budget.
+    pub fn confidences_from(&self, without: &[u32]) -> Result<Vec<f64>, String> {
         let schedule = self.schedule();
         let looks = schedule.len();
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
@@ -350,8 +390,20 @@ impl AutoPolicy {
                 if !(rho.is_finite() && rho > 0.0) {
                     return Err(format!("spending power {rho} is not above 0"));
                 }
-                let max = f64::from(schedule[looks - 1]);
-                let t: Vec<f64> = schedule.iter().map(|&n| f64::from(n) / max).collect();
+                let info = |n: u32| {
+                    let n = f64::from(n);
+                    if without.iter().all(|&w| f64::from(w) <= n) {
+                        return n;
+                    }
+                    let k = without.len() as f64;
+                    k / without
+                        .iter()
+                        .map(|&w| 1.0 / n + 1.0 / n.max(f64::from(w)))
+                        .sum::<f64>()
+                        * 2.0
+                };
+                let last = info(schedule[looks - 1]);
+                let t: Vec<f64> = schedule.iter().map(|&n| info(n) / last).collect();
                 let spent: Vec<f64> = t.iter().map(|t| self.alpha * t.powf(rho)).collect();
                 let c = super::spending::boundaries(&t, &spent);
                 c.iter()
@@ -404,7 +456,7 @@ impl fmt::Display for Stop {
             Stop::Futile => write!(f, "more runs would most likely not settle it"),
             Stop::Negligible => write!(
                 f,
-                "the change is clearly too small to matter, inside ±{MARGIN}"
+                "the change is clearly smaller than the minimum effect of interest, either way"
             ),
             Stop::MaxReached => write!(f, "the most runs per case were bought"),
             Stop::CeilingSpent => write!(f, "the next round would pass the ceiling"),
@@ -510,8 +562,40 @@ pub fn adaptive_against<S: RunSource>(
     ceiling_usd: f64,
     best: Option<&Against>,
 ) -> Result<AutoOutcome, AutoError<S::Error>> {
+    adaptive_from(source, cases, policy, ceiling_usd, best, &[])
+}
+
+/// [`adaptive_against`] starting from stored without-arm runs: `stored[c]`
+/// holds the scores of case c's without-arm runs kept from earlier
+/// evaluations of the same key (no item digest on that arm, so they hold
+/// for any version of the item); empty or missing: none.
+///
+/// The stored runs count as the without arm from the first look. The first
+/// round still buys [`AutoPolicy::top_up`] fresh without-arm runs of every
+/// case that has stored ones (paired with its first with-arm runs, as the
+/// platform buys them); later rounds buy a case's without arm only while it
+/// has fewer runs than its with arm. The budget is spent by information
+/// ([`AutoPolicy::confidences_from`]). The outcome's `runs` and
+/// `cost_usd` count what was bought; its samples hold the stored runs too,
+/// first.
+pub fn adaptive_from<S: RunSource>(
+    source: &mut S,
+    cases: usize,
+    policy: &AutoPolicy,
+    ceiling_usd: f64,
+    best: Option<&Against>,
+    stored: &[Vec<f64>],
+) -> Result<AutoOutcome, AutoError<S::Error>> {
     let schedule = policy.schedule();
-    let confidences = policy.confidences().map_err(AutoError::Policy)?;
+    let kept = |c: usize| stored.get(c).map_or(0, Vec::len) as u32;
+    let top_up = policy.top_up.min(schedule[0]);
+    let start: Vec<u32> = (0..cases)
+        .map(|c| match kept(c) {
+            0 => 0,
+            n => n + top_up,
+        })
+        .collect();
+    let confidences = policy.confidences_from(&start).map_err(AutoError::Policy)?;
     let z_last = z_for(confidences[confidences.len() - 1]);
     let mut d = Driver::new(cases);
     // Cases still open for `helps` (all of them unless `resolve_cases`).
@@ -519,6 +603,15 @@ pub fn adaptive_against<S: RunSource>(
     // Which arms of each case run next ([with, without]), and their runs so far.
     let mut arms = vec![[true, true]; cases];
     let mut reached = vec![[0u32; 2]; cases];
+    for (c, runs) in stored.iter().enumerate().take(cases) {
+        if runs.iter().any(|s| !(0.0..=1.0).contains(s)) {
+            return Err(AutoError::Contract(format!(
+                "case {c}: a stored score is outside 0..1"
+            )));
+        }
+        d.samples[c].without.clone_from(runs);
+        reached[c][1] = kept(c);
+    }
     for (look, (&target, &confidence)) in schedule.iter().zip(&confidences).enumerate() {
         let requests: Vec<RunRequest> = if policy.neyman && look > 0 {
             neyman(
@@ -539,10 +632,15 @@ pub fn adaptive_against<S: RunSource>(
                             0
                         }
                     };
+                    let mut without = more(1);
+                    if look == 0 && reached[case][1] > 0 {
+                        // The top-up: fresh runs beside the stored ones.
+                        without = without.max(top_up.min(more(0)));
+                    }
                     RunRequest {
                         case,
                         with: more(0),
-                        without: more(1),
+                        without,
                     }
                 })
                 .filter(|r| r.runs() > 0)

@@ -1,0 +1,125 @@
+//! `--runs auto` with the without arm from the evidence store, on the real
+//! platform tier (real `claude`, fake API): after an edit of the skill, the
+//! stored without-arm runs count (their key holds no item digest), the
+//! first round tops each case up with fresh ones, and the rest is the with
+//! arm. Model calls are counted at the fake API.
+
+use crate::support;
+
+use serde_json::Value;
+use support::expect::case;
+use support::fake_api::{FakeApi, Kind, Script};
+use support::real::RealWorld;
+use support::world::outcome;
+
+const SKILL: &str = "bob-eval-commit:commit";
+const FIRES: &str = "Write the commit message";
+const GOOD: &str = "fix(hooks): skip the pre-commit hook when only docs change\n\nSkip the hook because docs-only commits do not need lint or tests.";
+const BAD: &str = "Skip pre-commit hook for docs-only changes.";
+/// Appended to SKILL.md: changes the item's digest, not what the model does.
+const EDIT: &str = "\n3. Keep the body to a few lines (edited).\n";
+
+fn world() -> RealWorld {
+    RealWorld::new(FakeApi::start(
+        Script::new()
+            .fire_skill(SKILL, FIRES, GOOD)
+            .otherwise(BAD)
+            .judge_passes_if_contains("Skip the hook because"),
+    ))
+}
+
+/// `run commit` with `runs` in `w`: the document and stderr.
+fn run(w: &RealWorld, runs: &str) -> (Value, String) {
+    let mut cmd = w.command(support::cmd::bob(&w.source, &w.home()));
+    cmd.args(["run", "commit", "--max-cost-usd", "5", "--runs", runs]);
+    let (code, out, err) = outcome(cmd);
+    assert_eq!(code, 0, "{out}\n{err}");
+    (serde_json::from_str(&out).unwrap(), err)
+}
+
+/// Agent turns and judge votes the fake API has answered so far.
+fn calls(w: &RealWorld) -> (usize, usize) {
+    (
+        w.api.requests_of(Kind::Agent).len(),
+        w.api.requests_of(Kind::Judge).len(),
+    )
+}
+
+fn clear_above(doc: &Value) {
+    let a = &doc["stats"]["suite"]["advisory"];
+    assert_eq!(
+        (a["advisory"].as_str(), a["direction"].as_str()),
+        (Some("clear"), Some("above")),
+        "{doc}"
+    );
+}
+
+/// The trigger pair (fires: 1.0 with, 0.0 without; quiet: a tie at 1.0).
+/// A first `--runs auto` reaches a clear call (27 agent calls); after an
+/// edit of the skill a second one reaches it again with its without arms
+/// the stored runs and a top-up of 3 fresh ones a case, called at 4
+/// with-arm runs: 18 agent calls (2·4 + 3 for fires, 4 + 3 for quiet),
+/// two thirds of the first (the target of 60 % is not met: see
+/// docs/statistics.md).
+#[test]
+fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
+    let w = world();
+    let (first, _) = run(&w, "auto");
+    clear_above(&first);
+    let (agent1, judge1) = calls(&w);
+    let stored_without = [
+        case(&first, "fires")["stats"]["runs_without"]
+            .as_u64()
+            .unwrap(),
+        case(&first, "quiet")["stats"]["runs_without"]
+            .as_u64()
+            .unwrap(),
+    ];
+
+    let path = w.source.join("skills/commit/SKILL.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}{EDIT}")).unwrap();
+    let (second, stderr) = run(&w, "auto");
+    clear_above(&second);
+    let (agent2, judge2) = (calls(&w).0 - agent1, calls(&w).1 - judge1);
+    eprintln!(
+        "agent calls: first {agent1}, after the edit {agent2}; judge votes {judge1}, {judge2}"
+    );
+    assert!(
+        stderr.contains("stored without-arm run(s) count"),
+        "{stderr}"
+    );
+    // Every stored without-arm run counts, and the first round topped each
+    // case up with 3 fresh ones.
+    for (name, stored) in ["fires", "quiet"].iter().zip(stored_without) {
+        let c = case(&second, name);
+        assert_eq!(c["stats"]["runs_without"], stored + 3, "{c}");
+    }
+    assert_eq!(second["with"], 1.0);
+    assert_eq!(second["without"], 0.5);
+    assert_eq!(agent1, 27, "{stderr}");
+    assert_eq!(agent2, 2 * 4 + 3 + 4 + 3, "{stderr}");
+    assert!(agent2 + judge2 < agent1 + judge1);
+}
+
+/// A first evaluation under `--runs auto` costs no more agent calls than a
+/// `--runs 3` pilot followed by the fixed run its advice names, reusing
+/// the pilot's runs.
+#[test]
+fn a_first_auto_costs_no_more_than_a_pilot_and_its_advice() {
+    let pilot = world();
+    let (three, _) = run(&pilot, "3");
+    let advice = &three["stats"]["suite"]["advisory"];
+    assert_eq!(advice["advisory"], "within-noise", "{three}");
+    let n = 3 + advice["runs_needed"].as_u64().expect("a number of runs");
+    let (then, _) = run(&pilot, &n.to_string());
+    clear_above(&then);
+    let path_calls = calls(&pilot).0;
+
+    let auto = world();
+    let (doc, _) = run(&auto, "auto");
+    clear_above(&doc);
+    let auto_calls = calls(&auto).0;
+    eprintln!("agent calls: auto {auto_calls}, --runs 3 then --runs {n} {path_calls}");
+    assert!(auto_calls <= path_calls, "{auto_calls} > {path_calls}");
+}
