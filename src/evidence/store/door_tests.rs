@@ -57,6 +57,7 @@ fn stats() -> crate::document::Stats {
         },
         trigger: None,
         auto: None,
+        min_effect: None,
     }
 }
 
