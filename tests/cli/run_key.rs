@@ -46,6 +46,9 @@ fn propose(w: &World, model: &str) -> (i32, String, String) {
             "#1",
             "--pages",
             "commit-skipped-hook",
+            // What a record writes is tested here, not which rule decides.
+            "--rule",
+            "bare",
         ],
     ))
 }
