@@ -8,14 +8,11 @@ use crate::tree::copy_tree;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The real platform binary: `$BOB_EVAL_TEST_CLAUDE`, else the one `make claude`
-/// installs under `.cache/claude-code`. Panics (the test fails) when absent.
+/// The real platform binary ([`crate::tier::claude_path`]). Panics (the test
+/// fails) when absent: a test of this tier first asks
+/// `tier::present(Tool::Claude)`, which skips it instead where it may.
 pub fn claude_bin() -> PathBuf {
-    let path = match std::env::var_os("BOB_EVAL_TEST_CLAUDE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .join(".cache/claude-code/node_modules/.bin/claude"),
-    };
+    let path = crate::tier::claude_path();
     assert!(
         path.is_file(),
         "the real platform binary is missing at {}: run `make claude` (or set BOB_EVAL_TEST_CLAUDE)",

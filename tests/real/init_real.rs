@@ -4,6 +4,7 @@
 //! `fires` prompt only → fires_rate 1, quiet_rate 1).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
 use serde_json::Value;
@@ -58,6 +59,9 @@ impl Demo {
 
 #[test]
 fn the_generated_suite_runs_on_the_real_platform() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let demo = Demo::new(
         Script::new()
             .fire_skill("bob-eval-demo:demo", "Use the demo skill", "done")
@@ -102,6 +106,9 @@ fn the_generated_suite_runs_on_the_real_platform() {
 /// the model is asked anything.
 #[test]
 fn a_skill_that_fires_but_answers_badly_is_not_improved() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let demo = Demo::new(
         Script::new()
             .fire_skill(
