@@ -98,6 +98,14 @@ impl RealWorld {
         RealWorld { dir, source, api }
     }
 
+    /// An empty source tree (`dir/source`, for the test to fill) and `api`.
+    pub fn empty(api: FakeApi) -> RealWorld {
+        let dir = tempfile::tempdir().expect("temp folder");
+        let source = dir.path().join("source");
+        std::fs::create_dir_all(&source).expect("create the source folder");
+        RealWorld { dir, source, api }
+    }
+
     /// bob-eval's home (`--home`).
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("bob-home")
