@@ -21,6 +21,7 @@ test-chaos: claude
 	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh --test chaos
 
 demo:
+	@echo "make demo: building bob-eval in release mode first; the first build takes a few minutes (later ones are quick)" >&2
 	$(CARGO) build --locked --release --quiet
 	target/release/bob-eval check
 	target/release/bob-eval exam commit --platform-result tests/data/platform/run2_table_no_json.json

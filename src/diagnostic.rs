@@ -30,12 +30,114 @@ impl Severity {
     }
 }
 
+/// Every finding's code, written once: `check`'s rules, the suite loader's
+/// problems and the traps each name theirs here, and `docs/check.md` is held
+/// to this list by a test. A diagnostic carries the code's text.
+macro_rules! codes {
+    ($($variant:ident = $text:literal,)*) => {
+        /// A finding's code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $(
+                #[doc = concat!("`", $text, "`")]
+                $variant,
+            )*
+        }
+
+        impl Code {
+            /// Every code, in the order written.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code's stable text (`unknown-key`, …).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    BaselineFileInvalid = "baseline-file-invalid",
+    BaselineInvalid = "baseline-invalid",
+    CaseInMocks = "case-in-mocks",
+    CaseNamePattern = "case-name-pattern",
+    DuplicateCase = "duplicate-case",
+    DuplicateGrader = "duplicate-grader",
+    EmptyPrompt = "empty-prompt",
+    EnvKey = "env-key",
+    EvalDirIgnored = "eval-dir-ignored",
+    FileTooLarge = "file-too-large",
+    FiresNoTrigger = "fires-no-trigger",
+    GatedTool = "gated-tool",
+    GraderNoFrontmatter = "grader-no-frontmatter",
+    InitPlaceholder = "init-placeholder",
+    InvalidSuiteName = "invalid-suite-name",
+    InvalidValue = "invalid-value",
+    InvalidYaml = "invalid-yaml",
+    ItemAmbiguous = "item-ambiguous",
+    ItemMissingKey = "item-missing-key",
+    ItemNameMismatch = "item-name-mismatch",
+    ItemNoFrontmatter = "item-no-frontmatter",
+    ManifestInvalid = "manifest-invalid",
+    MissingFile = "missing-file",
+    MissingKey = "missing-key",
+    MissingType = "missing-type",
+    MockEmpty = "mock-empty",
+    MockInvalid = "mock-invalid",
+    NoCases = "no-cases",
+    NoFiresCase = "no-fires-case",
+    NoGraders = "no-graders",
+    NoItem = "no-item",
+    NoManifest = "no-manifest",
+    NoQuietCase = "no-quiet-case",
+    NonUtf8Name = "non-utf8-name",
+    NotAFile = "not-a-file",
+    NotAMapping = "not-a-mapping",
+    OutOfRange = "out-of-range",
+    OverriddenKey = "overridden-key",
+    PathEscape = "path-escape",
+    QuietNoTrigger = "quiet-no-trigger",
+    RegexBacktracking = "regex-backtracking",
+    RegexFlags = "regex-flags",
+    RegexInlineFlags = "regex-inline-flags",
+    RegexInvalid = "regex-invalid",
+    RegexTooComplex = "regex-too-complex",
+    RegexTooSlow = "regex-too-slow",
+    SchemaVersion = "schema-version",
+    ScoredByTrigger = "scored-by-trigger",
+    SimilarDescription = "similar-description",
+    SkillMatchLoose = "skill-match-loose",
+    Symlink = "symlink",
+    TooDeep = "too-deep",
+    ToolIsItem = "tool-is-item",
+    TriggerMissesItem = "trigger-misses-item",
+    TriggerTooBroad = "trigger-too-broad",
+    TriggerUnpinned = "trigger-unpinned",
+    UnknownGraderType = "unknown-grader-type",
+    UnknownKey = "unknown-key",
+    Unreadable = "unreadable",
+    UnterminatedFrontmatter = "unterminated-frontmatter",
+    WrongType = "wrong-type",
+    YamlTooDeep = "yaml-too-deep",
+    TriggerAdvice = "trigger-advice",
+    FileUnwritable = "file-unwritable",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {
     /// Error, warning or note.
     pub severity: Severity,
-    /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and tests.
+    /// A stable code (`unknown-key`, `regex-inline-flags`, …) for tools and
+    /// tests: the text of a [`Code`].
     pub code: &'static str,
     /// The file (relative to the source in a check report).
     pub file: Utf8PathBuf,
@@ -66,5 +168,29 @@ impl fmt::Display for Diagnostic {
             self.message,
             self.fix
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Code;
+
+    #[test]
+    fn every_code_is_written_once_and_documented() {
+        let docs = include_str!("../docs/check.md");
+        let mut seen = std::collections::BTreeSet::new();
+        for code in Code::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "`{text}` twice");
+            assert!(
+                text.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{text}"
+            );
+            assert!(
+                docs.contains(&format!("`{text}`")),
+                "docs/check.md does not name `{text}`"
+            );
+        }
     }
 }

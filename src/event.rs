@@ -48,6 +48,19 @@ pub enum Event {
         /// The run's cost in dollars.
         cost: f64,
     },
+    /// One run of `--neighbours` finished: the trigger pair's prompt with the
+    /// item among other items, on one arm. Its score is no verdict on the item
+    /// (which item fired is read from the result), so it carries none.
+    NeighbourRunDone {
+        /// The item.
+        item: String,
+        /// The case.
+        case: String,
+        /// `1/2`: which run of the case.
+        which: String,
+        /// The run's cost in dollars.
+        cost: f64,
+    },
     /// The platform hit the cost ceiling (its own words).
     CeilingHit {
         /// The item.
@@ -87,6 +100,7 @@ impl Event {
             | Event::PlatformStarted { item, .. }
             | Event::RunsPlanned { item, .. }
             | Event::RunDone { item, .. }
+            | Event::NeighbourRunDone { item, .. }
             | Event::CeilingHit { item, .. }
             | Event::StoreBusy { item, .. }
             | Event::PlatformFinished { item }

@@ -97,16 +97,18 @@ pub fn check_record_args(source: &Utf8Path, pr: Option<&str>, pages: &[String]) 
         ));
     }
     let mut missing = vec![];
+    let mut first = None;
     for page in pages {
         wiki::check_page_name(page).map_err(|e| Error::Usage(format!("--pages: {e}")))?;
         let path = page_path(source, page);
         if !path.is_file() {
             missing.push(format!("  {page}: {path} does not exist"));
+            first.get_or_insert(page);
         }
     }
-    if !missing.is_empty() {
+    if let Some(first) = first {
         return Err(Error::Usage(format!(
-            "--pages cites pattern pages that do not exist:\n{}\nwrite them first, or cite existing ones",
+            "--pages cites pattern pages that do not exist:\n{}\na page is a short note in the source tree on the pattern the change applies, which the wiki row links to; write each first, e.g.:\n  mkdir -p wiki/patterns && printf '# {first}\\n\\nWhat the change tries, and why.\\n' > wiki/patterns/{first}.md\nor cite pages that exist (ls wiki/patterns/)",
             missing.join("\n")
         )));
     }
@@ -302,6 +304,7 @@ mod tests {
             &["nope".into(), "commit-skipped-hook".into()],
         ));
         assert!(m.contains("wiki/patterns/nope.md does not exist"), "{m}");
+        assert!(m.contains("> wiki/patterns/nope.md"), "the way out: {m}");
         check_record_args(&s, Some("#1"), &pages()).unwrap();
     }
 

@@ -12,7 +12,7 @@
 //! renamed into place once the target is known to be absent. Nothing here prints.
 
 use crate::check::trigger::pin_pattern;
-use crate::check::{INIT_CRITERIA, INIT_PROMPT};
+use crate::check::{INIT_CRITERIA, INIT_FIRES_TASK, INIT_PROMPT, INIT_QUIET_PROMPT};
 use crate::config::{ItemName, existing_suite, suite_dir};
 use crate::document::Baseline;
 use crate::error::{Error, Result};
@@ -178,7 +178,7 @@ fn trigger_files(item: &str, kind: Option<ItemKind>) -> Vec<(String, String)> {
                 "trigger, smoke",
                 note,
                 &format!(
-                    "{ask} on a small, typical task it is meant for, and show me the result. You cannot run commands here, so give the answer in your reply."
+                    "{ask} {INIT_FIRES_TASK} You cannot run commands here, so give the answer in your reply."
                 ),
             ),
         ),
@@ -198,7 +198,7 @@ fn trigger_files(item: &str, kind: Option<ItemKind>) -> Vec<(String, String)> {
                 &format!("A question unrelated to {item}; the {word} must stay quiet."),
                 "trigger",
                 "",
-                "Quick question, nothing to change: in one sentence, at what temperature does water boil at sea level?",
+                INIT_QUIET_PROMPT,
             ),
         ),
         (
@@ -267,6 +267,19 @@ mod tests {
         (dir, root)
     }
 
+    /// Replace the trigger pair's default prompts with requests of the suite's own.
+    fn fill_trigger_prompts(root: &Utf8Path, item: &str) {
+        for (case, default, text) in [
+            ("fires", INIT_FIRES_TASK, "on the diff below."),
+            ("quiet", INIT_QUIET_PROMPT, "What does this diff change?"),
+        ] {
+            let path = root.join(format!("evals/{item}/{case}/prompt.md"));
+            let old = fs::read_to_string(&path).unwrap();
+            assert!(old.contains(default), "{path}");
+            fs::write(&path, old.replace(default, text)).unwrap();
+        }
+    }
+
     fn codes(root: &Utf8Path, item: &str) -> Vec<(Severity, &'static str)> {
         let report = crate::check::check_suites(root, &[crate::config::item_name(item)]).unwrap();
         report
@@ -310,6 +323,20 @@ mod tests {
             ]
         );
         assert!(out.files.iter().all(|f| f.is_file()));
+        // The TODO lines refuse the suite; the trigger pair's runnable
+        // defaults are warned about.
+        assert_eq!(
+            codes(&root, "demo"),
+            [
+                (Severity::Error, "init-placeholder"),
+                (Severity::Warning, "init-placeholder"),
+                (Severity::Warning, "init-placeholder"),
+                (Severity::Error, "init-placeholder"),
+                (Severity::Error, "init-placeholder"),
+                (Severity::Error, "init-placeholder"),
+            ]
+        );
+        fill_trigger_prompts(&root, "demo");
         assert_eq!(
             codes(&root, "demo"),
             vec![(Severity::Error, "init-placeholder"); 4]
@@ -325,6 +352,7 @@ mod tests {
         let (_d, root) = tree(&["commands/ship.md"]);
         let out = init(&root, "ship").unwrap();
         assert_eq!(out.found.map(|f| f.kind), Some(ItemKind::Command));
+        fill_trigger_prompts(&root, "ship");
         let case = root.join("evals/ship/scoring");
         for (file, text) in [
             ("prompt.md", "Ship the release notes for 1.2."),
@@ -358,6 +386,7 @@ mod tests {
         let (_d, root) = tree(&[]);
         let out = init(&root, "later").unwrap();
         assert!(out.found.is_none());
+        fill_trigger_prompts(&root, "later");
         let mut found = codes(&root, "later");
         found.sort();
         assert_eq!(
@@ -400,6 +429,7 @@ mod tests {
         let (_d, root) = tree(&["skills/demo/SKILL.md"]);
         assert!(add_case(&root, "demo", "edge").is_err(), "no suite yet");
         init(&root, "demo").unwrap();
+        fill_trigger_prompts(&root, "demo");
         let out = add_case(&root, "demo", "edge").unwrap();
         assert_eq!(out.dir, root.join("evals/demo/edge"));
         assert_eq!(out.files.len(), 3);

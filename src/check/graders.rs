@@ -5,6 +5,7 @@
 use super::js_regex::{check_flags, check_js_regex};
 use super::keys::{case_key_home, check_path, closest, expect_string, kind_name};
 use super::{INIT_CRITERIA, Out, TODO_LINE};
+use crate::diagnostic::Code;
 use crate::suite::{self, COMMON_GRADER_KEYS, Case, Entry, Grader, GraderKind};
 use camino::Utf8Path;
 use serde_norway::Value;
@@ -15,7 +16,7 @@ use std::collections::HashSet;
 pub(super) fn check_case_graders(case: &Case, out: &mut Out) {
     for path in &case.ignored_graders {
         out.error(
-            "grader-no-frontmatter",
+            Code::GraderNoFrontmatter,
             path,
             Some(1),
             "this grader has no frontmatter, so the platform silently ignores it".into(),
@@ -26,7 +27,7 @@ pub(super) fn check_case_graders(case: &Case, out: &mut Out) {
     let misplaced = case.unknown_keys.iter().any(|u| u.key == "graders");
     if case.graders.is_empty() && case.ignored_graders.is_empty() && !case.broken && !misplaced {
         out.error(
-            "no-graders",
+            Code::NoGraders,
             &case.main_file(),
             None,
             format!("case `{}` has no grader", case.name),
@@ -38,7 +39,7 @@ pub(super) fn check_case_graders(case: &Case, out: &mut Out) {
         check_grader(case, grader, out);
         if !names.insert(grader.name.as_str()) {
             out.error(
-                "duplicate-grader",
+                Code::DuplicateGrader,
                 &grader.file,
                 grader.line,
                 format!(
@@ -84,7 +85,7 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
                 || matches!(key.as_str(), "kind" | "grader" | "grader_type")
         }) {
             out.error(
-                "unknown-key",
+                Code::UnknownKey,
                 file,
                 entry.line.or(grader.line),
                 format!(
@@ -100,7 +101,7 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
             return None;
         }
         out.error(
-            "missing-type",
+            Code::MissingType,
             file,
             grader.line,
             format!("grader `{}` has no `type`", grader.name),
@@ -110,7 +111,7 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
     };
     let Some(type_text) = type_entry.as_str() else {
         out.error(
-            "missing-type",
+            Code::MissingType,
             file,
             type_entry.line,
             format!(
@@ -129,7 +130,7 @@ fn grader_kind(grader: &Grader, out: &mut Out) -> Option<GraderKind> {
             None => format!("use one of {}", types.join(" | ")),
         };
         out.error(
-            "unknown-grader-type",
+            Code::UnknownGraderType,
             file,
             type_entry.line,
             format!("grader `{}` has unknown type `{type_text}`", grader.name),
@@ -279,7 +280,7 @@ fn check_unknown_grader_keys(
             )
         };
         out.error(
-            "unknown-key",
+            Code::UnknownKey,
             &grader.file,
             entry.line.or(grader.line),
             format!(
@@ -313,7 +314,7 @@ fn check_required_grader_keys(
                 _ => format!("add `{key}:`"),
             };
             out.error(
-                "missing-key",
+                Code::MissingKey,
                 &grader.file,
                 grader.line,
                 format!("{} grader `{}` has no `{key}`", kind.as_str(), grader.name),
@@ -333,14 +334,14 @@ fn check_common_values(grader: &Grader, out: &mut Out) {
         match e.value.as_f64() {
             Some(w) if w > 0.0 && w.is_finite() => {}
             Some(w) => out.error(
-                "out-of-range",
+                Code::OutOfRange,
                 file,
                 e.line,
                 format!("`weight: {w}` must be above 0"),
                 "set a positive weight (default 1)",
             ),
             None => out.error(
-                "wrong-type",
+                Code::WrongType,
                 file,
                 e.line,
                 format!("`weight` must be a number, not {}", kind_name(&e.value)),
@@ -352,7 +353,7 @@ fn check_common_values(grader: &Grader, out: &mut Out) {
         && !matches!(e.as_str(), Some("with-only" | "both"))
     {
         out.error(
-            "invalid-value",
+            Code::InvalidValue,
             file,
             e.line,
             format!(
@@ -372,7 +373,7 @@ fn check_placeholders(grader: &Grader, out: &mut Out) {
             && TODO_LINE.is_match(text)
         {
             out.error(
-                "init-placeholder",
+                Code::InitPlaceholder,
                 &grader.file,
                 e.line,
                 format!(
@@ -398,7 +399,7 @@ fn check_regex_grader(grader: &Grader, out: &mut Out) {
         let ok = e.as_str().is_some_and(|m| suite::parse_match(m).is_some());
         if !ok {
             out.error(
-                "invalid-value",
+                Code::InvalidValue,
                 file,
                 e.line,
                 format!(
@@ -437,7 +438,7 @@ fn regex_flags(grader: &Grader, out: &mut Out) -> Option<String> {
     }
     let flags = e.as_str().unwrap_or("").to_owned();
     if let Err((message, fix)) = check_flags(&flags) {
-        out.error("regex-flags", &grader.file, e.line, message, fix);
+        out.error(Code::RegexFlags, &grader.file, e.line, message, fix);
         return None;
     }
     Some(flags)
@@ -468,7 +469,7 @@ fn check_tool_used_grader(grader: &Grader, out: &mut Out) {
             bounds[i] = suite::as_count(&e.value);
             if bounds[i].is_none() {
                 out.error(
-                    "wrong-type",
+                    Code::WrongType,
                     file,
                     e.line,
                     format!(
@@ -489,7 +490,7 @@ fn check_tool_used_grader(grader: &Grader, out: &mut Out) {
         && min > max
     {
         out.error(
-            "out-of-range",
+            Code::OutOfRange,
             file,
             grader_line(grader, "max"),
             format!("`min` ({min}) is above `max` ({max}): the grader can never pass"),
@@ -522,7 +523,7 @@ fn check_tool_order_grader(grader: &Grader, out: &mut Out) {
                 }
             }
             None => out.error(
-                "invalid-value",
+                Code::InvalidValue,
                 file,
                 e.line.or(grader.line),
                 format!(
@@ -544,7 +545,7 @@ fn check_file_exists_grader(grader: &Grader, out: &mut Out) {
         && !matches!(e.value, Value::Bool(_))
     {
         out.error(
-            "wrong-type",
+            Code::WrongType,
             &grader.file,
             e.line,
             format!("`exists` must be true or false, not {}", show(&e.value)),
@@ -598,7 +599,7 @@ fn check_json_lines(
     let fix = "write one JSON value per line (JSON Lines: the recorded transcript to compare with)";
     if meta.is_dir() {
         out.error(
-            "baseline-file-invalid",
+            Code::BaselineFileInvalid,
             &grader.file,
             e.line.or(grader.line),
             format!(
@@ -627,7 +628,7 @@ fn check_json_lines(
         }
         if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
             out.error(
-                "baseline-file-invalid",
+                Code::BaselineFileInvalid,
                 &path,
                 Some(n + 1),
                 format!(
@@ -661,7 +662,7 @@ fn show(value: &Value) -> String {
 fn check_target(key: &str, e: &Entry, file: &Utf8Path, out: &mut Out) {
     if suite::parse_target(&e.value).is_none() {
         out.error(
-            "invalid-value",
+            Code::InvalidValue,
             file,
             e.line,
             format!("`{key}` must be last_message, trace, files, mock_calls or {{source: file, path: P}}, not {}", show(&e.value)),

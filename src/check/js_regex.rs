@@ -10,6 +10,7 @@
 
 use super::Out;
 use super::translate::{Translated, translate};
+use crate::diagnostic::Code;
 use camino::Utf8Path;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -86,14 +87,14 @@ pub const MAX_PATTERN_LEN: usize = 16 * 1024;
 pub const MAX_PATTERN_DEPTH: usize = 32;
 
 /// A finding about a pattern: its code, message and fix.
-pub(super) type Finding = (&'static str, String, String);
+pub(super) type Finding = (Code, String, String);
 
 /// Why `pattern`, the value of `key`, is not safe to compile: too long, or
 /// groups nested too deep.
 fn compile_hazard(key: &str, pattern: &str) -> Option<Finding> {
     if pattern.len() > MAX_PATTERN_LEN {
         return Some((
-            "regex-too-complex",
+            Code::RegexTooComplex,
             format!(
                 "`{key}` is {} bytes long, more than the {MAX_PATTERN_LEN} bob-eval compiles",
                 pattern.len()
@@ -103,7 +104,7 @@ fn compile_hazard(key: &str, pattern: &str) -> Option<Finding> {
     }
     if group_depth(pattern) > MAX_PATTERN_DEPTH {
         return Some((
-            "regex-too-complex",
+            Code::RegexTooComplex,
             format!("`{key}` nests groups deeper than {MAX_PATTERN_DEPTH} levels"),
             "flatten the groups".into(),
         ));
@@ -117,7 +118,7 @@ fn run_hazard(key: &str, pattern: &str, verdict: &Verdict) -> Option<Finding> {
     let (start, end) = verdict.catastrophic?;
     let group = super::clip(&pattern[start..end]);
     Some((
-        "regex-backtracking",
+        Code::RegexBacktracking,
         format!(
             "`{key}` repeats `{group}`, a group whose iterations can cut one text in many ways (a repeat inside it, or alternatives that overlap): on a long output JavaScript backtracks for hours and the run hangs"
         ),
@@ -491,7 +492,7 @@ fn linear(text: &str) -> Option<Engine> {
 /// The finding for a pattern, the value of `key`, whose matcher gave up.
 pub(super) fn too_slow(key: &str) -> Finding {
     (
-        "regex-too-slow",
+        Code::RegexTooSlow,
         format!(
             "`{key}` is too slow to check: on a Skill input of a line it backtracked past bob-eval's budget ({BACKTRACK_STEPS} steps, or {} s), and JavaScript, which has none, may hang the run on it",
             FALLBACK_TIME.as_secs()
@@ -524,7 +525,7 @@ pub(super) fn check_js_regex(
             format!("remove `(?{letters})` and use flags: {wanted}")
         };
         out.error(
-            "regex-inline-flags",
+            Code::RegexInlineFlags,
             file,
             line,
             format!("`{key}` uses the inline flag group `(?{letters})`, which JavaScript does not accept: the grader throws on every run"),
@@ -539,7 +540,7 @@ pub(super) fn check_js_regex(
     let verdict = verdict(pattern, flags);
     if let Err(e) = &verdict.compiles {
         out.error(
-            "regex-invalid",
+            Code::RegexInvalid,
             file,
             line,
             format!(

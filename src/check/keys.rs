@@ -4,6 +4,7 @@
 //! closest-key suggestions.
 
 use super::Out;
+use crate::diagnostic::Code;
 use crate::suite::{
     self, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, COMMON_GRADER_KEYS, CONTEXT_KEYS, Case,
     EXECUTION_KEYS, Entry, GraderKind, Section, TOP_KEYS, UnknownKey,
@@ -105,7 +106,7 @@ impl Expect {
                     && entry.as_str().is_none_or(str::is_empty)
                 {
                     out.error(
-                        "wrong-type",
+                        Code::WrongType,
                         &entry.file,
                         entry.line,
                         "`name` must be a non-empty string".into(),
@@ -121,7 +122,7 @@ impl Expect {
             Expect::Flag => {
                 if !matches!(entry.value, Value::Bool(_)) {
                     out.error(
-                        "wrong-type",
+                        Code::WrongType,
                         &entry.file,
                         entry.line,
                         format!(
@@ -135,7 +136,7 @@ impl Expect {
             Expect::Mapping => {
                 if !matches!(entry.value, Value::Mapping(_)) {
                     out.error(
-                        "wrong-type",
+                        Code::WrongType,
                         &entry.file,
                         entry.line,
                         format!("`{key}` must be a mapping, not {}", kind_name(&entry.value)),
@@ -170,14 +171,14 @@ impl Expect {
         }
         match self {
             Expect::SchemaVersion => out.error(
-                "missing-key",
+                Code::MissingKey,
                 path,
                 Some(1),
                 "case.yaml has no `schema_version`".into(),
                 "add schema_version: \"1.1\" (quoted)",
             ),
             Expect::CaseName => out.error(
-                "missing-key",
+                Code::MissingKey,
                 path,
                 Some(1),
                 "case.yaml has no `name`".into(),
@@ -207,7 +208,7 @@ pub(super) fn expect_string(key: &str, entry: &Entry, out: &mut Out) -> bool {
         return true;
     }
     out.error(
-        "wrong-type",
+        Code::WrongType,
         &entry.file,
         entry.line,
         format!("`{key}` must be a string, not {}", kind_name(&entry.value)),
@@ -224,7 +225,7 @@ fn expect_string_list(key: &str, entry: &Entry, out: &mut Out) {
     };
     if !ok {
         out.error(
-            "wrong-type",
+            Code::WrongType,
             &entry.file,
             entry.line,
             format!(
@@ -241,7 +242,7 @@ fn expect_int_range(key: &str, entry: &Entry, min: u64, max: u64, out: &mut Out)
     let n = suite::as_count(&entry.value);
     match n {
         None => out.error(
-            "wrong-type",
+            Code::WrongType,
             &entry.file,
             entry.line,
             format!(
@@ -251,7 +252,7 @@ fn expect_int_range(key: &str, entry: &Entry, min: u64, max: u64, out: &mut Out)
             format!("write a number from {min} to {max}, unquoted"),
         ),
         Some(n) if n < min || n > max => out.error(
-            "out-of-range",
+            Code::OutOfRange,
             &entry.file,
             entry.line,
             format!("`{key}: {n}` is out of range ({min}–{max})"),
@@ -266,7 +267,7 @@ fn expect_int_range(key: &str, entry: &Entry, min: u64, max: u64, out: &mut Out)
 fn check_schema_version(e: &Entry, out: &mut Out) {
     let Some(text) = e.as_str() else {
         out.error(
-            "schema-version",
+            Code::SchemaVersion,
             &e.file,
             e.line,
             format!(
@@ -286,7 +287,7 @@ fn check_schema_version(e: &Entry, out: &mut Out) {
     let digits: String = digits.chars().take_while(char::is_ascii_digit).collect();
     if digits.is_empty() {
         out.error(
-            "schema-version",
+            Code::SchemaVersion,
             &e.file,
             e.line,
             format!("schema_version \"{text}\" is not a version string"),
@@ -298,7 +299,7 @@ fn check_schema_version(e: &Entry, out: &mut Out) {
         && (digits.trim_start_matches('0').len() > 1 || digits.parse::<u64>().is_ok_and(|n| n > 1));
     if too_new {
         out.error(
-            "schema-version",
+            Code::SchemaVersion,
             &e.file,
             e.line,
             format!(
@@ -313,7 +314,7 @@ fn check_schema_version(e: &Entry, out: &mut Out) {
 fn check_env(e: &Entry, out: &mut Out) {
     let Value::Mapping(map) = &e.value else {
         out.error(
-            "wrong-type",
+            Code::WrongType,
             &e.file,
             e.line,
             format!(
@@ -338,7 +339,7 @@ fn check_env(e: &Entry, out: &mut Out) {
                 format!("EVAL_{suggested}")
             };
             out.error(
-                "env-key",
+                Code::EnvKey,
                 &e.file,
                 e.line,
                 format!(
@@ -349,7 +350,7 @@ fn check_env(e: &Entry, out: &mut Out) {
         }
         if !v.is_string() {
             out.error(
-                "wrong-type",
+                Code::WrongType,
                 &e.file,
                 e.line,
                 format!("env `{key}` must be a string, not {}", kind_name(v)),
@@ -398,7 +399,7 @@ pub(super) fn check_path(
 ) -> Option<std::fs::Metadata> {
     if escapes(path) {
         out.error(
-            "path-escape",
+            Code::PathEscape,
             file,
             line,
             format!(
@@ -441,7 +442,7 @@ pub(super) fn check_path(
     }
     if meta.is_none() {
         out.error(
-            "missing-file",
+            Code::MissingFile,
             file,
             line,
             format!(
@@ -464,7 +465,7 @@ pub(super) fn check_unknown_keys(case: &Case, out: &mut Out) {
         let key = u.key.as_str();
         match u.section {
             Section::PromptFrontmatter => out.error(
-                "unknown-key",
+                Code::UnknownKey,
                 &u.file,
                 u.line,
                 format!(
@@ -582,7 +583,7 @@ fn report_unknown_case_yaml_key(case: &Case, u: &UnknownKey, out: &mut Out) {
         format!("remove it; known keys there: {}", own.join(", "))
     };
     out.error(
-        "unknown-key",
+        Code::UnknownKey,
         &u.file,
         u.line,
         format!(

@@ -13,6 +13,7 @@
 //! placed in one never runs (`case-in-mocks`).
 
 use super::Out;
+use crate::diagnostic::Code;
 use crate::suite::{self, SKIPPED_DIRS};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_norway::Value;
@@ -87,7 +88,7 @@ fn cases_in_mocks(dir: &Utf8Path, cases: &BTreeSet<&Utf8Path>, depth: usize, out
         if name == "mocks" {
             if holds_case(&path) {
                 out.error(
-                    "case-in-mocks",
+                    Code::CaseInMocks,
                     &path,
                     None,
                     "mocks/ holds a case (prompt.md or case.yaml): the platform never runs cases there and reads its files as mock responders".into(),
@@ -135,7 +136,7 @@ fn listing(dir: &Utf8Path, what: &str, out: &mut Out) -> Option<Vec<String>> {
         Ok(entries) => entries,
         Err(e) => {
             out.error(
-                "mock-invalid",
+                Code::MockInvalid,
                 dir,
                 None,
                 format!("{what} cannot be read ({e}): every run of the cases reading it fails"),
@@ -151,7 +152,7 @@ fn listing(dir: &Utf8Path, what: &str, out: &mut Out) -> Option<Vec<String>> {
     names.sort();
     if names.len() > MAX_ENTRIES {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             dir,
             None,
             format!(
@@ -172,7 +173,7 @@ fn check_layer(mocks: &Utf8Path, out: &mut Out) {
     };
     if !meta.is_dir() {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             mocks,
             None,
             "mocks is not a directory: every run of the cases below it fails".into(),
@@ -196,7 +197,7 @@ fn check_layer(mocks: &Utf8Path, out: &mut Out) {
 fn check_server(dir: &Utf8Path, server: &str, out: &mut Out) {
     if !is_segment(server) {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             dir,
             None,
             format!("mocks/{server}/ is not named like a tool-name segment: every run of the cases reading it fails"),
@@ -222,7 +223,7 @@ fn check_server(dir: &Utf8Path, server: &str, out: &mut Out) {
         let stem = name.trim_end_matches(".md");
         if name != SERVER_MD && !is_segment(stem) {
             out.error(
-                "mock-invalid",
+                Code::MockInvalid,
                 &path,
                 None,
                 format!("mocks/{server}/{name} is not named after a tool: every run of the cases reading it fails"),
@@ -234,7 +235,7 @@ fn check_server(dir: &Utf8Path, server: &str, out: &mut Out) {
     }
     if !answers {
         out.warn(
-            "mock-empty",
+            Code::MockEmpty,
             dir,
             None,
             format!(
@@ -252,7 +253,7 @@ fn check_server(dir: &Utf8Path, server: &str, out: &mut Out) {
 fn check_tools_json(path: &Utf8Path, server: &str, out: &mut Out) {
     let Ok(text) = crate::fsio::read_text(path, crate::config::MAX_SUITE_FILE) else {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             path,
             None,
             format!("mocks/{server}/{TOOLS_JSON} cannot be read as UTF-8 text"),
@@ -264,7 +265,7 @@ fn check_tools_json(path: &Utf8Path, server: &str, out: &mut Out) {
         Ok(doc) => doc,
         Err(e) => {
             out.error(
-                "mock-invalid",
+                Code::MockInvalid,
                 path,
                 Some(e.line()),
                 format!("mocks/{server}/{TOOLS_JSON} is not valid JSON ({e}): every run of the cases reading it fails"),
@@ -288,7 +289,7 @@ fn check_tools_json(path: &Utf8Path, server: &str, out: &mut Out) {
         });
     if !ok {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             path,
             None,
             format!("mocks/{server}/{TOOLS_JSON} is not a saved tools/list answer: every run of the cases reading it fails"),
@@ -314,7 +315,7 @@ fn check_responder(path: &Utf8Path, server: &str, server_md: bool, out: &mut Out
     let label = format!("mocks/{server}/{name}");
     let mut fail = |line: Option<usize>, what: String, fix: &str| {
         out.error(
-            "mock-invalid",
+            Code::MockInvalid,
             path,
             line,
             format!("{label}: {what}: every run of the cases reading it fails"),

@@ -36,7 +36,7 @@ pub use plugin::check_plugin;
 pub use trigger::ItemNames;
 
 use crate::config::{ItemName, suite_dir};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::error::{Error, Result};
 use crate::suite::{self, Case, Suite};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -86,6 +86,15 @@ impl CheckReport {
     pub fn case_count(&self) -> usize {
         self.suites.iter().map(|s| s.cases.len()).sum()
     }
+
+    /// The index of the suite whose folder holds the finding's file; `None`
+    /// for a finding about a file outside every suite (an item's own file,
+    /// a plugin's manifest), which the reports list apart.
+    pub fn owner(&self, finding: &Diagnostic) -> Option<usize> {
+        self.suites
+            .iter()
+            .position(|s| finding.file.starts_with(&s.dir))
+    }
 }
 
 /// Tools an eval run may use only with an operator grant (`--allow-tools`).
@@ -95,6 +104,15 @@ pub const GATED_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "WebFetch", "WebSea
 pub const INIT_PROMPT: &str = "TODO: describe what the agent should do";
 /// The init template's grader line (the platform refuses criteria holding it).
 pub const INIT_CRITERIA: &str = "TODO: describe what a successful response looks like";
+
+/// The end of `init`'s default `fires` prompt, which names the item ("Use the
+/// … skill on a small, typical task …"): runnable, but it measures firing
+/// when asked by name, not unasked.
+pub const INIT_FIRES_TASK: &str =
+    "on a small, typical task it is meant for, and show me the result.";
+/// `init`'s default `quiet` prompt: a question far from any item, which says
+/// little about staying quiet on a request close to the item.
+pub const INIT_QUIET_PROMPT: &str = "Quick question, nothing to change: in one sentence, at what temperature does water boil at sea level?";
 
 static TODO_LINE: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new(r"(?m)^\s*TODO: describe\b").expect("fixed regex"));
@@ -152,7 +170,7 @@ fn check_one(
         // A folder under evals/ that cannot be an item name.
         diagnostics.push(Diagnostic {
             severity: Severity::Error,
-            code: "invalid-suite-name",
+            code: Code::InvalidSuiteName.as_str(),
             file: source.join("evals").join(item),
             line: None,
             message: format!("`{item}` is not a valid item name, so the suite can never run"),
@@ -259,7 +277,7 @@ impl Out<'_> {
     fn push(
         &mut self,
         severity: Severity,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -267,7 +285,7 @@ impl Out<'_> {
     ) {
         self.0.push(Diagnostic {
             severity,
-            code,
+            code: code.as_str(),
             file: file.to_owned(),
             line,
             message,
@@ -276,7 +294,7 @@ impl Out<'_> {
     }
     fn error(
         &mut self,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -286,7 +304,7 @@ impl Out<'_> {
     }
     fn warn(
         &mut self,
-        code: &'static str,
+        code: Code,
         file: &Utf8Path,
         line: Option<usize>,
         message: String,
@@ -310,7 +328,7 @@ pub fn check_suite(
     // A folder the scan could not enter may hold the cases: it is reported.
     if suite.cases.is_empty() && !suite.incomplete {
         out.error(
-            "no-cases",
+            Code::NoCases,
             &suite.dir,
             None,
             "the suite has no case (no folder holding prompt.md or case.yaml)".into(),
@@ -343,7 +361,7 @@ pub fn check_suite(
         // can tell two cases apart only by their names.
         if let Some(first) = seen.insert(case.name.as_str(), case) {
             out.error(
-                "duplicate-case",
+                Code::DuplicateCase,
                 &case.main_file(),
                 None,
                 format!(
@@ -364,7 +382,7 @@ pub fn check_suite(
             .collect();
         if !others.is_empty() {
             out.error(
-                "case-name-pattern",
+                Code::CaseNamePattern,
                 &case.main_file(),
                 None,
                 format!(
@@ -443,7 +461,7 @@ fn check_baseline(source: &Utf8Path, suite: &Suite, out: &mut Out) {
         other => (None, other.to_string()),
     };
     out.error(
-        "baseline-invalid",
+        Code::BaselineInvalid,
         &crate::config::baseline_path(source, &suite.item),
         line,
         message,
@@ -481,17 +499,43 @@ fn check_prompt(case: &Case, out: &mut Out) {
             } else {
                 "set the user prompt to test under `execution:` in case.yaml (prompt: …), or write it as the body of a prompt.md"
             };
-            out.error("empty-prompt", &case.main_file(), None, message.into(), fix);
+            out.error(
+                Code::EmptyPrompt,
+                &case.main_file(),
+                None,
+                message.into(),
+                fix,
+            );
         }
     } else if let Some(e) = case.prompt()
         && TODO_LINE.is_match(prompt)
     {
         out.error(
-            "init-placeholder",
+            Code::InitPlaceholder,
             &e.file,
             e.line,
             format!("the prompt still holds the `init` placeholder \"{INIT_PROMPT}\""),
             "replace the TODO line with the user prompt to test",
+        );
+    } else if let Some(e) = case.prompt()
+        && prompt.contains(INIT_FIRES_TASK)
+    {
+        out.warn(
+            Code::InitPlaceholder,
+            &e.file,
+            e.line,
+            "the prompt is still `init`'s default, which names the item: it measures whether the model uses the item when told to, not whether it fires unasked".into(),
+            "write a real request where the item should fire without being named",
+        );
+    } else if let Some(e) = case.prompt()
+        && prompt.contains(INIT_QUIET_PROMPT)
+    {
+        out.warn(
+            Code::InitPlaceholder,
+            &e.file,
+            e.line,
+            "the prompt is still `init`'s default, a question far from any item: it shows little about whether the item stays quiet on a request close to it".into(),
+            "write a request close to the item's subject where it must not fire",
         );
     }
 }
@@ -506,7 +550,7 @@ fn check_gated_tools(case: &Case, out: &mut Out) {
         let base = tool.split('(').next().unwrap_or("").trim();
         if GATED_TOOLS.contains(&base) {
             out.warn(
-                "gated-tool",
+                Code::GatedTool,
                 &e.file,
                 e.line,
                 format!("`{tool}` in allowed_tools is a gated tool: an eval run cannot use it without an operator grant"),

@@ -18,6 +18,7 @@
 
 use super::Out;
 use super::offered::Read;
+use crate::diagnostic::Code;
 use crate::item::Item;
 use camino::Utf8Path;
 use std::collections::HashMap;
@@ -287,7 +288,7 @@ pub(super) fn check(
             .collect::<Vec<_>>()
             .join(",");
         out.warn(
-            "similar-description",
+            Code::SimilarDescription,
             file,
             *line,
             format!(

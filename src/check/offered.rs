@@ -6,7 +6,7 @@
 //! run of its suite would measure nothing.
 
 use super::Out;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::Error;
 use crate::item::{Item, ItemKind};
 use crate::suite::{self, Entry, Suite};
@@ -26,7 +26,7 @@ pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Opt
                 .map(|p| format!("{}", super::relative(source, p)))
                 .collect();
             out.error(
-                "item-ambiguous",
+                Code::ItemAmbiguous,
                 &suite.dir,
                 None,
                 format!(
@@ -37,7 +37,7 @@ pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Opt
             );
         }
         Err(_) => out.warn(
-            "no-item",
+            Code::NoItem,
             &suite.dir,
             None,
             format!("no item named `{item}` (skills/{item}/SKILL.md, commands/{item}.md, agents/{item}.md)"),
@@ -83,14 +83,14 @@ fn check_offered(item: &Item, out: &mut Out) -> Read {
     if item.kind == ItemKind::Skill {
         match text_of(get("name")) {
             Err(why) => out.error(
-                "item-missing-key",
+                Code::ItemMissingKey,
                 &file,
                 line(get("name")).or(Some(1)),
                 format!("the skill's frontmatter {why} `name`, so the platform does not offer it"),
                 format!("add name: {}", item.name),
             ),
             Ok(name) if name != item.name => out.error(
-                "item-name-mismatch",
+                Code::ItemNameMismatch,
                 &file,
                 line(get("name")),
                 format!(
@@ -109,7 +109,7 @@ fn check_offered(item: &Item, out: &mut Out) -> Read {
     }
     if let Err(why) = text_of(get("description")) {
         out.error(
-            "item-missing-key",
+            Code::ItemMissingKey,
             &file,
             line(get("description")).or(Some(1)),
             format!(
@@ -160,7 +160,7 @@ fn frontmatter_keys(
             "description: …".to_string()
         };
         out.error(
-            "item-no-frontmatter",
+            Code::ItemNoFrontmatter,
             file,
             Some(1),
             format!("the {kind} {why}, so the platform does not offer it"),
@@ -200,7 +200,7 @@ fn frontmatter_keys(
         Value::Null => serde_norway::Mapping::new(),
         _ => {
             out.error(
-                "not-a-mapping",
+                Code::NotAMapping,
                 file,
                 Some(first),
                 format!("the {kind}'s frontmatter is not `key: value` lines, so the platform does not offer it"),

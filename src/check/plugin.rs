@@ -23,7 +23,7 @@
 use super::mocks;
 use super::traps::{Items, Traps, skill_pin};
 use super::{CheckReport, Out, SuiteSummary, check_case, relative};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::item::ItemKind;
 use crate::suite::{self, Case, SKIPPED_DIRS};
@@ -127,7 +127,7 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
     for case in &cases {
         if let Some(first) = seen.insert(case.name.as_str(), case) {
             out.warn(
-                "duplicate-case",
+                Code::DuplicateCase,
                 &case.main_file(),
                 None,
                 format!(
@@ -141,7 +141,7 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
     }
     if cases.is_empty() {
         out.error(
-            "no-cases",
+            Code::NoCases,
             &main_dir,
             None,
             "no case: no folder holding prompt.md or case.yaml under the eval folder (the platform finds no case and exits 1)".into(),
@@ -173,7 +173,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
         };
         if meta.file_type().is_symlink() {
             out.error(
-                "manifest-invalid",
+                Code::ManifestInvalid,
                 &path,
                 None,
                 format!("{rel} is a symbolic link, which the platform does not read: the plugin does not load, so no arm runs with it"),
@@ -188,7 +188,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
             Ok(text) => text,
             Err(e) => {
                 out.error(
-                    "manifest-invalid",
+                    Code::ManifestInvalid,
                     &path,
                     None,
                     format!("{rel} cannot be read ({e}): the plugin does not load"),
@@ -202,7 +202,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
             Ok(Value::Object(json)) => Some(Manifest { path, json }),
             Ok(_) => {
                 out.error(
-                    "manifest-invalid",
+                    Code::ManifestInvalid,
                     &path,
                     Some(1),
                     format!("{rel} is not a JSON object: the plugin does not load, so no arm runs with it"),
@@ -212,7 +212,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
             }
             Err(e) => {
                 out.error(
-                    "manifest-invalid",
+                    Code::ManifestInvalid,
                     &path,
                     Some(e.line()),
                     format!("{rel} is not valid JSON ({e}): the plugin does not load, so no arm runs with it"),
@@ -224,7 +224,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
     }
     if !dir.join("SKILL.md").is_file() {
         out.error(
-            "no-manifest",
+            Code::NoManifest,
             &dir.join(".claude-plugin/plugin.json"),
             None,
             "no .claude-plugin/plugin.json: the platform finds no plugin here, so under --ablation with-without the cases refuse to load (and without it they run one arm, without the plugin)".into(),
@@ -268,7 +268,7 @@ fn eval_dir(manifest: &Manifest, out: &mut Out) -> EvalDir {
         .and_then(|e| e.get("evals"));
     let mut ignored = |why: String| {
         out.warn(
-            "eval-dir-ignored",
+            Code::EvalDirIgnored,
             path,
             None,
             format!("the platform ignores {why} and reads its cases from evals/"),
@@ -604,14 +604,14 @@ fn check_plugin_entries(case: &Case, dir: &Utf8Path, out: &mut Out) {
         };
         match path.canonicalize_utf8() {
             Err(_) => out.error(
-                "missing-file",
+                Code::MissingFile,
                 &e.file,
                 e.line,
                 format!("`plugins` entry `{entry}` does not exist (the platform refuses the case)"),
                 "name a plugin folder by a path relative to the case folder",
             ),
             Ok(real) if !real.starts_with(&root) => out.error(
-                "path-escape",
+                Code::PathEscape,
                 &e.file,
                 e.line,
                 format!("`plugins` entry `{entry}` resolves outside the plugin (the platform loads only plugins inside it, and refuses the case)"),
@@ -675,7 +675,7 @@ fn trigger_advice(items: &Items, cases: &[Case], eval_dir: &Utf8Path, out: &mut 
         }
         out.push(
             crate::diagnostic::Severity::Note,
-            "trigger-advice",
+            Code::TriggerAdvice,
             eval_dir,
             None,
             format!(

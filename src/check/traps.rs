@@ -30,7 +30,7 @@
 
 use super::Out;
 use super::js_regex::{Matcher, Texts, inline_flags, safe_js_regex, too_slow};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Code, Severity};
 use crate::item::ItemKind;
 use crate::suite::{
     self, Case, EXECUTION_KEYS, Entry, Grader, GraderKind, GraderSpec, MatchMode, TOP_KEYS, Target,
@@ -293,9 +293,9 @@ impl Traps<'_> {
         let fix = "add a grader of what the item teaches (a regex or llm grader on the answer) to the case's graders/";
         let file = case.main_file();
         if self.trigger_pair {
-            out.error("scored-by-trigger", &file, None, message, fix);
+            out.error(Code::ScoredByTrigger, &file, None, message, fix);
         } else {
-            out.warn("scored-by-trigger", &file, None, message, fix);
+            out.warn(Code::ScoredByTrigger, &file, None, message, fix);
         }
     }
 
@@ -326,7 +326,7 @@ impl Traps<'_> {
                 };
                 let (via, pin) = fired_through(item.kind, item.name());
                 out.error(
-                    "tool-is-item",
+                    Code::ToolIsItem,
                     &g.file,
                     e.line.or(g.line),
                     format!(
@@ -348,7 +348,7 @@ impl Traps<'_> {
                     };
                     let (via, pin) = fired_through(item.kind, item.name());
                     out.error(
-                        "tool-is-item",
+                        Code::ToolIsItem,
                         &g.file,
                         e.line.or(g.line),
                         format!(
@@ -436,7 +436,7 @@ impl Traps<'_> {
                 let name = item.name();
                 if let Some(input) = near_miss {
                     out.error(
-                        "skill-match-loose",
+                        Code::SkillMatchLoose,
                         &g.file,
                         line,
                         format!(
@@ -451,7 +451,7 @@ impl Traps<'_> {
                 let names: Vec<String> =
                     several.iter().map(|i| format!("`{}`", i.name())).collect();
                 out.error(
-                    "skill-match-loose",
+                    Code::SkillMatchLoose,
                     &g.file,
                     line,
                     format!(
@@ -518,7 +518,7 @@ impl Traps<'_> {
             };
             out.push(
                 severity,
-                "file-unwritable",
+                Code::FileUnwritable,
                 &g.file,
                 g.get(key).and_then(|e| e.line).or(g.line),
                 format!(
@@ -645,7 +645,7 @@ fn overridden_keys(case: &Case, out: &mut Out) {
             None => "case.yaml".to_string(),
         };
         out.error(
-            "overridden-key",
+            Code::OverriddenKey,
             prompt_path,
             fm_lines.get(&key).copied(),
             format!(

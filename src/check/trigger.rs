@@ -5,6 +5,7 @@
 
 use super::Out;
 use super::js_regex::{Matcher, Texts, inline_flags, safe_js_regex, too_slow};
+use crate::diagnostic::Code;
 use crate::suite::{self, Case, Grader, Suite};
 use std::collections::HashMap;
 
@@ -58,7 +59,7 @@ pub(super) fn is_trigger_grader(case_name: &str, g: &Grader) -> bool {
 }
 
 /// A pin verdict per `input_match` pattern, shared by both trigger cases.
-type Verdicts = HashMap<String, Option<(&'static str, String)>>;
+type Verdicts = HashMap<String, Option<(Code, String)>>;
 
 fn skill_graders(case: &Case) -> impl Iterator<Item = &Grader> {
     case.graders.iter().filter(|g| g.is_skill_trigger())
@@ -96,11 +97,11 @@ pub(super) fn check_trigger_pair(suite: &Suite, names: &ItemNames, out: &mut Out
 fn report_missing_case(suite: &Suite, trigger: Trigger, out: &mut Out) {
     let (code, what) = match trigger {
         Trigger::Fires => (
-            "no-fires-case",
+            Code::NoFiresCase,
             "a prompt where the item should fire, with a tool_used grader on Skill pinned by input_match",
         ),
         Trigger::Quiet => (
-            "no-quiet-case",
+            Code::NoQuietCase,
             "a prompt where it should not fire, with a tool_used grader on Skill (min: 0, max: 0, arm: both)",
         ),
     };
@@ -149,20 +150,20 @@ fn unshaped_finding(
     trigger: Trigger,
     first: Option<&Grader>,
     item: &str,
-) -> (&'static str, String, String) {
+) -> (Code, String, String) {
     match (trigger, first) {
         (Trigger::Fires, None) => (
-            "fires-no-trigger",
+            Code::FiresNoTrigger,
             format!("the `fires` case has no tool_used grader on Skill, so nothing checks that the item fires ({CONVENTION})"),
             format!("add graders/fires.md: type: tool_used, tool: Skill, input_match: {}", pin_pattern(item)),
         ),
         (Trigger::Fires, Some(_)) => (
-            "fires-no-trigger",
+            Code::FiresNoTrigger,
             "the `fires` case's Skill grader has min 0, so it passes even when the item never fires".to_string(),
             "remove `min: 0` (the default is 1)".to_string(),
         ),
         (Trigger::Quiet, None) => (
-            "quiet-no-trigger",
+            Code::QuietNoTrigger,
             format!("the `quiet` case has no tool_used grader on Skill, so nothing checks that the item stays quiet ({CONVENTION})"),
             format!(
                 "add graders/quiet.md: type: tool_used, tool: Skill, input_match: {}, min: 0, max: 0, arm: both",
@@ -181,7 +182,7 @@ fn unshaped_finding(
                 missing.push("arm: both");
             }
             (
-                "quiet-no-trigger",
+                Code::QuietNoTrigger,
                 format!("the `quiet` case's Skill grader `{}` does not assert the item never fires", g.name),
                 format!("set {}", missing.join(", ")),
             )
@@ -201,7 +202,7 @@ fn check_pin(
 ) {
     let Some(e) = g.get("input_match") else {
         out.error(
-            "trigger-unpinned",
+            Code::TriggerUnpinned,
             &g.file,
             g.line,
             format!(
@@ -217,13 +218,13 @@ fn check_pin(
         .entry(pattern.to_owned())
         .or_insert_with(|| pin_verdict(pattern, item, names));
     if let Some((code, message)) = verdict {
-        let fix = if *code == "regex-too-slow" {
+        let fix = if *code == Code::RegexTooSlow {
             too_slow("input_match").2
         } else {
             format!("pin it to the item: input_match: {}", pin_pattern(item))
         };
         out.error(
-            code,
+            *code,
             &g.file,
             e.line.or(g.line),
             format!("the `{case_name}` grader `{}`: {message}", g.name),
@@ -371,7 +372,7 @@ fn needs_isolation(pattern: &str) -> bool {
 /// Whether `pattern` pins `item`: `None` when it does, else the code and why not.
 /// Invalid patterns, and those unsafe to run, are reported by the grader
 /// checks and pass here: they are never run.
-fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(&'static str, String)> {
+fn pin_verdict(pattern: &str, item: &str, names: &ItemNames) -> Option<(Code, String)> {
     if inline_flags(pattern).is_some() {
         return None;
     }
@@ -390,18 +391,18 @@ fn pin_verdict_with(
     pattern: &str,
     item: &str,
     names: &ItemNames,
-) -> Option<(&'static str, String)> {
+) -> Option<(Code, String)> {
     for input in encoded(item) {
         if re.find(&input).is_none() {
             return Some((
-                "trigger-misses-item",
+                Code::TriggerMissesItem,
                 format!("input_match does not match {input}, so it never sees the item fire"),
             ));
         }
     }
     let too_broad = |input: String| {
         Some((
-            "trigger-too-broad",
+            Code::TriggerTooBroad,
             format!("input_match also matches {input}, another item"),
         ))
     };
@@ -482,7 +483,7 @@ mod tests {
                 &names
             )
             .map(|v| v.0),
-            Some("trigger-too-broad")
+            Some(Code::TriggerTooBroad)
         );
         assert_eq!(
             pin_verdict(
@@ -494,19 +495,19 @@ mod tests {
         );
         assert_eq!(
             pin_verdict(r#"(?:[\w-]+:)?commit"\}|"review""#, "commit", &names).map(|v| v.0),
-            Some("trigger-too-broad")
+            Some(Code::TriggerTooBroad)
         );
         assert_eq!(
             pin_verdict("commit", "commit", &names).map(|v| v.0),
-            Some("trigger-too-broad")
+            Some(Code::TriggerTooBroad)
         );
         assert_eq!(
             pin_verdict(r#""skill":"commit""#, "commit", &names).map(|v| v.0),
-            Some("trigger-misses-item")
+            Some(Code::TriggerMissesItem)
         );
         assert_eq!(
             pin_verdict(r#"(commit|review)"#, "commit", &names).map(|v| v.0),
-            Some("trigger-too-broad")
+            Some(Code::TriggerTooBroad)
         );
     }
 }

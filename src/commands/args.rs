@@ -22,7 +22,9 @@ pub struct PlatformArgs {
     /// [default: settings.json `_workflow.eval_max_cost_usd`, else 2]
     #[arg(long, value_name = "USD", allow_negative_numbers = true)]
     pub max_cost_usd: Option<crate::config::Ceiling>,
-    /// Model of the llm graders' judge [platform default: haiku]
+    /// Model of the judge of llm and baseline graders [default: the platform's
+    /// own choice]; only the cases such a grader grades are keyed by it, so
+    /// naming a judge never buys again the runs of a case no judge reads
     #[arg(long, value_name = "M")]
     pub judge_model: Option<String>,
     /// Agent runs at once (1-8)

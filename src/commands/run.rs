@@ -74,7 +74,12 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
             &[Outcome::Ran(&doc)],
         ))?,
     }
-    eprint!("{}", crate::report::run::summary(&doc));
+    let summary = if args.platform.platform_result.is_some() {
+        crate::report::run::replay_summary(&doc)
+    } else {
+        crate::report::run::summary(&doc)
+    };
+    eprint!("{summary}");
     if let Some(path) = &args.out {
         eprintln!("  wrote {path}");
     }

@@ -267,6 +267,7 @@ mod tests {
                     digest: "d".into(),
                     runs: 3,
                     triggers: vec![],
+                    judged: false,
                 })
                 .collect(),
             filtered: false,

@@ -97,6 +97,10 @@ fn plan(
                 .runs
                 .unwrap_or_else(|| u32::try_from(case.runs()).unwrap_or(u32::MAX)),
             triggers,
+            judged: case
+                .graders
+                .iter()
+                .any(|g| g.kind().is_some_and(|k| k.asks_judge())),
         });
     }
     if cases.is_empty() {

@@ -12,7 +12,7 @@
 
 use crate::document::{FiredCount, NeighbourCase, Neighbours, round4};
 use crate::error::{Error, Result};
-use crate::event::Observer;
+use crate::event::{Event, Observer};
 use crate::item::Item;
 use crate::platform::{self, Platform, RunOptions};
 use crate::plugin::{self, Plugin};
@@ -140,6 +140,30 @@ pub fn keep(competition: &mut Competition) -> camino::Utf8PathBuf {
     competition.plugin.keep()
 }
 
+/// The competition's progress: its runs are reported as neighbour runs, not
+/// as the item's with arm, and without a score that would read as a verdict.
+struct Relabel(Arc<dyn Observer>);
+
+impl Observer for Relabel {
+    fn event(&self, event: &Event) {
+        match event {
+            Event::RunDone {
+                item,
+                case,
+                which,
+                cost,
+                ..
+            } => self.0.event(&Event::NeighbourRunDone {
+                item: item.clone(),
+                case: case.clone(),
+                which: which.clone(),
+                cost: *cost,
+            }),
+            other => self.0.event(other),
+        }
+    }
+}
+
 /// Run the competition under `remaining` dollars (what the suite left of the
 /// ceiling): nothing when none is left (`partial_reason: cost_ceiling`).
 pub fn run(
@@ -180,7 +204,12 @@ pub fn run(
         ablation: platform::Ablation::WithOnly,
         ..base.clone()
     };
-    let out = platform::run(claude, &competition.plugin, &opts, observer)?;
+    let out = platform::run(
+        claude,
+        &competition.plugin,
+        &opts,
+        Arc::new(Relabel(observer)),
+    )?;
     let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
         .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
     let doc: Value = serde_json::from_slice(&bytes).map_err(|e| Error::PlatformFailed {

@@ -24,6 +24,10 @@ pub struct PlannedCase {
     pub runs: u32,
     /// Its trigger graders (`tool_used` on `Skill`).
     pub triggers: Vec<PlannedTrigger>,
+    /// Does a judge grade it (an `llm` or `baseline` grader)? Only then is
+    /// `--judge-model` in its key: a case no judge reads is the same run
+    /// whatever judge is named.
+    pub judged: bool,
 }
 
 /// A trigger grader (`tool_used` on `Skill`) of a planned case.
@@ -36,6 +40,10 @@ pub struct PlannedTrigger {
     /// Its `arm:`, when set (`both` keeps it scored on both arms).
     pub arm: Option<String>,
 }
+
+/// The judge model in the key of a case no judge grades: what a run bought
+/// without `--judge-model` was keyed with, so such runs stay reusable.
+pub const NO_JUDGE: &str = "default";
 
 /// The cases of one evaluation and what keys their runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +108,11 @@ impl Plan {
             case_digest: case.digest.clone(),
             arm,
             model: self.model.clone(),
-            judge_model: self.judge_model.clone(),
+            judge_model: if case.judged {
+                self.judge_model.clone()
+            } else {
+                NO_JUDGE.to_string()
+            },
             platform_version: platform_version.to_string(),
             tools: self.tools.clone(),
             options: self.options.clone(),
@@ -357,6 +369,7 @@ mod tests {
                     digest: "d".into(),
                     runs,
                     triggers: vec![],
+                    judged: false,
                 })
                 .collect(),
             filtered,
@@ -366,6 +379,16 @@ mod tests {
             tools: vec![],
             options: String::new(),
         }
+    }
+
+    #[test]
+    fn the_judge_keys_only_the_cases_a_judge_grades() {
+        let mut p = plan(&[3, 3], false);
+        p.judge_model = "haiku".into();
+        p.cases[1].judged = true;
+        let judge = |i: usize| p.key(&p.cases[i], Arm::With, "2.1.328").judge_model;
+        assert_eq!(judge(0), NO_JUDGE);
+        assert_eq!(judge(1), "haiku");
     }
 
     #[test]

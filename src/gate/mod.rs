@@ -128,8 +128,11 @@ impl Decision {
     /// of runs settles a comparison no result can win). `None` for a
     /// condition without an estimate.
     pub fn advice_words(&self, name: &str) -> Option<String> {
+        // Only a result level with a best at the ceiling is told the suite
+        // is full; one below it is a regression, said as such.
         if name == "beats-best"
             && let Some(saturated) = &self.saturated
+            && round4(self.with) >= CEILING
             && self
                 .best
                 .as_ref()
@@ -220,6 +223,13 @@ pub fn decide_full(
                 pass(
                     "beats-best",
                     format!("with {w} is above the best {s} recorded for {model}"),
+                )
+            } else if with < score {
+                fail(
+                    "beats-best",
+                    format!(
+                        "with {w} is below the best {s} recorded for {model}: a regression from the best"
+                    ),
                 )
             } else {
                 fail(

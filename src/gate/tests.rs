@@ -246,6 +246,26 @@ fn a_best_at_the_ceiling_is_named_saturated() {
         d.saturated
             .is_some_and(|s| s.contains("once it is the best"))
     );
+    // A result below a best at the ceiling is a regression, said as such:
+    // the saturation is not its explanation.
+    let d = decide(
+        &result_t(0.33, 0.5, Some(1.0)),
+        &baseline(M, 1.0, Some(1.0)),
+    );
+    assert!(!d.accepted);
+    assert!(
+        d.reasons()
+            .iter()
+            .any(|r| r.contains("is below the best 1.00") && r.contains("a regression")),
+        "{:?}",
+        d.reasons()
+    );
+    assert!(
+        d.advice_words("beats-best")
+            .is_none_or(|w| !w.contains("saturated")),
+        "{:?}",
+        d.advice_words("beats-best")
+    );
     // Below the ceiling, nothing is said.
     let d = decide(&result_t(0.9, 0.5, Some(1.0)), &baseline(M, 0.8, Some(1.0)));
     assert_eq!(d.saturated, None);

@@ -36,12 +36,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::check::SuiteSummary;
     use crate::diagnostic::{Diagnostic, Severity};
 
-    fn report(diagnostics: Vec<Diagnostic>) -> CheckReport {
+    /// A report over two suites, `commit` and `tdd-flow`, with these findings.
+    pub(crate) fn report(diagnostics: Vec<Diagnostic>) -> CheckReport {
         let count = |severity| {
             diagnostics
                 .iter()

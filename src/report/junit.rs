@@ -206,10 +206,7 @@ pub fn check(report: &CheckReport) -> String {
         cases: Vec::new(),
     };
     for d in &report.diagnostics {
-        let owner = report
-            .suites
-            .iter()
-            .position(|s| d.file.starts_with(&s.dir));
+        let owner = report.owner(d);
         let at = match d.line {
             Some(line) => format!("{}:{line}", d.file),
             None => d.file.to_string(),

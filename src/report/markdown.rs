@@ -150,26 +150,38 @@ pub fn check(report: &CheckReport) -> String {
             plural(report.warnings, "warning", "warnings")
         );
     }
-    let rows: Vec<Vec<String>> = report
+    // Per suite (and a last row for files outside every suite, such as an
+    // item's own file), so the rows add up to the heading's totals.
+    let mut counts = vec![[0usize; 2]; report.suites.len() + 1];
+    for d in &report.diagnostics {
+        let row = report.owner(d).unwrap_or(report.suites.len());
+        match d.severity {
+            Severity::Error => counts[row][0] += 1,
+            Severity::Warning => counts[row][1] += 1,
+            Severity::Note => {}
+        }
+    }
+    let mut rows: Vec<Vec<String>> = report
         .suites
         .iter()
-        .map(|s| {
-            let count = |severity| {
-                report
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == severity && d.file.starts_with(&s.dir))
-                    .count()
-                    .to_string()
-            };
+        .zip(&counts)
+        .map(|(s, [errors, warnings])| {
             vec![
                 plain(&s.item),
                 s.cases.len().to_string(),
-                count(Severity::Error),
-                count(Severity::Warning),
+                errors.to_string(),
+                warnings.to_string(),
             ]
         })
         .collect();
+    if let Some([errors, warnings]) = counts.last().filter(|c| c[0] + c[1] > 0) {
+        rows.push(vec![
+            "(files outside the suites)".into(),
+            "—".into(),
+            errors.to_string(),
+            warnings.to_string(),
+        ]);
+    }
     table(
         &mut out,
         &[
@@ -550,6 +562,31 @@ mod tests {
         assert_eq!(prose("one ` tick"), "one \\` tick");
         assert_eq!(code("evals/a|b.md:3"), "`evals/a\\|b.md:3`");
         assert_eq!(plain("\u{1}"), "\\\\u{0001}");
+    }
+
+    #[test]
+    fn check_rows_add_up_to_the_heading_with_files_outside_the_suites() {
+        use crate::diagnostic::{Diagnostic, Severity};
+        let finding = |severity, file: &str| Diagnostic {
+            severity,
+            code: "similar-description",
+            file: file.into(),
+            line: Some(3),
+            message: "m".into(),
+            fix: "f".into(),
+        };
+        let md = check(&crate::report::check::tests::report(vec![
+            finding(Severity::Warning, "skills/commit/SKILL.md"),
+            finding(Severity::Warning, "skills/tdd-flow/SKILL.md"),
+            finding(Severity::Error, "evals/commit/fires/prompt.md"),
+        ]));
+        assert!(md.contains("1 error, 2 warnings in 2 suites"), "{md}");
+        assert!(md.contains("| commit | 2 | 1 | 0 |"), "{md}");
+        assert!(md.contains("| tdd-flow | 1 | 0 | 0 |"), "{md}");
+        assert!(
+            md.contains("| (files outside the suites) | — | 0 | 2 |"),
+            "{md}"
+        );
     }
 
     #[test]

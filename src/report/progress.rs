@@ -60,6 +60,41 @@ impl Terminal {
         }
     }
 
+    /// Count one finished run of `item` and show it: on the bar, or as a
+    /// line whose words `words(case, "/total", done)` gives.
+    fn run_done(
+        &self,
+        views: &mut HashMap<String, View>,
+        item: &str,
+        case: &str,
+        cost: f64,
+        words: impl Fn(&str, &str, u64) -> String,
+    ) {
+        let Some(view) = views.get_mut(item) else {
+            return;
+        };
+        view.done += 1;
+        view.spent += cost;
+        let of = view.total.map(|t| format!("/{t}")).unwrap_or_default();
+        let case = crate::text::line(case);
+        match (&view.bar, self.mode) {
+            (Some(bar), _) => {
+                bar.set_position(view.done);
+                bar.set_message(format!(
+                    "${:.2} of ${:.2}  {case}",
+                    view.spent, view.ceiling
+                ));
+            }
+            (None, Mode::Lines) => eprintln!(
+                "bob-eval: {item}: {}  ${:.2} of ${:.2}",
+                words(&case, &of, view.done),
+                view.spent,
+                view.ceiling
+            ),
+            _ => {}
+        }
+    }
+
     /// Print a line above the live bars.
     fn say(&self, views: &HashMap<String, View>, text: String) {
         let text = crate::text::block(&text).into_owned();
@@ -147,29 +182,17 @@ impl Observer for Terminal {
                 arm,
                 score,
                 cost,
-            } => {
-                let Some(view) = views.get_mut(item) else {
-                    return;
-                };
-                view.done += 1;
-                view.spent += cost;
-                let of = view.total.map(|t| format!("/{t}")).unwrap_or_default();
-                let case = crate::text::line(case);
-                match (&view.bar, self.mode) {
-                    (Some(bar), _) => {
-                        bar.set_position(view.done);
-                        bar.set_message(format!(
-                            "${:.2} of ${:.2}  {case}",
-                            view.spent, view.ceiling
-                        ));
-                    }
-                    (None, Mode::Lines) => eprintln!(
-                        "bob-eval: {item}: run {}{of}: {case} {which} [{arm}] score {score:.2}  ${:.2} of ${:.2}",
-                        view.done, view.spent, view.ceiling
-                    ),
-                    _ => {}
-                }
-            }
+            } => self.run_done(&mut views, item, case, *cost, |case, of, done| {
+                format!("run {done}{of}: {case} {which} [{arm}] score {score:.2}")
+            }),
+            Event::NeighbourRunDone {
+                item,
+                case,
+                which,
+                cost,
+            } => self.run_done(&mut views, item, case, *cost, |case, of, done| {
+                neighbour_run_words(case, which, &format!("{done}{of}"))
+            }),
             Event::CeilingHit { text, .. } => {
                 if self.mode != Mode::Quiet {
                     self.say(&views, format!("bob-eval: {text}"));
@@ -185,7 +208,14 @@ impl Observer for Terminal {
     }
 }
 
-/// A finished suite in one line: verdict, scores, runs and cost.
+/// A `--neighbours` run in words: what it measured (which loaded item the
+/// prompt fires, read from the result at the end), never a score.
+fn neighbour_run_words(case: &str, which: &str, count: &str) -> String {
+    format!(
+        "--neighbours run {count}: {case} {which} with the neighbours loaded (which item fired is read at the end)"
+    )
+}
+
 /// A wait in seconds: whole from 10 s, else to a tenth.
 fn seconds(d: std::time::Duration) -> String {
     let secs = d.as_secs_f64();
@@ -196,6 +226,7 @@ fn seconds(d: std::time::Duration) -> String {
     }
 }
 
+/// A finished suite in one line: verdict, scores, runs and cost.
 fn finished(doc: &crate::document::SkillEval) -> String {
     use crate::document::fmt_score;
     format!(
@@ -235,5 +266,22 @@ mod tests {
             total: 2,
         });
         assert_eq!(t.views.lock().unwrap()["x"].total, Some(2));
+        t.event(&Event::NeighbourRunDone {
+            item: "x".into(),
+            case: "quiet".into(),
+            which: "1/3".into(),
+            cost: 0.1,
+        });
+        assert_eq!(t.views.lock().unwrap()["x"].done, 1);
+    }
+
+    #[test]
+    fn a_neighbour_run_says_what_it_measured_and_no_score() {
+        let words = neighbour_run_words("quiet", "1/3", "2/6");
+        assert_eq!(
+            words,
+            "--neighbours run 2/6: quiet 1/3 with the neighbours loaded (which item fired is read at the end)"
+        );
+        assert!(!words.contains("score"), "{words}");
     }
 }

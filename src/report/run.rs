@@ -119,9 +119,35 @@ pub fn bought_and_reused(doc: &SkillEval) -> Option<String> {
     Some(line)
 }
 
-/// A short summary: with, without, delta, verdict, trigger rate, cost and
-/// ceiling, each case and, under it, each grader that failed and why.
+/// A short summary: with, without, delta, verdict (and whether it may be
+/// luck), trigger rate, cost and ceiling, each case and, under it, each
+/// grader that failed and why.
 pub fn summary(doc: &SkillEval) -> String {
+    summary_of(doc, false)
+}
+
+/// [`summary`] of a document reduced from a platform result on disk
+/// (`--platform-result`): its cost is what that run paid, nothing now.
+pub fn replay_summary(doc: &SkillEval) -> String {
+    summary_of(doc, true)
+}
+
+/// The verdict as the headline says it: with the noise advisory when the
+/// suite's delta is within noise, so a lucky run never reads as a finding.
+pub fn verdict_words(doc: &SkillEval) -> String {
+    match doc.stats.as_ref().map(|s| &s.suite.advisory) {
+        Some(a @ crate::stats::Advisory::WithinNoise { .. }) => {
+            format!(
+                "{}, but may be luck: {}",
+                doc.verdict.as_str(),
+                a.in_words()
+            )
+        }
+        _ => doc.verdict.as_str().to_string(),
+    }
+}
+
+fn summary_of(doc: &SkillEval, replayed: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -136,15 +162,24 @@ pub fn summary(doc: &SkillEval) -> String {
         doc.with,
         doc.without,
         signed(doc.delta),
-        doc.verdict.as_str()
+        verdict_words(doc)
     );
+    let cost = if replayed {
+        format!(
+            "cost ${:.4} when that result ran (replayed from a file: nothing spent now)",
+            doc.cost_usd
+        )
+    } else {
+        format!(
+            "cost ${:.4} of ${:.4} ceiling",
+            doc.cost_usd, doc.max_cost_usd
+        )
+    };
     let _ = writeln!(
         out,
-        "  trigger rate {}{}  cost ${:.4} of ${:.4} ceiling",
+        "  trigger rate {}{}  {cost}",
         rate(doc.trigger_rate),
         trigger_split(doc),
-        doc.cost_usd,
-        doc.max_cost_usd
     );
     if let Some(line) = bought_and_reused(doc) {
         let _ = writeln!(out, "  {line}");
@@ -248,6 +283,32 @@ fn neighbours(out: &mut String, n: &crate::document::Neighbours) {
 mod tests {
     use super::*;
     use crate::document::{CaseEval, GraderRole, Verdict};
+
+    #[test]
+    fn a_verdict_within_noise_says_it_may_be_luck_in_the_headline() {
+        let lucky = SkillEval::measured(&[(&[1.0], &[0.0])], None);
+        let text = summary(&lucky);
+        let headline = text.lines().nth(1).unwrap();
+        assert!(
+            headline.contains("improved, but may be luck: within noise: 95 % interval"),
+            "{text}"
+        );
+        let clear = SkillEval::measured(&[(&[1.0; 20], &[0.0; 20])], None);
+        let text = summary(&clear);
+        assert!(text.lines().nth(1).unwrap().ends_with("improved"), "{text}");
+    }
+
+    #[test]
+    fn a_replay_spends_nothing_now() {
+        let text = replay_summary(&doc(false));
+        assert!(
+            text.contains(
+                "cost $0.4123 when that result ran (replayed from a file: nothing spent now)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("ceiling"), "{text}");
+    }
 
     fn doc(partial: bool) -> SkillEval {
         SkillEval {

@@ -2,6 +2,7 @@
 //! the platform merges them.
 
 use super::*;
+use crate::diagnostic::Code;
 
 /// The mapping items of a YAML value with their lines under `prefix`.
 pub(super) fn entries_of(
@@ -117,7 +118,7 @@ pub(super) fn read_case_yaml(path: &Utf8Path, keys: &mut CaseKeys, problems: &mu
         Ok(Value::Mapping(map)) => map,
         Ok(_) => {
             problems.push(problem(
-                "not-a-mapping",
+                Code::NotAMapping,
                 path,
                 Some(1),
                 "case.yaml is not a YAML mapping".into(),
@@ -195,7 +196,7 @@ pub(super) fn read_case_section(
         }
         Value::Null => {}
         _ => problems.push(problem(
-            "wrong-type",
+            Code::WrongType,
             path,
             entry.line,
             format!("`{key}` must be a mapping of keys"),
@@ -218,7 +219,7 @@ pub(super) fn read_case_yaml_graders(
         Value::Null => return,
         _ => {
             problems.push(problem(
-                "wrong-type",
+                Code::WrongType,
                 path,
                 entry.line,
                 "`graders` must be a list".into(),
@@ -232,7 +233,7 @@ pub(super) fn read_case_yaml_graders(
         let line = lines.get(&at).copied();
         let Value::Mapping(gmap) = item else {
             problems.push(problem(
-                "wrong-type",
+                Code::WrongType,
                 path,
                 line,
                 format!("grader #{} is not a mapping", i + 1),
@@ -336,7 +337,7 @@ pub(super) fn listed_grader_files(
         _ if refused.contains(gdir) => return Listing::Unread,
         Ok(_) | Err(_) => {
             problems.push(problem(
-                "unreadable",
+                Code::Unreadable,
                 gdir,
                 None,
                 "graders is not a folder".into(),

@@ -2,6 +2,7 @@
 //! within a depth bound, and the line of each key.
 
 use super::*;
+use crate::diagnostic::Code;
 
 /// A markdown file split into frontmatter and body, the platform's way
 /// (`/^---\s*\n([\s\S]*?)---\s*\n?/`).
@@ -263,7 +264,7 @@ pub fn parse_yaml(
 ) -> std::result::Result<Value, Diagnostic> {
     if let Some(n) = yaml_too_deep(text, MAX_YAML_DEPTH) {
         return Err(problem(
-            "yaml-too-deep",
+            Code::YamlTooDeep,
             file,
             Some(first_line + n),
             format!("the YAML nests deeper than {MAX_YAML_DEPTH} levels, so it is not read"),
@@ -275,7 +276,7 @@ pub fn parse_yaml(
         let message = e.to_string();
         let message = message.lines().next().unwrap_or("invalid YAML").to_owned();
         problem(
-            "invalid-yaml",
+            Code::InvalidYaml,
             file,
             line,
             format!("invalid YAML: {message}"),
@@ -335,7 +336,7 @@ pub fn read_markdown(
         Ok(md) => md,
         Err(Unterminated) => {
             problems.push(problem(
-                "unterminated-frontmatter",
+                Code::UnterminatedFrontmatter,
                 path,
                 Some(1),
                 "the frontmatter opens with `---` but never closes".into(),
@@ -380,7 +381,7 @@ pub fn read_markdown(
         }
         _ => {
             problems.push(problem(
-                "not-a-mapping",
+                Code::NotAMapping,
                 path,
                 Some(md.frontmatter_line),
                 "the frontmatter is not a YAML mapping of `key: value` lines".into(),

@@ -43,6 +43,11 @@ impl GraderKind {
         }
     }
 
+    /// Does a judge model grade it? (`llm` and `baseline` ask one.)
+    pub fn asks_judge(self) -> bool {
+        matches!(self, GraderKind::Llm | GraderKind::Baseline)
+    }
+
     /// Parse a `type:` value.
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == text)

@@ -17,7 +17,7 @@
 
 use crate::config::ItemName;
 use crate::config::MAX_SUITE_FILE;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_norway::Value;
@@ -334,7 +334,7 @@ fn scan_cases(dir: &Utf8Path) -> (Vec<Case>, Vec<Diagnostic>, Scan) {
 }
 
 fn problem(
-    code: &'static str,
+    code: Code,
     file: &Utf8Path,
     line: Option<usize>,
     message: String,
@@ -342,7 +342,7 @@ fn problem(
 ) -> Diagnostic {
     Diagnostic {
         severity: Severity::Error,
-        code,
+        code: code.as_str(),
         file: file.to_owned(),
         line,
         message,

@@ -2,10 +2,11 @@
 //! waiting, at most 16 MiB.
 
 use super::*;
+use crate::diagnostic::Code;
 
 pub(super) fn too_large(path: &Utf8Path, len: u64) -> Diagnostic {
     problem(
-        "file-too-large",
+        Code::FileTooLarge,
         path,
         None,
         format!("{len} bytes, more than the {MAX_SUITE_FILE} a suite file may hold"),
@@ -15,7 +16,7 @@ pub(super) fn too_large(path: &Utf8Path, len: u64) -> Diagnostic {
 
 pub(super) fn not_a_file(path: &Utf8Path) -> Diagnostic {
     problem(
-        "not-a-file",
+        Code::NotAFile,
         path,
         None,
         "not a regular file (a FIFO, socket or device): it is never opened (`run` refuses the suite)".into(),
@@ -29,7 +30,7 @@ pub fn refusal(path: &Utf8Path, meta: &std::fs::Metadata) -> Option<Diagnostic> 
     let kind = meta.file_type();
     if kind.is_symlink() {
         Some(problem(
-            "symlink",
+            Code::Symlink,
             path,
             None,
             "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
@@ -37,7 +38,7 @@ pub fn refusal(path: &Utf8Path, meta: &std::fs::Metadata) -> Option<Diagnostic> 
         ))
     } else if kind.is_dir() {
         Some(problem(
-            "unreadable",
+            Code::Unreadable,
             path,
             None,
             "cannot read: it is a folder".into(),
@@ -59,7 +60,7 @@ pub fn refusal(path: &Utf8Path, meta: &std::fs::Metadata) -> Option<Diagnostic> 
 pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
     let cannot = |e: std::io::Error| {
         problem(
-            "unreadable",
+            Code::Unreadable,
             path,
             None,
             format!("cannot read: {e}"),
@@ -87,10 +88,11 @@ pub(super) fn read_opened(
 ) -> std::result::Result<String, Diagnostic> {
     use crate::fsio::{Links, ReadError};
     let links = if follow { Links::Follow } else { Links::Refuse };
-    let unreadable = |message: String, fix: &str| problem("unreadable", path, None, message, fix);
+    let unreadable =
+        |message: String, fix: &str| problem(Code::Unreadable, path, None, message, fix);
     let bytes = crate::fsio::read_regular(path, links, MAX_SUITE_FILE).map_err(|e| match e {
         ReadError::Link => problem(
-            "symlink",
+            Code::Symlink,
             path,
             None,
             "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
@@ -109,7 +111,7 @@ pub(super) fn read_opened(
     })?;
     String::from_utf8(bytes).map_err(|_| {
         problem(
-            "unreadable",
+            Code::Unreadable,
             path,
             None,
             "not UTF-8 text".into(),

@@ -2,6 +2,7 @@
 //! refusing links and special files.
 
 use super::*;
+use crate::diagnostic::Code;
 
 /// A case folder found by the scan, with which of its two files it holds
 /// (present as any kind of entry: one that is refused still makes the case).
@@ -44,7 +45,7 @@ impl Scan {
     /// scan is incomplete.
     fn unreadable(&mut self, dir: &Utf8Path, e: &std::io::Error) {
         self.problems.push(problem(
-            "unreadable",
+            Code::Unreadable,
             dir,
             None,
             format!("cannot read the folder: {e}"),
@@ -77,7 +78,7 @@ impl Scan {
                 Err(raw) => {
                     let shown = raw.to_string_lossy().into_owned();
                     self.problems.push(problem(
-                        "non-utf8-name",
+                        Code::NonUtf8Name,
                         &dir.join(&shown),
                         None,
                         format!(
@@ -112,7 +113,7 @@ impl Scan {
                     let symlink = other.is_some_and(|k| k.is_symlink());
                     self.problems.push(if symlink {
                         problem(
-                            "symlink",
+                            Code::Symlink,
                             &path,
                             None,
                             "a symlink in a suite: bob-eval never follows one (`run` refuses the suite)".into(),
@@ -176,7 +177,7 @@ impl Scan {
                     "folders"
                 };
                 self.problems.push(problem(
-                    "too-deep",
+                    Code::TooDeep,
                     &sub,
                     None,
                     format!("{what} nest deeper than {limit} levels"),

@@ -790,3 +790,160 @@ fn a_real_browser_puts_each_mark_over_its_run_and_no_labels_overlap() {
         "runs and cost: {title}"
     );
 }
+
+/// A page of ten models with ten decided evaluations each (a hundred marks),
+/// every model's best recorded, made by the library as `history --html` makes it.
+fn crowded_page(dir: &Path) -> PathBuf {
+    use bob_eval::history::{Best, Decision, History, ItemHistory, Point, Series};
+    use bob_eval::wiki::Outcome;
+    let models = 10;
+    let series = (0..models)
+        .map(|m| Series {
+            model: format!("claude-model-{m}-{}", ["haiku", "sonnet", "opus"][m % 3]),
+            best: Some(Best {
+                score: 0.8 + 0.02 * (m % 4) as f64,
+                run: "eval-commit-20261101T000000Z".into(),
+                date: "2026-11-01".into(),
+            }),
+            points: (0..10)
+                .map(|i| {
+                    let slot = i * models + m;
+                    let time =
+                        DateTime::from_timestamp(1_796_000_000 + slot as i64 * 3_600, 0).unwrap();
+                    let outcome = if (i + m) % 3 == 0 {
+                        Outcome::Rejected
+                    } else {
+                        Outcome::Accepted
+                    };
+                    let with = 0.4 + 0.05 * ((slot * 7) % 11) as f64;
+                    Point {
+                        run: format!("eval-commit-{}", time.format("%Y%m%dT%H%M%SZ")),
+                        time,
+                        date: time.format("%Y-%m-%d").to_string(),
+                        from: "evaluation",
+                        with: Some(with),
+                        without: Some(0.4),
+                        delta: Some(with - 0.4),
+                        trigger_rate: Some(1.0),
+                        cost_usd: 0.2,
+                        reused_cost_usd: None,
+                        runs: 12,
+                        cases: 3,
+                        filtered: false,
+                        partial: false,
+                        partial_reason: None,
+                        intervals: None,
+                        used_runs: vec![],
+                        decision: Some(Decision {
+                            outcome,
+                            pr: Some(format!("#{}", 4000 + slot)),
+                            before: None,
+                            after: with,
+                            source: "store",
+                            joined: "run",
+                            run: None,
+                            mode: Some("rule".into()),
+                            pages: vec![],
+                            recorded_at: None,
+                        }),
+                        best: (outcome == Outcome::Accepted).then_some(with),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let history = History {
+        schema: bob_eval::history::SCHEMA,
+        evidence: "/home/op/.bob/evidence.db".into(),
+        skipped_wiki_rows: 0,
+        all: false,
+        items: vec![ItemHistory {
+            item: "commit".into(),
+            series,
+            unmatched: vec![],
+            hidden: 0,
+        }],
+    };
+    let page = dir.join("crowded.html");
+    std::fs::write(&page, bob_eval::report::history::html(&history)).unwrap();
+    page
+}
+
+#[test]
+fn a_real_browser_reads_ten_models_and_a_hundred_decisions_without_overlap_or_scrolling() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = crowded_page(dir.path());
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let png = artifacts.join("history-crowded.png");
+    let _ = std::fs::remove_file(&png);
+    headless(
+        &page,
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1200,1400",
+        ],
+    );
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+
+    // The boxes the browser laid out, and how far the page scrolls sideways.
+    let probe = dir.path().join("probe.html");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let script = "<script>for (const e of document.querySelectorAll('g.mark text, g.legend text, text.best-value, svg.chart')) { const r = e.getBoundingClientRect(); e.setAttribute('data-box', [r.left, r.top, r.right, r.bottom].join(',')); } const d = document.documentElement; d.setAttribute('data-scroll', d.scrollWidth - d.clientWidth);</script></body>";
+    std::fs::write(&probe, text.replace("</body>", script)).unwrap();
+    let dom = headless(&probe, &["--dump-dom", "--window-size=1200,1400"]);
+    let doc = Html::parse_document(&dom);
+    let html = select(&doc, "html")[0];
+    assert_eq!(
+        html.attr("data-scroll"),
+        Some("0"),
+        "no sideways scroll at 1,200 px"
+    );
+    let overlaps = |what: &str, found: &[(scraper::ElementRef<'_>, [f64; 4])]| {
+        for (i, (a, ra)) in found.iter().enumerate() {
+            assert!(ra[2] > ra[0], "{what}: an empty box {}", a.html());
+            for (b, rb) in &found[i + 1..] {
+                let overlap = ra[0] < rb[2] && rb[0] < ra[2] && ra[1] < rb[3] && rb[1] < ra[3];
+                assert!(
+                    !overlap,
+                    "{what}: {} {ra:?} overlaps {} {rb:?}",
+                    a.html(),
+                    b.html()
+                );
+            }
+        }
+    };
+    let chart = boxes(&doc, "svg.chart")[0].1;
+    let inside = |what: &str, found: &[(scraper::ElementRef<'_>, [f64; 4])]| {
+        for (e, r) in found {
+            let within = r[0] >= chart[0] - 0.5
+                && r[2] <= chart[2] + 0.5
+                && r[1] >= chart[1] - 0.5
+                && r[3] <= chart[3] + 0.5;
+            assert!(
+                within,
+                "{what}: {} {r:?} leaves the chart {chart:?}",
+                e.html()
+            );
+        }
+    };
+    let marks = boxes(&doc, "g.mark text");
+    assert_eq!(marks.len(), 100, "a mark per decision");
+    overlaps("marks", &marks);
+    inside("marks", &marks);
+    let legend = boxes(&doc, "g.legend text");
+    overlaps("legend", &legend);
+    inside("legend", &legend);
+    let bests = boxes(&doc, "text.best-value");
+    assert_eq!(bests.len(), 10, "each model's best is labelled");
+    overlaps("best labels", &bests);
+    inside("best labels", &bests);
+    let colours: std::collections::BTreeSet<&str> = select(&doc, "g.legend-model")
+        .iter()
+        .map(|g| g.attr("data-colour").unwrap())
+        .collect();
+    assert_eq!(colours.len(), 10, "ten models, ten colours: {colours:?}");
+}

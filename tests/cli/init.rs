@@ -7,7 +7,7 @@ use crate::support;
 use support::stub::Switches;
 use support::world::World;
 
-use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
+use bob_eval::check::{INIT_CRITERIA, INIT_FIRES_TASK, INIT_PROMPT, INIT_QUIET_PROMPT};
 use serde_json::Value;
 use std::fs;
 
@@ -69,9 +69,8 @@ impl Init for World {
         (code, found)
     }
 
-    /// Replace every placeholder under `evals/<item>/<case>/` with real text.
-    /// Fill the placeholders of `case`; for `scoring`, those of the `fires`
-    /// case's scoring grader too (init writes both).
+    /// Fill the placeholders of `case`; for `scoring`, those of the trigger
+    /// pair too (init writes them together).
     fn fill(&self, item: &str, case: &str) {
         let mut files = vec![
             (case, "prompt.md", "Summarise the change in one line."),
@@ -80,6 +79,16 @@ impl Init for World {
         ];
         if case == "scoring" {
             files.push(("fires", "graders/teaches.md", "one line"));
+            // And the trigger pair's default prompts.
+            for (case, default, text) in [
+                ("fires", INIT_FIRES_TASK, "on this change: fix the typo."),
+                ("quiet", INIT_QUIET_PROMPT, "What does this change touch?"),
+            ] {
+                let path = self.source.join(format!("evals/{item}/{case}/prompt.md"));
+                let old = fs::read_to_string(&path).unwrap();
+                assert!(old.contains(default), "{}", path.display());
+                fs::write(&path, old.replace(default, text)).unwrap();
+            }
         }
         for (case, file, text) in files {
             let path = self.source.join(format!("evals/{item}/{case}/{file}"));
@@ -96,19 +105,22 @@ impl Init for World {
 
 /// The placeholders `check` reports in `case`; for `scoring`, with the
 /// `fires` case's scoring grader first (the findings are sorted by file).
+/// The trigger pair's runnable default prompts are warnings.
 fn placeholders(item: &str, case: &str) -> Vec<(String, String, String)> {
-    let mut files: Vec<String> = Vec::new();
+    let mut files: Vec<(&str, String)> = Vec::new();
     if case == "scoring" {
-        files.push("fires/graders/teaches.md".into());
+        files.push(("error", "fires/graders/teaches.md".into()));
+        files.push(("warning", "fires/prompt.md".into()));
+        files.push(("warning", "quiet/prompt.md".into()));
     }
     for f in ["graders/judge.md", "graders/matches.md", "prompt.md"] {
-        files.push(format!("{case}/{f}"));
+        files.push(("error", format!("{case}/{f}")));
     }
     files
         .iter()
-        .map(|f| {
+        .map(|(severity, f)| {
             (
-                "error".to_string(),
+                severity.to_string(),
                 "init-placeholder".to_string(),
                 format!("evals/{item}/{f}"),
             )

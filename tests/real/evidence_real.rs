@@ -151,6 +151,35 @@ fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
     assert!(w.calls(None) > before);
 }
 
+/// Naming a judge buys again only the cases a judge grades (`fires` and
+/// `fires-b` hold the llm grader `why`); the quiet cases, graded by a
+/// `tool_used` alone, are the same runs whatever the judge.
+#[test]
+fn a_judge_model_re_buys_only_the_cases_a_judge_grades() {
+    let w = world();
+    w.run(&[]);
+    let (quiet_b, all) = (w.calls(Some(QUIET_B)), w.calls(None));
+    let judged = w.run(&["--judge-model", "haiku"]);
+    assert_eq!(
+        judged["reused_runs"], 4,
+        "quiet and quiet-b, both arms: {judged}"
+    );
+    assert_eq!(w.calls(Some(QUIET_B)), quiet_b, "quiet-b was bought again");
+    assert!(w.calls(None) > all, "the judged cases were bought");
+    assert!(
+        w.api
+            .requests_of(Kind::Judge)
+            .iter()
+            .any(|r| r.model.as_deref().is_some_and(|m| m.contains("haiku"))),
+        "the judge asked was haiku"
+    );
+    // And again: everything is reused, the judged cases under haiku too.
+    let before = w.calls(None);
+    let again = w.run(&["--judge-model", "haiku"]);
+    assert_eq!(again["reused_runs"], 8);
+    assert_eq!(w.calls(None), before);
+}
+
 /// Runs bought while another writer holds the store are not lost: `run`
 /// keeps them beside it, still writes its document, and the next `run`
 /// stores them and buys nothing.

@@ -22,6 +22,7 @@ mod neighbours_real;
 mod payless_real;
 mod pipelines_real;
 mod platform_direct;
+mod platform_surface;
 mod plugin_corpus_real;
 mod plugin_traps_real;
 mod real_platform;

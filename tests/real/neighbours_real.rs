@@ -143,6 +143,19 @@ fn the_neighbour_that_takes_the_fires_prompt_is_named_with_counts() {
         .unwrap_or_else(|| panic!("{stderr}"));
     let first_run = stderr.lines().position(|l| l.contains("run 1/")).unwrap();
     assert!(announced < first_run, "{stderr}");
+    // The competition's runs say what they measured, never a score that
+    // reads like the item failing.
+    let neighbour_runs: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("--neighbours run "))
+        .collect();
+    assert_eq!(neighbour_runs.len(), 4, "{stderr}");
+    assert!(
+        neighbour_runs
+            .iter()
+            .all(|l| l.contains("with the neighbours loaded") && !l.contains("score")),
+        "{stderr}"
+    );
 
     // The suite itself ran with `commit` alone: it fired, as scripted.
     assert_eq!(doc["fires_rate"], 1.0, "{doc:#}");

@@ -18,19 +18,154 @@ pub(super) const TOP: f64 = 84.0;
 
 pub(super) const BOTTOM: f64 = 76.0;
 
+/// The plot's height, from a score of 1 down to 0.
+pub(super) const PLOT: f64 = HEIGHT - TOP - BOTTOM;
+
+/// The top of the legend's first row.
+pub(super) const LEGEND_Y: f64 = 8.0;
+
+/// One row of the legend: a model's `with` and `without` lines.
+pub(super) const LEGEND_ROW: f64 = 46.0;
+
+/// The legend's key (best, interval, marks), wide enough for its labels.
+pub(super) const KEY_WIDTH: f64 = 300.0;
+
+/// A character of 12px text, on the wide side, so estimated labels never overlap.
+pub(super) const CHAR: f64 = 7.2;
+
+/// A character of a mark's 13px bold label, on the wide side.
+pub(super) const MARK_CHAR: f64 = 9.0;
+
+/// The least space between two marks in a lane.
+pub(super) const MARK_GAP: f64 = 3.0;
+
+/// One lane of decision marks.
+pub(super) const LANE: f64 = 17.0;
+
+/// Marks carry their PR only when all of them fit in this many lanes.
+pub(super) const PR_LANES: usize = 2;
+
+/// The least distance between two best labels' baselines.
+pub(super) const BEST_GAP: f64 = 14.0;
+
+/// A chart's vertical layout: the legend's rows, the lanes of decision marks
+/// under them, the plot, the x axis. With one legend row and no mark, the
+/// plot's top is [`TOP`] and the chart [`HEIGHT`] tall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// Rows of the legend, at least one.
+    pub legend_rows: usize,
+    /// Lanes of marks.
+    pub lanes: usize,
+}
+
+impl Frame {
+    /// One legend row, no marks.
+    pub const PLAIN: Frame = Frame {
+        legend_rows: 1,
+        lanes: 0,
+    };
+
+    /// The top of the marks' strip, under the legend.
+    fn strip(&self) -> f64 {
+        LEGEND_Y + LEGEND_ROW * self.legend_rows.max(1) as f64
+    }
+
+    /// The plot's top: a score of 1.
+    pub fn top(&self) -> f64 {
+        self.strip() + LANE * self.lanes as f64 + (TOP - LEGEND_Y - LEGEND_ROW)
+    }
+
+    /// The plot's bottom: a score of 0, the x axis.
+    pub fn base(&self) -> f64 {
+        self.top() + PLOT
+    }
+
+    /// The chart's height.
+    pub fn height(&self) -> f64 {
+        self.base() + BOTTOM
+    }
+
+    /// The y of a score; a value out of 0..1 (or not a number) is held to the
+    /// nearest edge.
+    pub fn y(&self, v: f64) -> f64 {
+        let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+        self.top() + PLOT * (1.0 - v)
+    }
+
+    /// The baseline of lane `lane`'s labels (lane 0 nearest the plot).
+    pub fn lane_y(&self, lane: usize) -> f64 {
+        self.strip() + LANE * (self.lanes - lane.min(self.lanes.saturating_sub(1))) as f64 - 4.0
+    }
+}
+
 /// The least distance between the centres of two x labels: wider than the
 /// widest label (`2026-12-03`, or `23:59:59` under it, at 12px) with room between.
 pub(super) const LABEL_GAP: f64 = 92.0;
 
-/// The colour of `model` on every page: a hue from an FNV-1a hash of its
-/// name, at one saturation and lightness that reads on white.
-pub fn colour(model: &str) -> String {
+/// Twelve colours that read on white (contrast 3.8:1 or more) and stay apart
+/// from each other (CIE76 ΔE 23 or more between any two): a page gives each
+/// of its models its own.
+pub const PALETTE: [&str; 12] = [
+    "#1f77b4", "#d35f00", "#9467bd", "#8c564b", "#c2479f", "#12858f", "#6b6b6b", "#858512",
+    "#393b79", "#2e8b3e", "#d6434f", "#5c2a0a",
+];
+
+/// FNV-1a of a model's name: where its colour is looked for first.
+fn name_hash(model: &str) -> u32 {
     let mut hash: u32 = 0x811c_9dc5;
     for byte in model.bytes() {
         hash ^= u32::from(byte);
         hash = hash.wrapping_mul(0x0100_0193);
     }
-    hsl_hex(f64::from(hash % 360), 0.68, 0.40)
+    hash
+}
+
+/// The colour of each model of a page, the same on every chart of it: the
+/// palette entry its name hashes to, or the next free one, so that up to
+/// twelve models never share a colour (and a model keeps its colour from
+/// page to page unless another took it). Past twelve, hues a golden angle
+/// apart.
+#[derive(Debug, Clone, Default)]
+pub struct Palette(std::collections::BTreeMap<String, String>);
+
+impl Palette {
+    /// The colours of `models` (any order, repeats allowed).
+    pub fn of<'a>(models: impl IntoIterator<Item = &'a str>) -> Palette {
+        let models: std::collections::BTreeSet<&str> = models.into_iter().collect();
+        let mut taken = [false; PALETTE.len()];
+        let mut colours = std::collections::BTreeMap::new();
+        for (i, model) in models.iter().enumerate() {
+            let start = name_hash(model) as usize % PALETTE.len();
+            let free = (0..PALETTE.len())
+                .map(|k| (start + k) % PALETTE.len())
+                .find(|&k| !taken[k]);
+            let colour = match free {
+                Some(k) => {
+                    taken[k] = true;
+                    PALETTE[k].to_string()
+                }
+                None => hsl_hex((i as f64 * 137.508) % 360.0, 0.68, 0.38),
+            };
+            colours.insert((*model).to_string(), colour);
+        }
+        Palette(colours)
+    }
+
+    /// The colours of every model of `history`.
+    pub fn of_history(history: &History) -> Palette {
+        Palette::of(
+            history
+                .items
+                .iter()
+                .flat_map(|i| i.series.iter().map(|s| s.model.as_str())),
+        )
+    }
+
+    /// The colour of `model` (grey for a model the page does not hold).
+    pub fn colour(&self, model: &str) -> &str {
+        self.0.get(model).map_or("#6b6b6b", String::as_str)
+    }
 }
 
 /// `hsl(h, s, l)` as `#rrggbb`.
@@ -60,11 +195,10 @@ pub fn x_of(i: usize, n: usize) -> f64 {
     }
 }
 
-/// The y of a score, 0 at the bottom of the plot and 1 at its top; a value
-/// out of 0..1 (or not a number) is held to the nearest edge.
+/// The y of a score in a chart with one legend row and no marks
+/// ([`Frame::PLAIN`]).
 pub fn y_of(v: f64) -> f64 {
-    let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-    TOP + (HEIGHT - TOP - BOTTOM) * (1.0 - v)
+    Frame::PLAIN.y(v)
 }
 
 /// The slots of `n` that get a label: the first and the last always, and
@@ -128,8 +262,8 @@ pub fn html(history: &History) -> String {
          svg text{font-size:12px;fill:#333}\n\
          svg .mark text{font-size:13px;font-weight:600}\n\
          svg circle.point:hover{stroke-width:4}\n\
-         table.points{border-collapse:collapse;font-size:13px;margin-top:8px}\n\
-         table.points td,table.points th{border:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}\n\
+         table.points{border-collapse:collapse;font-size:13px;margin-top:8px;width:100%;max-width:100%}\n\
+         table.points td,table.points th{border:1px solid #ddd;padding:2px 6px;text-align:left;overflow-wrap:anywhere}\n\
          .accepted{color:#2a7d2a}.rejected{color:#b22}.kind{color:#777}\n\
          </style>\n</head>\n<body>\n<h1>bob-eval history</h1>\n",
     );
@@ -140,20 +274,21 @@ pub fn html(history: &History) -> String {
     };
     let _ = writeln!(
         out,
-        "<p class=\"about\">From <code>{}</code>: {shown}. Each chart is one item; each point one evaluation with the numbers its document had, in time order (UTC). For each model (one colour on every page): <b>with</b> (filled dots, solid line), <b>without</b> (rings, dashed line), each with its interval as a whisker; the wide pale line is the recorded best. ✓ marks an accepted change, ✗ a rejected one, over the run the gate decided on. Hover a dot for its run, numbers, interval, runs and cost.</p>",
+        "<p class=\"about\">From <code>{}</code>: {shown}. Each chart is one item; each point one evaluation with the numbers its document had, in time order (UTC). For each model (one colour on every page): <b>with</b> (filled dots, solid line), <b>without</b> (rings, dashed line), each with its interval as a whisker; the wide pale line is the recorded best. Above the plot, ✓ marks a change accepted and ✗ one rejected by a <em>recorded</em> decision (<code>gate --record</code>, <code>propose</code>; a <code>gate</code> that records nothing leaves no mark), at the x of the run it decided on, with its PR where there is room. Hover a dot for its run, numbers, interval, runs and cost.</p>",
         escape(history.evidence.as_str())
     );
     if let Some(message) = empty_message(history) {
         let _ = writeln!(out, "<p class=\"empty\">{}</p>", escape(&message));
     }
+    let palette = Palette::of_history(history);
     for item in &history.items {
-        item_section(&mut out, item);
+        item_section(&mut out, item, &palette);
     }
     out.push_str("</body>\n</html>\n");
     out
 }
 
-pub(super) fn item_section(out: &mut String, item: &ItemHistory) {
+pub(super) fn item_section(out: &mut String, item: &ItemHistory, palette: &Palette) {
     let name = escape(&item.item);
     let _ = writeln!(
         out,
@@ -165,8 +300,8 @@ pub(super) fn item_section(out: &mut String, item: &ItemHistory) {
             "<p class=\"empty\">No evaluation or run kept for {name}.</p>"
         );
     } else {
-        chart(out, item);
-        points_table(out, item);
+        chart(out, item, palette);
+        points_table(out, item, palette);
     }
     if item.hidden > 0 {
         let _ = writeln!(
@@ -208,7 +343,7 @@ pub(super) fn slots(item: &ItemHistory) -> Vec<(usize, usize)> {
     order
 }
 
-pub(super) fn chart(out: &mut String, item: &ItemHistory) {
+pub(super) fn chart(out: &mut String, item: &ItemHistory, palette: &Palette) {
     let name = escape(&item.item);
     let order = slots(item);
     let n = order.len();
@@ -220,26 +355,38 @@ pub(super) fn chart(out: &mut String, item: &ItemHistory) {
     for (slot, &(s, p)) in order.iter().enumerate() {
         xs[s][p] = x_of(slot, n);
     }
+    let legend = legend_layout(&item.series);
+    let marks = place_marks(item, &xs);
+    let frame = Frame {
+        legend_rows: legend.rows,
+        lanes: marks.iter().map(|m| m.lane + 1).max().unwrap_or(0),
+    };
     let _ = writeln!(
         out,
-        "<svg class=\"chart\" data-item=\"{name}\" data-points=\"{n}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{name}: with and without over time\">"
+        "<svg class=\"chart\" data-item=\"{name}\" data-points=\"{n}\" viewBox=\"0 0 {WIDTH} {}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{name}: with and without over time\">",
+        frame.height()
     );
-    axes(out, item, &order);
-    legend(out, &item.series);
+    axes(out, item, &order, &frame);
+    draw_legend(out, &item.series, &legend, palette);
     // Every model's best first, so no line of another model hides under it.
+    let mut ends = Vec::new();
     for (i, s) in item.series.iter().enumerate() {
-        best_line(out, s, &xs[i]);
+        if let Some(end) = best_line(out, s, &xs[i], &frame, palette) {
+            ends.push((s.model.as_str(), end));
+        }
     }
+    best_labels(out, &ends, &frame, palette);
     for (i, s) in item.series.iter().enumerate() {
-        series(out, s, &xs[i]);
+        series(out, s, &xs[i], &frame, palette);
     }
+    draw_marks(out, &marks, &frame);
     out.push_str("</svg>\n");
 }
 
-pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)]) {
+pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)], frame: &Frame) {
     out.push_str("<g class=\"axis y\">\n");
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let y = y_of(tick);
+        let y = frame.y(tick);
         let _ = writeln!(
             out,
             "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{tick:.2}</text>",
@@ -251,8 +398,8 @@ pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)
     let _ = writeln!(
         out,
         "<text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">score</text>\n</g>",
-        y_of(0.5),
-        y_of(0.5)
+        frame.y(0.5),
+        frame.y(0.5)
     );
     out.push_str("<g class=\"axis x\">\n");
     let n = order.len();
@@ -261,7 +408,7 @@ pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)
         .map(|&(s, p)| item.series[s].points[p].time)
         .collect();
     let labels = time_labels(&times);
-    let base = HEIGHT - BOTTOM;
+    let base = frame.base();
     for slot in 0..n {
         let x = x_of(slot, n);
         let _ = writeln!(
@@ -290,44 +437,106 @@ pub(super) fn axes(out: &mut String, item: &ItemHistory, order: &[(usize, usize)
         "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{base:.1}\" y2=\"{base:.1}\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">evaluations in time order (UTC); a tick per evaluation</text>\n</g>",
         WIDTH - RIGHT,
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
-        HEIGHT - 10.0
+        frame.height() - 10.0
     );
 }
 
-pub(super) fn legend(out: &mut String, series: &[Series]) {
-    out.push_str("<g class=\"legend\">\n");
-    let mut x = LEFT;
+/// Where the legend's entries go: a model's entry (its `with` and `without`
+/// lines) at `(x, row)`, rows wrapping at the chart's right edge, and the
+/// key (best, interval, marks) after the last entry, on a row of its own
+/// when it does not fit there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendLayout {
+    /// Each series' entry: its left edge and its row.
+    pub entries: Vec<(f64, usize)>,
+    /// The key's left edge and row.
+    pub key: (f64, usize),
+    /// Rows in all.
+    pub rows: usize,
+}
+
+/// The width of a legend entry: its swatch and the longer of its labels
+/// (`MODEL without`), at [`CHAR`] per character.
+pub fn entry_width(model: &str) -> f64 {
+    40.0 + CHAR * (model.chars().count() as f64 + 8.0)
+}
+
+/// The legend's layout for `series` (see [`LegendLayout`]).
+pub fn legend_layout(series: &[Series]) -> LegendLayout {
+    let right = WIDTH - 8.0;
+    let (mut x, mut row) = (LEFT, 0);
+    let mut entries = Vec::new();
     for s in series {
-        let colour = colour(&s.model);
+        let w = entry_width(&s.model);
+        if x > LEFT && x + w > right {
+            (x, row) = (LEFT, row + 1);
+        }
+        entries.push((x, row));
+        x += w;
+    }
+    if x > LEFT && x + KEY_WIDTH > right {
+        (x, row) = (LEFT, row + 1);
+    }
+    LegendLayout {
+        entries,
+        key: (x, row),
+        rows: row + 1,
+    }
+}
+
+pub(super) fn draw_legend(
+    out: &mut String,
+    series: &[Series],
+    layout: &LegendLayout,
+    palette: &Palette,
+) {
+    out.push_str("<g class=\"legend\">\n");
+    for (s, &(x, row)) in series.iter().zip(&layout.entries) {
+        let colour = palette.colour(&s.model);
         let model = escape(&s.model);
+        let y = LEGEND_Y + LEGEND_ROW * row as f64;
         let _ = writeln!(
             out,
-            "<g class=\"legend-model\" data-model=\"{model}\" data-colour=\"{colour}\"><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"18\" y2=\"18\" stroke=\"{colour}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"18\" r=\"4\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"22\">{model} with</text><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"38\" y2=\"38\" stroke=\"{colour}\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/><circle cx=\"{:.1}\" cy=\"38\" r=\"4\" fill=\"#fff\" stroke=\"{colour}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"42\">{model} without</text></g>",
+            "<g class=\"legend-model\" data-model=\"{model}\" data-colour=\"{colour}\"><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"{:.1}\">{model} with</text><line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#fff\" stroke=\"{colour}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{model} without</text></g>",
             x + 28.0,
+            y + 10.0,
+            y + 10.0,
             x + 14.0,
+            y + 10.0,
             x + 34.0,
+            y + 14.0,
             x + 28.0,
+            y + 30.0,
+            y + 30.0,
             x + 14.0,
+            y + 30.0,
             x + 34.0,
+            y + 34.0,
         );
-        x += 40.0 + 7.0 * (s.model.chars().count() as f64 + 8.0);
     }
+    let (x, row) = layout.key;
+    let y = LEGEND_Y + LEGEND_ROW * row as f64;
     let has_best = series
         .iter()
         .any(|s| s.best.is_some() || s.points.iter().any(|p| p.best.is_some()));
     if has_best {
         let _ = writeln!(
             out,
-            "<g class=\"legend-best\"><path d=\"M{x:.1} 22 h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"8\" opacity=\"0.3\"/><text x=\"{:.1}\" y=\"22\">best recorded</text></g>",
-            x + 34.0
+            "<g class=\"legend-best\"><path d=\"M{x:.1} {:.1} h12 v-8 h16\" fill=\"none\" stroke=\"#888\" stroke-width=\"8\" opacity=\"0.3\"/><text x=\"{:.1}\" y=\"{:.1}\">best recorded</text></g>",
+            y + 14.0,
+            x + 34.0,
+            y + 14.0
         );
     }
     let _ = writeln!(
         out,
-        "<g class=\"legend-interval\"><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"32\" y2=\"44\" stroke=\"#666\" stroke-width=\"1.5\"/><text x=\"{:.1}\" y=\"42\">interval</text></g>",
+        "<g class=\"legend-interval\"><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#666\" stroke-width=\"1.5\"/><text x=\"{:.1}\" y=\"{:.1}\">interval</text></g>",
         x + 14.0,
         x + 14.0,
-        x + 34.0
+        y + 24.0,
+        y + 36.0,
+        x + 34.0,
+        y + 34.0
     );
     if series
         .iter()
@@ -335,9 +544,11 @@ pub(super) fn legend(out: &mut String, series: &[Series]) {
     {
         let _ = writeln!(
             out,
-            "<g class=\"legend-marks\"><text x=\"{:.1}\" y=\"22\" style=\"fill:#2a7d2a\">✓ accepted</text><text x=\"{:.1}\" y=\"42\" style=\"fill:#b22\">✗ rejected</text></g>",
+            "<g class=\"legend-marks\"><text x=\"{:.1}\" y=\"{:.1}\" style=\"fill:#2a7d2a\">✓ accepted</text><text x=\"{:.1}\" y=\"{:.1}\" style=\"fill:#b22\">✗ rejected (recorded)</text></g>",
             x + 140.0,
-            x + 140.0
+            y + 14.0,
+            x + 140.0,
+            y + 34.0
         );
     }
     out.push_str("</g>\n");
@@ -357,9 +568,9 @@ pub(super) fn data_kind(p: &Point) -> &'static str {
     }
 }
 
-pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
+pub(super) fn series(out: &mut String, s: &Series, xs: &[f64], frame: &Frame, palette: &Palette) {
     let model = escape(&s.model);
-    let colour = colour(&s.model);
+    let colour = palette.colour(&s.model);
     // The whiskers first, beside the dot (with left, without right).
     for (p, x) in s.points.iter().zip(xs) {
         let Some(i) = p.intervals else { continue };
@@ -367,7 +578,7 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
             ("with", i.with, -3.0, ""),
             ("without", i.without, 3.0, " stroke-dasharray=\"3 2\""),
         ] {
-            let (x, top, bottom) = (x + dx, y_of(band.high), y_of(band.low));
+            let (x, top, bottom) = (x + dx, frame.y(band.high), frame.y(band.low));
             let _ = writeln!(
                 out,
                 "<g class=\"interval\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" stroke=\"{colour}\" stroke-width=\"1.5\" opacity=\"0.7\"{dash}><line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{bottom:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{top:.1}\" y2=\"{top:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{bottom:.1}\" y2=\"{bottom:.1}\"/></g>",
@@ -382,7 +593,7 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
     // The without arm first, as rings, so that a with dot at the same place shows inside.
     for (arm, dash, fill, r) in [
         ("without", " stroke-dasharray=\"5 4\"", "#fff", 6),
-        ("with", "", colour.as_str(), 5),
+        ("with", "", colour, 5),
     ] {
         let value = |p: &Point| if arm == "with" { p.with } else { p.without };
         // Lines join the complete evaluations of the whole suite only.
@@ -391,7 +602,7 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
             .iter()
             .zip(xs)
             .filter(|(p, _)| !p.filtered && !p.partial)
-            .filter_map(|(p, x)| value(p).map(|v| (*x, y_of(v))))
+            .filter_map(|(p, x)| value(p).map(|v| (*x, frame.y(v))))
             .collect();
         match line.as_slice() {
             [] => {}
@@ -429,7 +640,7 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
                 "<circle class=\"point\" data-arm=\"{arm}\" data-model=\"{model}\" data-run=\"{}\" data-kind=\"{kind}\" data-value=\"{}\" cx=\"{x:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\"{extra}><title>{}</title></circle>",
                 escape(&p.run),
                 fmt_score(v),
-                y_of(v),
+                frame.y(v),
                 escape(&tooltip(s, p)),
             );
         }
@@ -442,35 +653,127 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
             out,
             "<text class=\"value\" data-model=\"{model}\" x=\"{:.1}\" y=\"{:.1}\" style=\"fill:{colour}\">{}</text>",
             x + 24.0,
-            y_of(v) + 4.0,
+            frame.y(v) + 4.0,
             fmt_score(v)
         );
     }
-    for (p, x) in s.points.iter().zip(xs) {
-        let Some(d) = &p.decision else { continue };
-        let (sign, class) = match d.outcome {
-            Outcome::Accepted => ("✓", "accepted"),
-            Outcome::Rejected => ("✗", "rejected"),
+}
+
+/// A decision's mark, placed: over the x of the run it decided on, in a lane
+/// of the strip above the plot, labelled with its PR where there is room.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedMark {
+    /// The mark's x (its centre).
+    pub x: f64,
+    /// Its lane, 0 nearest the plot.
+    pub lane: usize,
+    /// `✓ #12`, or the sign alone where the PR does not fit.
+    pub label: String,
+    /// `accepted` or `rejected`.
+    pub class: &'static str,
+    /// The model.
+    pub model: String,
+    /// The run it decided on.
+    pub run: String,
+    /// Its PR (empty for a best from `baseline.json`).
+    pub pr: String,
+    /// How it was joined to its point.
+    pub joined: &'static str,
+}
+
+/// The width of a mark's label at 13px: [`MARK_CHAR`] per character.
+pub fn mark_width(label: &str) -> f64 {
+    MARK_CHAR * label.chars().count() as f64
+}
+
+/// Every decision of `item` placed so that no two marks overlap: in x order,
+/// each in the lowest lane where it clears the mark before it by
+/// [`MARK_GAP`]. Marks say their PR when all of them fit that way in
+/// [`PR_LANES`] lanes; otherwise each is its sign alone (the PR is in its
+/// tooltip), in as many lanes as that takes.
+pub fn place_marks(item: &ItemHistory, xs: &[Vec<f64>]) -> Vec<PlacedMark> {
+    let mut marks: Vec<(f64, &Point, &Series)> = item
+        .series
+        .iter()
+        .zip(xs)
+        .flat_map(|(s, xs)| {
+            s.points
+                .iter()
+                .zip(xs)
+                .filter(|(p, _)| p.decision.is_some())
+                .map(move |(p, x)| (*x, p, s))
+        })
+        .collect();
+    marks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let place = |with_pr: bool| -> Vec<PlacedMark> {
+        let mut ends: Vec<f64> = Vec::new();
+        let mut placed = Vec::new();
+        for &(x, p, s) in &marks {
+            let Some(d) = &p.decision else { continue };
+            let (sign, class) = match d.outcome {
+                Outcome::Accepted => ("✓", "accepted"),
+                Outcome::Rejected => ("✗", "rejected"),
+            };
+            let label = if with_pr {
+                format!("{sign} {}", d.pr.as_deref().unwrap_or("baseline"))
+            } else {
+                sign.to_string()
+            };
+            let half = mark_width(&label) / 2.0;
+            let lane = (0..=ends.len())
+                .find(|&l| ends.get(l).is_none_or(|end| x - half >= end + MARK_GAP))
+                .expect("a new lane always has room");
+            match ends.get_mut(lane) {
+                Some(e) => *e = x + half,
+                None => ends.push(x + half),
+            }
+            placed.push(PlacedMark {
+                x,
+                lane,
+                label,
+                class,
+                model: s.model.clone(),
+                run: p.run.clone(),
+                pr: d.pr.clone().unwrap_or_default(),
+                joined: d.joined,
+            });
+        }
+        placed
+    };
+    let with_pr = place(true);
+    if with_pr.iter().all(|m| m.lane < PR_LANES) {
+        with_pr
+    } else {
+        place(false)
+    }
+}
+
+pub(super) fn draw_marks(out: &mut String, marks: &[PlacedMark], frame: &Frame) {
+    for m in marks {
+        let colour = if m.class == "accepted" {
+            "#2a7d2a"
+        } else {
+            "#b22"
         };
-        let label = d.pr.as_deref().unwrap_or("baseline");
-        // Above the dot and its whisker.
-        let top = p
-            .with
-            .map(|w| w.max(p.intervals.map_or(w, |i| i.with.high)))
-            .unwrap_or(d.after);
-        let y = y_of(top) - 12.0;
+        let pr = if m.pr.is_empty() {
+            "— (baseline.json)"
+        } else {
+            &m.pr
+        };
         let _ = writeln!(
             out,
-            "<g class=\"mark {class}\" data-outcome=\"{class}\" data-model=\"{model}\" data-run=\"{}\" data-pr=\"{}\" data-joined=\"{}\"><text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"middle\" class=\"{class}\" style=\"fill:{}\">{sign} {}</text></g>",
-            escape(&p.run),
-            escape(d.pr.as_deref().unwrap_or("")),
-            d.joined,
-            if class == "accepted" {
-                "#2a7d2a"
-            } else {
-                "#b22"
-            },
-            escape(label)
+            "<g class=\"mark {class}\" data-outcome=\"{class}\" data-model=\"{}\" data-run=\"{}\" data-pr=\"{}\" data-joined=\"{}\"><title>{} · {} · {class} · PR {}</title><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"{class}\" style=\"fill:{colour}\">{}</text></g>",
+            escape(&m.model),
+            escape(&m.run),
+            escape(&m.pr),
+            m.joined,
+            escape(&m.run),
+            escape(&m.model),
+            escape(pr),
+            m.x,
+            frame.lane_y(m.lane),
+            escape(&m.label),
+            class = m.class,
         );
     }
 }
@@ -478,17 +781,24 @@ pub(super) fn series(out: &mut String, s: &Series, xs: &[f64]) {
 /// The step line of the best, wide and pale in the model's colour and drawn
 /// under the lines: where it meets `with` it shows on both sides of it. Flat
 /// from each point to the next, stepping at the point that changed it, on
-/// to the plot's right edge, where its value is written.
-pub(super) fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
+/// to the plot's right edge. Returns the value it ends on, which
+/// [`best_labels`] writes there.
+pub(super) fn best_line(
+    out: &mut String,
+    s: &Series,
+    xs: &[f64],
+    frame: &Frame,
+    palette: &Palette,
+) -> Option<f64> {
     let mut d = String::new();
     let mut last: Option<f64> = None;
     for (p, x) in s.points.iter().zip(xs) {
         match (last, p.best) {
             (None, Some(b)) => {
-                let _ = write!(d, "M{x:.1} {:.1}", y_of(b));
+                let _ = write!(d, "M{x:.1} {:.1}", frame.y(b));
             }
             (Some(_), Some(b)) => {
-                let _ = write!(d, " H{x:.1} V{:.1}", y_of(b));
+                let _ = write!(d, " H{x:.1} V{:.1}", frame.y(b));
             }
             _ => {}
         }
@@ -500,23 +810,65 @@ pub(super) fn best_line(out: &mut String, s: &Series, xs: &[f64]) {
     let right = WIDTH - RIGHT;
     match (last, end) {
         (Some(_), Some(end)) => {
-            let _ = write!(d, " V{:.1} H{right:.1}", y_of(end));
+            let _ = write!(d, " V{:.1} H{right:.1}", frame.y(end));
         }
         (None, Some(end)) => {
-            let _ = write!(d, "M{LEFT} {:.1} H{right:.1}", y_of(end));
+            let _ = write!(d, "M{LEFT} {:.1} H{right:.1}", frame.y(end));
         }
-        _ => return,
+        _ => return None,
     }
-    let end = end.expect("a best to draw");
     let model = escape(&s.model);
-    let colour = colour(&s.model);
+    let colour = palette.colour(&s.model);
     let _ = writeln!(
         out,
-        "<path class=\"best\" data-model=\"{model}\" d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"9\" stroke-linejoin=\"round\" opacity=\"0.22\"><title>best recorded for {model}</title></path><text class=\"best-value\" data-model=\"{model}\" x=\"{:.1}\" y=\"{:.1}\" style=\"fill:{colour}\">best {}</text>",
-        right + 4.0,
-        y_of(end) + 4.0,
-        fmt_score(end)
+        "<path class=\"best\" data-model=\"{model}\" d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"9\" stroke-linejoin=\"round\" opacity=\"0.22\"><title>best recorded for {model}</title></path>",
     );
+    end
+}
+
+/// The baselines of the best labels at the plot's right edge: each beside its
+/// line, moved apart by at least [`BEST_GAP`] where several bests are close,
+/// and held inside the plot.
+pub fn best_label_ys(ends: &[f64], frame: &Frame) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..ends.len()).collect();
+    order.sort_by(|&a, &b| ends[b].total_cmp(&ends[a]));
+    let (top, bottom) = (frame.y(1.0) + 4.0, frame.base() + 4.0);
+    let mut ys = vec![0.0; ends.len()];
+    let mut next = f64::NEG_INFINITY;
+    for &i in &order {
+        let y = (frame.y(ends[i]) + 4.0).max(next).max(top);
+        ys[i] = y;
+        next = y + BEST_GAP;
+    }
+    // Pushed past the bottom: move the stack up, never above the top.
+    if let Some(&last) = order.last()
+        && ys[last] > bottom
+    {
+        let shift = ys[last] - bottom;
+        for y in &mut ys {
+            *y = (*y - shift).max(top);
+        }
+    }
+    ys
+}
+
+pub(super) fn best_labels(
+    out: &mut String,
+    ends: &[(&str, f64)],
+    frame: &Frame,
+    palette: &Palette,
+) {
+    let values: Vec<f64> = ends.iter().map(|e| e.1).collect();
+    for ((model, end), y) in ends.iter().zip(best_label_ys(&values, frame)) {
+        let _ = writeln!(
+            out,
+            "<text class=\"best-value\" data-model=\"{}\" x=\"{:.1}\" y=\"{y:.1}\" style=\"fill:{}\">best {}</text>",
+            escape(model),
+            WIDTH - RIGHT + 4.0,
+            palette.colour(model),
+            fmt_score(*end)
+        );
+    }
 }
 
 /// A point's tooltip: its run, time, numbers with their intervals, runs and cost.
@@ -571,7 +923,7 @@ pub(super) fn tooltip(s: &Series, p: &Point) -> String {
     text
 }
 
-pub(super) fn points_table(out: &mut String, item: &ItemHistory) {
+pub(super) fn points_table(out: &mut String, item: &ItemHistory, palette: &Palette) {
     out.push_str(
         "<table class=\"points\">\n<tr><th>time (UTC)</th><th>model</th><th>run</th><th>with</th><th>interval</th><th>without</th><th>trigger</th><th>runs</th><th>cost</th><th>kind</th><th>decision</th><th>PR</th></tr>\n",
     );
@@ -587,7 +939,7 @@ pub(super) fn points_table(out: &mut String, item: &ItemHistory) {
             "<tr data-run=\"{}\"><td>{}</td><td><span style=\"color:{}\">■</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>${:.4}</td><td class=\"kind\">{}</td><td class=\"{outcome}\">{outcome}</td><td>{}</td></tr>",
             escape(&point.run),
             point.time.format("%Y-%m-%d %H:%M:%S"),
-            colour(&series.model),
+            palette.colour(&series.model),
             escape(&series.model),
             escape(&point.run),
             score(point.with),

@@ -3,7 +3,7 @@
 //! (inline SVG, no script, no network) with a chart per item: evaluations in
 //! time order, their intervals as whiskers, the best as a wide pale step
 //! line under them, the gate's decisions over the runs they decided on, and
-//! each model in the colour its name hashes to.
+//! each model in a colour of its own on the page.
 
 use super::junit::escape;
 use crate::document::fmt_score;

@@ -151,7 +151,12 @@ fn equal_values_draw_a_flat_line_and_text_is_escaped() {
     let b = point("eval-commit-b", 2, Some(0.5), Some(Outcome::Rejected));
     a.decision = Some(wiki_decision(Outcome::Accepted, "<b>&", 0.5));
     let page = html(&history(vec![a, b]));
-    let y = format!("{:.1}", y_of(0.5));
+    // Two marks side by side: one lane above the plot.
+    let frame = Frame {
+        legend_rows: 1,
+        lanes: 1,
+    };
+    let y = format!("{:.1}", frame.y(0.5));
     let line = page
         .lines()
         .find(|l| l.starts_with("<polyline class=\"line\" data-arm=\"with\""))
@@ -163,10 +168,25 @@ fn equal_values_draw_a_flat_line_and_text_is_escaped() {
 }
 
 #[test]
-fn a_model_has_one_colour_from_its_name() {
-    assert_eq!(colour("claude-sonnet-5-5"), colour("claude-sonnet-5-5"));
-    assert_ne!(colour("claude-sonnet-5-5"), colour("haiku"));
-    assert!(colour("x").starts_with('#') && colour("x").len() == 7);
+fn every_model_of_a_page_has_a_colour_of_its_own() {
+    let p = Palette::of(["claude-sonnet-5-5", "haiku", "claude-sonnet-5-5"]);
+    assert_ne!(p.colour("claude-sonnet-5-5"), p.colour("haiku"));
+    assert!(p.colour("x").starts_with('#') && p.colour("x").len() == 7);
+    // Its name picks the colour: the same on a page without the other.
+    assert_eq!(
+        Palette::of(["haiku"]).colour("haiku"),
+        Palette::of(["haiku", "zz"]).colour("haiku")
+    );
+    for n in [10, 12, 14] {
+        let models: Vec<String> = (0..n).map(|i| format!("model-{i}")).collect();
+        let p = Palette::of(models.iter().map(String::as_str));
+        let colours: std::collections::BTreeSet<&str> =
+            models.iter().map(|m| p.colour(m)).collect();
+        assert_eq!(colours.len(), n, "{n} models, {n} colours");
+        if n <= PALETTE.len() {
+            assert!(colours.iter().all(|c| PALETTE.contains(c)), "{colours:?}");
+        }
+    }
     assert_eq!(hsl_hex(0.0, 1.0, 0.5), "#ff0000");
     assert_eq!(hsl_hex(120.0, 1.0, 0.5), "#00ff00");
     assert_eq!(hsl_hex(240.0, 1.0, 0.25), "#000080");
@@ -254,4 +274,125 @@ fn table_shows_each_series_and_point() {
     let mut h = history(points);
     h.items[0].hidden = 2;
     insta::assert_snapshot!(table(&h));
+}
+
+/// `models` series of `points` each, every point decided, in one time order.
+fn crowded(models: usize, points: usize) -> ItemHistory {
+    let series = (0..models)
+        .map(|m| Series {
+            model: format!("claude-model-number-{m}"),
+            best: Some(Best {
+                score: 0.9 + 0.01 * (m % 3) as f64,
+                run: "eval-commit-20261202T000000Z".into(),
+                date: "2026-12-02".into(),
+            }),
+            points: (0..points)
+                .map(|i| {
+                    let day = u32::try_from(i * models + m).unwrap();
+                    let outcome = if i % 2 == 0 {
+                        Outcome::Accepted
+                    } else {
+                        Outcome::Rejected
+                    };
+                    let mut p = point(&format!("eval-commit-{day}"), day, Some(0.5), Some(outcome));
+                    p.decision = Some(wiki_decision(outcome, &format!("#{}", 1000 + day), 0.5));
+                    p
+                })
+                .collect(),
+        })
+        .collect();
+    ItemHistory {
+        item: "commit".into(),
+        series,
+        unmatched: vec![],
+        hidden: 0,
+    }
+}
+
+#[test]
+fn a_hundred_marks_never_overlap_and_say_their_pr_where_there_is_room() {
+    for (models, points) in [(1, 3), (10, 10), (10, 12), (4, 40)] {
+        let item = crowded(models, points);
+        let order = slots(&item);
+        let mut xs: Vec<Vec<f64>> = item
+            .series
+            .iter()
+            .map(|s| vec![0.0; s.points.len()])
+            .collect();
+        for (slot, &(s, p)) in order.iter().enumerate() {
+            xs[s][p] = x_of(slot, order.len());
+        }
+        let marks = place_marks(&item, &xs);
+        assert_eq!(marks.len(), models * points);
+        for (i, a) in marks.iter().enumerate() {
+            for b in &marks[i + 1..] {
+                let apart = (a.x - b.x).abs()
+                    >= (mark_width(&a.label) + mark_width(&b.label)) / 2.0 + MARK_GAP;
+                assert!(a.lane != b.lane || apart, "{a:?} overlaps {b:?}");
+            }
+            assert!(a.label.starts_with('✓') || a.label.starts_with('✗'));
+        }
+        if models * points <= 3 {
+            assert!(marks.iter().all(|m| m.label.contains('#')), "{marks:?}");
+        }
+        let lanes = marks.iter().map(|m| m.lane + 1).max().unwrap();
+        assert!(lanes <= 3, "{models}×{points}: {lanes} lanes");
+    }
+}
+
+#[test]
+fn the_legend_wraps_inside_the_chart_and_the_plot_moves_down_for_it() {
+    let item = crowded(10, 1);
+    let layout = legend_layout(&item.series);
+    assert!(layout.rows > 1, "{layout:?}");
+    for (s, (x, _)) in item.series.iter().zip(&layout.entries) {
+        assert!(x + entry_width(&s.model) <= WIDTH - 8.0, "{x}");
+    }
+    assert!(layout.key.0 + KEY_WIDTH <= WIDTH - 8.0);
+    let frame = Frame {
+        legend_rows: layout.rows,
+        lanes: 2,
+    };
+    let legend_bottom = LEGEND_Y + LEGEND_ROW * layout.rows as f64;
+    assert!(
+        frame.lane_y(1) - 13.0 >= legend_bottom,
+        "marks under the legend"
+    );
+    assert!(frame.lane_y(0) < frame.top(), "marks above the plot");
+    assert_eq!(
+        frame.height() - frame.top(),
+        HEIGHT - TOP,
+        "the plot keeps its size"
+    );
+    let page = html(&History {
+        items: vec![item],
+        ..history(vec![])
+    });
+    assert!(page.contains(&format!("viewBox=\"0 0 {WIDTH} {}\"", frame_height(&page))));
+}
+
+/// The height a page's first chart declares.
+fn frame_height(page: &str) -> String {
+    let at = page.find("viewBox=\"0 0 ").unwrap() + "viewBox=\"0 0 ".len();
+    let rest = &page[at..];
+    let rest = &rest[rest.find(' ').unwrap() + 1..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+#[test]
+fn best_labels_keep_apart_inside_the_plot() {
+    let frame = Frame::PLAIN;
+    let ys = best_label_ys(&[0.9, 0.91, 0.92, 0.9, 0.0, 0.01], &frame);
+    let mut sorted = ys.clone();
+    sorted.sort_by(f64::total_cmp);
+    for pair in sorted.windows(2) {
+        assert!(pair[1] - pair[0] >= BEST_GAP - 1e-9, "{ys:?}");
+    }
+    assert!(
+        ys.iter()
+            .all(|y| *y >= frame.y(1.0) && *y <= frame.base() + 4.0),
+        "{ys:?}"
+    );
+    // One best sits beside its line.
+    assert_eq!(best_label_ys(&[0.5], &frame), [frame.y(0.5) + 4.0]);
 }
