@@ -5,7 +5,7 @@
 //! `cargo bench --bench evidence`.
 
 use bob_eval::evidence::{
-    Arm, GraderOutcome, Origin, PlatformRunsContext, RunKey, RunOutcome, Store, StoredRun,
+    Arm, CaseKey, GraderOutcome, Origin, PlatformRunsContext, RunKey, RunOutcome, Store, StoredRun,
     options_digest, runs_from_platform,
 };
 use camino::Utf8PathBuf;
@@ -62,13 +62,18 @@ fn ctx(result: usize) -> PlatformRunsContext {
     PlatformRunsContext {
         item: "commit".into(),
         item_digest: format!("{result:0>64}"),
-        case_digests: (0..INSERT_RUNS / 20)
-            .map(|c| (format!("case-{c}"), format!("{c:0>64}")))
+        cases: (0..INSERT_RUNS / 20)
+            .map(|c| {
+                let key = CaseKey {
+                    digest: format!("{c:0>64}"),
+                    judge_model: "default".into(),
+                    options: options_digest(&[]),
+                };
+                (format!("case-{c}"), key)
+            })
             .collect(),
         model: "claude-sonnet-5-5".into(),
-        judge_model: "default".into(),
         tools: vec![],
-        options: options_digest(&[]),
         bought_by: format!("eval-commit-{result}"),
     }
 }

@@ -254,6 +254,9 @@ pub struct Settings {
     pub eval_max_cost_usd: Option<Value>,
     /// `_workflow.gate_confidence`, as written (validated by [`resolve_confidence`]).
     pub gate_confidence: Option<Value>,
+    /// `_workflow.scaffold`: run the cases' scaffold scripts (`true`) or
+    /// measure them without (`false`), as `--scaffold` / `--no-scaffold` do.
+    pub scaffold: Option<bool>,
     /// The file read, for messages.
     pub path: Option<Utf8PathBuf>,
 }
@@ -289,10 +292,21 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("gate_confidence"))
             .cloned();
+        let scaffold = match doc.get("_workflow").and_then(|w| w.get("scaffold")) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                return Err(Error::invalid(
+                    &path,
+                    format!("`_workflow.scaffold` must be true or false, not {other}"),
+                ));
+            }
+        };
         Ok(Settings {
             model,
             eval_max_cost_usd,
             gate_confidence,
+            scaffold,
             path: Some(path),
         })
     }

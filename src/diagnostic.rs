@@ -123,6 +123,7 @@ codes! {
     YamlTooDeep = "yaml-too-deep",
     TriggerAdvice = "trigger-advice",
     FileUnwritable = "file-unwritable",
+    ScaffoldScript = "scaffold-script",
 }
 
 impl fmt::Display for Code {

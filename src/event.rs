@@ -69,11 +69,13 @@ pub enum Event {
         text: String,
     },
     /// The evidence store is busy (another process writes it) as runs just
-    /// bought are kept: waited `waited` of `wait`, after which they are set
-    /// aside beside the store rather than lost.
+    /// bought, or an evaluation, are kept: waited `waited` of `wait`, after
+    /// which they are set aside beside the store rather than lost.
     StoreBusy {
         /// The item.
         item: String,
+        /// What is being kept, in words: `the runs just bought`, `the evaluation`.
+        keeping: &'static str,
         /// The store.
         store: Utf8PathBuf,
         /// How long it has waited so far.

@@ -225,7 +225,7 @@ pub fn write_out_dir(
     let mut runs_text = Vec::new();
     let runs = if store.exists() && !items.is_empty() {
         // Not the runs imported from files: `collect` trusts what it reads here.
-        Store::open(store)?.export_own(&items, &mut runs_text, &runs_path)?
+        Store::open_read_only(store)?.export_own(&items, &mut runs_text, &runs_path)?
     } else {
         0
     };

@@ -148,7 +148,8 @@ impl Expect {
             Expect::Path => {
                 if expect_string(key, entry, out) {
                     let path = entry.as_str().unwrap_or("");
-                    check_path(case, key, path, &entry.file, entry.line, out);
+                    let meta = check_path(case, key, path, &entry.file, entry.line, out);
+                    check_script_path(key, path, meta.as_ref(), entry, out);
                 }
             }
             Expect::PathList => {
@@ -456,6 +457,38 @@ pub(super) fn check_path(
         );
     }
     meta
+}
+
+/// A `scaffold_script` or `history_file` that is a folder, not a file; and a
+/// scaffold script that is there: the platform runs it only under
+/// `--scaffold`, as the operator, so the run must say which it wants.
+fn check_script_path(
+    key: &str,
+    path: &str,
+    meta: Option<&std::fs::Metadata>,
+    entry: &crate::suite::Entry,
+    out: &mut Out,
+) {
+    let shown = super::clip(path);
+    if matches!(key, "scaffold_script" | "history_file") && meta.is_some_and(|m| m.is_dir()) {
+        out.error(
+            Code::NotAFile,
+            &entry.file,
+            entry.line,
+            format!("`{key}: {shown}` is a folder, not a file"),
+            "point it at a file in the case folder",
+        );
+    } else if key == "scaffold_script" && meta.is_some_and(|m| m.is_file()) {
+        out.warn(
+            Code::ScaffoldScript,
+            &entry.file,
+            entry.line,
+            format!(
+                "the case builds its workspace with `{shown}`, which the platform runs only under --scaffold, as you: without it the case is measured on an empty workspace"
+            ),
+            "read the script, then run with `--scaffold` (or settings.json `_workflow.scaffold: true`); `--no-scaffold` measures the case without it knowingly; a run with neither is refused",
+        );
+    }
 }
 
 /// Report every key of `case` that is not part of its section, with the

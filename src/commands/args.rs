@@ -58,9 +58,11 @@ pub struct PlatformArgs {
     #[arg(long, value_name = "PATH", value_parser = super::path_arg)]
     pub evidence: Option<Utf8PathBuf>,
     /// Run nothing: print, per case and arm, the runs that would be bought and
-    /// those reused from the evidence store, and an estimate of the cost from
-    /// the store's past runs beside the ceiling (no platform call: the
-    /// platform version is assumed to be the item's last stored one)
+    /// those reused from the evidence store (and the --neighbours runs, and
+    /// --runs auto's first round), and an estimate of the cost from the
+    /// store's past runs beside the ceiling (no platform call: the platform
+    /// version is assumed to be the item's last stored one; the store is only
+    /// read)
     #[arg(long)]
     pub dry_run: bool,
     /// After the suite, run its fires and quiet prompts again on one arm with
@@ -89,6 +91,27 @@ pub struct FilterArgs {
     /// Keep built-in tools from the model in every case, even if granted
     #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
     pub disallow_tools: Vec<String>,
+    /// Run each case's `context.scaffold_script` (the platform's --scaffold):
+    /// author-supplied bash that builds the case's workspace, run as you, so
+    /// read it first [default: settings.json `_workflow.scaffold`]. A suite
+    /// with such a case is refused without --scaffold or --no-scaffold
+    #[arg(long, overrides_with = "no_scaffold")]
+    pub scaffold: bool,
+    /// Measure the cases that have a scaffold script without it, knowingly
+    /// (their workspace starts empty); keyed apart from runs with it
+    #[arg(long, overrides_with = "scaffold")]
+    pub no_scaffold: bool,
+}
+
+impl FilterArgs {
+    /// `--scaffold` (`Some(true)`), `--no-scaffold` (`Some(false)`) or neither.
+    pub fn scaffold(&self) -> Option<bool> {
+        match (self.scaffold, self.no_scaffold) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 impl PlatformArgs {
@@ -116,20 +139,22 @@ impl PlatformArgs {
             dry_run: self.dry_run,
             confidence: None,
             neighbours: self.neighbours.clone(),
+            scaffold: self.filters.scaffold(),
         }
     }
 }
 
 /// `--dry-run` on `run`, `exam` and `propose`: the estimate for `item` under
 /// `args`, as text or (`json`) as a `bob-eval-estimate/1` object; nothing runs.
+/// (`opts`: the options the command would evaluate under, `--confidence`
+/// included, which changes `--runs auto`'s first round).
 pub fn dry_run(
     ctx: &crate::config::Context,
     item: &str,
-    args: &PlatformArgs,
+    opts: &eval::EvalOptions,
     json: bool,
 ) -> crate::error::Result<u8> {
-    let estimate =
-        eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, &args.options())?;
+    let estimate = eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, opts)?;
     if json {
         super::print(&super::json(&estimate))?;
     } else {

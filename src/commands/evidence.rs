@@ -115,12 +115,13 @@ pub(super) fn validate_names(items: &[String]) -> Result<()> {
         .try_for_each(|item| crate::config::ItemName::new(item).map(drop))
 }
 
-/// Open the store for reading: a missing one is an error that says where it looked.
+/// Open the store to read it, never writing it ([`Store::open_read_only`]):
+/// a missing one is an error that says where it looked.
 pub(super) fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
     if !path.exists() {
         return Err(Error::Usage(format!(
             "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"
         )));
     }
-    Store::open(path)
+    Store::open_read_only(path)
 }

@@ -24,7 +24,11 @@ pub struct ExamArgs {
 /// Run `pipelines/exam.rhai`.
 pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+        let opts = crate::eval::EvalOptions {
+            confidence: args.confidence.confidence,
+            ..args.platform.options()
+        };
+        return super::args::dry_run(ctx, &args.item, &opts, args.json);
     }
     let options = PipelineOptions {
         item: Some(args.item.clone()),

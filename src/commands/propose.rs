@@ -36,7 +36,11 @@ pub struct ProposeArgs {
 /// Run `pipelines/proposer.rhai`.
 pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+        let opts = crate::eval::EvalOptions {
+            confidence: args.confidence.confidence,
+            ..args.platform.options()
+        };
+        return super::args::dry_run(ctx, &args.item, &opts, args.json);
     }
     let options = PipelineOptions {
         item: Some(args.item.clone()),

@@ -45,7 +45,7 @@ pub enum RunFormat {
 /// Evaluate and write the document.
 pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &args.platform, args.json);
+        return super::args::dry_run(ctx, &args.item, &args.platform.options(), args.json);
     }
     if let Some(path) = &args.out {
         // Refused before anything is spent.

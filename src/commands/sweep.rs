@@ -113,6 +113,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
             disallow_tools: args.filters.disallow_tools.clone(),
+            scaffold: args.filters.scaffold(),
             max_total_usd: budget.map(|b| b.share_usd),
             dry_run: args.dry_run,
             ..EvalOptions::default()

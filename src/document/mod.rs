@@ -125,6 +125,11 @@ pub struct SkillEval {
     /// loaded, and which item fired on each; absent without the flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub neighbours: Option<Neighbours>,
+    /// For a suite with a case that has a scaffold script: `run` when the
+    /// scripts ran (`--scaffold`), `skipped` when they were left out
+    /// knowingly (`--no-scaffold`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaffold: Option<String>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -491,6 +496,7 @@ impl SkillEval {
             item_digest: None,
             stats: None,
             neighbours: None,
+            scaffold: None,
         }
     }
 }

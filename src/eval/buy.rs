@@ -163,11 +163,9 @@ pub(crate) fn runs_context(plan: &Plan, bought_by: String) -> PlatformRunsContex
     PlatformRunsContext {
         item: plan.item.to_string(),
         item_digest: plan.item_digest.clone(),
-        case_digests: plan.all_digests.clone(),
+        cases: plan.all_cases.clone(),
         model: plan.model.clone(),
-        judge_model: plan.judge_model.clone(),
         tools: plan.tools.clone(),
-        options: plan.options.clone(),
         bought_by,
     }
 }
@@ -300,6 +298,7 @@ pub(super) fn keep_bought(
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
             item: plan.item.to_string(),
+            keeping: "the runs just bought",
             store: path.clone(),
             waited,
             wait,

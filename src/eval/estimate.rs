@@ -3,8 +3,10 @@
 //! --version`): the platform version, part of every key, is assumed to be the
 //! one of the item's last stored run.
 
+use super::neighbours::CompetitionPlan;
+use super::options::resolve_keeping;
 use super::plan::{self, Plan};
-use super::{EvalOptions, evidence_path, resolve};
+use super::{EvalOptions, evidence_path};
 use crate::config::ItemName;
 use crate::config::{self, Context};
 use crate::document::round4;
@@ -48,6 +50,41 @@ pub struct Estimate {
     pub max_cost_usd: f64,
     /// True when the estimate exceeds the ceiling: the run would stop part way.
     pub exceeds_ceiling: bool,
+    /// `--neighbours`: the trigger pair's runs among the neighbours, bought
+    /// after the suite's (counted in `buy_runs` and the estimate).
+    #[serde(default)]
+    pub neighbours: Option<NeighboursEstimate>,
+    /// `--runs auto`: the runs the first round buys (every case's first
+    /// look, less what the store holds); later rounds depend on what it finds.
+    #[serde(default)]
+    pub first_round_buy: Option<u32>,
+}
+
+/// The `--neighbours` part of an [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeighboursEstimate {
+    /// Items loaded, the item included.
+    pub items: usize,
+    /// The trigger cases run, each with its runs (on one arm, never reused).
+    pub cases: Vec<NeighbourCaseEstimate>,
+    /// Runs bought in all.
+    pub buy: u32,
+    /// Estimated dollars per run (the trigger cases' past with-arm runs,
+    /// else every run's on the model).
+    pub per_run_usd: Option<f64>,
+    /// `buy` × `per_run_usd`.
+    pub cost_usd: Option<f64>,
+}
+
+/// One trigger case of a [`NeighboursEstimate`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeighbourCaseEstimate {
+    /// `fires` or `quiet`.
+    pub case: String,
+    /// Runs bought.
+    pub runs: u32,
 }
 
 /// One case of an [`Estimate`].
@@ -113,18 +150,35 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
             "--dry-run with --platform-result: nothing would be bought (the result is reduced as it is)".into(),
         ));
     }
+    let asked = opts;
     let mut opts = opts.clone();
     if let Some(max) = opts.auto {
         opts.runs = Some(max);
     }
-    let run = resolve(ctx, &opts)?;
+    let (run, settings) = resolve_keeping(ctx, &opts)?;
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;
     crate::check::preflight(&ctx.source, item)?;
     let plan = super::plan(ctx, &found, &opts, &run)?;
+    // As the evaluation decides them: the neighbours' runs from `--runs` as
+    // given (each case its own under auto), auto's rounds from its policy.
+    let competition = match &asked.neighbours {
+        Some(names) => Some(super::neighbours::plan(
+            &ctx.source,
+            &found,
+            names,
+            asked.runs,
+        )?),
+        None => None,
+    };
+    let level = config::resolve_confidence(asked.confidence, &settings)?;
+    let first_look = asked
+        .auto
+        .map(|max| super::auto_policy(max, level).schedule()[0]);
     let path = evidence_path(ctx, &opts);
+    // Read, never written: a dry run neither upgrades nor creates the store.
     let store = if path.exists() {
-        Some(Store::open(&path)?)
+        Some(Store::open_read_only(&path)?)
     } else {
         None
     };
@@ -144,9 +198,10 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
         None => PastCosts::default(),
     };
     let calls = plan::calls(&plan, &plan::missing(&plan, &stored), opts.runs);
-    Ok(tally(
+    let have: Vec<usize> = stored.iter().map(Vec::len).collect();
+    let mut estimate = tally(
         &plan,
-        &stored.iter().map(Vec::len).collect::<Vec<_>>(),
+        &have,
         &calls,
         &costs,
         Header {
@@ -155,7 +210,69 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
             auto_max: opts.auto,
             max_cost_usd: run.max_cost_usd,
         },
-    ))
+    );
+    estimate.first_round_buy = first_look.map(|n| first_round(&plan, &have, n));
+    if let Some(competition) = competition {
+        add_neighbours(&mut estimate, &competition, &costs);
+    }
+    Ok(estimate)
+}
+
+/// What `--runs auto`'s first round buys: every case `first` runs per arm,
+/// served first from the `have` runs stored per key, as the round does.
+fn first_round(plan: &Plan, have: &[usize], first: u32) -> u32 {
+    (0..plan.cases.len())
+        .map(|i| {
+            let lacking = [0, 1].map(|arm| {
+                let stored =
+                    u32::try_from(have.get(2 * i + arm).copied().unwrap_or(0)).unwrap_or(u32::MAX);
+                first.saturating_sub(stored)
+            });
+            let calls: Vec<plan::Call> = plan::case_call(i, lacking).into_iter().collect();
+            let [with, without] = plan::bought_by_calls(plan, &calls, i);
+            with + without
+        })
+        .sum()
+}
+
+/// Count the `--neighbours` runs of `competition` in `estimate`: bought every
+/// time (never reused), priced at the trigger cases' past with-arm runs.
+fn add_neighbours(estimate: &mut Estimate, competition: &CompetitionPlan, costs: &PastCosts) {
+    let buy = competition.runs();
+    let past = competition
+        .cases
+        .iter()
+        .filter_map(|(case, _)| costs.cases.get(&(case.clone(), Arm::With)))
+        .fold((0.0, 0u64), |(u, n), (cu, cn)| (u + cu, n + cn));
+    let per_run = [past, costs.model]
+        .into_iter()
+        .find(|(_, n)| *n > 0)
+        .map(|(usd, n)| usd / n as f64);
+    let cost = per_run.map(|x| x * f64::from(buy));
+    estimate.buy_runs += buy;
+    match cost {
+        Some(c) => {
+            estimate.estimate_usd = Some(round4(estimate.estimate_usd.unwrap_or(0.0) + c));
+        }
+        None => estimate.unestimated_runs += buy,
+    }
+    estimate.exceeds_ceiling = estimate
+        .estimate_usd
+        .is_some_and(|e| e > estimate.max_cost_usd);
+    estimate.neighbours = Some(NeighboursEstimate {
+        items: competition.items(),
+        cases: competition
+            .cases
+            .iter()
+            .map(|(case, runs)| NeighbourCaseEstimate {
+                case: case.clone(),
+                runs: *runs,
+            })
+            .collect(),
+        buy,
+        per_run_usd: per_run.map(round4),
+        cost_usd: cost.map(round4),
+    });
 }
 
 /// What an [`Estimate`] says beyond the plan and the store.
@@ -248,6 +365,8 @@ fn tally(
         unestimated_runs: unestimated,
         max_cost_usd: header.max_cost_usd,
         exceeds_ceiling: estimate_usd.is_some_and(|e| e > header.max_cost_usd),
+        neighbours: None,
+        first_round_buy: None,
     }
 }
 
@@ -267,15 +386,16 @@ mod tests {
                     digest: "d".into(),
                     runs: 3,
                     triggers: vec![],
-                    judged: false,
+                    scaffold_script: None,
                 })
                 .collect(),
             filtered: false,
-            all_digests: Default::default(),
+            all_cases: Default::default(),
             model: "haiku".into(),
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            scaffold: false,
         }
     }
 

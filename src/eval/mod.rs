@@ -71,12 +71,24 @@ fn plan(
         (opts.cases.is_empty() || opts.cases.iter().any(|g| plan::glob_matches(g, &case.name)))
             && (opts.tags.is_empty() || case.tags().iter().any(|t| opts.tags.contains(t)))
     };
-    let mut all_digests = BTreeMap::new();
+    let judge_model = run.judge_model.clone().unwrap_or_else(|| "default".into());
+    let options = evidence::options_digest(&[]);
+    let scaffold = run.scaffold == Some(true);
+    let mut all_cases = BTreeMap::new();
     for case in &suite.cases {
-        all_digests.insert(
-            case.name.clone(),
+        let judged = case
+            .graders
+            .iter()
+            .any(|g| g.kind().is_some_and(|k| k.asks_judge()));
+        let key = plan::case_key(
             evidence::case_digest(&suite.dir, &case.dir)?,
+            judged,
+            case.context.contains_key("scaffold_script"),
+            &judge_model,
+            &options,
+            scaffold,
         );
+        all_cases.insert(case.name.clone(), key);
     }
     let mut cases = Vec::new();
     for case in suite.cases.iter().filter(|c| selected(c)) {
@@ -92,17 +104,19 @@ fn plan(
             .collect();
         cases.push(PlannedCase {
             name: case.name.clone(),
-            digest: all_digests[&case.name].clone(),
+            digest: all_cases[&case.name].digest.clone(),
             runs: opts
                 .runs
                 .unwrap_or_else(|| u32::try_from(case.runs()).unwrap_or(u32::MAX)),
             triggers,
-            judged: case
-                .graders
-                .iter()
-                .any(|g| g.kind().is_some_and(|k| k.asks_judge())),
+            scaffold_script: case
+                .context
+                .get("scaffold_script")
+                .and_then(|e| e.as_str())
+                .map(str::to_owned),
         });
     }
+    refuse_unchosen_scaffolds(&found.name, &cases, run.scaffold)?;
     if cases.is_empty() {
         let names: Vec<&str> = suite.cases.iter().map(|c| c.name.as_str()).collect();
         return Err(Error::Usage(format!(
@@ -119,13 +133,41 @@ fn plan(
         item: found.name.clone(),
         item_digest,
         filtered: cases.len() < suite.cases.len(),
-        all_digests,
+        all_cases,
         cases,
         model: run.model.clone(),
-        judge_model: run.judge_model.clone().unwrap_or_else(|| "default".into()),
+        judge_model,
         tools,
-        options: evidence::options_digest(&[]),
+        options,
+        scaffold,
     })
+}
+
+/// A case with a scaffold script is measured as written only when the script
+/// runs, and it runs as the operator: neither is done silently. Without
+/// `--scaffold` or `--no-scaffold` (or the setting), such a suite is refused
+/// before anything is spent, naming its cases and both ways out.
+fn refuse_unchosen_scaffolds(
+    item: &crate::config::ItemName,
+    cases: &[PlannedCase],
+    scaffold: Option<bool>,
+) -> Result<()> {
+    let scripted: Vec<String> = cases
+        .iter()
+        .filter_map(|c| {
+            c.scaffold_script
+                .as_ref()
+                .map(|s| format!("`{}` (scaffold_script: {s})", c.name))
+        })
+        .collect();
+    if scripted.is_empty() || scaffold.is_some() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} case(s) of evals/{item} build their workspace with a scaffold script: {}. The platform runs such a script only under --scaffold, as you (it is bash the suite's author wrote: read it first); without it the case is measured on an empty workspace. Pass --scaffold to run the scripts, or --no-scaffold to measure these cases without their fixtures knowingly (settings.json `_workflow.scaffold` says it once for all runs)",
+        scripted.len(),
+        scripted.join(", ")
+    )))
 }
 
 /// What [`assemble_plugin`] prepared: a plugin folder and a started version
@@ -499,6 +541,7 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
     let mut on_busy = |waited| {
         observer.event(&Event::StoreBusy {
             item: doc.item.to_string(),
+            keeping: "the evaluation",
             store: keep.store.clone(),
             waited,
             wait: keep.wait,
@@ -612,6 +655,19 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     doc.cost_usd = evidence.spent_usd;
     doc.run.clone_from(&evidence.run_id);
     doc.item_digest = Some(evidence.plan.item_digest.clone());
+    if evidence
+        .plan
+        .cases
+        .iter()
+        .any(|c| c.scaffold_script.is_some())
+    {
+        let ran = if evidence.plan.scaffold {
+            "run"
+        } else {
+            "skipped"
+        };
+        doc.scaffold = Some(ran.into());
+    }
     if let Some(n) = &run.neighbours {
         doc.cost_usd = round4(doc.cost_usd + n.cost_usd);
         doc.neighbours = Some(n.clone());

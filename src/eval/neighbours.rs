@@ -64,17 +64,42 @@ impl Competition {
     }
 }
 
+/// What a competition would run, decided before anything is assembled or
+/// spent ([`plan`]): what `--dry-run` counts and [`prepare`] assembles.
+#[derive(Debug, Clone)]
+pub struct CompetitionPlan {
+    /// The neighbours loaded beside the item.
+    neighbours: Vec<Item>,
+    /// The trigger cases run, with their runs each.
+    pub cases: Vec<(String, u32)>,
+    /// Each trigger case's folder.
+    dirs: Vec<(String, camino::Utf8PathBuf)>,
+}
+
+impl CompetitionPlan {
+    /// Every run the competition buys (on its one arm).
+    pub fn runs(&self) -> u32 {
+        self.cases.iter().map(|(_, n)| n).sum()
+    }
+
+    /// How many items it loads, the item included.
+    pub fn items(&self) -> usize {
+        self.neighbours.len() + 1
+    }
+}
+
 /// The neighbours of `found`: `names` (each an item of the source, the item
 /// itself left out), or every other item of the source when `names` is
-/// empty. Refused before anything is spent: an unknown name, no neighbour at
-/// all, a suite without its trigger pair, a trigger case written as a
-/// `case.yaml` (its graders could not be replaced).
-pub fn prepare(
+/// empty, and the trigger cases with `runs` each (each its own when `None`).
+/// Refused before anything is spent: an unknown name, no neighbour at all, a
+/// suite without its trigger pair, a trigger case written as a `case.yaml`
+/// (its graders could not be replaced).
+pub fn plan(
     source: &Utf8Path,
     found: &Item,
     names: &[String],
     runs: Option<u32>,
-) -> Result<Competition> {
+) -> Result<CompetitionPlan> {
     let neighbours: Vec<Item> = if names.is_empty() {
         crate::item::all(source)
             .into_iter()
@@ -125,6 +150,25 @@ pub fn prepare(
             found.name
         )));
     }
+    Ok(CompetitionPlan {
+        neighbours,
+        cases,
+        dirs,
+    })
+}
+
+/// The competition [`plan`] decides, its plugin assembled.
+pub fn prepare(
+    source: &Utf8Path,
+    found: &Item,
+    names: &[String],
+    runs: Option<u32>,
+) -> Result<Competition> {
+    let CompetitionPlan {
+        neighbours,
+        cases,
+        dirs,
+    } = plan(source, found, names, runs)?;
     let plugin = plugin::assemble_competition(source, found, &neighbours, &dirs)?;
     let mut items = vec![found.name.to_string()];
     items.extend(neighbours.into_iter().map(|i| i.name.into()));

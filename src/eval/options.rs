@@ -58,6 +58,11 @@ pub struct EvalOptions {
     /// with these items loaded beside the item (every other item of the
     /// source when empty); `None` without the flag.
     pub neighbours: Option<Vec<String>>,
+    /// `--scaffold` (`Some(true)`) or `--no-scaffold` (`Some(false)`): whether
+    /// the cases' scaffold scripts run; `None` falls back to settings
+    /// `_workflow.scaffold`, and a suite with such a case is refused when
+    /// neither says.
+    pub scaffold: Option<bool>,
 }
 
 impl EvalOptions {
@@ -184,6 +189,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         allow_tools: opts.allow_tools.clone(),
         disallow_tools: opts.disallow_tools.clone(),
         report,
+        scaffold: opts.scaffold.or(settings.scaffold),
     };
     Ok((run, settings))
 }

@@ -5,7 +5,7 @@
 
 use crate::document::SkillEval;
 use crate::error::{Error, Result};
-use crate::evidence::{Arm, RunKey, StoredRun};
+use crate::evidence::{Arm, CaseKey, RunKey, StoredRun};
 use crate::platform::Ablation;
 use crate::reduce::{
     Arms, GraderConfig, GraderDef, PlatformCase, PlatformDoc, PlatformPlugin, PlatformSuite,
@@ -24,10 +24,9 @@ pub struct PlannedCase {
     pub runs: u32,
     /// Its trigger graders (`tool_used` on `Skill`).
     pub triggers: Vec<PlannedTrigger>,
-    /// Does a judge grade it (an `llm` or `baseline` grader)? Only then is
-    /// `--judge-model` in its key: a case no judge reads is the same run
-    /// whatever judge is named.
-    pub judged: bool,
+    /// Its `context.scaffold_script`, when it has one: then whether the
+    /// script ran (`--scaffold`) or not (`--no-scaffold`) is in its key.
+    pub scaffold_script: Option<String>,
 }
 
 /// A trigger grader (`tool_used` on `Skill`) of a planned case.
@@ -41,10 +40,6 @@ pub struct PlannedTrigger {
     pub arm: Option<String>,
 }
 
-/// The judge model in the key of a case no judge grades: what a run bought
-/// without `--judge-model` was keyed with, so such runs stay reusable.
-pub const NO_JUDGE: &str = "default";
-
 /// The cases of one evaluation and what keys their runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
@@ -56,9 +51,10 @@ pub struct Plan {
     pub cases: Vec<PlannedCase>,
     /// True when `--case`/`--tag` left some of the suite's cases out.
     pub filtered: bool,
-    /// The digest of every case of the suite, selected or not: a platform
-    /// result holding more cases than asked for is still kept whole.
-    pub all_digests: std::collections::BTreeMap<String, String>,
+    /// The key parts of every case of the suite ([`case_key`]), selected or
+    /// not: a platform result holding more cases than asked for is still
+    /// kept whole.
+    pub all_cases: std::collections::BTreeMap<String, CaseKey>,
     /// The model as asked.
     pub model: String,
     /// The judge model as asked (`default` when not named).
@@ -67,6 +63,40 @@ pub struct Plan {
     pub tools: Vec<String>,
     /// Digest of the other options that change an outcome.
     pub options: String,
+    /// Whether scaffold scripts run (`--scaffold`); keyed only for the cases
+    /// that have one.
+    pub scaffold: bool,
+}
+
+/// The judge model in the key of a case no judge grades: what a run bought
+/// without `--judge-model` was keyed with, so such runs stay reusable.
+pub const NO_JUDGE: &str = "default";
+
+/// The one rule for a case's own key parts: its folder's `digest`; the judge
+/// model only when a judge grades it (`judged`: an `llm` or `baseline`
+/// grader), else [`NO_JUDGE`]; and the scaffold choice in its options only
+/// when it has a scaffold script (`scaffolded`). Runs are stored and looked
+/// up under these parts alike.
+pub fn case_key(
+    digest: String,
+    judged: bool,
+    scaffolded: bool,
+    judge_model: &str,
+    options: &str,
+    scaffold: bool,
+) -> CaseKey {
+    CaseKey {
+        digest,
+        judge_model: if judged { judge_model } else { NO_JUDGE }.to_string(),
+        options: if scaffolded {
+            crate::evidence::options_digest(&[
+                ("options", options),
+                ("scaffold", if scaffold { "run" } else { "skipped" }),
+            ])
+        } else {
+            options.to_string()
+        },
+    }
 }
 
 /// Does glob `pattern` (`*`, `?`, `[…]`) match the whole of `name`?
@@ -101,21 +131,27 @@ impl Plan {
     /// The key of `case`'s runs on `arm` at `platform_version`, as stored
     /// (no item digest on the without arm).
     pub fn key(&self, case: &PlannedCase, arm: Arm, platform_version: &str) -> RunKey {
+        let own = self.all_cases.get(&case.name).cloned().unwrap_or_else(|| {
+            case_key(
+                case.digest.clone(),
+                true,
+                false,
+                &self.judge_model,
+                &self.options,
+                self.scaffold,
+            )
+        });
         RunKey {
             item: self.item.to_string(),
             item_digest: self.item_digest.clone(),
             case: case.name.clone(),
-            case_digest: case.digest.clone(),
+            case_digest: own.digest,
             arm,
             model: self.model.clone(),
-            judge_model: if case.judged {
-                self.judge_model.clone()
-            } else {
-                NO_JUDGE.to_string()
-            },
+            judge_model: own.judge_model,
             platform_version: platform_version.to_string(),
             tools: self.tools.clone(),
-            options: self.options.clone(),
+            options: own.options,
         }
         .normalized()
     }
@@ -369,26 +405,47 @@ mod tests {
                     digest: "d".into(),
                     runs,
                     triggers: vec![],
-                    judged: false,
+                    scaffold_script: None,
                 })
                 .collect(),
             filtered,
-            all_digests: Default::default(),
+            all_cases: Default::default(),
             model: "default".into(),
             judge_model: "default".into(),
             tools: vec![],
             options: String::new(),
+            scaffold: false,
         }
     }
 
     #[test]
-    fn the_judge_keys_only_the_cases_a_judge_grades() {
-        let mut p = plan(&[3, 3], false);
+    fn the_judge_keys_only_the_cases_a_judge_grades_and_the_scaffold_only_scripted_ones() {
+        let mut p = plan(&[3, 3, 3], false);
         p.judge_model = "haiku".into();
-        p.cases[1].judged = true;
-        let judge = |i: usize| p.key(&p.cases[i], Arm::With, "2.1.328").judge_model;
-        assert_eq!(judge(0), NO_JUDGE);
-        assert_eq!(judge(1), "haiku");
+        let options = crate::evidence::options_digest(&[]);
+        for (i, (judged, scaffolded)) in [(false, false), (true, false), (false, true)]
+            .into_iter()
+            .enumerate()
+        {
+            let key = case_key("d".into(), judged, scaffolded, "haiku", &options, true);
+            p.all_cases.insert(format!("c{i}"), key);
+        }
+        let key = |i: usize| p.key(&p.cases[i], Arm::With, "2.1.328");
+        assert_eq!(key(0).judge_model, NO_JUDGE);
+        assert_eq!(key(1).judge_model, "haiku");
+        assert_eq!(key(0).options, options);
+        assert_eq!(key(1).options, options);
+        assert_ne!(
+            key(2).options,
+            options,
+            "the scaffold choice keys a scripted case"
+        );
+        let skipped = case_key("d".into(), false, true, "haiku", &options, false);
+        assert_ne!(
+            skipped.options,
+            key(2).options,
+            "run and skipped are two keys"
+        );
     }
 
     #[test]

@@ -9,6 +9,84 @@ use crate::wiki::Outcome;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
+/// Where a kept evaluation or decision came from. Not in the export: whoever
+/// stores a line decides (as for runs, [`super::Provenance`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordProvenance {
+    /// Recorded by this store's own commands (or set aside by them).
+    #[default]
+    Here,
+    /// `evidence import`: shown as imported, never displacing one recorded here.
+    Imported,
+    /// `collect` of the project's own shards: trusted as recorded here.
+    Collected,
+    /// Kept before provenance was (schema 5): counted as recorded here.
+    Legacy,
+}
+
+impl RecordProvenance {
+    /// `here`, `imported`, `collected` or `legacy`, as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordProvenance::Here => "here",
+            RecordProvenance::Imported => "imported",
+            RecordProvenance::Collected => "collected",
+            RecordProvenance::Legacy => "legacy",
+        }
+    }
+
+    /// The provenance stored as `text` (anything unknown reads as imported:
+    /// never trusted more than it says).
+    pub fn parse(text: &str) -> RecordProvenance {
+        match text {
+            "here" => RecordProvenance::Here,
+            "collected" => RecordProvenance::Collected,
+            "legacy" => RecordProvenance::Legacy,
+            _ => RecordProvenance::Imported,
+        }
+    }
+
+    /// True for one imported from a file.
+    pub fn is_imported(self) -> bool {
+        self == RecordProvenance::Imported
+    }
+}
+
+/// Why a day (`YYYY-MM-DD`) named `name` cannot be stored at `now`: not a
+/// date, or later than the day of `now` plus [`super::MAX_CLOCK_SKEW`].
+fn day_problem(name: &str, day: &str, now: DateTime<Utc>) -> Option<String> {
+    let parsed = (day.len() == 10)
+        .then(|| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok())
+        .flatten();
+    match parsed {
+        None => Some(format!("{name} {day:?} is not a date (YYYY-MM-DD)")),
+        Some(d) if d > (now + super::MAX_CLOCK_SKEW).date_naive() => Some(format!(
+            "{name} {day} is in the future (today is {})",
+            now.date_naive()
+        )),
+        Some(_) => None,
+    }
+}
+
+/// Why a time named `name` cannot be stored at `now`: later than `now` plus
+/// [`super::MAX_CLOCK_SKEW`].
+fn time_problem(name: &str, t: DateTime<Utc>, now: DateTime<Utc>) -> Option<String> {
+    (t > now + super::MAX_CLOCK_SKEW).then(|| {
+        format!(
+            "{name} {} is in the future (now is {}; {} min of clock skew allowed)",
+            t.to_rfc3339_opts(SecondsFormat::Secs, true),
+            now.to_rfc3339_opts(SecondsFormat::Secs, true),
+            super::MAX_CLOCK_SKEW.num_minutes()
+        )
+    })
+}
+
+/// Why a score named `name` is out of `lo..=hi`, if it is (or not a number).
+fn range_problem(name: &str, v: f64, lo: f64, hi: f64) -> Option<String> {
+    (!(lo..=hi).contains(&v)).then(|| format!("{name} {v} is outside {lo}..{hi}"))
+}
+
 /// What an evaluation was held to, beside its item and model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -74,6 +152,9 @@ pub struct Evaluation {
     pub stats: Option<Stats>,
     /// The stored runs it was made from, by id, case by case (with arm first).
     pub used: Vec<String>,
+    /// Where it came from (not exported).
+    #[serde(skip)]
+    pub provenance: RecordProvenance,
 }
 
 impl Evaluation {
@@ -104,31 +185,65 @@ impl Evaluation {
             suite_digest: doc.suite_digest.clone(),
             stats: doc.stats.clone(),
             used,
+            provenance: RecordProvenance::Here,
         }
     }
 
-    /// Why it cannot be stored, if it cannot.
-    pub fn problem(&self) -> Option<String> {
+    /// Why it cannot be stored at `now`, if it cannot: every evaluation that
+    /// enters the store, by any door, is held to this (and one read back
+    /// from a store written by an earlier bob-eval, which `history` skips).
+    pub fn problem_at(&self, now: DateTime<Utc>) -> Option<String> {
         if self.run.is_empty() || self.item.is_empty() || self.model.is_empty() {
             return Some("its run, item and model must not be empty".into());
         }
-        for (name, v) in [("with", self.with), ("without", self.without)] {
-            if !(0.0..=1.0).contains(&v) {
-                return Some(format!("{name} {v} is outside 0..1"));
-            }
+        let scores = [
+            ("with", Some(self.with)),
+            ("without", Some(self.without)),
+            ("trigger_rate", self.trigger_rate),
+        ];
+        if let Some(problem) = scores
+            .into_iter()
+            .find_map(|(name, v)| v.and_then(|v| range_problem(name, v, 0.0, 1.0)))
+        {
+            return Some(problem);
         }
-        if !(-1.0..=1.0).contains(&self.delta) {
-            return Some(format!("delta {} is outside -1..1", self.delta));
+        if let Some(problem) = range_problem("delta", self.delta, -1.0, 1.0) {
+            return Some(problem);
         }
         for (name, v) in [
             ("cost_usd", self.cost_usd),
             ("reused_cost_usd", self.reused_cost_usd),
         ] {
-            if !v.is_finite() || v < 0.0 {
-                return Some(format!("{name} {v} is not a non-negative number"));
+            if !v.is_finite() || !(0.0..=crate::config::MAX_COST_USD).contains(&v) {
+                return Some(format!(
+                    "{name} {v} is not a number of dollars in 0..={}",
+                    crate::config::MAX_COST_USD
+                ));
             }
         }
-        None
+        if let Some(stats) = &self.stats {
+            let suite = &stats.suite;
+            let confidences = [
+                ("stats.confidence", stats.confidence),
+                (
+                    "stats.suite.with's confidence",
+                    suite.with.interval.confidence,
+                ),
+                (
+                    "stats.suite.without's confidence",
+                    suite.without.interval.confidence,
+                ),
+                (
+                    "stats.suite.delta's confidence",
+                    suite.delta.interval.confidence,
+                ),
+            ];
+            if let Some((name, c)) = confidences.iter().find(|(_, c)| !(*c > 0.0 && *c < 1.0)) {
+                return Some(format!("{name} {c} is not strictly between 0 and 1"));
+            }
+        }
+        day_problem("date", &self.date, now)
+            .or_else(|| time_problem("started_at", self.started_at, now))
     }
 }
 
@@ -178,6 +293,9 @@ pub struct KeptDecision {
     pub best_after: Option<f64>,
     /// When it was recorded.
     pub recorded_at: DateTime<Utc>,
+    /// Where it came from (not exported).
+    #[serde(skip)]
+    pub provenance: RecordProvenance,
 }
 
 impl KeptDecision {
@@ -232,6 +350,7 @@ impl KeptDecision {
                 before
             },
             recorded_at: at,
+            provenance: RecordProvenance::Here,
         }
     }
 
@@ -248,20 +367,32 @@ impl KeptDecision {
         ])
     }
 
-    /// Why it cannot be stored, if it cannot.
-    pub fn problem(&self) -> Option<String> {
+    /// Why it cannot be stored at `now`, if it cannot: every decision that
+    /// enters the store, by any door, is held to this (and one read back
+    /// from a store written by an earlier bob-eval, which `history` skips).
+    pub fn problem_at(&self, now: DateTime<Utc>) -> Option<String> {
         if self.run.is_empty() || self.item.is_empty() || self.model.is_empty() {
             return Some("its run, item and model must not be empty".into());
         }
-        let scores = [Some(self.after), self.before, self.best_after];
-        if let Some(v) = scores
-            .into_iter()
-            .flatten()
-            .find(|v| !(0.0..=1.0).contains(v))
-        {
-            return Some(format!("score {v} is outside 0..1"));
+        if self.mode != MODE_RULE && !self.mode.starts_with("confidence:") {
+            return Some(format!(
+                "mode {:?} is not `rule` nor `confidence:<level>`",
+                self.mode
+            ));
         }
-        None
+        let scores = [
+            ("after", Some(self.after)),
+            ("before", self.before),
+            ("best_after", self.best_after),
+        ];
+        if let Some(problem) = scores
+            .into_iter()
+            .find_map(|(name, v)| v.and_then(|v| range_problem(name, v, 0.0, 1.0)))
+        {
+            return Some(problem);
+        }
+        day_problem("date", &self.date, now)
+            .or_else(|| time_problem("recorded_at", self.recorded_at, now))
     }
 
     /// Its wiki row (for a decision no point shows).
@@ -343,7 +474,9 @@ pub enum Record {
 
 /// Parse one export line of any kind, a run with `parse_run`; the error
 /// says what is wrong. A line without `kind` is a run (as every export
-/// before kinds).
+/// before kinds). An evaluation's or decision's values are not checked
+/// here: the caller holds them to `problem_at` (import one by one, the
+/// other doors the whole file).
 pub fn parse_record(
     text: &str,
     parse_run: fn(&str) -> Result<super::StoredRun, String>,
@@ -369,19 +502,13 @@ pub fn parse_record(
             let line: KindLine<Evaluation> =
                 serde_json::from_value(value).map_err(|e| e.to_string())?;
             check_schema(&line.schema)?;
-            match line.record.problem() {
-                Some(problem) => Err(problem),
-                None => Ok(Record::Evaluation(Box::new(line.record))),
-            }
+            Ok(Record::Evaluation(Box::new(line.record)))
         }
         Some("decision") => {
             let line: KindLine<KeptDecision> =
                 serde_json::from_value(value).map_err(|e| e.to_string())?;
             check_schema(&line.schema)?;
-            match line.record.problem() {
-                Some(problem) => Err(problem),
-                None => Ok(Record::Decision(line.record)),
-            }
+            Ok(Record::Decision(line.record))
         }
         Some(other) => Err(format!(
             "kind {other:?} is not `evaluation` nor `decision` (written by a newer bob-eval?)"

@@ -56,12 +56,13 @@ pub use digest::{
     case_digest, digest_dir, digest_files, digest_parts, item_digest, options_digest,
 };
 pub use kept::{
-    Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, Records, RuleCheck, keep_decision,
+    Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, RecordProvenance, Records, RuleCheck,
+    keep_decision,
 };
-pub use platform::{PlatformRunsContext, runs_from_platform};
+pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform};
 pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
-    read_export,
+    pending_tag, read_export,
 };
 
 /// How far in the future an imported run may be dated (clocks of two
@@ -549,6 +550,20 @@ pub struct ImportReport {
     pub decisions: usize,
     /// Decisions new to the store.
     pub decisions_added: usize,
+    /// Evaluations and decisions refused (dated in the future, impossible
+    /// values), each with its line; not counted in `evaluations` nor `decisions`.
+    pub records_refused: Vec<RefusedRecord>,
+}
+
+/// An evaluation or decision line an import refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedRecord {
+    /// `evaluation` or `decision`.
+    pub kind: &'static str,
+    /// Its line.
+    pub line: usize,
+    /// What is wrong with it, in words.
+    pub why: String,
 }
 
 /// The runs of an import refused for one reason.

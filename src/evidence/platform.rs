@@ -12,6 +12,21 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// The parts of a run's key that are the case's own: its folder's digest,
+/// and the judge model and options as they apply to it (a case no judge
+/// grades is keyed `default` whatever judge is named; a case's scaffold
+/// choice is in its options only when it has a scaffold script). The plan
+/// works them out once per case (`eval::plan::case_key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseKey {
+    /// Digest of the case folder.
+    pub digest: String,
+    /// The judge model in its key.
+    pub judge_model: String,
+    /// [`super::options_digest`] of the options that change its outcome.
+    pub options: String,
+}
+
 /// What the key of a platform result's runs holds beyond the result itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlatformRunsContext {
@@ -19,16 +34,12 @@ pub struct PlatformRunsContext {
     pub item: String,
     /// Digest of the item's files.
     pub item_digest: String,
-    /// Digest of each case folder, by case name (as the result names cases).
-    pub case_digests: BTreeMap<String, String>,
+    /// Each case's own key parts, by case name (as the result names cases).
+    pub cases: BTreeMap<String, CaseKey>,
     /// The model as asked (`default` for the platform's own).
     pub model: String,
-    /// The judge model as asked (`default` for the platform's own).
-    pub judge_model: String,
     /// The tool grants.
     pub tools: Vec<String>,
-    /// [`super::options_digest`] of the other options that change an outcome.
-    pub options: String,
     /// The bob-eval run id that paid for them.
     pub bought_by: String,
 }
@@ -233,7 +244,7 @@ pub fn runs_from_platform(
                 ),
             ));
         }
-        let case_digest = ctx.case_digests.get(&case.name).ok_or_else(|| {
+        let case_key = ctx.cases.get(&case.name).ok_or_else(|| {
             Error::invalid(
                 path,
                 format!("case `{}` is in the result but not in the suite", case.name),
@@ -263,13 +274,13 @@ pub fn runs_from_platform(
                     item: ctx.item.clone(),
                     item_digest: ctx.item_digest.clone(),
                     case: case.name.clone(),
-                    case_digest: case_digest.clone(),
+                    case_digest: case_key.digest.clone(),
                     arm,
                     model: ctx.model.clone(),
-                    judge_model: ctx.judge_model.clone(),
+                    judge_model: case_key.judge_model.clone(),
                     platform_version: platform_version.clone(),
                     tools: ctx.tools.clone(),
-                    options: ctx.options.clone(),
+                    options: case_key.options.clone(),
                 };
                 let mut outcome = RunOutcome {
                     score: run.score,
@@ -328,14 +339,19 @@ mod tests {
         PlatformRunsContext {
             item: "commit".into(),
             item_digest: "i".repeat(64),
-            case_digests: cases
+            cases: cases
                 .iter()
-                .map(|c| (c.to_string(), format!("{c:0>64}")))
+                .map(|c| {
+                    let key = CaseKey {
+                        digest: format!("{c:0>64}"),
+                        judge_model: "default".into(),
+                        options: super::super::options_digest(&[]),
+                    };
+                    (c.to_string(), key)
+                })
                 .collect(),
             model: "default".into(),
-            judge_model: "default".into(),
             tools: vec![],
-            options: super::super::options_digest(&[]),
             bought_by: "eval-commit-20261202T094337Z".into(),
         }
     }

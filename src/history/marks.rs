@@ -54,6 +54,7 @@ pub(super) fn mark(
             mode: Some(d.mode.clone()),
             pages: d.pages.clone(),
             recorded_at: Some(d.recorded_at),
+            imported: d.provenance.is_imported(),
         });
     }
     let mut order: Vec<(usize, usize)> = series
@@ -87,6 +88,7 @@ pub(super) fn mark(
                     mode: None,
                     pages: row.pages.clone(),
                     recorded_at: None,
+                    imported: false,
                 });
             }
             None => unmatched.push(row.clone()),
@@ -110,6 +112,7 @@ pub(super) fn mark(
                 mode: None,
                 pages: vec![],
                 recorded_at: None,
+                imported: false,
             });
         }
     }

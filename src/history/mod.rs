@@ -25,6 +25,7 @@
 use crate::document::{Baseline, load_baseline, round4};
 use crate::error::Result;
 use crate::evidence::{Arm, Evaluation, KeptDecision, Records, Store, StoredRun};
+
 use crate::wiki::{Outcome, Row};
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
@@ -57,6 +58,11 @@ pub struct History {
     pub all: bool,
     /// One entry per item, by name.
     pub items: Vec<ItemHistory>,
+    /// The lines of the store left out, each named with why: a run,
+    /// evaluation or decision that fails the checks every line entering the
+    /// store now passes (kept by an earlier bob-eval).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One item's history.
@@ -158,6 +164,9 @@ pub struct Point {
     pub decision: Option<Decision>,
     /// The model's recorded best after this point, as far as the decisions tell.
     pub best: Option<f64>,
+    /// True for an evaluation imported from a file (`evidence import`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
 }
 
 /// A recorded decision on a point.
@@ -185,17 +194,19 @@ pub struct Decision {
     pub pages: Vec<String>,
     /// When it was recorded (kept decisions).
     pub recorded_at: Option<DateTime<Utc>>,
+    /// True for a kept decision imported from a file (`evidence import`):
+    /// shown only where no decision recorded here is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
 }
 
 /// The history of `items` (every item with anything kept when empty) from
 /// the store, the baselines and the wiki under `source`; `all` shows the
 /// filtered and partial evaluations too.
+/// A line of the store that fails today's checks is left out and named in
+/// [`History::warnings`].
 pub fn load(source: &Utf8Path, store: &Store, items: &[String], all: bool) -> Result<History> {
-    let kept = Records {
-        runs: store.runs(items)?,
-        evaluations: store.evaluations(items)?,
-        decisions: store.decisions(items)?,
-    };
+    let (kept, warnings) = store.kept_records(items)?;
     let mut items = items.to_vec();
     if items.is_empty() {
         let names: BTreeSet<&String> = kept
@@ -220,6 +231,7 @@ pub fn load(source: &Utf8Path, store: &Store, items: &[String], all: bool) -> Re
         skipped_wiki_rows,
         all,
         items: gather(&kept, &items, &baselines, &rows, all),
+        warnings,
     })
 }
 
@@ -287,8 +299,10 @@ pub fn gather(
                     }
                 })
                 .collect();
-            let decisions: Vec<&KeptDecision> =
+            // Imported decisions first: one recorded here, marked later, wins.
+            let mut decisions: Vec<&KeptDecision> =
                 kept.decisions.iter().filter(|d| d.item == item).collect();
+            decisions.sort_by_key(|d| !d.provenance.is_imported());
             let item_rows: Vec<&Row> = rows.iter().filter(|r| r.item == item).collect();
             let unmatched = mark(&mut series, &item, &decisions, &item_rows);
             for s in &mut series {

@@ -33,6 +33,7 @@ pub(super) fn evaluation_point(e: &Evaluation) -> Point {
         used_runs: e.used.clone(),
         decision: None,
         best: None,
+        imported: e.provenance.is_imported(),
     }
 }
 
@@ -93,6 +94,7 @@ pub(super) fn runs_point(item: &str, by: &str, runs: &[&StoredRun]) -> Point {
         used_runs: vec![],
         decision: None,
         best: None,
+        imported: runs.iter().all(|r| r.is_imported()),
     }
 }
 

@@ -188,6 +188,7 @@ fn a_history_is_a_valid_document() {
         skipped_wiki_rows: 1,
         all: false,
         items: gather(&only(&runs), &items(), &BTreeMap::new(), &rows, false),
+        warnings: vec![],
     };
     let doc = serde_json::to_value(&history).unwrap();
     assert!(doc["items"][0]["series"][0]["points"][1]["with"].is_null());
@@ -269,6 +270,7 @@ fn evaluation(run: &str, second: i64, with: f64, used: &[&StoredRun]) -> Evaluat
         suite_digest: None,
         stats: None,
         used: used.iter().map(|r| r.id.clone()).collect(),
+        provenance: Default::default(),
     }
 }
 
@@ -287,6 +289,7 @@ fn kept_decision(run: &str, pr: &str, after: f64, outcome: Outcome) -> KeptDecis
         after,
         best_after: Some(after),
         recorded_at: DateTime::from_timestamp(1_796_000_999, 0).unwrap(),
+        provenance: Default::default(),
     }
 }
 
@@ -413,6 +416,7 @@ fn a_history_with_evaluations_is_a_valid_document() {
         skipped_wiki_rows: 0,
         all: true,
         items: gather(&kept, &items(), &BTreeMap::new(), &[], true),
+        warnings: vec![],
     };
     let doc = serde_json::to_value(&history).unwrap();
     let point = &doc["items"][0]["series"][0]["points"][0];

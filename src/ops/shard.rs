@@ -112,9 +112,14 @@ pub fn collect(
         .iter()
         .map(|(dir, runs)| (Origin::Collected(dir.clone()), runs.as_slice()))
         .collect();
-    let added = store
-        .insert_all(&batches, &collected.evaluations, &collected.decisions)?
-        .runs;
+    let mark = |p: &mut crate::evidence::RecordProvenance| {
+        *p = crate::evidence::RecordProvenance::Collected
+    };
+    let mut evaluations = collected.evaluations.clone();
+    evaluations.iter_mut().for_each(|e| mark(&mut e.provenance));
+    let mut decisions = collected.decisions.clone();
+    decisions.iter_mut().for_each(|d| mark(&mut d.provenance));
+    let added = store.insert_all(&batches, &evaluations, &decisions)?.runs;
     Ok(CollectOutcome {
         runs: collected.runs.iter().map(|(_, runs)| runs.len()).sum(),
         shards: collected.shards,

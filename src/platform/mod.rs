@@ -115,6 +115,9 @@ pub struct RunOptions {
     /// evaluation succeeded (the platform always writes it in its own folder),
     /// pinned before the run so that nothing planted meanwhile is followed.
     pub report: Option<crate::fsio::Pinned>,
+    /// `--scaffold` (`Some(true)`) or `--no-scaffold` (`Some(false)`), passed
+    /// on as such; `None` passes neither (the platform runs no scaffold).
+    pub scaffold: Option<bool>,
 }
 
 impl RunOptions {
@@ -134,6 +137,7 @@ impl RunOptions {
             allow_tools: Vec::new(),
             disallow_tools: Vec::new(),
             report: None,
+            scaffold: None,
         }
     }
 }
@@ -197,6 +201,11 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     }
     for tag in &opts.tags {
         args.extend(["--tag".into(), tag.clone()]);
+    }
+    match opts.scaffold {
+        Some(true) => args.push("--scaffold".into()),
+        Some(false) => args.push("--no-scaffold".into()),
+        None => {}
     }
     // Variadic on the platform: each list follows its flag, up to the next flag.
     for (flag, tools) in [

@@ -296,6 +296,7 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         suite_digest: None,
         item_digest: None,
         neighbours: None,
+        scaffold: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),

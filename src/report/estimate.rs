@@ -91,8 +91,12 @@ pub fn estimate(e: &Estimate) -> String {
     for line in crate::text::table(&headers, &rows).lines() {
         out.push_str(&format!("  {line}\n"));
     }
-    if e.calls.is_empty() {
-        out.push_str("  no platform call: every run is reused\n");
+    match (e.calls.is_empty(), e.neighbours.is_some()) {
+        (true, false) => out.push_str("  no platform call: every run is reused\n"),
+        (true, true) => out.push_str(
+            "  every run of the suite is reused: the one platform call is --neighbours'\n",
+        ),
+        _ => {}
     }
     for call in &e.calls {
         let what = call
@@ -118,6 +122,25 @@ pub fn estimate(e: &Estimate) -> String {
         ),
         (None, _) => format!("cannot estimate the cost: no run on {} is stored", e.model),
     };
+    if let Some(n) = &e.neighbours {
+        let cases: Vec<String> = n
+            .cases
+            .iter()
+            .map(|c| format!("{} × {}", c.case, c.runs))
+            .collect();
+        out.push_str(&format!(
+            "  --neighbours: {} more run(s) on one arm ({}) with {} items loaded, bought every time: {}\n",
+            n.buy,
+            cases.join(", "),
+            n.items,
+            money(n.cost_usd)
+        ));
+    }
+    if let Some(first) = e.first_round_buy {
+        out.push_str(&format!(
+            "  --runs auto: the first round buys {first} run(s); later rounds only while the call is open\n"
+        ));
+    }
     out.push_str(&format!(
         "  {} run(s) to buy, {} reused; {estimate}; ceiling ${:.4}\n",
         e.buy_runs, e.reuse_runs, e.max_cost_usd
@@ -185,6 +208,8 @@ mod tests {
             unestimated_runs: 0,
             max_cost_usd: 0.1,
             exceeds_ceiling: true,
+            neighbours: None,
+            first_round_buy: None,
         };
         insta::assert_snapshot!(estimate(&e));
     }
@@ -216,6 +241,8 @@ mod tests {
             unestimated_runs: 20,
             max_cost_usd: 2.0,
             exceeds_ceiling: false,
+            neighbours: None,
+            first_round_buy: None,
         };
         insta::assert_snapshot!(estimate(&e));
     }

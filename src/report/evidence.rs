@@ -19,6 +19,13 @@ pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
         "; {} evaluation(s), {} added; {} decision(s), {} added",
         report.evaluations, report.evaluations_added, report.decisions, report.decisions_added
     );
+    for r in &report.records_refused {
+        let _ = writeln!(
+            out,
+            "  refused the {} at {file}:{} (not stored): {}",
+            r.kind, r.line, r.why
+        );
+    }
     for r in &report.refusals {
         let _ = writeln!(
             out,

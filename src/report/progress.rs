@@ -118,13 +118,14 @@ impl Observer for Terminal {
             }
             Event::StoreBusy {
                 item,
+                keeping,
                 store,
                 waited,
                 wait,
             } => self.say(
                 &views,
                 format!(
-                    "bob-eval: {item}: the evidence store {store} is busy (another bob-eval is writing it): waited {} s of {} s to keep the runs just bought, then they are kept beside it",
+                    "bob-eval: {item}: the evidence store {store} is busy (another bob-eval is writing it): waited {} s of {} s to keep {keeping}, then it is kept beside it",
                     seconds(*waited),
                     seconds(*wait)
                 ),

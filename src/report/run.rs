@@ -106,9 +106,21 @@ pub fn grader_line(g: &GraderEval) -> String {
 pub fn bought_and_reused(doc: &SkillEval) -> Option<String> {
     let reused = doc.reused_runs?;
     let used: u32 = doc.cases.iter().map(|c| c.runs).sum();
-    let bought = used.saturating_sub(reused);
+    // The `--neighbours` runs are bought too (every time), and in `cost_usd`.
+    let neighbours = doc
+        .neighbours
+        .as_ref()
+        .map_or(0, |n| n.cases.iter().map(|c| c.runs).sum::<u32>());
+    let bought = used.saturating_sub(reused) + neighbours;
     let reused_cost = doc.reused_cost_usd.unwrap_or(0.0);
     let mut line = format!("runs: {bought} bought (${:.4})", doc.cost_usd);
+    if let Some(n) = doc.neighbours.as_ref().filter(|_| neighbours > 0) {
+        let _ = write!(
+            line,
+            " ({neighbours} of them for --neighbours, ${:.4})",
+            n.cost_usd
+        );
+    }
     if reused > 0 {
         let cases: f64 = doc.cases.iter().map(|c| c.cost_usd).sum();
         let _ = write!(
@@ -495,6 +507,33 @@ mod tests {
         d.reused_runs = Some(0);
         d.cost_usd = 0.41;
         assert_eq!(bought_and_reused(&d).unwrap(), "runs: 12 bought ($0.4100)");
+    }
+
+    #[test]
+    fn the_neighbours_runs_are_counted_as_bought() {
+        let mut d = doc(false);
+        let used: u32 = d.cases.iter().map(|c| c.runs).sum();
+        d.reused_runs = Some(used);
+        d.reused_cost_usd = Some(0.1);
+        d.cost_usd = 0.04;
+        let case = |name: &str| crate::document::NeighbourCase {
+            name: name.into(),
+            runs: 3,
+            fired: vec![],
+            none: 3,
+            none_rate: 1.0,
+        };
+        d.neighbours = Some(crate::document::Neighbours {
+            items: vec!["commit".into(), "tidy".into()],
+            cost_usd: 0.04,
+            partial_reason: None,
+            cases: vec![case("fires"), case("quiet")],
+        });
+        let line = bought_and_reused(&d).unwrap();
+        assert!(
+            line.starts_with("runs: 6 bought ($0.0400) (6 of them for --neighbours, $0.0400), "),
+            "{line}"
+        );
     }
 
     #[test]

@@ -127,7 +127,9 @@ fn trips(code: &str, severity: &str, edit: impl Fn(&Plugin), near: impl Fn(&Plug
     let p = Plugin::corpus("release-kit");
     near(&p);
     let (status, doc) = p.json();
-    let clean = clean_codes();
+    // A near miss may hold a scaffold script, which is always warned about.
+    let mut clean = clean_codes();
+    clean.push("scaffold-script".into());
     assert!(
         codes(&doc).iter().all(|c| clean.contains(c)),
         "near miss for {code}: {doc:#}"

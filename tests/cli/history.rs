@@ -224,15 +224,14 @@ fn result(by: &str, model: &str, fires_with: &[f64]) -> Value {
 fn history_world() -> World {
     let w = world();
     let runs: Vec<StoredRun> = [
-        bought("eval-commit-20261201T100000Z", SONNET, &[1.0, 0.5]),
-        bought("eval-commit-20261203T100000Z", SONNET, &[1.0, 1.0]),
-        bought("eval-commit-20261205T100000Z", SONNET, &[0.5, 0.5]),
-        bought("eval-commit-20261204T100000Z", "haiku", &[0.0, 0.5]),
-        bought("eval-tidy-20261202T100000Z", SONNET, &[1.0]),
+        bought("eval-commit-20261101T100000Z", SONNET, &[1.0, 0.5]),
+        bought("eval-commit-20261103T100000Z", SONNET, &[1.0, 1.0]),
+        bought("eval-commit-20261105T100000Z", SONNET, &[0.5, 0.5]),
+        bought("eval-commit-20261104T100000Z", "haiku", &[0.0, 0.5]),
+        bought("eval-tidy-20261102T100000Z", SONNET, &[1.0]),
     ]
     .concat();
-    // Stored as bought here: some are dated after today, which `evidence
-    // import` refuses as from the future.
+    // Stored as bought here (every door refuses a run dated in the future).
     let store = camino::Utf8PathBuf::from_path_buf(w.root.join("home/evidence.db")).unwrap();
     Store::open(&store)
         .unwrap()
@@ -240,10 +239,10 @@ fn history_world() -> World {
         .unwrap();
 
     let recorded = [
-        ("eval-commit-20261201T100000Z", &[1.0, 0.5][..], "#11", 0),
-        ("eval-commit-20261203T100000Z", &[1.0, 1.0][..], "#12", 0),
-        ("eval-commit-20261205T100000Z", &[0.5, 0.5][..], "#13", 1),
-        ("eval-commit-20261206T100000Z", &[1.0, 1.0][..], "#14", 1),
+        ("eval-commit-20261101T100000Z", &[1.0, 0.5][..], "#11", 0),
+        ("eval-commit-20261103T100000Z", &[1.0, 1.0][..], "#12", 0),
+        ("eval-commit-20261105T100000Z", &[0.5, 0.5][..], "#13", 1),
+        ("eval-commit-20261106T100000Z", &[1.0, 1.0][..], "#14", 1),
     ];
     for (by, fires, pr, code) in recorded {
         assert_eq!(w.record(&result(by, SONNET, fires), pr), code, "{by}");
@@ -296,7 +295,7 @@ fn json_has_a_point_per_buying_run_marked_from_the_wiki_and_baseline() {
         ]
     );
     assert_eq!(field("best"), [json!(0.875), json!(1.0), json!(1.0)]);
-    assert_eq!(sonnet["best"]["run"], "eval-commit-20261203T100000Z");
+    assert_eq!(sonnet["best"]["run"], "eval-commit-20261103T100000Z");
     let unmatched = commit["unmatched"].as_array().unwrap();
     assert_eq!(unmatched.len(), 1, "#14 bought no kept run: {commit}");
     assert_eq!(unmatched[0]["pr"], "#14");
@@ -329,7 +328,7 @@ fn the_table_has_a_sparkline_and_marks_per_item_and_model() {
         "0.625 is the fifth bar"
     );
     assert!(row("tidy", SONNET).ends_with('-'), "not gated");
-    assert!(text.contains("eval-commit-20261205T100000Z"), "{text}");
+    assert!(text.contains("eval-commit-20261105T100000Z"), "{text}");
     assert!(text.contains("rejected #13"), "{text}");
     assert!(
         text.contains("commit: 1 recorded decision(s) mark no point shown"),
@@ -506,10 +505,10 @@ fn a_real_browser_draws_a_chart_per_item_with_every_point() {
     assert_eq!(best[0].attr("data-model"), Some(SONNET));
     let rejected = select(
         &doc,
-        "circle.point[data-arm=\"with\"][data-run=\"eval-commit-20261205T100000Z\"] title",
+        "circle.point[data-arm=\"with\"][data-run=\"eval-commit-20261105T100000Z\"] title",
     );
     let title: String = rejected[0].text().collect();
-    assert!(title.contains("eval-commit-20261205T100000Z"), "{title}");
+    assert!(title.contains("eval-commit-20261105T100000Z"), "{title}");
     assert!(title.contains("rejected · PR #13"), "{title}");
     let labels: Vec<String> = select(&doc, "g.mark text")
         .iter()
@@ -661,7 +660,25 @@ fn each_pr_sits_on_the_run_it_gated_and_a_case_run_is_no_point() {
         said.contains("5 evaluation(s), 5 added; 2 decision(s), 2 added"),
         "{said}"
     );
-    let moved = w.json(&["history", "--json", "--evidence", other.to_str().unwrap()]);
+    let mut moved = w.json(&["history", "--json", "--evidence", other.to_str().unwrap()]);
+    // The same history, each evaluation and decision marked imported there.
+    let mut marks = 0;
+    for point in moved["items"][0]["series"][0]["points"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let point = point.as_object_mut().unwrap();
+        assert_eq!(
+            point.remove("imported"),
+            Some(Value::Bool(true)),
+            "{point:?}"
+        );
+        if let Some(d) = point["decision"].as_object_mut() {
+            assert_eq!(d.remove("imported"), Some(Value::Bool(true)), "{d:?}");
+            marks += 1;
+        }
+    }
+    assert_eq!(marks, 2, "{moved:#}");
     assert_eq!(
         moved["items"], h["items"],
         "the same history from the imported store"
@@ -845,8 +862,10 @@ fn crowded_page(dir: &Path) -> PathBuf {
                             mode: Some("rule".into()),
                             pages: vec![],
                             recorded_at: None,
+                            imported: false,
                         }),
                         best: (outcome == Outcome::Accepted).then_some(with),
+                        imported: false,
                     }
                 })
                 .collect(),
@@ -863,6 +882,7 @@ fn crowded_page(dir: &Path) -> PathBuf {
             unmatched: vec![],
             hidden: 0,
         }],
+        warnings: vec![],
     };
     let page = dir.join("crowded.html");
     std::fs::write(&page, bob_eval::report::history::html(&history)).unwrap();

@@ -323,6 +323,11 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
         err.contains(" s of 1.0 s to keep the runs just bought"),
         "{err}"
     );
+    // The evaluation waits too, and the message says it is the evaluation.
+    assert!(
+        err.contains(" s of 1.0 s to keep the evaluation, then it is kept beside it"),
+        "{err}"
+    );
     let pending = w.root.join("home/evidence.db.pending");
     assert!(
         err.contains(&format!("are kept in {}", pending.display())),
@@ -342,12 +347,15 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
     let name = files[0].file_name().unwrap().to_str().unwrap();
     assert_eq!(name, format!("{}.jsonl", doc["run"].as_str().unwrap()));
     let kept = std::fs::read_to_string(&files[0]).unwrap();
-    assert_eq!(kept.lines().count(), 9, "8 runs, then the evaluation");
+    assert_eq!(
+        kept.lines().count(),
+        10,
+        "8 runs, then the evaluation, then the store's tag"
+    );
+    let lines: Vec<&str> = kept.lines().collect();
+    assert!(lines[8].contains(r#""kind":"evaluation""#), "{kept}");
     assert!(
-        kept.lines()
-            .last()
-            .unwrap()
-            .contains(r#""kind":"evaluation""#),
+        lines[9].starts_with(r#"{"schema":"bob-eval-pending/1","tag":""#),
         "{kept}"
     );
     let stored: i64 = holder

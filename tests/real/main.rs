@@ -15,6 +15,7 @@ mod support {
 mod auto_real;
 mod clean_room_real;
 mod counting_real;
+mod estimates_real;
 mod evidence_real;
 mod graders_real;
 mod init_real;
@@ -26,4 +27,5 @@ mod platform_surface;
 mod plugin_corpus_real;
 mod plugin_traps_real;
 mod real_platform;
+mod scaffold_real;
 mod trigger_real;

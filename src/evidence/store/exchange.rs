@@ -10,14 +10,14 @@ impl Store {
     /// stable order, then their evaluations and decisions; `name` names `out`
     /// in errors. Returns how many runs.
     pub fn export(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
-        self.export_where(items, out, name, |_| true)
+        self.export_where(items, out, name, false)
     }
 
-    /// [`Store::export`] of the runs not imported from a file (evaluations
-    /// and decisions all): what a shard hands to `collect`, which trusts its
-    /// runs (an imported run passed on that way would come out trusted).
+    /// [`Store::export`] of what was not imported from a file (runs,
+    /// evaluations and decisions): what a shard hands to `collect`, which
+    /// trusts it (an imported line passed on that way would come out trusted).
     pub fn export_own(&self, items: &[String], out: impl Write, name: &Utf8Path) -> Result<usize> {
-        self.export_where(items, out, name, |run| !run.is_imported())
+        self.export_where(items, out, name, true)
     }
 
     pub(super) fn export_where(
@@ -25,23 +25,28 @@ impl Store {
         items: &[String],
         out: impl Write,
         name: &Utf8Path,
-        keep: fn(&StoredRun) -> bool,
+        own_only: bool,
     ) -> Result<usize> {
+        let keep = |imported: bool| !(own_only && imported);
         let mut out = std::io::BufWriter::new(out);
         let mut count = 0;
         let fail = |e| Error::io(name, "writing the export", e);
         self.each_run(items, "exporting runs", |run| {
-            if !keep(&run) {
+            if !keep(run.is_imported()) {
                 return Ok(());
             }
             count += 1;
             writeln!(out, "{}", run.to_line()).map_err(fail)
         })?;
         for e in self.evaluations(items)? {
-            writeln!(out, "{}", evaluation_line(&e)).map_err(fail)?;
+            if keep(e.provenance.is_imported()) {
+                writeln!(out, "{}", evaluation_line(&e)).map_err(fail)?;
+            }
         }
         for d in self.decisions(items)? {
-            writeln!(out, "{}", decision_line(&d)).map_err(fail)?;
+            if keep(d.provenance.is_imported()) {
+                writeln!(out, "{}", decision_line(&d)).map_err(fail)?;
+            }
         }
         out.flush().map_err(fail)?;
         Ok(count)
@@ -83,9 +88,10 @@ impl Store {
 
     /// Import the JSON Lines at `path` (see the module docs): a line that
     /// does not read refuses the whole file (with its line number, nothing
-    /// stored); a run dated in the future or with impossible values is
-    /// refused alone and counted ([`ImportReport::refusals`]). The runs
-    /// stored are marked imported from `path`.
+    /// stored); a run, evaluation or decision dated in the future or with
+    /// impossible values is refused alone and counted
+    /// ([`ImportReport::refusals`], [`ImportReport::records_refused`]). What
+    /// is stored is marked imported from `path`.
     pub fn import_file(&mut self, path: &Utf8Path) -> Result<ImportReport> {
         let bytes = crate::fsio::read(path, crate::config::MAX_INPUT_FILE)
             .map_err(|e| Error::unreadable(path, e))?;
@@ -95,7 +101,8 @@ impl Store {
     /// [`Store::import_file`] from `reader`; `path` names it in errors and in
     /// the runs' provenance. Blank lines are skipped; what is already stored
     /// is counted in `already` (a run keeps its provenance). Evaluations and
-    /// decisions are stored with the runs, in one transaction.
+    /// decisions are stored with the runs, in one transaction, marked
+    /// imported: one recorded here is never displaced by one imported.
     pub fn import(&mut self, reader: impl BufRead, path: &Utf8Path) -> Result<ImportReport> {
         let lines = read_lines(reader, path, StoredRun::parse_line)?;
         let now = Utc::now();
@@ -118,10 +125,39 @@ impl Store {
             }
         }
         refusals.sort_by_key(|r| r.reason);
+        let mut records_refused = Vec::new();
+        let mut evaluations = Vec::new();
+        for (line, mut e) in lines.evaluations {
+            match e.problem_at(now) {
+                Some(why) => records_refused.push(RefusedRecord {
+                    kind: "evaluation",
+                    line,
+                    why,
+                }),
+                None => {
+                    e.provenance = RecordProvenance::Imported;
+                    evaluations.push(e);
+                }
+            }
+        }
+        let mut decisions = Vec::new();
+        for (line, mut d) in lines.decisions {
+            match d.problem_at(now) {
+                Some(why) => records_refused.push(RefusedRecord {
+                    kind: "decision",
+                    line,
+                    why,
+                }),
+                None => {
+                    d.provenance = RecordProvenance::Imported;
+                    decisions.push(d);
+                }
+            }
+        }
         let added = self.insert_all(
             &[(Origin::Imported(path.to_owned()), &runs)],
-            &lines.evaluations,
-            &lines.decisions,
+            &evaluations,
+            &decisions,
         )?;
         Ok(ImportReport {
             runs: total,
@@ -129,44 +165,70 @@ impl Store {
             already: runs.len() - added.runs,
             refused: total - runs.len(),
             refusals,
-            evaluations: lines.evaluations.len(),
+            evaluations: evaluations.len(),
             evaluations_added: added.evaluations,
-            decisions: lines.decisions.len(),
+            decisions: decisions.len(),
             decisions_added: added.decisions,
+            records_refused,
         })
     }
 
     /// Keep `runs`, bought by run `run_id`, beside the store while it is busy:
-    /// appended to `<store>.pending/<run_id>.jsonl` (written whole, atomically),
-    /// imported as bought here by the next [`Store::import_pending`]. Returns the file.
+    /// in `<store>.pending/<run_id>.jsonl` (written whole, atomically, tagged
+    /// with the store's key: [`pending_tag`]), stored as bought here by the
+    /// next [`Store::import_pending`]. Returns the file.
     pub fn set_aside(&self, run_id: &str, runs: &[StoredRun]) -> Result<Utf8PathBuf> {
         let lines: Vec<String> = runs.iter().map(StoredRun::to_line).collect();
         self.set_aside_lines(run_id, &lines)
     }
 
-    /// [`Store::set_aside`] of export lines of any kind.
+    /// [`Store::set_aside`] of export lines of any kind. Added to the file of
+    /// `run_id` when this store tagged it; a file there that it did not tag
+    /// is left alone (the lines go to `<run_id>-2.jsonl`, …).
     pub(super) fn set_aside_lines(&self, run_id: &str, lines: &[String]) -> Result<Utf8PathBuf> {
+        let key = self.key()?;
         let dir = pending_dir(&self.path);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "creating", e))?;
-        let file = dir.join(format!("{run_id}.jsonl"));
-        let mut text = match std::fs::read(&file) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(Error::unreadable(&file, e)),
+        let mut n = 1;
+        let (file, mut body) = loop {
+            let file = match n {
+                1 => dir.join(format!("{run_id}.jsonl")),
+                n => dir.join(format!("{run_id}-{n}.jsonl")),
+            };
+            if std::fs::symlink_metadata(&file).is_err() {
+                break (file, Vec::new());
+            }
+            if let Ok(body) = read_pending(&file, &key) {
+                break (file, body);
+            }
+            n += 1;
         };
         for line in lines {
-            text.extend_from_slice(line.as_bytes());
-            text.push(b'\n');
+            body.extend_from_slice(line.as_bytes());
+            body.push(b'\n');
         }
-        crate::fsio::write_atomically(&file, &text)?;
+        let mut text = body.clone();
+        text.extend_from_slice(tag_line(&key, &body).as_bytes());
+        crate::fsio::write_confined(&file, &text)?;
         Ok(file)
     }
 
-    /// Import every file [`Store::set_aside`] (or [`Store::keep_evaluation`])
+    /// The store's own secret ([`migrations::store_key_and_record_provenance`]).
+    pub(super) fn key(&self) -> Result<Vec<u8>> {
+        self.conn
+            .query_row("SELECT key FROM store_key WHERE id = 1", [], |r| r.get(0))
+            .map_err(|e| self.fault("reading the store's key", e))
+    }
+
+    /// Store every file [`Store::set_aside`] (or [`Store::keep_evaluation`])
     /// left in `<store>.pending/` (runs as bought here: they were), removing
-    /// each once stored; say what happened
-    /// in one sentence per file. A file that does not read, or a store still
-    /// busy, leaves the file for next time (said too); neither is an error.
+    /// each once stored; say what happened in one sentence per file. Only a
+    /// regular file carrying this store's tag is taken, and only when every
+    /// line passes the checks every line entering the store passes; any other
+    /// file there is named and left in place (opened without waiting, never
+    /// read past [`crate::config::MAX_INPUT_FILE`]: a FIFO, a device or a
+    /// huge file cannot stall or exhaust a writer). A store still busy leaves
+    /// the file for next time (said too). None of this is an error.
     pub fn import_pending(&mut self) -> Vec<String> {
         let dir = pending_dir(&self.path);
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -180,11 +242,30 @@ impl Store {
             .collect();
         files.sort();
         let mut said = Vec::new();
+        if files.is_empty() {
+            let _ = std::fs::remove_dir(&dir);
+            return said;
+        }
+        let key = match self.key() {
+            Ok(key) => key,
+            Err(e) => {
+                said.push(format!(
+                    "the files set aside in {dir} are not stored yet ({e}); they stay there for next time"
+                ));
+                return said;
+            }
+        };
         for file in files {
-            let runs = std::fs::File::open(&file)
-                .map_err(|e| Error::unreadable(&file, e))
-                .and_then(|f| read_export(std::io::BufReader::new(f), &file));
-            let stored = runs.and_then(|records| {
+            let body = match read_pending(&file, &key) {
+                Ok(body) => body,
+                Err(why) => {
+                    said.push(format!(
+                        "refused {file}: {why}; it is left in place and nothing of it was stored (if you trust it, `bob-eval evidence import {file}` stores its runs as imported)"
+                    ));
+                    continue;
+                }
+            };
+            let stored = read_export(&body[..], &file).and_then(|records| {
                 let batches = [(Origin::Bought, records.runs.as_slice())];
                 let added = self.insert_all(&batches, &records.evaluations, &records.decisions)?;
                 Ok((records.runs.len(), added.runs, records.evaluations.len()))
@@ -216,22 +297,138 @@ impl Store {
     }
 }
 
-/// What an export (JSON Lines) from `reader` holds, stored nowhere; `path`
-/// names it in errors, a bad line with its number. Blank lines are skipped.
-pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Records> {
-    let lines = read_lines(reader, path, StoredRun::from_line)?;
-    Ok(Records {
-        runs: lines.runs.into_iter().map(|(_, run)| run).collect(),
-        evaluations: lines.evaluations,
-        decisions: lines.decisions,
-    })
+/// The schema of a set-aside file's last line, which carries its tag.
+const PENDING_SCHEMA: &str = "bob-eval-pending/1";
+
+/// The tag of a set-aside file's `body` (every line before the tag's):
+/// HMAC-SHA256 under the store's key, lower-case hex. Only a writer holding
+/// the store's contents can make one.
+pub fn pending_tag(key: &[u8], body: &[u8]) -> String {
+    let mut message = Vec::with_capacity(PENDING_SCHEMA.len() + 1 + body.len());
+    message.extend_from_slice(PENDING_SCHEMA.as_bytes());
+    message.push(b'\n');
+    message.extend_from_slice(body);
+    crate::evidence::digest::hex(&hmac_sha256(key, &message))
 }
 
-/// The lines of an export by kind, each run with its line number.
+/// The last line of a set-aside file: its schema and tag, then a newline.
+fn tag_line(key: &[u8], body: &[u8]) -> String {
+    format!(
+        "{}\n",
+        serde_json::json!({"schema": PENDING_SCHEMA, "tag": pending_tag(key, body)})
+    )
+}
+
+/// The body of the set-aside file at `file` (every line before its tag)
+/// when it is a regular file, not a link, within the input limit, whose
+/// last line is a tag `key` verifies; else why not, in words.
+fn read_pending(file: &Utf8Path, key: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let bytes = crate::fsio::read_regular(
+        file,
+        crate::fsio::Links::Refuse,
+        crate::config::MAX_INPUT_FILE,
+    )
+    .map_err(|e| format!("not a file bob-eval set aside ({e})"))?;
+    let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let (body, last) = match text.iter().rposition(|b| *b == b'\n') {
+        Some(i) => (&bytes[..=i], &text[i + 1..]),
+        None => (&bytes[..0], text),
+    };
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Tag {
+        schema: String,
+        tag: String,
+    }
+    let untagged = "it carries no tag of this store (bob-eval tags every file it sets aside, with a key only this store holds)";
+    let tag: Tag = serde_json::from_slice(last).map_err(|_| untagged.to_string())?;
+    if tag.schema != PENDING_SCHEMA {
+        return Err(untagged.into());
+    }
+    let expected = pending_tag(key, body);
+    // Compared in time independent of where they differ.
+    let same = tag.tag.len() == expected.len()
+        && tag
+            .tag
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    if !same {
+        return Err(
+            "its tag does not verify with this store's key: it was not set aside by bob-eval for this store, or was edited since"
+                .into(),
+        );
+    }
+    Ok(body.to_vec())
+}
+
+/// [`hmac_sha256`] in hex, for the RFC's test vectors.
+#[cfg(test)]
+pub(super) fn hmac_for_tests(key: &[u8], message: &[u8]) -> String {
+    crate::evidence::digest::hex(&hmac_sha256(key, message))
+}
+
+/// HMAC-SHA256 (RFC 2104) of `message` under `key`.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(block.map(|b| b ^ 0x36));
+    inner.update(message);
+    let mut outer = Sha256::new();
+    outer.update(block.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&outer.finalize());
+    out
+}
+
+/// What an export (JSON Lines) from `reader` holds, stored nowhere; `path`
+/// names it in errors, a bad line with its number. Blank lines are skipped.
+/// Every line is held to the checks of a line entering the store (values in
+/// range, nothing dated in the future): the first that fails refuses the
+/// whole file (`collect`'s shard runs, the files set aside).
+pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Records> {
+    let lines = read_lines(reader, path, StoredRun::parse_line)?;
+    let now = Utc::now();
+    let bad = |line: usize, why: String| Error::InvalidInput {
+        at: Location::at(path, line),
+        message: format!("{why}; nothing of {path} was stored"),
+    };
+    let mut records = Records::default();
+    for (line, run) in lines.runs {
+        if let Some((_, why)) = run.outcome.refusal_at(now) {
+            return Err(bad(line, why));
+        }
+        records.runs.push(run);
+    }
+    for (line, e) in lines.evaluations {
+        if let Some(why) = e.problem_at(now) {
+            return Err(bad(line, why));
+        }
+        records.evaluations.push(e);
+    }
+    for (line, d) in lines.decisions {
+        if let Some(why) = d.problem_at(now) {
+            return Err(bad(line, why));
+        }
+        records.decisions.push(d);
+    }
+    Ok(records)
+}
+
+/// The lines of an export by kind, each with its line number.
 pub(super) struct Lines {
     pub(super) runs: Vec<(usize, StoredRun)>,
-    pub(super) evaluations: Vec<Evaluation>,
-    pub(super) decisions: Vec<KeptDecision>,
+    pub(super) evaluations: Vec<(usize, Evaluation)>,
+    pub(super) decisions: Vec<(usize, KeptDecision)>,
 }
 
 /// Each line of an export, a run read by `parse_run`; the first line that
@@ -260,8 +457,8 @@ pub(super) fn read_lines(
         }
         match parse_record(text.trim_end_matches('\r'), parse_run).map_err(bad)? {
             Record::Run(run) => lines.runs.push((i + 1, run)),
-            Record::Evaluation(e) => lines.evaluations.push(*e),
-            Record::Decision(d) => lines.decisions.push(d),
+            Record::Evaluation(e) => lines.evaluations.push((i + 1, *e)),
+            Record::Decision(d) => lines.decisions.push((i + 1, d)),
         }
     }
     Ok(lines)

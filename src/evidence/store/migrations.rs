@@ -16,6 +16,7 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Sql(MARKED_RUNS_NEVER_COUNT),
     Migration::Step(without_arm_has_no_item),
     Migration::Step(evaluations_and_decisions),
+    Migration::Step(store_key_and_record_provenance),
 ];
 
 /// Schema 1: the runs.
@@ -177,4 +178,41 @@ CREATE TABLE IF NOT EXISTS decisions (
 CREATE INDEX IF NOT EXISTS decisions_by_item ON decisions (item, recorded_at);
 "#,
     )
+}
+
+/// Version 5 → 6: the store's own secret (32 random bytes from SQLite's
+/// generator, seeded by the operating system), with which every file set
+/// aside in `<store>.pending/` is tagged ([`super::pending_tag`]): only a
+/// file carrying its tag is stored as bought here. And where each kept
+/// evaluation and decision came from: `here` (recorded by this store's
+/// commands), `imported` (`evidence import`) or `collected` (a shard);
+/// those kept before are `legacy`, counted as recorded here, as legacy runs
+/// are. An imported one never displaces one recorded here. Each part only
+/// when missing, so a store whose version was set back keeps what it holds.
+pub(super) fn store_key_and_record_provenance(
+    tx: &rusqlite::Transaction<'_>,
+) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE IF NOT EXISTS store_key (
+    id  INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+    key BLOB    NOT NULL CHECK (length(key) = 32)
+);
+INSERT OR IGNORE INTO store_key (id, key) VALUES (1, randomblob(32));
+"#,
+    )?;
+    for table in ["evaluations", "decisions"] {
+        let has: bool = tx.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = 'provenance'",
+            [table],
+            |r| r.get(0),
+        )?;
+        if !has {
+            tx.execute_batch(&format!(
+                "ALTER TABLE {table} ADD COLUMN provenance TEXT NOT NULL DEFAULT 'legacy' \
+                 CHECK (provenance IN ('here', 'imported', 'collected', 'legacy'));"
+            ))?;
+        }
+    }
+    Ok(())
 }

@@ -6,11 +6,12 @@
 //! leaves the store as it was before its transaction.
 
 use super::kept::{
-    Evaluation, KeptDecision, Record, Records, decision_line, evaluation_line, parse_record,
+    Evaluation, KeptDecision, Record, RecordProvenance, Records, decision_line, evaluation_line,
+    parse_record,
 };
 use super::{
     Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, Origin, Provenance,
-    ProvenanceCounts, Refused, RunKey, RunOutcome, StoredRun,
+    ProvenanceCounts, Refused, RefusedRecord, RunKey, RunOutcome, StoredRun,
 };
 use crate::error::{Error, Location, Result};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -27,7 +28,7 @@ use migrations::*;
 use records::*;
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -97,6 +98,8 @@ pub struct Store {
     path: Utf8PathBuf,
     busy_timeout: Duration,
     bought_wait: Duration,
+    /// Opened by [`Store::open_read_only`]: the one writer refuses.
+    read_only: bool,
 }
 
 impl Store {
@@ -148,6 +151,7 @@ impl Store {
             path: path.to_owned(),
             busy_timeout,
             bought_wait: BOUGHT_WAIT,
+            read_only: false,
         };
         store.conn.busy_timeout(busy_timeout).map_err(fault)?;
         if store.conn.is_readonly("main").map_err(fault)? {
@@ -167,6 +171,49 @@ impl Store {
             .pragma_update(None, "synchronous", "FULL")
             .map_err(|e| store.fault("setting synchronous", e))?;
         store.migrate()?;
+        Ok(store)
+    }
+
+    /// Open the existing store at `path` to read it, never to write it: no
+    /// migration, no write-ahead-log switch, no import of the runs set aside
+    /// (SQLite's read-only open, `SQLITE_OPEN_READ_ONLY`). What `history`,
+    /// `evidence list` and `export`, and every `--dry-run` use. A store of an
+    /// older schema is read as it is: copied into memory and brought to this
+    /// schema there, the file untouched (a command that writes the store
+    /// upgrades it). Refuses a missing file, a newer schema and a file that
+    /// is not an evidence store.
+    pub fn open_read_only(path: &Utf8Path) -> Result<Store> {
+        refuse_unusual(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let fault = |e| fault(path, BUSY_TIMEOUT, "opening to read", e);
+        let conn = Connection::open_with_flags(path, flags).map_err(fault)?;
+        let mut store = Store {
+            conn,
+            path: path.to_owned(),
+            busy_timeout: BUSY_TIMEOUT,
+            bought_wait: BOUGHT_WAIT,
+            read_only: true,
+        };
+        store.conn.busy_timeout(BUSY_TIMEOUT).map_err(fault)?;
+        store.check_identity()?;
+        let version = store.user_version()?;
+        if version == SCHEMA_VERSION {
+            return Ok(store);
+        }
+        // Older (or new and empty): read as it is, through a copy in memory.
+        let mut copy = Connection::open_in_memory().map_err(fault)?;
+        {
+            let backup = rusqlite::backup::Backup::new(&store.conn, &mut copy).map_err(fault)?;
+            backup
+                .run_to_completion(256, Duration::ZERO, None)
+                .map_err(fault)?;
+        }
+        store.conn = copy;
+        store.migrate().map_err(|e| {
+            store.error(format!(
+                "is an evidence store of an older bob-eval (schema {version}) that cannot be read as it is ({e}); a command that writes the store (`bob-eval run`, `bob-eval evidence import`) upgrades it, then read it again"
+            ))
+        })?;
         Ok(store)
     }
 
@@ -422,14 +469,17 @@ impl Store {
             .map_err(|e| self.fault("setting the busy timeout", e))
     }
 
-    /// Refuse the whole batch when one run's id or values are wrong.
+    /// Refuse the whole batch when one run's id, values or start are wrong
+    /// ([`RunOutcome::refusal_at`]: whatever the door, every run is held to
+    /// what `evidence import` holds a run to).
     fn check_runs<'r>(&self, runs: impl Iterator<Item = &'r StoredRun>) -> Result<()> {
+        let now = Utc::now();
         for run in runs {
             let id = StoredRun::compute_id(&run.key, &run.outcome);
             let problem = if id != run.id {
                 Some(format!("its id is not {id}"))
             } else {
-                run.outcome.problem()
+                run.outcome.refusal_at(now).map(|(_, why)| why)
             };
             if let Some(problem) = problem {
                 return Err(Error::invalid(
@@ -454,6 +504,13 @@ impl Store {
         evaluations: &[Evaluation],
         decisions: &[KeptDecision],
     ) -> rusqlite::Result<Added> {
+        if self.read_only {
+            // Opened to read: nothing is written, even to a copy in memory.
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                Some("the store was opened to read only".into()),
+            ));
+        }
         let now = Utc::now();
         let at = time_text(&now);
         let tx = self
@@ -811,5 +868,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+#[cfg(test)]
+mod door_tests;
 #[cfg(test)]
 mod tests;

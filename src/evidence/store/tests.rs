@@ -454,7 +454,16 @@ fn a_busy_store_sets_bought_runs_aside_and_takes_them_later() {
         .unwrap();
     assert_eq!(kept, Kept::SetAside(file.clone()));
     assert!(!told.is_empty(), "it said it waited");
-    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 3);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count(), 4, "3 lines, then the tag: {text}");
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .contains(r#""schema":"bob-eval-pending/1","tag":""#)
+            || text.lines().last().unwrap().contains(r#""tag":"#),
+        "{text}"
+    );
     assert_eq!(store.count().unwrap(), 0);
     // Still busy: the file stays, and says why.
     let said = store.import_pending();
@@ -647,7 +656,7 @@ fn a_version_4_store_gains_evaluations_and_decisions_and_keeps_its_runs() {
     }
     let mut store = Store::open(&path).unwrap();
     assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
     store.insert(&runs, &Origin::Bought).unwrap();
     assert!(store.evaluations(&[]).unwrap().is_empty());
     assert!(store.decisions(&[]).unwrap().is_empty());
@@ -743,8 +752,12 @@ fn evaluations_and_decisions_round_trip_through_the_store_and_the_export() {
         (2, 0, 0),
         "importing twice adds nothing"
     );
-    assert_eq!(fresh.evaluations(&[]).unwrap(), vec![evaluation]);
-    assert_eq!(fresh.decisions(&[]).unwrap(), vec![decision]);
+    let imported = |p: &mut RecordProvenance| *p = RecordProvenance::Imported;
+    let (mut e, mut d) = (evaluation.clone(), decision.clone());
+    imported(&mut e.provenance);
+    imported(&mut d.provenance);
+    assert_eq!(fresh.evaluations(&[]).unwrap(), vec![e], "marked imported");
+    assert_eq!(fresh.decisions(&[]).unwrap(), vec![d]);
 
     // An export of runs only (before kinds) still imports.
     let runs_only: String = text

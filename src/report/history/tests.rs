@@ -24,6 +24,7 @@ fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> P
         decision: decision
             .map(|outcome| wiki_decision(outcome, &format!("#{day}"), with.unwrap_or(0.0))),
         best: None,
+        imported: false,
     }
 }
 
@@ -39,6 +40,7 @@ fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> Decision {
         mode: Some("rule".into()),
         pages: vec![],
         recorded_at: None,
+        imported: false,
     }
 }
 
@@ -62,6 +64,7 @@ fn history(points: Vec<Point>) -> History {
             unmatched: vec![],
             hidden: 0,
         }],
+        warnings: vec![],
     }
 }
 

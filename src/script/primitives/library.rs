@@ -255,7 +255,7 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             if !path.exists() {
                 return Ok(Vec::new());
             }
-            crate::evidence::Store::open(&path)?.list(&[item.into()])
+            crate::evidence::Store::open_read_only(&path)?.list(&[item.into()])
         };
         let entries = summary().map_err(|e| raise(&h, e))?;
         to_dynamic(&entries)

@@ -52,6 +52,10 @@ pub fn options_map(o: &PipelineOptions) -> Map {
     m.insert("format".into(), format_of(o).into());
     m.insert("fresh".into(), p.fresh.into());
     m.insert("dry_run".into(), p.dry_run.into());
+    m.insert(
+        "scaffold".into(),
+        p.scaffold.map_or(Dynamic::UNIT, Dynamic::from),
+    );
     let strings = |v: &[String]| -> Dynamic {
         v.iter()
             .map(|s| Dynamic::from(s.clone()))
@@ -227,6 +231,15 @@ pub fn eval_options(
                     _ => opts.dry_run |= flag,
                 }
             }
+            "scaffold" => {
+                opts.scaffold = if v.is_unit() {
+                    None
+                } else {
+                    Some(v.as_bool().map_err(|t| {
+                        format!("option `scaffold` must be true, false or (), not {t}")
+                    })?)
+                }
+            }
             "cases" => opts.cases = list(key, v)?,
             "tags" => opts.tags = list(key, v)?,
             "allow_tools" => opts.allow_tools = list(key, v)?,
@@ -246,7 +259,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, neighbours, scaffold"
                 ));
             }
         }
