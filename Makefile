@@ -1,11 +1,24 @@
-# bob-eval: `make test` is the test command (README, CI). `make evals` sweeps
-# every suite on the real platform only when EVALS=1.
+# bob-eval: `make test` is the test command (README, CI): it installs what
+# every tier needs and runs them all, where a missing tool fails instead of
+# skipping. The tiers one by one (docs/development.md): `make test-fast`
+# (unit tests and tests/cli, Rust only), `make test-real`, `make test-chaos`.
+# `make evals` sweeps every suite on the real platform only when EVALS=1.
 CARGO ?= cargo
+export CARGO
 
-.PHONY: test claude test-deps demo evals check-wiki lint bench fuzz
+.PHONY: test test-fast test-real test-chaos claude test-deps demo evals check-wiki lint bench fuzz
 
 test: claude test-deps
-	$(CARGO) test --locked
+	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh
+
+test-fast:
+	scripts/test.sh --workspace --lib --bins --test cli
+
+test-real: claude
+	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh --test real
+
+test-chaos: claude
+	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh --test chaos
 
 demo:
 	@echo "make demo: building bob-eval in release mode first; the first build takes a few minutes (later ones are quick)" >&2

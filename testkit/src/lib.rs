@@ -8,6 +8,8 @@
 //! - [`expect`]: an independent reduction of platform documents;
 //! - [`pty`]: a command on a terminal (`script(1)`), with its transcript;
 //! - [`data`], [`tree`], [`item`]: fixtures and copies of them;
+//! - [`tier`]: the tools some tiers need beyond Rust, and the one rule for a
+//!   test whose tool is missing (skip with a line, or fail where required);
 //! - [`world`]: a temp source tree, home and stub platform, the stage of most
 //!   stub tests, and [`world::outcome`], a finished command as code and texts.
 //!
@@ -21,5 +23,6 @@ pub mod item;
 pub mod pty;
 pub mod real;
 pub mod stub;
+pub mod tier;
 pub mod tree;
 pub mod world;

@@ -8,14 +8,11 @@ use crate::tree::copy_tree;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The real platform binary: `$BOB_EVAL_TEST_CLAUDE`, else the one `make claude`
-/// installs under `.cache/claude-code`. Panics (the test fails) when absent.
+/// The real platform binary ([`crate::tier::claude_path`]). Panics (the test
+/// fails) when absent: a test of this tier first asks
+/// `tier::present(Tool::Claude)`, which skips it instead where it may.
 pub fn claude_bin() -> PathBuf {
-    let path = match std::env::var_os("BOB_EVAL_TEST_CLAUDE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .join(".cache/claude-code/node_modules/.bin/claude"),
-    };
+    let path = crate::tier::claude_path();
     assert!(
         path.is_file(),
         "the real platform binary is missing at {}: run `make claude` (or set BOB_EVAL_TEST_CLAUDE)",
@@ -98,6 +95,14 @@ impl RealWorld {
     pub fn new(api: FakeApi) -> RealWorld {
         let dir = tempfile::tempdir().expect("temp folder");
         let source = source_copy(dir.path());
+        RealWorld { dir, source, api }
+    }
+
+    /// An empty source tree (`dir/source`, for the test to fill) and `api`.
+    pub fn empty(api: FakeApi) -> RealWorld {
+        let dir = tempfile::tempdir().expect("temp folder");
+        let source = dir.path().join("source");
+        std::fs::create_dir_all(&source).expect("create the source folder");
         RealWorld { dir, source, api }
     }
 

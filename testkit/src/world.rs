@@ -2,7 +2,7 @@
 //! source tree (`source/`), a home (`home/`) and a stub `claude`.
 
 use crate::stub::{Stub, Switches};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A temp folder with a source tree, a home and a stub platform; removed when dropped.
@@ -21,18 +21,24 @@ impl World {
     /// wiki page `commit-skipped-hook` (what `--pages` cites), an empty home,
     /// and a stub answering as `switches` say.
     pub fn new(items: &[&str], switches: Switches) -> World {
+        let world = World::empty(switches);
+        for item in items {
+            crate::item::add_item(&world.source, item);
+        }
+        world.write(
+            "wiki/patterns/commit-skipped-hook.md",
+            "# Commit skipped hook\n",
+        );
+        world
+    }
+
+    /// An empty source tree, an empty home, and a stub answering as
+    /// `switches` say.
+    pub fn empty(switches: Switches) -> World {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let source = root.join("source");
-        for item in items {
-            crate::item::add_item(&source, item);
-        }
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(
-            source.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit skipped hook\n",
-        )
-        .unwrap();
+        std::fs::create_dir_all(&source).unwrap();
         std::fs::create_dir_all(root.join("home")).unwrap();
         World {
             _dir: dir,
@@ -40,6 +46,22 @@ impl World {
             source,
             stub: Stub::new(switches),
         }
+    }
+
+    /// A fresh copy of the fixture folder `fixture` (a `data(…)` path) as the
+    /// source tree, an empty home, and a stub answering as `switches` say.
+    pub fn copy_of(fixture: &Path, switches: Switches) -> World {
+        let world = World::empty(switches);
+        crate::tree::copy_tree(fixture, &world.source);
+        world
+    }
+
+    /// Write `text` to `rel` under the source tree, making its folders.
+    pub fn write(&self, rel: &str, text: &str) -> &World {
+        let path = self.source.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        self
     }
 
     /// The home (`--home`).

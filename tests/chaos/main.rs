@@ -9,7 +9,7 @@
 #[path = "../support"]
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, fake_api, real, stub, tree};
+    pub use bob_eval_testkit::{data, fake_api, real, stub, tier, tree};
 }
 
 mod evidence_store;

@@ -11,6 +11,7 @@
 //! started, are ever ended, by PID.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use std::path::Path;
 use std::process::Stdio;
@@ -55,6 +56,9 @@ fn end_all(dir: &Path, bob_eval: u32) {
 
 #[test]
 fn sighup_mid_run_stops_the_real_platform_and_its_agents() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(Script::new().otherwise("OK.").delay(SLOW));
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap().to_string();

@@ -3,6 +3,8 @@
 //! property test that the loader never panics.
 
 use crate::support;
+use support::stub::Switches;
+use support::world::World;
 
 use assert_cmd::prelude::*;
 use bob_eval::check;
@@ -15,40 +17,31 @@ use support::cmd::bob;
 
 const PIN: &str = r#"'"skill"\s*:\s*"(?:[\w-]+:)?demo"'"#;
 
-/// A source tree in a temp folder, and an empty home.
-struct Src {
-    _tmp: tempfile::TempDir,
-    home: tempfile::TempDir,
-    root: Utf8PathBuf,
+/// A world (testkit's) whose source holds one clean suite for the item `demo`.
+fn good() -> World {
+    let src = World::empty(Switches::default());
+    src.suite("demo");
+    src
 }
 
-impl Src {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        Src {
-            _tmp: tmp,
-            home: tempfile::tempdir().unwrap(),
-            root,
-        }
-    }
+/// What these tests do in a world, beside [`World::write`].
+trait Checks {
+    fn root(&self) -> Utf8PathBuf;
+    fn remove(&self, rel: &str) -> &Self;
+    fn suite(&self, item: &str);
+    fn cmd(&self, args: &[&str]) -> assert_cmd::assert::Assert;
+    fn json(&self) -> (i32, Value);
+    fn human(&self) -> (i32, String);
+}
 
-    /// A source holding one clean suite for the item `demo`.
-    fn good() -> Self {
-        let src = Src::new();
-        src.suite("demo");
-        src
-    }
-
-    fn write(&self, rel: &str, text: &str) -> &Self {
-        let path = self.root.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        self
+impl Checks for World {
+    /// The source tree, as the library's paths are.
+    fn root(&self) -> Utf8PathBuf {
+        Utf8PathBuf::from_path_buf(self.source.clone()).unwrap()
     }
 
     fn remove(&self, rel: &str) -> &Self {
-        let path = self.root.join(rel);
+        let path = self.root().join(rel);
         if path.is_dir() {
             fs::remove_dir_all(path).unwrap()
         } else {
@@ -90,7 +83,7 @@ impl Src {
     }
 
     fn cmd(&self, args: &[&str]) -> assert_cmd::assert::Assert {
-        bob(self.root.as_std_path(), self.home.path())
+        bob(&self.source, &self.home())
             .arg("check")
             .args(args)
             .assert()
@@ -140,7 +133,7 @@ fn find<'a>(doc: &'a Value, code: &str) -> &'a Value {
 /// Files to write over the good suite (`None` removes the path).
 type Edit<'a> = (&'a str, Option<&'a str>);
 
-fn apply(src: &Src, edits: &[Edit]) {
+fn apply(src: &World, edits: &[Edit]) {
     for (path, text) in edits {
         match text {
             Some(text) => src.write(path, text),
@@ -152,7 +145,7 @@ fn apply(src: &Src, edits: &[Edit]) {
 /// The trip edits produce `code` (and exit 1 for errors, 0 for warnings); the
 /// near-miss edits produce no finding at all and exit 0.
 fn trips(code: &str, severity: &str, trip: &[Edit], near_miss: &[Edit]) -> Value {
-    let src = Src::good();
+    let src = good();
     apply(&src, trip);
     let (status, doc) = src.json();
     let d = find(&doc, code).clone();
@@ -161,7 +154,7 @@ fn trips(code: &str, severity: &str, trip: &[Edit], near_miss: &[Edit]) -> Value
     assert!(d["file"].as_str().unwrap().starts_with("evals/demo"), "{d}");
     assert_eq!(status, if severity == "error" { 1 } else { 0 }, "{doc:#}");
 
-    let src = Src::good();
+    let src = good();
     apply(&src, near_miss);
     let (status, doc) = src.json();
     // A near miss may hold a scaffold script, which is always warned about.
@@ -190,7 +183,7 @@ fn case_yaml(extra: &str) -> String {
 
 #[test]
 fn the_good_suite_is_clean() {
-    let (status, doc) = Src::good().json();
+    let (status, doc) = good().json();
     assert_eq!(status, 0);
     assert_eq!(doc["errors"], 0);
     assert_eq!(doc["warnings"], 0);
@@ -876,7 +869,7 @@ fn trigger_must_not_match_other_items() {
         &[],
     );
     // Another suite in the source: `demo-extra`.
-    let src = Src::good();
+    let src = good();
     src.suite("demo-extra");
     src.write(FIRES_TRIGGER, "---\ntype: tool_used\ntool: Skill\ninput_match: '\"skill\":\"(?:[\\w-]+:)?demo(?:-extra)?\"'\n---\n");
     let (status, doc) = src.json();
@@ -936,7 +929,7 @@ fn unreadable_baseline() {
 
 #[test]
 fn yaml_and_frontmatter_errors_name_the_line() {
-    let src = Src::good();
+    let src = good();
     src.write(GRADER, "---\ntype: llm\nfocus: [unclosed\n---\nX.\n");
     src.write(FIRES, "---\nmax_turns: 5\nno closing\n");
     let (status, doc) = src.json();
@@ -949,7 +942,7 @@ fn yaml_and_frontmatter_errors_name_the_line() {
 
 /// One human line naming the file and the fix, then the summary.
 fn one_line(edits: &[Edit], file: &str, fix: &str) {
-    let src = Src::good();
+    let src = good();
     apply(&src, edits);
     let (status, text) = src.human();
     assert_eq!(status, 1, "{text}");
@@ -1005,7 +998,7 @@ fn new_user_missing_quiet_case() {
 
 #[test]
 fn human_output_snapshot() {
-    let src = Src::good();
+    let src = good();
     apply(
         &src,
         &[
@@ -1027,7 +1020,7 @@ fn human_output_snapshot() {
 
 #[test]
 fn json_shape() {
-    let src = Src::good();
+    let src = good();
     src.write(FIRES, &prompt("max_turn: 5\n"));
     let (_, doc) = src.json();
     assert_eq!(doc["schema"], "bob-eval-check/1");
@@ -1042,7 +1035,7 @@ fn json_shape() {
 
 #[test]
 fn named_items() {
-    let src = Src::good();
+    let src = good();
     src.suite("other");
     src.write("evals/other/quiet/graders/quiet.md", "broken: [\n");
     src.cmd(&["demo"]).code(0);
@@ -1058,7 +1051,7 @@ fn named_items() {
 
 #[test]
 fn groups_nest_and_skipped_folders_are_skipped() {
-    let src = Src::good();
+    let src = good();
     src.write("evals/demo/group/deep/prompt.md", "Hello.\n");
     src.write(
         "evals/demo/group/deep/graders/g.md",
@@ -1086,12 +1079,12 @@ fn groups_nest_and_skipped_folders_are_skipped() {
 
 #[test]
 fn case_yaml_merges_with_prompt_md() {
-    let src = Src::good();
+    let src = good();
     src.write(
         CASE_YAML,
         "schema_version: \"1.1\"\nname: fires\nruns: 2\nexecution:\n  prompt: from yaml\n  max_turns: 9\ngraders:\n  - name: first\n    type: regex\n    pattern: demo\n",
     );
-    let suite = suite::load(&src.root, &"demo".parse().unwrap()).unwrap();
+    let suite = suite::load(&src.root(), &"demo".parse().unwrap()).unwrap();
     let case = suite.cases.iter().find(|c| c.name == "fires").unwrap();
     assert_eq!(case.source, suite::CaseSource::Mixed);
     assert_eq!(case.prompt_text(), "Please do the demo thing.");
@@ -1105,17 +1098,17 @@ fn case_yaml_merges_with_prompt_md() {
         Some("The answer says demo.")
     );
     assert_eq!(case.execution["max_turns"].line, Some(3));
-    assert_eq!(case.execution["max_turns"].file, src.root.join(FIRES));
+    assert_eq!(case.execution["max_turns"].file, src.root().join(FIRES));
 }
 
 #[test]
 fn suite_list_is_sorted_and_ignores_files() {
-    let src = Src::good();
+    let src = good();
     src.suite("alpha");
     src.write("evals/README.md", "x");
-    assert_eq!(suite::list(&src.root).unwrap(), ["alpha", "demo"]);
+    assert_eq!(suite::list(&src.root()).unwrap(), ["alpha", "demo"]);
     assert_eq!(
-        suite::list(&src.root.join("nowhere")).unwrap(),
+        suite::list(&src.root().join("nowhere")).unwrap(),
         Vec::<String>::new()
     );
 }
@@ -1195,16 +1188,16 @@ fn bundled_tdd_test_first_regex() {
 
 /// Write arbitrary text as every kind of suite file and load + check it.
 fn load_arbitrary(prompt_md: &str, grader_md: &str, case_yaml: &str) {
-    let src = Src::new();
+    let src = World::empty(Switches::default());
     src.write("evals/demo/fires/prompt.md", prompt_md);
     src.write("evals/demo/fires/graders/g.md", grader_md);
     src.write("evals/demo/fires/case.yaml", case_yaml);
-    let suite = suite::load(&src.root, &"demo".parse().unwrap()).unwrap();
+    let suite = suite::load(&src.root(), &"demo".parse().unwrap()).unwrap();
     let mut diagnostics = Vec::new();
     check::check_suite(
-        &src.root,
+        &src.root(),
         &suite,
-        &check::Index::new(&src.root, &["demo".into()]),
+        &check::Index::new(&src.root(), &["demo".into()]),
         &mut diagnostics,
     );
     assert!(
@@ -1325,7 +1318,7 @@ fn frontmatter_that_is_not_a_mapping() {
 
 #[test]
 fn suite_folder_that_is_not_an_item_name() {
-    let src = Src::good();
+    let src = good();
     src.write("evals/Bad_Name/fires/prompt.md", "Hi.\n");
     let (status, doc) = src.json();
     assert_eq!(status, 1);
@@ -1341,7 +1334,7 @@ fn items_described_alike_warn_naming_both() {
     const COMMIT: &str = "Write a conventional commit message (type(scope): subject, then a body that says why). Use when asked to write or improve a commit message.";
     const COPY: &str = "Write a conventional commit message (type(scope): subject, then a body). Use when asked to write a commit message for staged changes.";
     const CHANGELOG: &str = "Write a changelog entry for a commit (what changed and why). Use when asked to write or improve a changelog.";
-    let src = Src::good();
+    let src = good();
     src.suite("other");
     let skill = |name: &str, description: &str| {
         src.write(

@@ -3,6 +3,8 @@
 //! that does not; the notes; the hook-only suites; the JSON and human shapes.
 
 use crate::support;
+use support::stub::Switches;
+use support::world::World;
 
 use serde_json::Value;
 use std::fs;
@@ -869,31 +871,19 @@ fn usage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a folder"));
 }
 
-/// A source tree in the `evals/<item>/` layout, and an empty home.
-struct Source {
-    _tmp: tempfile::TempDir,
-    home: tempfile::TempDir,
-    root: PathBuf,
+/// A world (testkit's) for a source tree in the `evals/<item>/` layout.
+fn source() -> World {
+    World::empty(Switches::default())
 }
 
-impl Source {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().to_owned();
-        Source {
-            _tmp: tmp,
-            home: tempfile::tempdir().unwrap(),
-            root,
-        }
-    }
-    fn write(&self, rel: &str, text: &str) -> &Self {
-        let path = self.root.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        self
-    }
+/// `check --json` in a world.
+trait Json {
+    fn json(&self) -> (i32, Value);
+}
+
+impl Json for World {
     fn json(&self) -> (i32, Value) {
-        let out = bob(&self.root, self.home.path())
+        let out = bob(&self.source, &self.home())
             .args(["check", "--json"])
             .output()
             .unwrap();
@@ -906,7 +896,7 @@ impl Source {
 
 #[test]
 fn bob_layout_names_its_convention_and_spares_hook_suites() {
-    let src = Source::new();
+    let src = source();
     src.write(
         "evals/guard/blocks/prompt.md",
         "---\nmax_turns: 2\n---\n\nSave GITHUB_TOKEN=ghp_x to .env.\n",
@@ -935,7 +925,7 @@ fn bob_layout_names_its_convention_and_spares_hook_suites() {
 #[test]
 fn bob_layout_traps() {
     let pin = PIN.replace("release-notes", "demo");
-    let src = Source::new();
+    let src = source();
     src.write("skills/demo/SKILL.md", "---\nname: demo\ndescription: x\n---\nx\n")
         .write("skills/demo-extra/SKILL.md", "---\nname: demo-extra\ndescription: x\n---\nx\n")
         .write(

@@ -4,6 +4,8 @@
 //! FIFOs, devices, huge or deeply nested files, regexes that backtrack).
 
 use crate::support;
+use support::stub::Switches;
+use support::world::World;
 
 use assert_cmd::Command;
 use camino::Utf8PathBuf;
@@ -20,52 +22,48 @@ const GRADER: &str = "evals/demo/fires/graders/says.md";
 const CASE_YAML: &str = "evals/demo/fires/case.yaml";
 const SKILL: &str = "skills/demo/SKILL.md";
 
-/// A source tree in a temp folder, holding one clean suite for `demo`.
-struct Src {
-    _tmp: tempfile::TempDir,
-    root: Utf8PathBuf,
+/// A world (testkit's) whose source holds one clean suite for `demo`.
+fn good() -> World {
+    let src = World::empty(Switches::default());
+    src.write(SKILL, "---\nname: demo\ndescription: Demo.\n---\n\nBody.\n");
+    src.write(
+        "evals/demo/baseline.json",
+        r#"{"schema":"skill-eval-baseline/1","item":"demo","best":{}}"#,
+    );
+    src.write(
+        FIRES,
+        "---\ndescription: fires\nmax_turns: 5\n---\n\nPlease do the demo thing.\n",
+    );
+    src.write(
+        "evals/demo/fires/graders/fires.md",
+        &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\n---\n"),
+    );
+    src.write(GRADER, "---\ntype: llm\n---\n\nThe answer says demo.\n");
+    src.write("evals/demo/quiet/prompt.md", "What is 2 + 2?\n");
+    src.write(
+        "evals/demo/quiet/graders/quiet.md",
+        &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\nmin: 0\nmax: 0\narm: both\n---\n"),
+    );
+    src
 }
 
-impl Src {
-    fn good() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let src = Src { _tmp: tmp, root };
-        src.write(SKILL, "---\nname: demo\ndescription: Demo.\n---\n\nBody.\n");
-        src.write(
-            "evals/demo/baseline.json",
-            r#"{"schema":"skill-eval-baseline/1","item":"demo","best":{}}"#,
-        );
-        src.write(
-            FIRES,
-            "---\ndescription: fires\nmax_turns: 5\n---\n\nPlease do the demo thing.\n",
-        );
-        src.write(
-            "evals/demo/fires/graders/fires.md",
-            &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\n---\n"),
-        );
-        src.write(GRADER, "---\ntype: llm\n---\n\nThe answer says demo.\n");
-        src.write("evals/demo/quiet/prompt.md", "What is 2 + 2?\n");
-        src.write(
-            "evals/demo/quiet/graders/quiet.md",
-            &format!("---\ntype: tool_used\ntool: Skill\ninput_match: {PIN}\nmin: 0\nmax: 0\narm: both\n---\n"),
-        );
-        src
-    }
+/// What these tests do to a world's source, beside [`World::write`].
+trait Sharp {
+    fn file(&self, rel: &str) -> Utf8PathBuf;
+    fn remove(&self, rel: &str) -> &Self;
+    fn link(&self, target: &str, rel: &str) -> &Self;
+    fn fifo(&self, rel: &str) -> &Self;
+    fn json(&self) -> (i32, Value);
+}
 
-    fn path(&self, rel: &str) -> Utf8PathBuf {
-        self.root.join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) -> &Self {
-        let path = self.path(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        self
+impl Sharp for World {
+    /// `rel` under the source tree.
+    fn file(&self, rel: &str) -> Utf8PathBuf {
+        Utf8PathBuf::from_path_buf(self.source.join(rel)).unwrap()
     }
 
     fn remove(&self, rel: &str) -> &Self {
-        let path = self.path(rel);
+        let path = self.file(rel);
         if fs::symlink_metadata(&path).unwrap().is_dir() {
             fs::remove_dir_all(path).unwrap()
         } else {
@@ -75,14 +73,14 @@ impl Src {
     }
 
     fn link(&self, target: &str, rel: &str) -> &Self {
-        let path = self.path(rel);
+        let path = self.file(rel);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(target, path).unwrap();
         self
     }
 
     fn fifo(&self, rel: &str) -> &Self {
-        let path = self.path(rel);
+        let path = self.file(rel);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let c = std::ffi::CString::new(path.as_str()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
@@ -95,15 +93,11 @@ impl Src {
     fn json(&self) -> (i32, Value) {
         let limit = HANG_GUARD;
         let start = Instant::now();
-        let home = self.root.join("home");
-        let out = Command::from_std(support::cmd::bob(
-            self.root.as_std_path(),
-            home.as_std_path(),
-        ))
-        .args(["check", "--json"])
-        .timeout(limit)
-        .output()
-        .unwrap();
+        let out = Command::from_std(support::cmd::bob(&self.source, &self.home()))
+            .args(["check", "--json"])
+            .timeout(limit)
+            .output()
+            .unwrap();
         assert!(
             start.elapsed() < limit,
             "check did not finish within {:?} (the hang guard): {}",
@@ -139,7 +133,7 @@ fn text(d: &Value, field: &str) -> String {
 
 /// The one finding `edits` produce on the good suite.
 fn one_finding(edits: &[(&str, Option<&str>)], code: &str) -> Value {
-    let src = Src::good();
+    let src = good();
     for (path, text) in edits {
         match text {
             Some(t) => src.write(path, t),
@@ -155,7 +149,7 @@ fn one_finding(edits: &[(&str, Option<&str>)], code: &str) -> Value {
 
 #[test]
 fn a_skill_without_frontmatter_is_not_offered() {
-    let src = Src::good();
+    let src = good();
     src.write(SKILL, "# Demo\n\nJust prose.\n");
     let (status, doc) = src.json();
     assert_eq!(status, 1);
@@ -169,7 +163,7 @@ fn a_skill_without_frontmatter_is_not_offered() {
 
 #[test]
 fn a_skill_needs_a_name_and_a_description() {
-    let src = Src::good();
+    let src = good();
     src.write(SKILL, "---\nname: demo\n---\nBody.\n");
     let (status, doc) = src.json();
     assert_eq!(status, 1);
@@ -190,7 +184,7 @@ fn a_skill_needs_a_name_and_a_description() {
 #[test]
 fn frontmatter_is_read_as_leniently_as_the_platform_reads_it() {
     // Strict YAML refuses `: ` in a plain value; the platform quotes it and reads on.
-    let src = Src::good();
+    let src = good();
     src.write(
         SKILL,
         "---\nname: demo\ndescription: Write the message (type(scope): subject). Use: always.\n---\nBody.\n",
@@ -213,7 +207,7 @@ fn frontmatter_is_read_as_leniently_as_the_platform_reads_it() {
 
 #[test]
 fn a_skill_named_unlike_its_folder_is_not_offered() {
-    let src = Src::good();
+    let src = good();
     src.write(
         SKILL,
         "---\nname: demo-skill\ndescription: Demo.\n---\nBody.\n",
@@ -228,7 +222,7 @@ fn a_skill_named_unlike_its_folder_is_not_offered() {
 
 #[test]
 fn commands_and_agents_need_a_description() {
-    let src = Src::good();
+    let src = good();
     src.remove("skills/demo");
     src.write("commands/demo.md", "---\nargument-hint: x\n---\nDo it.\n");
     let (status, doc) = src.json();
@@ -252,7 +246,7 @@ fn commands_and_agents_need_a_description() {
 
 #[test]
 fn an_item_in_two_places_is_an_error_naming_both() {
-    let src = Src::good();
+    let src = good();
     src.write(
         "registry/skills/demo/SKILL.md",
         "---\nname: demo\ndescription: Demo.\n---\nBody.\n",
@@ -270,7 +264,7 @@ fn an_item_in_two_places_is_an_error_naming_both() {
 
 #[test]
 fn a_missing_item_stays_a_warning() {
-    let src = Src::good();
+    let src = good();
     src.remove("skills/demo");
     let (status, doc) = src.json();
     assert_eq!(status, 0);
@@ -281,7 +275,7 @@ fn a_missing_item_stays_a_warning() {
 
 #[test]
 fn a_baseline_file_must_be_json_lines() {
-    let src = Src::good();
+    let src = good();
     src.write(
         GRADER,
         "---\ntype: baseline\nbaseline_file: data/b.jsonl\n---\nAs good as the baseline.\n",
@@ -305,7 +299,7 @@ fn a_baseline_file_must_be_json_lines() {
     assert!(text(d, "message").contains("line 2"), "{d}");
 
     src.remove("evals/demo/fires/data/b.jsonl");
-    fs::create_dir_all(src.path("evals/demo/fires/data/b.jsonl")).unwrap();
+    fs::create_dir_all(src.file("evals/demo/fires/data/b.jsonl")).unwrap();
     let (_, doc) = src.json();
     assert_eq!(only(&doc, "baseline-file-invalid")["file"], GRADER);
 }
@@ -422,7 +416,7 @@ fn a_top_level_prompt_in_case_yaml_gets_one_coherent_fix() {
 
 #[test]
 fn a_huge_key_is_clipped_and_quick() {
-    let src = Src::good();
+    let src = good();
     let key = "k".repeat(4 << 20);
     // An explicit key: a plain one is at most 1,024 characters.
     src.write(FIRES, &format!("---\n? {key}\n: 1\n---\n\nPlease.\n"));
@@ -440,7 +434,7 @@ fn a_huge_key_is_clipped_and_quick() {
 
 #[test]
 fn a_fifo_is_a_finding_and_never_opened() {
-    let src = Src::good();
+    let src = good();
     src.fifo("evals/demo/fires/graders/pipe.md");
     let (status, doc) = src.json();
     assert_eq!(status, 1);
@@ -449,7 +443,7 @@ fn a_fifo_is_a_finding_and_never_opened() {
         "evals/demo/fires/graders/pipe.md"
     );
     // As the case's prompt or the baseline: one finding, no hang, no follow-on.
-    let src = Src::good();
+    let src = good();
     src.remove(FIRES).fifo(FIRES);
     src.remove("evals/demo/baseline.json")
         .fifo("evals/demo/baseline.json");
@@ -464,7 +458,7 @@ fn a_fifo_is_a_finding_and_never_opened() {
 #[test]
 fn symlinks_in_a_suite_are_findings_and_never_followed() {
     // A link to a device that never ends, a loop, and a link out of the suite.
-    let src = Src::good();
+    let src = good();
     src.link("/dev/zero", "evals/demo/fires/graders/zero.md");
     src.link(".", "evals/demo/group/loop");
     src.link("/etc", "evals/demo/fires/data");
@@ -485,8 +479,8 @@ fn symlinks_in_a_suite_are_findings_and_never_followed() {
         "{doc:#}"
     );
     // A linked case folder: one finding, not also a missing `quiet` case.
-    let src = Src::good();
-    fs::rename(src.path("evals/demo/quiet"), src.path("quiet-real")).unwrap();
+    let src = good();
+    fs::rename(src.file("evals/demo/quiet"), src.file("quiet-real")).unwrap();
     src.link("../../quiet-real", "evals/demo/quiet");
     let (_, doc) = src.json();
     assert_eq!(only(&doc, "symlink")["file"], "evals/demo/quiet");
@@ -494,9 +488,9 @@ fn symlinks_in_a_suite_are_findings_and_never_followed() {
 
 #[test]
 fn oversized_files_are_findings_and_never_read() {
-    let src = Src::good();
+    let src = good();
     for rel in [FIRES, "evals/demo/fires/big.bin"] {
-        let file = fs::File::create(src.path(rel)).unwrap();
+        let file = fs::File::create(src.file(rel)).unwrap();
         file.set_len(bob_eval::config::MAX_SUITE_FILE + 1).unwrap();
     }
     let (status, doc) = src.json();
@@ -514,10 +508,10 @@ fn oversized_files_are_findings_and_never_read() {
 #[test]
 fn names_that_are_not_utf8_are_findings() {
     use std::os::unix::ffi::OsStrExt;
-    let src = Src::good();
+    let src = good();
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
     fs::write(
-        src.path("evals/demo/fires/graders")
+        src.file("evals/demo/fires/graders")
             .as_std_path()
             .join(name),
         "---\ntype: llm\n---\nX.\n",
@@ -535,7 +529,7 @@ fn names_that_are_not_utf8_are_findings() {
 #[test]
 fn yaml_nested_deep_is_refused_fast() {
     let n = 80_000;
-    let src = Src::good();
+    let src = good();
     src.write(
         CASE_YAML,
         &format!(
@@ -609,9 +603,9 @@ fn too_long_a_path(base: &std::path::Path) {
 #[test]
 fn a_folder_that_cannot_be_listed_has_no_follow_on_findings() {
     // Where `quiet` would be cannot be read: no "the suite has no quiet case".
-    let src = Src::good();
+    let src = good();
     src.remove("evals/demo/quiet");
-    too_long_a_path(src.path("evals/demo").as_std_path());
+    too_long_a_path(src.file("evals/demo").as_std_path());
     let (_, doc) = src.json();
     let d = only(&doc, "unreadable");
     assert!(text(d, "file").starts_with("evals/demo/ggg"), "{d}");
@@ -624,8 +618,8 @@ fn an_unreadable_case_folder_has_no_follow_on_findings() {
         return;
     }
     use std::os::unix::fs::PermissionsExt;
-    let src = Src::good();
-    let quiet = src.path("evals/demo/quiet");
+    let src = good();
+    let quiet = src.file("evals/demo/quiet");
     fs::set_permissions(&quiet, fs::Permissions::from_mode(0o000)).unwrap();
     let (_, doc) = src.json();
     fs::set_permissions(&quiet, fs::Permissions::from_mode(0o755)).unwrap();
@@ -641,7 +635,7 @@ fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
     assert_eq!(d["severity"], "error");
     assert!(text(&d, "message").contains("`(a+)+`"), "{d}");
     // A trigger pin is run by check: a hazardous one is reported, not run.
-    let src = Src::good();
+    let src = good();
     src.write(
         "evals/demo/quiet/graders/quiet.md",
         "---\ntype: tool_used\ntool: Skill\ninput_match: '^(\\w+\\s?)+$'\nmin: 0\nmax: 0\narm: both\n---\n",
@@ -665,7 +659,7 @@ fn regexes_that_backtrack_catastrophically_are_findings_never_run() {
         assert!(text(&d, "message").len() < 200, "{d}");
     }
     // Unambiguous repeats pass.
-    let src = Src::good();
+    let src = good();
     src.write(
         GRADER,
         "---\ntype: regex\npattern: '^(?:[\\w-]+:)*demo(, \\d+)*$'\n---\n",
@@ -684,7 +678,7 @@ fn quiet_grader(pattern: &str) -> String {
 /// A case `other` whose Skill grader, outside the trigger pair, is on
 /// `pattern`, beside a scoring grader (so the case is not scored by its
 /// trigger alone).
-fn other_case(src: &Src, pattern: &str) {
+fn other_case(src: &World, pattern: &str) {
     src.write("evals/demo/other/prompt.md", "Do the demo thing again.\n");
     src.write(
         "evals/demo/other/graders/skill.md",
@@ -710,14 +704,14 @@ fn overlapping_alternatives_are_a_finding_and_check_finishes() {
         r#"(?:[\w":{}-]|[\w":{}-]{2})*!"#,
         r"(.|\s)*!",
     ] {
-        let src = Src::good();
+        let src = good();
         src.write("evals/demo/quiet/graders/quiet.md", &quiet_grader(pattern));
         let (status, doc) = src.json();
         assert_eq!(status, 1, "{pattern}: {doc:#}");
         let d = only(&doc, "regex-backtracking");
         assert_eq!(d["file"], "evals/demo/quiet/graders/quiet.md", "{pattern}");
 
-        let src = Src::good();
+        let src = good();
         other_case(&src, pattern);
         let (_, doc) = src.json();
         let d = only(&doc, "regex-backtracking");
@@ -736,7 +730,7 @@ fn a_pattern_too_slow_to_run_is_a_finding_and_check_finishes() {
         r#""(?:[\w-]+:)?demo"\}|(?:(?![!])[\w":{}-]|[\w":{}-])*!"#,
         r#""(?:[\w-]+:)?demo"\}|(")(?:(?=\1|[\w":{}-])[\w":{}-]|[\w":{}-])*!"#,
     ] {
-        let src = Src::good();
+        let src = good();
         src.write("evals/demo/quiet/graders/quiet.md", &quiet_grader(pattern));
         let (status, doc) = src.json();
         assert_eq!(status, 1, "{pattern}: {doc:#}");
@@ -744,14 +738,14 @@ fn a_pattern_too_slow_to_run_is_a_finding_and_check_finishes() {
         assert_eq!(d["file"], "evals/demo/quiet/graders/quiet.md");
         assert!(text(d, "message").contains("too slow to check"), "{d}");
 
-        let src = Src::good();
+        let src = good();
         other_case(&src, pattern);
         let (_, doc) = src.json();
         let d = only(&doc, "regex-too-slow");
         assert_eq!(d["file"], "evals/demo/other/graders/skill.md");
     }
     // Quick patterns with a lookaround still get their pin checked.
-    let src = Src::good();
+    let src = good();
     src.write(
         "evals/demo/quiet/graders/quiet.md",
         &quiet_grader(r#"(?<![\w-])"skill"\s*:\s*"(?:[\w-]+:)?demo(?=")"#),

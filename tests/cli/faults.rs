@@ -12,53 +12,48 @@ use std::process::Command;
 use support::cmd::bob;
 use support::data::data;
 use support::stub::{Stub, Switches};
-use support::tree::copy_tree;
+use support::world::World;
 
-/// A writable copy of the fixture source tree with a wiki pattern page, a
-/// working folder and an empty home.
-struct Tree {
-    _dir: tempfile::TempDir,
-    source: PathBuf,
-    work: PathBuf,
-    home: PathBuf,
+/// A world (testkit's) on a writable copy of the fixture source tree with a
+/// wiki pattern page and an empty wiki table, and an empty working folder
+/// (`work/`) beside the source and the home.
+fn tree() -> World {
+    let tree = World::copy_of(&data("source"), Switches::default());
+    tree.write(
+        "wiki/patterns/commit-skipped-hook.md",
+        "# Commit messages that skip hooks\n",
+    );
+    tree.write(
+        "wiki/skill-impact.md",
+        "# Skill impact\n\n| date | item |\n| --- | --- |\n",
+    );
+    fs::create_dir_all(tree.work()).unwrap();
+    tree
 }
 
-impl Tree {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let source = dir.path().join("source");
-        copy_tree(&data("source"), &source);
-        fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        fs::write(
-            source.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit messages that skip hooks\n",
-        )
-        .unwrap();
-        fs::write(
-            source.join("wiki/skill-impact.md"),
-            "# Skill impact\n\n| date | item |\n| --- | --- |\n",
-        )
-        .unwrap();
-        let work = dir.path().join("work");
-        let home = dir.path().join("home");
-        fs::create_dir_all(&work).unwrap();
-        fs::create_dir_all(&home).unwrap();
-        Tree {
-            _dir: dir,
-            source,
-            work,
-            home,
-        }
+/// What these tests do in a world.
+trait Faults {
+    fn work(&self) -> PathBuf;
+    fn out(&self) -> PathBuf;
+    fn cmd(&self) -> Command;
+    fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)>;
+    fn fault(&self, stub: &Stub, extra: &[&str], code: i32) -> String;
+}
+
+impl Faults for World {
+    /// The working folder, where the commands run.
+    fn work(&self) -> PathBuf {
+        self.root.join("work")
     }
 
     fn out(&self) -> PathBuf {
-        self.work.join("result.json")
+        self.work().join("result.json")
     }
 
     /// `bob-eval --source <tree> --home <empty>`, run in the working folder.
     fn cmd(&self) -> Command {
-        let mut cmd = bob(&self.source, &self.home);
-        cmd.current_dir(&self.work);
+        let mut cmd = bob(&self.source, &self.home());
+        cmd.current_dir(self.work());
         cmd
     }
 
@@ -99,7 +94,7 @@ impl Tree {
         assert_eq!(out.status.code(), Some(code), "run stderr: {stderr}");
         assert!(out.stdout.is_empty(), "a document reached stdout");
         assert!(!self.out().exists(), "a document was written on failure");
-        let leftovers: Vec<_> = fs::read_dir(&self.work)
+        let leftovers: Vec<_> = fs::read_dir(self.work())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
@@ -146,7 +141,7 @@ fn other_plugin() -> String {
 
 #[test]
 fn aborted_platform_exits_3() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         stderr: "assertion failed: node internals\n".into(),
         mode: Some("abort"),
@@ -159,7 +154,7 @@ fn aborted_platform_exits_3() {
 
 #[test]
 fn segfaulting_platform_records_nothing() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         mode: Some("segv"),
         ..Switches::answering(data("platform/run1_main.json"))
@@ -170,7 +165,7 @@ fn segfaulting_platform_records_nothing() {
 
 #[test]
 fn platform_exiting_130_is_an_interruption() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         code: 130,
         ..Switches::answering(data("platform/run1_main.json"))
@@ -181,7 +176,7 @@ fn platform_exiting_130_is_an_interruption() {
 
 #[test]
 fn auth_failed_records_nothing() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         code: 2,
         ..Switches::answering(data("platform/auth_failed_commit.json"))
@@ -192,7 +187,7 @@ fn auth_failed_records_nothing() {
 
 #[test]
 fn truncated_json_exits_3_naming_the_file() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         fixture: Some(truncated().into()),
         ..Switches::default()
@@ -212,7 +207,7 @@ fn truncated_json_exits_3_naming_the_file() {
 
 #[test]
 fn empty_document_exits_3() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         fixture: Some(Vec::new()),
         ..Switches::default()
@@ -223,7 +218,7 @@ fn empty_document_exits_3() {
 
 #[test]
 fn a_document_for_another_plugin_exits_3() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         fixture: Some(other_plugin().into()),
         ..Switches::default()
@@ -235,7 +230,7 @@ fn a_document_for_another_plugin_exits_3() {
 
 #[test]
 fn garbage_output_without_a_document_exits_3() {
-    let tree = Tree::new();
+    let tree = tree();
     let junk: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
     let stub = Stub::new(Switches {
         stdout: junk,
@@ -248,7 +243,7 @@ fn garbage_output_without_a_document_exits_3() {
 
 #[test]
 fn garbage_output_beside_a_good_document_is_harmless() {
-    let tree = Tree::new();
+    let tree = tree();
     let junk: Vec<u8> = (0..=255u8).rev().cycle().take(5000).collect();
     let stub = Stub::new(Switches {
         stdout: junk.clone(),
@@ -273,7 +268,7 @@ fn garbage_output_beside_a_good_document_is_harmless() {
 
 #[test]
 fn a_hung_platform_is_stopped_at_the_timeout() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         mode: Some("wait"),
         ..Switches::answering(data("platform/run1_main.json"))
@@ -295,13 +290,13 @@ fn a_hung_platform_is_stopped_at_the_timeout() {
 /// `--keep` the folder stays, and so does the line.
 #[test]
 fn a_timeout_names_no_file_of_the_removed_plugin_folder() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         mode: Some("wait"),
         report: Some("<!doctype html>\n"),
         ..Switches::answering(data("platform/run1_main.json"))
     });
-    let report = tree.work.join("r.html");
+    let report = tree.work().join("r.html");
     let stderr = tree.fault(
         &stub,
         &[
@@ -355,7 +350,7 @@ fn a_timeout_names_no_file_of_the_removed_plugin_folder() {
 
 #[test]
 fn a_platform_ignoring_sigterm_is_killed_after_the_grace() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches {
         mode: Some("stubborn"),
         ..Switches::answering(data("platform/run1_main.json"))
@@ -379,7 +374,7 @@ fn a_platform_ignoring_sigterm_is_killed_after_the_grace() {
 
 #[test]
 fn bad_platform_timeouts_are_usage_errors() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     for bad in ["0", "-1", "soon", "NaN", "inf"] {
         let out = tree
@@ -398,7 +393,7 @@ fn bad_platform_timeouts_are_usage_errors() {
 
 #[test]
 fn a_timeout_longer_than_the_run_changes_nothing() {
-    let tree = Tree::new();
+    let tree = tree();
     let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
     let out = tree
         .cmd()
@@ -421,10 +416,10 @@ fn a_timeout_longer_than_the_run_changes_nothing() {
 /// naming the wiki file, and the baseline untouched.
 #[test]
 fn an_unwritable_wiki_during_record_leaves_the_baseline() {
-    let tree = Tree::new();
+    let tree = tree();
     fs::remove_file(tree.source.join("wiki/skill-impact.md")).unwrap();
     fs::create_dir_all(tree.source.join("wiki/skill-impact.md")).unwrap();
-    let result = tree.work.join("accept.json");
+    let result = tree.work().join("accept.json");
     fs::copy(data("gate/result-accept.json"), &result).unwrap();
     let before = tree.snapshot();
     let out = tree

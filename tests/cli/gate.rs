@@ -1,6 +1,8 @@
 //! `bob-eval gate` and `bob-eval check-wiki` end to end, on the built binary.
 
 use crate::support;
+use support::stub::Switches;
+use support::world::World;
 
 use assert_cmd::prelude::*;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -17,35 +19,40 @@ fn data(name: &str) -> Utf8PathBuf {
         .join(name)
 }
 
-/// A source tree with `evals/commit/`, one pattern page and, when given, a baseline fixture.
-struct Source {
-    _dir: tempfile::TempDir,
-    root: Utf8PathBuf,
+/// A world (testkit's) whose source has `evals/commit/`, two pattern pages
+/// and, when given, a baseline fixture.
+fn source(baseline: Option<&str>) -> World {
+    let s = World::empty(Switches::default());
+    fs::create_dir_all(s.source.join("evals/commit")).unwrap();
+    s.write(
+        "wiki/patterns/commit-skipped-hook.md",
+        "# Commit messages that skip hooks\n",
+    );
+    s.write("wiki/patterns/second-page.md", "# Second\n");
+    if let Some(b) = baseline {
+        fs::copy(data(b), s.source.join("evals/commit/baseline.json")).unwrap();
+    }
+    s
 }
 
-impl Source {
-    fn new(baseline: Option<&str>) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-        fs::create_dir_all(root.join("evals/commit")).unwrap();
-        fs::create_dir_all(root.join("wiki/patterns")).unwrap();
-        fs::write(
-            root.join("wiki/patterns/commit-skipped-hook.md"),
-            "# Commit messages that skip hooks\n",
-        )
-        .unwrap();
-        fs::write(root.join("wiki/patterns/second-page.md"), "# Second\n").unwrap();
-        if let Some(b) = baseline {
-            fs::copy(data(b), root.join("evals/commit/baseline.json")).unwrap();
-        }
-        Source { _dir: dir, root }
+/// What these tests do in a world.
+trait Gates {
+    fn root(&self) -> Utf8PathBuf;
+    fn cmd(&self) -> Command;
+    fn gate(&self, result: &str, extra: &[&str]) -> assert_cmd::assert::Assert;
+    fn baseline(&self) -> Option<String>;
+    fn wiki(&self) -> Option<String>;
+    fn snapshot(&self) -> Vec<(Utf8PathBuf, Vec<u8>)>;
+}
+
+impl Gates for World {
+    /// The source tree, as a UTF-8 path.
+    fn root(&self) -> Utf8PathBuf {
+        Utf8PathBuf::from_path_buf(self.source.clone()).unwrap()
     }
 
     fn cmd(&self) -> Command {
-        bob(
-            self.root.as_std_path(),
-            self.root.join("home").as_std_path(),
-        )
+        bob(&self.source, &self.home())
     }
 
     fn gate(&self, result: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
@@ -58,14 +65,14 @@ impl Source {
     }
 
     fn baseline(&self) -> Option<String> {
-        fs::read_to_string(self.root.join("evals/commit/baseline.json")).ok()
+        fs::read_to_string(self.source.join("evals/commit/baseline.json")).ok()
     }
 
     fn wiki(&self) -> Option<String> {
-        fs::read_to_string(self.root.join("wiki/skill-impact.md")).ok()
+        fs::read_to_string(self.source.join("wiki/skill-impact.md")).ok()
     }
 
-    /// Every file under the tree, for "nothing written" checks.
+    /// Every file under the source and the home, for "nothing written" checks.
     fn snapshot(&self) -> Vec<(Utf8PathBuf, Vec<u8>)> {
         fn walk(dir: &Utf8Path, out: &mut Vec<(Utf8PathBuf, Vec<u8>)>) {
             for e in dir.read_dir_utf8().unwrap() {
@@ -78,7 +85,10 @@ impl Source {
             }
         }
         let mut out = vec![];
-        walk(&self.root, &mut out);
+        walk(
+            &Utf8PathBuf::from_path_buf(self.root.clone()).unwrap(),
+            &mut out,
+        );
         out.sort();
         out
     }
@@ -107,7 +117,7 @@ const RECORD_DEFAULT: &[&str] = &[
 
 #[test]
 fn accept_exits_0_with_a_verdict_block() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     s.gate("result-accept.json", &[])
         .code(0)
         .stdout(predicate::str::contains(
@@ -120,7 +130,7 @@ fn accept_exits_0_with_a_verdict_block() {
 
 #[test]
 fn reject_exits_1_naming_every_failure() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     s.gate("result-equal.json", &[])
         .code(1)
         .stdout(predicate::str::contains("REJECTED"))
@@ -134,7 +144,7 @@ fn reject_exits_1_naming_every_failure() {
 
 #[test]
 fn partial_is_rejected_even_with_no_best() {
-    let s = Source::new(None);
+    let s = source(None);
     s.gate("result-partial.json", &["--json"])
         .code(1)
         .stdout(predicate::str::contains(
@@ -144,7 +154,7 @@ fn partial_is_rejected_even_with_no_best() {
 
 #[test]
 fn json_prints_the_decision_document() {
-    let s = Source::new(Some("baseline-legacy.json"));
+    let s = source(Some("baseline-legacy.json"));
     let out = s
         .gate("result-accept.json", &["--json"])
         .code(0)
@@ -175,7 +185,7 @@ fn json_prints_the_decision_document() {
 
 #[test]
 fn invalid_inputs_exit_2_naming_the_file() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     s.gate("result-other-item.json", &[])
         .code(2)
         .stderr(predicate::str::contains("result-other-item.json"))
@@ -208,16 +218,16 @@ fn corrupt_or_foreign_baseline_exits_2_and_writes_nothing() {
             "for item \"tdd-flow\", not \"commit\"",
         ),
     ] {
-        let s = Source::new(Some(fixture));
+        let s = source(Some(fixture));
         let before = s.snapshot();
         s.gate("result-accept.json", RECORD)
             .code(2)
             .stderr(predicate::str::contains(want));
         assert_eq!(s.snapshot(), before, "{fixture}");
     }
-    let s = Source::new(None);
+    let s = source(None);
     fs::write(
-        s.root.join("evals/commit/baseline.json"),
+        s.root().join("evals/commit/baseline.json"),
         r#"{"schema": "skill-eval-baseline/1", "item": "commit", "best": {"m": {"score": 2}}}"#,
     )
     .unwrap();
@@ -228,7 +238,7 @@ fn corrupt_or_foreign_baseline_exits_2_and_writes_nothing() {
 
 #[test]
 fn record_arguments_are_checked_first_and_nothing_is_written() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     let before = s.snapshot();
     let cases: &[(&[&str], &str)] = &[
         (
@@ -295,7 +305,7 @@ fn record_arguments_are_checked_first_and_nothing_is_written() {
 
 #[test]
 fn accept_raises_the_best_and_appends_a_row() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     s.gate(
         "result-accept.json",
         &[
@@ -330,7 +340,7 @@ fn accept_raises_the_best_and_appends_a_row() {
 
 #[test]
 fn first_accept_creates_the_baseline_with_no_score_before() {
-    let s = Source::new(None);
+    let s = source(None);
     s.gate("result-accept.json", RECORD).code(0);
     let b: Value = serde_json::from_str(&s.baseline().unwrap()).unwrap();
     assert_eq!(b["schema"], "skill-eval-baseline/1");
@@ -340,9 +350,9 @@ fn first_accept_creates_the_baseline_with_no_score_before() {
 
 #[test]
 fn reject_appends_a_row_and_leaves_the_baseline() {
-    let s = Source::new(Some("baseline.json"));
+    let s = source(Some("baseline.json"));
     fs::write(
-        s.root.join("wiki/skill-impact.md"),
+        s.root().join("wiki/skill-impact.md"),
         fs::read_to_string(data("wiki-good.md")).unwrap(),
     )
     .unwrap();
@@ -376,8 +386,8 @@ fn reject_appends_a_row_and_leaves_the_baseline() {
 
 #[test]
 fn record_needs_the_suite() {
-    let s = Source::new(None);
-    fs::remove_dir(s.root.join("evals/commit")).unwrap();
+    let s = source(None);
+    fs::remove_dir(s.root().join("evals/commit")).unwrap();
     s.gate("result-accept.json", RECORD)
         .code(2)
         .stderr(predicate::str::contains("no eval suite"));
@@ -386,16 +396,16 @@ fn record_needs_the_suite() {
 
 #[test]
 fn check_wiki_accepts_good_rows_and_names_bad_ones() {
-    let s = Source::new(None);
+    let s = source(None);
     s.cmd().arg("check-wiki").assert().code(0);
-    fs::copy(data("wiki-good.md"), s.root.join("wiki/skill-impact.md")).unwrap();
+    fs::copy(data("wiki-good.md"), s.root().join("wiki/skill-impact.md")).unwrap();
     s.cmd()
         .arg("check-wiki")
         .assert()
         .code(0)
         .stdout(predicate::str::contains("2 row(s)"));
 
-    fs::copy(data("wiki-bad.md"), s.root.join("wiki/skill-impact.md")).unwrap();
+    fs::copy(data("wiki-bad.md"), s.root().join("wiki/skill-impact.md")).unwrap();
     s.cmd()
         .arg("check-wiki")
         .assert()
@@ -478,8 +488,8 @@ fn measured_result(dir: &Utf8Path, cases: &[(u32, u32, u32)]) -> Utf8PathBuf {
 
 #[test]
 fn the_confidence_mode_refuses_a_lucky_result_the_rule_accepts() {
-    let s = Source::new(None);
-    let lucky = measured_result(&s.root, &[(2, 1, 3), (3, 3, 3)]);
+    let s = source(None);
+    let lucky = measured_result(&s.root(), &[(2, 1, 3), (3, 3, 3)]);
     let gate = |extra: &[&str]| {
         s.cmd()
             .arg("gate")
@@ -521,9 +531,9 @@ fn the_confidence_mode_refuses_a_lucky_result_the_rule_accepts() {
         .stderr(predicate::str::contains("did you mean 0.95"));
 
     // The house rule: settings `_workflow.gate_confidence`; the flag beats it.
-    fs::create_dir_all(s.root.join("home")).unwrap();
+    fs::create_dir_all(s.home()).unwrap();
     fs::write(
-        s.root.join("home/settings.json"),
+        s.home().join("settings.json"),
         r#"{"_workflow":{"gate_confidence":0.95}}"#,
     )
     .unwrap();
@@ -533,8 +543,8 @@ fn the_confidence_mode_refuses_a_lucky_result_the_rule_accepts() {
 
 #[test]
 fn a_best_recorded_under_the_mode_keeps_its_runs() {
-    let s = Source::new(None);
-    let clear = measured_result(&s.root, &[(10, 0, 10), (9, 2, 10)]);
+    let s = source(None);
+    let clear = measured_result(&s.root(), &[(10, 0, 10), (9, 2, 10)]);
     s.cmd()
         .arg("gate")
         .arg("commit")

@@ -9,6 +9,7 @@
 //! point and no two x labels overlap (boxes measured by the browser itself).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use bob_eval::evidence::{
     Arm, GraderOutcome, Origin, RunKey, RunOutcome, Store, StoredRun, options_digest,
@@ -419,17 +420,6 @@ fn the_page_is_self_contained() {
     }
 }
 
-/// Debian's chromium, or a failure saying to install it.
-fn chromium() -> PathBuf {
-    let path = PathBuf::from("/usr/bin/chromium");
-    assert!(
-        path.exists(),
-        "/usr/bin/chromium is missing: install Debian's `chromium` \
-         (apt-get install chromium; `make test` installs it)"
-    );
-    path
-}
-
 /// Headless chromium on `page` with `args`, in a fresh profile and its own
 /// process group; its stdout. The group (which this test started) is killed
 /// if chromium has not finished in two minutes.
@@ -437,7 +427,7 @@ fn headless(page: &Path, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let stdout = profile.path().join("stdout");
     let stderr = profile.path().join("stderr");
-    let mut child = Command::new(chromium())
+    let mut child = Command::new(tier::chromium_path())
         .args([
             "--headless",
             "--no-sandbox",
@@ -490,6 +480,9 @@ fn select<'a>(doc: &'a Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
 
 #[test]
 fn a_real_browser_draws_a_chart_per_item_with_every_point() {
+    if !tier::present(Tool::Chromium) {
+        return;
+    }
     let (_w, page) = page();
     let dom = headless(&page, &["--dump-dom"]);
     let doc = Html::parse_document(&dom);
@@ -535,6 +528,9 @@ fn a_real_browser_draws_a_chart_per_item_with_every_point() {
 
 #[test]
 fn a_real_browser_takes_a_screenshot_of_the_page() {
+    if !tier::present(Tool::Chromium) {
+        return;
+    }
     let (_w, page) = page();
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -719,6 +715,9 @@ fn boxes<'a>(doc: &'a Html, css: &str) -> Vec<(scraper::ElementRef<'a>, [f64; 4]
 
 #[test]
 fn a_real_browser_puts_each_mark_over_its_run_and_no_labels_overlap() {
+    if !tier::present(Tool::Chromium) {
+        return;
+    }
     let (w, docs) = scenario();
     let page = w.root.join("history.html");
     w.ok(&["history", "--all", "--html", page.to_str().unwrap()]);

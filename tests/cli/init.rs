@@ -4,55 +4,43 @@
 //! and `check` in a tree without `evals/`.
 
 use crate::support;
+use support::stub::Switches;
+use support::world::World;
 
 use bob_eval::check::{INIT_CRITERIA, INIT_FIRES_TASK, INIT_PROMPT, INIT_QUIET_PROMPT};
-use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 use std::fs;
 
-/// A source tree and an operator home in temp folders.
-struct Tree {
-    _tmp: tempfile::TempDir,
-    source: Utf8PathBuf,
-    home: Utf8PathBuf,
+/// A source tree holding `items` (paths of skills, commands or agents under
+/// the source), and an empty operator home.
+fn tree(items: &[&str]) -> World {
+    let tree = World::empty(Switches::default());
+    for item in items {
+        // A skill's `name` is its folder's; a command or agent needs none.
+        let name = item
+            .strip_suffix("/SKILL.md")
+            .and_then(|s| s.rsplit('/').next())
+            .unwrap_or("x");
+        // Each described as itself: `check` warns about items described alike.
+        let own = item.replace(['/', '.', '-'], "");
+        tree.write(
+            item,
+            &format!("---\nname: {name}\ndescription: The {own} item.\n---\n\nBody.\n"),
+        );
+    }
+    tree
 }
 
-impl Tree {
-    fn new(items: &[&str]) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let (source, home) = (root.join("src"), root.join("home"));
-        fs::create_dir_all(&source).unwrap();
-        fs::create_dir_all(&home).unwrap();
-        let tree = Tree {
-            _tmp: tmp,
-            source,
-            home,
-        };
-        for item in items {
-            // A skill's `name` is its folder's; a command or agent needs none.
-            let name = item
-                .strip_suffix("/SKILL.md")
-                .and_then(|s| s.rsplit('/').next())
-                .unwrap_or("x");
-            // Each described as itself: `check` warns about items described alike.
-            let own = item.replace(['/', '.', '-'], "");
-            tree.write(
-                item,
-                &format!("---\nname: {name}\ndescription: The {own} item.\n---\n\nBody.\n"),
-            );
-        }
-        tree
-    }
+/// What these tests do in a world.
+trait Init {
+    fn bob(&self, args: &[&str]) -> (i32, String, String);
+    fn check(&self, items: &[&str]) -> (i32, Vec<(String, String, String)>);
+    fn fill(&self, item: &str, case: &str);
+}
 
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.source.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    }
-
+impl Init for World {
     fn bob(&self, args: &[&str]) -> (i32, String, String) {
-        let out = support::cmd::bob(self.source.as_std_path(), self.home.as_std_path())
+        let out = support::cmd::bob(&self.source, &self.home())
             .args(args)
             .output()
             .unwrap();
@@ -98,14 +86,14 @@ impl Tree {
             ] {
                 let path = self.source.join(format!("evals/{item}/{case}/prompt.md"));
                 let old = fs::read_to_string(&path).unwrap();
-                assert!(old.contains(default), "{path}");
+                assert!(old.contains(default), "{}", path.display());
                 fs::write(&path, old.replace(default, text)).unwrap();
             }
         }
         for (case, file, text) in files {
             let path = self.source.join(format!("evals/{item}/{case}/{file}"));
             let old = fs::read_to_string(&path).unwrap();
-            assert!(old.contains("TODO: describe"), "{path}");
+            assert!(old.contains("TODO: describe"), "{}", path.display());
             fs::write(
                 &path,
                 old.replace(INIT_PROMPT, text).replace(INIT_CRITERIA, text),
@@ -154,7 +142,7 @@ const FILES: [&str; 9] = [
 
 #[test]
 fn init_finds_each_kind_and_check_wants_only_the_placeholders() {
-    let tree = Tree::new(&[
+    let tree = tree(&[
         "skills/demo/SKILL.md",
         "commands/ship.md",
         "registry/agents/rev.md",
@@ -170,7 +158,7 @@ fn init_finds_each_kind_and_check_wants_only_the_placeholders() {
         assert!(out.contains(at), "{out}");
         for file in FILES {
             let path = tree.source.join(format!("evals/{item}/{file}"));
-            assert!(path.is_file(), "{path}");
+            assert!(path.is_file(), "{}", path.display());
             assert!(out.contains(&format!("evals/{item}/{file}")), "{out}");
         }
         assert!(out.contains(&format!("check {item}")), "{out}");
@@ -194,7 +182,7 @@ fn init_finds_each_kind_and_check_wants_only_the_placeholders() {
 
 #[test]
 fn filled_in_the_suite_passes_check_and_run_refuses_it_before() {
-    let tree = Tree::new(&["skills/demo/SKILL.md", "skills/demo-x/SKILL.md"]);
+    let tree = tree(&["skills/demo/SKILL.md", "skills/demo-x/SKILL.md"]);
     for item in ["demo", "demo-x"] {
         assert_eq!(tree.bob(&["init", item]).0, 0);
     }
@@ -215,7 +203,7 @@ fn filled_in_the_suite_passes_check_and_run_refuses_it_before() {
 
 #[test]
 fn init_for_a_missing_item_writes_the_suite_and_says_so() {
-    let tree = Tree::new(&[]);
+    let tree = tree(&[]);
     let (code, out, err) = tree.bob(&["init", "later"]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -244,7 +232,7 @@ fn init_for_a_missing_item_writes_the_suite_and_says_so() {
 
 #[test]
 fn init_never_overwrites() {
-    let tree = Tree::new(&["skills/demo/SKILL.md"]);
+    let tree = tree(&["skills/demo/SKILL.md"]);
     assert_eq!(tree.bob(&["init", "demo"]).0, 0);
     let prompt = tree.source.join("evals/demo/fires/prompt.md");
     fs::write(&prompt, "mine").unwrap();
@@ -282,7 +270,7 @@ fn init_never_overwrites() {
 
 #[test]
 fn bare_adds_one_blank_case() {
-    let tree = Tree::new(&["skills/demo/SKILL.md"]);
+    let tree = tree(&["skills/demo/SKILL.md"]);
     let (code, _, err) = tree.bob(&["init", "demo", "--bare", "edge"]);
     assert_eq!(code, 2, "no suite yet");
     assert!(err.contains("bob-eval init demo"), "{err}");
@@ -312,12 +300,15 @@ fn bare_adds_one_blank_case() {
 
 #[test]
 fn check_in_a_tree_without_evals_says_where_it_looked_and_how_to_start() {
-    let tree = Tree::new(&["skills/demo/SKILL.md"]);
+    let tree = tree(&["skills/demo/SKILL.md"]);
     for args in [&["check"][..], &["check", "--json"]] {
         let (code, out, err) = tree.bob(args);
         assert_eq!(code, 2, "{out}{err}");
         assert!(out.is_empty(), "{out}");
-        assert!(err.contains(tree.source.join("evals").as_str()), "{err}");
+        assert!(
+            err.contains(tree.source.join("evals").to_str().unwrap()),
+            "{err}"
+        );
         assert!(err.contains("bob-eval init"), "{err}");
     }
     // An evals/ folder with no suite yet is checked as before.
@@ -327,8 +318,8 @@ fn check_in_a_tree_without_evals_says_where_it_looked_and_how_to_start() {
 
 #[test]
 fn init_prints_paths_relative_to_the_current_directory() {
-    let tree = Tree::new(&["skills/demo/SKILL.md"]);
-    let out = support::cmd::bob(std::path::Path::new("."), tree.home.as_std_path())
+    let tree = tree(&["skills/demo/SKILL.md"]);
+    let out = support::cmd::bob(std::path::Path::new("."), &tree.home())
         .current_dir(&tree.source)
         .args(["init", "demo"])
         .output()
@@ -337,8 +328,5 @@ fn init_prints_paths_relative_to_the_current_directory() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.starts_with("wrote evals/demo/:\n"), "{text}");
     assert!(text.contains(". bob-eval check demo\n"), "{text}");
-    assert!(
-        !text.contains(Utf8Path::new(tree.source.as_str()).as_str()),
-        "{text}"
-    );
+    assert!(!text.contains(tree.source.to_str().unwrap()), "{text}");
 }

@@ -9,7 +9,7 @@
 #[path = "../support"]
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, expect, item, pty, stub, tree, world};
+    pub use bob_eval_testkit::{data, expect, item, pty, stub, tier, tree, world};
 }
 
 mod broken_pipe;

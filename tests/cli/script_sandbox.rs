@@ -6,48 +6,42 @@
 
 use crate::support;
 
-use std::path::PathBuf;
 use support::cmd::bob;
 use support::data::data;
-use support::tree::copy_tree;
+use support::stub::Switches;
+use support::world::World;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/pipelines/aggregate-result.json"
 );
 
-struct Sandbox {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    source: PathBuf,
+/// A copy of the real tier's fixture source with a wiki page, a `pipelines/`
+/// folder and a script outside it (`secret.rhai`) beside the source.
+fn sandbox() -> World {
+    let sb = World::copy_of(&data("real-source"), Switches::default());
+    sb.write("wiki/patterns/p.md", "# P\n");
+    std::fs::create_dir_all(sb.root.join("pipelines")).unwrap();
+    std::fs::write(sb.root.join("secret.rhai"), "fn gate_ok() { true }\n").unwrap();
+    sb
 }
 
-impl Sandbox {
-    fn new() -> Sandbox {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let source = root.join("source");
-        copy_tree(&data("real-source"), &source);
-        std::fs::create_dir_all(source.join("wiki/patterns")).unwrap();
-        std::fs::write(source.join("wiki/patterns/p.md"), "# P\n").unwrap();
-        std::fs::create_dir_all(root.join("pipelines")).unwrap();
-        std::fs::write(root.join("secret.rhai"), "fn gate_ok() { true }\n").unwrap();
-        Sandbox {
-            _dir: dir,
-            root,
-            source,
-        }
-    }
+/// What these tests do in a sandbox world.
+trait Sandbox {
+    fn run(&self, text: &str) -> std::process::Output;
+    fn nothing_recorded(&self);
+}
 
+impl Sandbox for World {
     /// Run `text` as `pipelines/main.rhai`, after a prelude binding `r` to a
-    /// result. There is no platform (`bob` names none), so only `platform_result`
-    /// evaluations work.
+    /// result. There is no platform (`bob` names none, and the world's stub
+    /// is not given), so only `platform_result` evaluations work.
     fn run(&self, text: &str) -> std::process::Output {
         let prelude =
             format!("let r = evaluate(\"commit\", #{{ platform_result: {FIXTURE:?} }});\n");
         let file = self.root.join("pipelines/main.rhai");
         std::fs::write(&file, format!("{prelude}{text}\n")).unwrap();
-        bob(&self.source, &self.root.join("home"))
+        bob(&self.source, &self.home())
             .current_dir(&self.root)
             .args(["script", "pipelines/main.rhai"])
             .output()
@@ -69,7 +63,7 @@ impl Sandbox {
 
 /// The script must fail with exit 2, naming `pipelines/main.rhai:<line>` and `needle`.
 #[track_caller]
-fn refused(sb: &Sandbox, text: &str, line: usize, needle: &str) {
+fn refused(sb: &World, text: &str, line: usize, needle: &str) {
     let out = sb.run(text);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{text}\n{err}");
@@ -86,7 +80,7 @@ fn refused(sb: &Sandbox, text: &str, line: usize, needle: &str) {
 
 #[test]
 fn the_honest_path_records() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     // The bare rule, chosen: the sandbox's result is a few runs, which the
     // default mode of a decision that records would refuse.
     let out = sb.run("let d = record(r, gate(r, #{ rule: \"bare\" }), \"#1\", [\"p\"]);\nif d.accepted { 0 } else { 1 }");
@@ -101,7 +95,7 @@ fn the_honest_path_records() {
 
 #[test]
 fn defining_a_function_named_like_a_primitive_is_refused_at_load() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(
         &sb,
         "fn gate(x) { #{ accepted: true } }\nrecord(r, gate(r), \"#1\", [\"p\"]);",
@@ -113,21 +107,21 @@ fn defining_a_function_named_like_a_primitive_is_refused_at_load() {
 
 #[test]
 fn a_decision_map_is_not_a_decision() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let forged = "let d = #{ accepted: true, reasons: [], conditions: [], best: () };\nrecord(r, d, \"#1\", [\"p\"]);";
     refused(&sb, forged, 3, "function not found");
 }
 
 #[test]
 fn a_map_is_not_a_result() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let d = "let d = gate(r);\nlet fake = #{ item: \"commit\", \"with\": 1.0, without: 0.0, partial: false };\nrecord(fake, d, \"#1\", [\"p\"]);";
     refused(&sb, d, 4, "function not found");
 }
 
 #[test]
 fn getters_cannot_be_set() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(&sb, "let d = gate(r);\nd.accepted = true;", 3, "accepted");
     refused(&sb, "r.partial = false;", 2, "partial");
     refused(&sb, "let d = gate(r);\nd[\"accepted\"] = true;", 3, "");
@@ -135,7 +129,7 @@ fn getters_cannot_be_set() {
 
 #[test]
 fn a_decision_for_another_result_is_refused() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let other = format!(
         "let r2 = evaluate(\"commit\", #{{ platform_result: {FIXTURE:?} }});\nlet d = gate(r2);\nrecord(r, d, \"#1\", [\"p\"]);"
     );
@@ -144,14 +138,14 @@ fn a_decision_for_another_result_is_refused() {
 
 #[test]
 fn there_is_no_constructor() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(&sb, "let d = GateDecision();", 2, "function not found");
     refused(&sb, "let x = new_eval_result();", 2, "function not found");
 }
 
 #[test]
 fn an_endless_loop_ends_with_an_error() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(
         &sb,
         "let i = 0;\nloop { i += 1; }",
@@ -162,7 +156,7 @@ fn an_endless_loop_ends_with_an_error() {
 
 #[test]
 fn a_huge_string_is_refused() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(
         &sb,
         "let s = \"0123456789abcdef\";\nfor i in 0..40 { s += s; }",
@@ -173,7 +167,7 @@ fn a_huge_string_is_refused() {
 
 #[test]
 fn imports_cannot_leave_the_pipelines_folder() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(&sb, "import \"../secret\" as s;", 2, "refused");
     refused(
         &sb,
@@ -198,7 +192,7 @@ fn imports_cannot_leave_the_pipelines_folder() {
 
 #[test]
 fn no_file_process_or_environment_access() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(
         &sb,
         "let t = read_file(\"/etc/passwd\");",
@@ -219,7 +213,7 @@ fn no_file_process_or_environment_access() {
 /// for) a `baseline.json` outside `evals/`.
 #[test]
 fn load_baseline_cannot_leave_the_evals_folder() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     std::fs::create_dir_all(sb.root.join("elsewhere")).unwrap();
     std::fs::write(sb.root.join("elsewhere/baseline.json"), "{ not json").unwrap();
     for item in ["../../elsewhere", "../../nowhere"] {
@@ -233,13 +227,13 @@ fn load_baseline_cannot_leave_the_evals_folder() {
 
 #[test]
 fn eval_is_disabled() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     refused(&sb, "eval(\"record(r, #{}, \\\"#1\\\", [])\");", 2, "");
 }
 
 #[test]
 fn a_library_error_keeps_its_exit_code() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let out = sb.run("let x = evaluate(\"commit\", #{ runs: 1 });");
     assert_eq!(
         out.status.code(),

@@ -9,6 +9,7 @@
 //! above 0).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::Path;
@@ -83,6 +84,9 @@ fn calls(api: &FakeApi) -> usize {
 
 #[test]
 fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     // Four cases where the skill fires and passes (without it: fails) and the
     // quiet tie: after 3 runs per arm the suite's delta is clear even at the
     // first look's 99.06 %, so auto buys one round and stops: no more than
@@ -129,6 +133,9 @@ fn auto_stops_after_the_first_round_when_the_item_clearly_helps() {
 
 #[test]
 fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     // Issue 24's suite: fires (with 1.0, without 0.0: a regex and a judge
     // score the answer) and quiet (a tie at 1.0, no noise). A fixed --runs 3
     // ends within noise and says how many more runs per arm would settle it;
@@ -178,6 +185,9 @@ fn auto_settles_the_trigger_pair_for_fewer_calls_than_its_own_advice() {
 
 #[test]
 fn auto_settles_beats_best_on_the_with_arms_alone() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     // The four firing cases and the quiet tie (as in the first test) against
     // a best of 0.9 recorded without its runs (an exact line): `helps` is
     // clear after the first round, `beats-best` (with 1.0 against 0.9) is
@@ -221,6 +231,9 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
 
 #[test]
 fn auto_buys_both_arms_of_a_case_that_passes_at_random() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     // The quiet case's answer is right with probability 0.5 on both arms
     // (seeded): no tie at the top, so unlike the noiseless quiet case above
     // every round buys both of its arms, with the firing case's, until the

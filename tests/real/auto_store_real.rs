@@ -10,6 +10,7 @@ use serde_json::Value;
 use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Script};
 use support::real::RealWorld;
+use support::tier::{self, Tool};
 use support::world::outcome;
 
 const SKILL: &str = "bob-eval-commit:commit";
@@ -63,6 +64,9 @@ fn clear_above(doc: &Value) {
 /// docs/statistics.md).
 #[test]
 fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let (first, _) = run(&w, "auto");
     clear_above(&first);
@@ -107,6 +111,9 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
 /// the pilot's runs.
 #[test]
 fn a_first_auto_costs_no_more_than_a_pilot_and_its_advice() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let pilot = world();
     let (three, _) = run(&pilot, "3");
     let advice = &three["stats"]["suite"]["advisory"];

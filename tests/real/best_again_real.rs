@@ -11,6 +11,7 @@ use crate::support;
 use serde_json::Value;
 use support::fake_api::{FakeApi, Kind, Recorded, Reply, Script};
 use support::real::RealWorld;
+use support::tier::{self, Tool};
 use support::world::outcome;
 
 const SKILL: &str = "bob-eval-commit:commit";
@@ -59,6 +60,9 @@ fn loaded(r: &Recorded, best: bool) -> bool {
 
 #[test]
 fn a_proposal_measures_the_best_s_kept_files_head_to_head() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let patterns = w.source.join("wiki/patterns");
     std::fs::create_dir_all(&patterns).unwrap();

@@ -19,6 +19,7 @@
 //! has to isolate the runs (docs/platform.md, "The clean room").
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use std::path::Path;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
@@ -135,6 +136,9 @@ fn show(requests: &[Recorded]) -> String {
 
 #[test]
 fn neither_arm_sees_the_operators_skills_or_plugins() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(Script::new().otherwise("OK."));
     let dir = tempfile::tempdir().unwrap();
     let source = source_copy(dir.path());

@@ -6,6 +6,7 @@
 //! the platform's `--case` would read as a pattern is refused before a call.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -99,6 +100,9 @@ impl Counting for World {
 /// next `run` (the API healthy again) buys the without arm again.
 #[test]
 fn errored_runs_never_count_and_are_bought_again() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let dropping = Arc::new(AtomicBool::new(true));
     let flag = dropping.clone();
     let w = world(model(move |r| {
@@ -156,6 +160,9 @@ fn errored_runs_never_count_and_are_bought_again() {
 /// and says nothing was measured; never a complete "no-signal".
 #[test]
 fn an_unreachable_api_gives_a_partial_result_that_says_so() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world(model(|_| true));
     let (doc, stderr, path) = w.run("down");
     assert_eq!(doc["partial"], true, "{doc:#}");
@@ -182,6 +189,9 @@ const RESPONDER: &str =
 /// edit of it re-buys every case; nothing else changed re-buys nothing.
 #[test]
 fn a_suite_level_mocks_edit_re_buys_every_case() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world(model(|_| false));
     let layer = w.suite().join("mocks/tracker");
     std::fs::create_dir_all(&layer).unwrap();
@@ -214,6 +224,9 @@ fn a_suite_level_mocks_edit_re_buys_every_case() {
 /// `fires` is refused before any call, so no run of one is taken for the other.
 #[test]
 fn a_case_name_the_platform_reads_as_a_pattern_is_refused_before_any_call() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world(model(|_| false));
     support::tree::copy_tree(&w.suite().join("fires"), &w.suite().join("fire*"));
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "1", "--case", "fire*"]);

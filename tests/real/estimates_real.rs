@@ -7,6 +7,7 @@
 //! (bought every time, never stored).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::Path;
@@ -49,6 +50,9 @@ fn stored(api: &FakeApi, dir: &Path, source: &Path) -> u64 {
 
 #[test]
 fn run_and_neighbours_buy_what_their_dry_run_said() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(model());
     let dir = tempfile::tempdir().unwrap();
     let source = source_copy(dir.path());

@@ -5,6 +5,7 @@
 //! their own so each case's calls can be told apart.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -92,6 +93,9 @@ impl Evidence for World {
 /// numbers; then edit one case of the four: only its runs are bought again.
 #[test]
 fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let first = w.run(&[]);
     assert_eq!(first["reused_runs"], 0);
@@ -153,6 +157,9 @@ fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
 /// under one key whichever judge bought them.
 #[test]
 fn a_judge_model_re_buys_only_the_cases_a_judge_grades() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let judged = w.run(&["--judge-model", "haiku"]);
     assert_eq!(judged["reused_runs"], 0, "{judged}");
@@ -183,6 +190,9 @@ fn a_judge_model_re_buys_only_the_cases_a_judge_grades() {
 /// stores them and buys nothing.
 #[test]
 fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let store = w.dir.path().join("bob-home/evidence.db");
     bob_eval::evidence::Store::open(camino::Utf8Path::from_path(&store).unwrap()).unwrap();
@@ -241,6 +251,9 @@ fn runs_bought_while_the_store_is_held_are_kept_and_stored_next_time() {
 /// partial (`filtered`): the gate never accepts it.
 #[test]
 fn a_case_filter_calls_the_model_for_that_case_only() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let doc = w.run(&["--case", "quiet-*", "--fresh"]);
     assert_eq!(
@@ -263,6 +276,9 @@ fn a_case_filter_calls_the_model_for_that_case_only() {
 /// A second sweep over unchanged suites makes no model call and costs nothing.
 #[test]
 fn a_second_sweep_makes_no_model_call() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let sweep = || {
         let (code, out, err) = w.bob_with(
@@ -286,6 +302,9 @@ fn a_second_sweep_makes_no_model_call() {
 /// one included), and leaves the `--case` one out unless `--all`.
 #[test]
 fn history_plots_each_real_evaluation_with_its_documents_numbers() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let first = w.run(&[]);
     // Run ids are to the second.

@@ -5,6 +5,7 @@
 //! the judge `why`; `quiet` has the scored `quiet`).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use support::cmd::bob;
@@ -40,6 +41,9 @@ fn grader<'a>(doc: &'a Value, case: &str, name: &str) -> &'a Value {
 /// `why` threw on every fires run of both arms: an error of the suite.
 #[test]
 fn a_failing_grader_and_a_grader_error_are_named_with_their_reasons() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(
         Script::new()
             .fire_skill(SKILL, FIRES_PROMPT, GOOD)

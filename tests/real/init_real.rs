@@ -4,44 +4,38 @@
 //! `fires` prompt only → fires_rate 1, quiet_rate 1).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use bob_eval::check::{INIT_CRITERIA, INIT_PROMPT};
 use serde_json::Value;
 use support::fake_api::{FakeApi, Script};
+use support::real::RealWorld;
 
-/// A source with the skill `demo` only, the real platform against `api`.
-struct Demo {
-    api: FakeApi,
-    dir: tempfile::TempDir,
-    source: std::path::PathBuf,
+/// A world (testkit's real one) whose source holds the skill `demo` only, the
+/// real platform against a fake API playing `script`.
+fn demo(script: Script) -> RealWorld {
+    let world = RealWorld::empty(FakeApi::start(script));
+    std::fs::create_dir_all(world.source.join("skills/demo")).unwrap();
+    std::fs::write(
+        world.source.join("skills/demo/SKILL.md"),
+        "---\nname: demo\ndescription: Summarise a change in one line. Use when asked to summarise a change.\n---\n\nOne line.\n",
+    )
+    .unwrap();
+    world
 }
 
-impl Demo {
-    fn new(script: Script) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let source = dir.path().join("source");
-        std::fs::create_dir_all(source.join("skills/demo")).unwrap();
-        std::fs::write(
-            source.join("skills/demo/SKILL.md"),
-            "---\nname: demo\ndescription: Summarise a change in one line. Use when asked to summarise a change.\n---\n\nOne line.\n",
-        )
-        .unwrap();
-        Demo {
-            api: FakeApi::start(script),
-            dir,
-            source,
-        }
-    }
+/// What these tests do in a world.
+trait Demo {
+    fn bob(&self, args: &[&str]) -> std::process::Output;
+    fn fill(&self, file: &str, text: &str);
+}
 
+impl Demo for RealWorld {
     fn bob(&self, args: &[&str]) -> std::process::Output {
-        support::real::offline(
-            support::cmd::bob(&self.source, &self.dir.path().join("bob-home")),
-            &self.api,
-            self.dir.path(),
-        )
-        .args(args)
-        .output()
-        .unwrap()
+        self.command(support::cmd::bob(&self.source, &self.home()))
+            .args(args)
+            .output()
+            .unwrap()
     }
 
     /// Replace the `init` placeholders in `evals/demo/<file>` with `text`.
@@ -58,7 +52,10 @@ impl Demo {
 
 #[test]
 fn the_generated_suite_runs_on_the_real_platform() {
-    let demo = Demo::new(
+    if !tier::present(Tool::Claude) {
+        return;
+    }
+    let demo = demo(
         Script::new()
             .fire_skill("bob-eval-demo:demo", "Use the demo skill", "done")
             .answer("Summarise the change", "the change, in one line")
@@ -102,7 +99,10 @@ fn the_generated_suite_runs_on_the_real_platform() {
 /// the model is asked anything.
 #[test]
 fn a_skill_that_fires_but_answers_badly_is_not_improved() {
-    let demo = Demo::new(
+    if !tier::present(Tool::Claude) {
+        return;
+    }
+    let demo = demo(
         Script::new()
             .fire_skill(
                 "bob-eval-demo:demo",

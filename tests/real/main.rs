@@ -9,7 +9,7 @@
 #[path = "../support"]
 mod support {
     pub mod cmd;
-    pub use bob_eval_testkit::{data, expect, fake_api, real, tree, world};
+    pub use bob_eval_testkit::{data, expect, fake_api, real, tier, tree, world};
 }
 
 mod auto_real;

@@ -12,6 +12,7 @@
 //! run; with `--neighbours changelog` only, the quiet prompt stays quiet.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::Path;
@@ -92,6 +93,9 @@ fn case<'a>(n: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn the_neighbour_that_takes_the_fires_prompt_is_named_with_counts() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(model());
     let dir = tempfile::tempdir().unwrap();
     let source = source(dir.path());
@@ -207,6 +211,9 @@ fn the_neighbour_that_takes_the_fires_prompt_is_named_with_counts() {
 
 #[test]
 fn exam_names_the_neighbour_and_only_the_named_ones_are_loaded() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(model());
     let dir = tempfile::tempdir().unwrap();
     let source = source(dir.path());
@@ -255,6 +262,9 @@ fn exam_names_the_neighbour_and_only_the_named_ones_are_loaded() {
 
 #[test]
 fn the_competition_is_held_to_what_the_suite_left_of_the_ceiling() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(model());
     let dir = tempfile::tempdir().unwrap();
     let source = source(dir.path());

@@ -5,6 +5,7 @@
 //! Model calls are counted at the fake API.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -116,6 +117,9 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 /// those of the first run. Then an edit of a case re-buys both arms of it.
 #[test]
 fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let first = w.run();
     let one = w.api.requests();

@@ -4,6 +4,7 @@
 //! with arm and answers well only then, so the item measurably helps.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,6 +86,9 @@ fn texts(out: &std::process::Output) -> (String, String) {
 
 #[test]
 fn exam_on_the_real_platform() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let claude = claude_bin();
     assert!(claude.exists());
     let dir = tempfile::tempdir().unwrap();
@@ -123,6 +127,9 @@ fn exam_on_the_real_platform() {
 
 #[test]
 fn propose_on_the_real_platform() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let source = source_for_propose(dir.path());
     let api = fake();
@@ -147,6 +154,9 @@ fn propose_on_the_real_platform() {
 
 #[test]
 fn sweep_on_the_real_platform() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let source = source_copy(dir.path());
     let api = fake();
@@ -198,6 +208,9 @@ fn sweep_on_the_real_platform() {
 /// exit 3 and records nothing.
 #[test]
 fn propose_with_a_rejected_credential_records_nothing() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let source = source_for_propose(dir.path());
     let before = baseline(&source);
@@ -219,6 +232,9 @@ fn propose_with_a_rejected_credential_records_nothing() {
 /// best alone.
 #[test]
 fn propose_at_the_cost_ceiling_is_rejected() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let source = source_for_propose(dir.path());
     let before = baseline(&source);

@@ -3,6 +3,7 @@
 //! fake and the fixture before `bob-eval run` is tested on top of them.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};
@@ -215,6 +216,9 @@ fn run_claude(api: &FakeApi, ceiling: &str) -> (Option<i32>, String, Option<Valu
 
 #[test]
 fn real_platform_fires_the_skill_on_the_with_arm() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(
         Script::new()
             .fire_skill(SKILL, FIRES_MARKER, GOOD)
@@ -318,6 +322,9 @@ fn real_platform_fires_the_skill_on_the_with_arm() {
 
 #[test]
 fn real_platform_stops_at_the_cost_ceiling() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     // One agent turn of 50k input and 10k output tokens costs far more than $0.01.
     let api = FakeApi::start(Script::new().usage(50_000, 10_000));
     let (code, stderr, result) = run_claude(&api, "0.01");
@@ -338,6 +345,9 @@ fn real_platform_stops_at_the_cost_ceiling() {
 
 #[test]
 fn real_platform_reports_a_rejected_credential() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(Script::new().reject_credentials());
     let (code, stderr, result) = run_claude(&api, "1");
     assert_eq!(code, Some(2), "{stderr}");

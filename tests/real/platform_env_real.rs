@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
 use support::real::RealWorld;
+use support::tier::{self, Tool};
 use support::world::outcome;
 
 /// One variable of the table: the value tried, and the `--model` under
@@ -176,6 +177,9 @@ fn models() -> BTreeSet<&'static str> {
 /// the arms ask exactly what they ask without them, under every model.
 #[test]
 fn no_listed_variable_reaches_the_arms_from_the_environment() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let all: Vec<(&str, &str)> = ENTRIES.iter().map(|e| (e.name, e.value)).collect();
     for model in models() {
@@ -197,6 +201,9 @@ fn no_listed_variable_reaches_the_arms_from_the_environment() {
 /// sees them. The control: a plain `claude -p` in that set-up does.
 #[test]
 fn no_settings_env_block_reaches_the_arms() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let block = |entries: &[&Entry]| -> String {
         let env: serde_json::Map<String, Value> = entries
@@ -266,6 +273,9 @@ fn no_settings_env_block_reaches_the_arms() {
 /// document names it.
 #[test]
 fn each_opt_in_reaches_the_arms_and_is_keyed() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let mut clean = std::collections::BTreeMap::new();
     for model in models() {
@@ -302,6 +312,9 @@ fn each_opt_in_reaches_the_arms_and_is_keyed() {
 /// operator's own `CLAUDE_CONFIG_DIR`; the file is left as it was.
 #[test]
 fn a_logged_in_operators_credential_still_works() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let expires = (std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -359,6 +372,9 @@ fn a_logged_in_operators_credential_still_works() {
 /// nothing of the kind in the environment.
 #[test]
 fn a_credential_in_the_operators_settings_still_works() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let settings = w.dir.path().join("home/.claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();

@@ -5,6 +5,7 @@
 //! table says what to do with it.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -79,6 +80,9 @@ fn platform_options() -> BTreeSet<String> {
 
 #[test]
 fn every_option_of_the_platform_has_its_row_and_every_row_an_option() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let options = platform_options();
     assert!(
         options.contains("--scaffold") && options.contains("init"),
@@ -132,6 +136,9 @@ fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 
 #[test]
 fn every_field_of_a_real_result_has_its_row() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = RealWorld::new(FakeApi::start(
         Script::new()
             .fire_skill(

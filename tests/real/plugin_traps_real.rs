@@ -4,6 +4,7 @@
 //! platform does with it, and the finding `check --plugin` gives for it.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::Path;
@@ -101,6 +102,9 @@ fn grader<'a>(run: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn each_trap_is_what_the_platform_does() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let corpus = support::data::data("plugins/release-kit");
     let tmp = tempfile::tempdir().unwrap();
     let plugin = tmp.path().join("release-kit");
@@ -270,6 +274,9 @@ fn each_trap_is_what_the_platform_does() {
 
 #[test]
 fn an_ignored_eval_dir_and_a_case_in_mocks_are_the_platform_s() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let corpus = support::data::data("plugins/tidy");
     let tmp = tempfile::tempdir().unwrap();
     let plugin = tmp.path().join("tidy");

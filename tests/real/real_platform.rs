@@ -12,6 +12,7 @@
 //!   skill did not fire).
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -177,6 +178,9 @@ fn assert_header(doc: &Value, ceiling: f64) {
 /// trigger_rate: fires indicator passes 2/2, quiet passes 2/2 → 1.0.
 #[test]
 fn skill_that_fires_improves_the_with_arm() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(firing_model());
     let run = Run::new(
         &api,
@@ -280,6 +284,9 @@ fn skill_that_fires_improves_the_with_arm() {
 /// trigger_rate: 0/2 on fires + 2/2 on quiet = 0.5.
 #[test]
 fn skill_that_never_fires_shows_in_the_trigger_rate() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(
         Script::new()
             .otherwise(BAD)
@@ -323,6 +330,9 @@ fn skill_that_never_fires_shows_in_the_trigger_rate() {
 /// with 0.5; there is no without run to compare.
 #[test]
 fn cost_ceiling_gives_a_partial_result() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(firing_model().usage(50_000, 10_000));
     let run = Run::new(
         &api,
@@ -346,6 +356,9 @@ fn cost_ceiling_gives_a_partial_result() {
 /// `run` exits 3 naming it, and writes nothing.
 #[test]
 fn rejected_credential_is_exit_3_and_no_document() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(Script::new().reject_credentials());
     let run = Run::new(
         &api,
@@ -367,6 +380,9 @@ fn rejected_credential_is_exit_3_and_no_document() {
 /// default agent model, claude-opus-5-5, so the fake can tell them apart.)
 #[test]
 fn model_from_settings_reaches_the_platform() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let api = FakeApi::start(firing_model());
     let run = Run::with_home(
         &api,

@@ -4,6 +4,7 @@
 //! apart; neither is refused before any model call.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use support::expect::case;
@@ -48,6 +49,9 @@ fn run(w: &RealWorld, extra: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn a_fixture_runs_only_under_scaffold_and_neither_flag_is_refused_for_free() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let w = world();
     let (code, _, err) = run(&w, &[]);
     assert_eq!(code, 2, "{err}");

@@ -11,6 +11,7 @@
 //! - behaves: both hold → 1, 1, 1.
 
 use crate::support;
+use support::tier::{self, Tool};
 
 use serde_json::Value;
 use support::fake_api::{FakeApi, Script};
@@ -56,6 +57,9 @@ fn rates(r: &Value) -> (f64, f64, f64) {
 
 #[test]
 fn an_item_that_never_fires_is_not_judged() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let (doc, text) = exam(
         Script::new()
             .otherwise(BAD)
@@ -74,6 +78,9 @@ fn an_item_that_never_fires_is_not_judged() {
 
 #[test]
 fn an_item_that_fires_everywhere_says_so() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let (doc, text) = exam(
         Script::new()
             .fire_skill(SKILL, FIRES, GOOD)
@@ -101,6 +108,9 @@ fn an_item_that_fires_everywhere_says_so() {
 
 #[test]
 fn an_item_that_behaves_has_both_rates_at_one() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
     let (doc, text) = exam(
         Script::new()
             .fire_skill(SKILL, FIRES, GOOD)
