@@ -13,6 +13,11 @@ target="$(rustc -vV | sed -n 's/^host: //p')"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+# A short run gains little from full optimisation, and the build is most of
+# its time: CI's few seconds a target build at opt-level 1 without debug
+# info (FUZZ_OPT_LEVEL=3 for a long session).
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="${FUZZ_OPT_LEVEL:-1}"
+export CARGO_PROFILE_RELEASE_DEBUG=0
 # --target keeps the flags off build scripts and proc-macros, as cargo-fuzz does.
 cargo build --locked --release --quiet --target "$target"
 mkdir -p artifacts
