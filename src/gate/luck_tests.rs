@@ -16,7 +16,7 @@ use crate::document::{BestEntry, BestEvidence};
 
 /// splitmix64: a small, fixed, portable generator (the figures must not
 /// change with a crate's version).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -27,11 +27,11 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn uniform(&mut self) -> f64 {
+    pub(super) fn uniform(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
+    pub(super) fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
         (0..n)
             .map(|_| if self.uniform() < p { 1.0 } else { 0.0 })
             .collect()

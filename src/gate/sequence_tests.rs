@@ -14,30 +14,9 @@
 //! or above the gain's own true `with`), the share of null changes
 //! accepted, and the final true `with`.
 
+use super::luck_tests::Rng;
 use super::*;
 use crate::document::{BestEntry, BestEvidence};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
-        (0..n)
-            .map(|_| if self.uniform() < p { 1.0 } else { 0.0 })
-            .collect()
-    }
-}
 
 const CASES: usize = 4;
 const RUNS: usize = 10;
