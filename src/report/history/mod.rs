@@ -13,7 +13,9 @@ use chrono::{DateTime, Utc};
 use std::fmt::Write;
 
 mod html;
+mod layout;
 pub use html::*;
+pub use layout::*;
 #[cfg(test)]
 mod tests;
 
