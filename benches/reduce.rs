@@ -2,7 +2,8 @@
 //! `from_slice`) vs a `BufReader` + `from_reader` parse vs `jq -c .`, with the
 //! peak memory of each. Run with `cargo bench --bench reduce`.
 
-use bob_eval::reduce::{Origin, PlatformDoc, ReduceContext, reduce, reduce_file};
+use bob_eval::platform::result::PlatformResult;
+use bob_eval::reduce::{ReduceContext, ResultSource, reduce, reduce_file};
 use camino::Utf8PathBuf;
 use serde_json::{Value, json};
 use std::io::BufReader;
@@ -83,7 +84,7 @@ fn vm_hwm_kb() -> u64 {
 
 fn reduce_reader(path: &std::path::Path) {
     let file = std::fs::File::open(path).unwrap();
-    let doc: PlatformDoc = serde_json::from_reader(BufReader::new(file)).unwrap();
+    let doc: PlatformResult = serde_json::from_reader(BufReader::new(file)).unwrap();
     reduce(&doc, &ctx()).unwrap();
 }
 
@@ -115,7 +116,7 @@ fn main() {
     if let [_, mode, file] = args.as_slice() {
         match mode.as_str() {
             "--child-slice" => {
-                reduce_file(&Utf8PathBuf::from(file.as_str()), Origin::File, &ctx()).unwrap();
+                reduce_file(&Utf8PathBuf::from(file.as_str()), ResultSource::File, &ctx()).unwrap();
                 println!("{}", vm_hwm_kb());
                 return;
             }
@@ -138,7 +139,7 @@ fn main() {
     );
 
     let (slice_best, slice_med) = best_and_median(
-        || drop(reduce_file(&utf8, Origin::File, &ctx()).unwrap()),
+        || drop(reduce_file(&utf8, ResultSource::File, &ctx()).unwrap()),
         7,
     );
     let (reader_best, reader_med) = best_and_median(|| reduce_reader(&path), 3);

@@ -2,7 +2,8 @@
 //! file, or reduce to a document whose numbers keep the contract's invariants.
 #![no_main]
 
-use bob_eval::reduce::{ReduceContext, parse_doc, reduce_named};
+use bob_eval::platform::result::parse as parse_doc;
+use bob_eval::reduce::{ReduceContext, reduce_named};
 use camino::Utf8Path;
 use libfuzzer_sys::fuzz_target;
 

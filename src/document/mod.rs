@@ -15,6 +15,8 @@ mod grader;
 pub use grader::*;
 mod baseline;
 pub use baseline::*;
+mod partial;
+pub use partial::{PartialReason, RUN_ERRORS};
 
 /// Schema tag of a result document.
 pub const SKILL_EVAL: &str = "skill-eval/1";
@@ -94,7 +96,7 @@ pub struct SkillEval {
     pub partial: bool,
     /// Why it is partial (`cost_ceiling`, `auth_failed`, `run_errors`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial_reason: Option<String>,
+    pub partial_reason: Option<PartialReason>,
     /// The same numbers per case.
     pub cases: Vec<CaseEval>,
     /// Runs used that an earlier invocation bought (the evidence store); absent
@@ -148,7 +150,7 @@ pub struct Neighbours {
     /// Why they stopped short (`cost_ceiling`: the suite spent the ceiling
     /// first, or these runs reached it), when they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial_reason: Option<String>,
+    pub partial_reason: Option<PartialReason>,
     /// Per trigger case, which item fired.
     pub cases: Vec<NeighbourCase>,
 }

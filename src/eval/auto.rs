@@ -7,6 +7,7 @@
 
 use super::plan::{Plan, UsedRuns};
 use super::{Evidence, Purchase, runs_context};
+use crate::document::PartialReason;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::evidence::{RunKey, StoredRun};
@@ -137,7 +138,7 @@ impl RunSource for PlatformSource<'_, '_> {
             let mut cost = 0.0;
             if missing > 0 && partial_reason.is_none() {
                 if left <= 0.0 {
-                    partial_reason = Some("cost_ceiling".to_string());
+                    partial_reason = Some(PartialReason::CostCeiling);
                 } else {
                     let run = self.shop.run;
                     let call = self.shop.once(
@@ -159,7 +160,7 @@ impl RunSource for PlatformSource<'_, '_> {
                     }
                     // `call.runs` holds this case's runs only (attributed by name).
                     for r in call.runs {
-                        faults.add(r.outcome.error.clone());
+                        faults.add(r.outcome.error.as_deref());
                         if r.outcome.error.is_some() {
                             // Never counted; the document says why it is partial.
                             self.used[i].errored.push(r);
@@ -188,7 +189,9 @@ impl RunSource for PlatformSource<'_, '_> {
         // A platform that errors stops the rounds: more rounds would buy more errors.
         Ok(Round {
             cases,
-            partial_reason: partial_reason.or_else(|| faults.reason()),
+            partial_reason: partial_reason
+                .or_else(|| faults.reason())
+                .map(|r| r.to_string()),
         })
     }
 }
@@ -331,8 +334,8 @@ pub(crate) fn buy_adaptively(
     let errored: usize = source.used.iter().map(|u| u.errored.len()).sum();
     bought_runs += u32::try_from(errored).unwrap_or(u32::MAX);
     let partial_reason = match &outcome.stop {
-        crate::stats::Stop::CeilingSpent => Some("cost_ceiling".to_string()),
-        crate::stats::Stop::SourceStopped { reason } => Some(reason.clone()),
+        crate::stats::Stop::CeilingSpent => Some(PartialReason::CostCeiling),
+        crate::stats::Stop::SourceStopped { reason } => Some(PartialReason::from(reason.clone())),
         _ => None,
     };
     let (used, spent, last) = (source.used, source.spent, source.last);

@@ -66,7 +66,7 @@ pub(super) fn buy_and_gather(
     let stored = kept(shop.store)?;
     let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
-    let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<String>, None);
+    let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<PartialReason>, None);
     // This invocation's runs by key, in the platform's order: used first (a
     // run cut short by the ceiling counts here, though the store never
     // offers it for reuse); a run the platform marked with an error never.
@@ -75,7 +75,7 @@ pub(super) fn buy_and_gather(
     for call in calls {
         let remaining = round4(run.max_cost_usd - spent);
         if remaining <= 0.0 {
-            partial_reason.get_or_insert_with(|| "cost_ceiling".into());
+            partial_reason.get_or_insert(PartialReason::CostCeiling);
             break;
         }
         let call = shop.once(
@@ -103,7 +103,7 @@ pub(super) fn buy_and_gather(
             slot.entry(r.key.id()).or_default().push(r);
         }
         last = Some(out);
-        if partial_reason.as_deref() == Some("cost_ceiling") {
+        if partial_reason == Some(PartialReason::CostCeiling) {
             break;
         }
     }
@@ -185,7 +185,7 @@ pub(crate) struct Bought {
     pub(crate) output: PlatformOutput,
     pub(crate) runs: Vec<StoredRun>,
     pub(crate) cost_usd: f64,
-    pub(crate) partial_reason: Option<String>,
+    pub(crate) partial_reason: Option<PartialReason>,
 }
 
 /// `error` with every mention of `plugin`'s folder replaced by words, when
@@ -223,10 +223,13 @@ fn buy_once_in(
     runs_ctx: &PlatformRunsContext,
 ) -> Result<Bought> {
     let out = platform::run(shop.claude, shop.plugin, opts, shop.observer.clone())?;
-    let origin = Origin::Platform {
+    let source = ResultSource::Platform {
         exit_code: out.exit_code,
     };
-    let checked = match opts.ablation {
+    // The platform's result, read and typed once: checked (reduced, for a
+    // with/without one), then its runs kept.
+    let result = source.blame(crate::reduce::read_result(&out.document, source))?;
+    let checked = source.blame(match opts.ablation {
         platform::Ablation::WithWithout => {
             let ctx = ReduceContext {
                 item: plan.item.clone(),
@@ -234,26 +237,23 @@ fn buy_once_in(
                 max_cost_usd: opts.max_cost_usd,
                 started: Some(out.started),
             };
-            let doc = crate::reduce::reduce_file(&out.document, origin, &ctx)?;
-            crate::reduce::SingleArm {
-                // The checked document's cost is the platform's `costUsd` (to 4 decimals).
-                cost_usd: doc.cost_usd,
-                // The platform's own reason (a ceiling, a credential); errored
-                // runs are counted where the runs used are gathered.
-                partial_reason: doc
-                    .partial
-                    .then_some(doc.partial_reason)
-                    .flatten()
-                    .filter(|r| !crate::reduce::is_run_errors(r)),
-            }
+            crate::reduce::reduce_named(&result, &ctx, &out.document).map(|doc| {
+                crate::reduce::Checked {
+                    // The checked document's cost is the platform's `costUsd` (to 4 decimals).
+                    cost_usd: doc.cost_usd,
+                    // The platform's own reason (a ceiling, a credential); errored
+                    // runs are counted where the runs used are gathered.
+                    partial_reason: doc
+                        .partial_reason
+                        .filter(|r| !r.is_run_errors()),
+                }
+            })
         }
         platform::Ablation::WithOnly => {
-            crate::reduce::check_single_arm(&out.document, origin, &plan.item)?
+            crate::reduce::check_single_arm(&result, &out.document, &plan.item)
         }
-    };
-    let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
-        .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
-    let runs = evidence::runs_from_platform(&bytes, &out.document, runs_ctx).map_err(|e| {
+    })?;
+    let runs = evidence::runs_from_result(&result, &out.document, runs_ctx).map_err(|e| {
         Error::PlatformFailed {
             message: format!("its result cannot be kept as evidence: {e}"),
             details: vec![],

@@ -397,6 +397,7 @@ mod tests {
                     digest: "d".into(),
                     runs: 3,
                     triggers: vec![],
+                    only_with_only: false,
                     scaffold_script: None,
                 })
                 .collect(),

@@ -16,13 +16,13 @@ pub mod price;
 
 use crate::config::ItemName;
 use crate::config::{self, Context, Settings};
-use crate::document::{SkillEval, round4};
+use crate::document::{PartialReason, SkillEval, round4};
 use crate::error::{Error, Result};
 use crate::event::{Event, Observer};
 use crate::evidence::{self, PlatformRunsContext, Store, StoredRun};
 use crate::platform::{self, PlatformOutput, RunOptions, VersionProbe};
 use crate::plugin::Plugin;
-use crate::reduce::{Origin, ReduceContext};
+use crate::reduce::{ReduceContext, ResultSource};
 use camino::{Utf8Path, Utf8PathBuf};
 use plan::{Plan, PlannedCase, UsedRuns};
 use std::collections::BTreeMap;
@@ -110,6 +110,8 @@ fn plan(
                 .runs
                 .unwrap_or_else(|| u32::try_from(case.runs()).unwrap_or(u32::MAX)),
             triggers,
+            only_with_only: !case.graders.is_empty()
+                && case.graders.iter().all(crate::suite::Grader::is_with_only),
             scaffold_script: case
                 .context
                 .get("scaffold_script")
@@ -387,7 +389,7 @@ pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
 /// What [`run_platform`] left: the runs to judge the item on, or the
 /// platform result given with `--platform-result`.
 #[derive(Debug)]
-pub struct PlatformRun {
+pub struct Gathered {
     /// The item.
     pub item: ItemName,
     /// The options the run was held to.
@@ -423,7 +425,7 @@ struct KeepIn {
     wait: std::time::Duration,
 }
 
-/// The observer a [`PlatformRun`] keeps for [`reduce`].
+/// The observer a [`Gathered`] keeps for [`reduce`].
 #[derive(Clone)]
 struct Notify(Arc<dyn Observer>);
 
@@ -452,7 +454,7 @@ pub struct Evidence {
     /// Runs this invocation bought.
     pub bought_runs: u32,
     /// Why the result is partial, when a platform run stopped early or went wrong.
-    pub partial_reason: Option<String>,
+    pub partial_reason: Option<PartialReason>,
     /// When this invocation started.
     pub started: chrono::DateTime<chrono::Utc>,
     /// This invocation's id ([`crate::document::new_run_id`]): the
@@ -465,10 +467,10 @@ pub struct Evidence {
 
 /// Step 2: check the platform's version and run it on the plugin (progress to
 /// `observer`). With `--platform-result`, nothing runs.
-pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result<PlatformRun> {
+pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result<Gathered> {
     let Assembled { item, run, what } = assembled;
     match what {
-        Prepared::File(document) => Ok(PlatformRun {
+        Prepared::File(document) => Ok(Gathered {
             item,
             run,
             output: None,
@@ -545,7 +547,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                     observer,
                 )?),
             };
-            Ok(PlatformRun {
+            Ok(Gathered {
                 item,
                 run,
                 output,
@@ -561,7 +563,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
     }
 }
 
-impl PlatformRun {
+impl Gathered {
     /// The plugin folder the platform ran on, when it ran.
     pub fn plugin_dir(&self) -> Option<&Utf8Path> {
         self.plugin.as_ref().map(|p| p.dir.as_path())
@@ -572,7 +574,7 @@ impl PlatformRun {
 /// then, under `--report FILE`, save the platform's `report.html` there.
 /// A document made from the evidence store is kept there as an evaluation
 /// first (see [`keep_evaluation`]).
-pub fn reduce(run: &PlatformRun) -> Result<SkillEval> {
+pub fn reduce(run: &Gathered) -> Result<SkillEval> {
     let doc = reduce_only(run)?;
     keep_evaluation(run, &doc);
     save_report(run, &doc)?;
@@ -585,7 +587,7 @@ pub fn reduce(run: &PlatformRun) -> Result<SkillEval> {
 /// used no stored run and is not kept. A store that stays busy gets it later
 /// (set aside as the runs bought are); the document is sound whether or not
 /// the store takes it: a failure is a warning, never a lost result.
-fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
+fn keep_evaluation(run: &Gathered, doc: &SkillEval) {
     let (Some(evidence), Some(keep)) = (&run.evidence, &run.keep) else {
         return;
     };
@@ -651,7 +653,7 @@ fn keep_evaluation(run: &PlatformRun, doc: &SkillEval) {
 /// Copy the report of the last platform run (or the one beside
 /// `--platform-result`) to `--report FILE`, atomically, and say so; say
 /// why when there is none (every run was reused, or the platform wrote none).
-fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
+fn save_report(run: &Gathered, doc: &SkillEval) -> Result<()> {
     let Some(pinned) = &run.run.report else {
         return Ok(());
     };
@@ -695,18 +697,18 @@ fn save_report(run: &PlatformRun, doc: &SkillEval) -> Result<()> {
 }
 
 /// [`reduce`] without saving the report.
-fn reduce_only(run: &PlatformRun) -> Result<SkillEval> {
+fn reduce_only(run: &Gathered) -> Result<SkillEval> {
     let Some(document) = &run.document else {
         return reduce_evidence(run);
     };
     let (origin, started) = match &run.output {
         Some(out) => (
-            Origin::Platform {
+            ResultSource::Platform {
                 exit_code: out.exit_code,
             },
             Some(out.started),
         ),
-        None => (Origin::File, None),
+        None => (ResultSource::File, None),
     };
     let ctx = ReduceContext {
         item: run.item.clone(),
@@ -720,7 +722,7 @@ fn reduce_only(run: &PlatformRun) -> Result<SkillEval> {
 /// The document from the runs gathered: the platform's reduction over them,
 /// `cost_usd` what this invocation spent, partial when a platform run stopped
 /// early or the cases were filtered.
-fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
+fn reduce_evidence(run: &Gathered) -> Result<SkillEval> {
     let evidence = run.evidence.as_ref().ok_or_else(|| Error::PlatformFailed {
         message: "nothing to reduce: the platform did not run".into(),
         details: vec![],
@@ -732,7 +734,13 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
         started: Some(evidence.started),
     };
     let label = Utf8PathBuf::from(format!("<evidence for {}>", run.item));
-    let mut doc = plan::document(&evidence.plan, &evidence.used, &ctx, &label)?;
+    let mut doc = plan::document(
+        &evidence.plan,
+        &evidence.used,
+        &ctx,
+        evidence.started,
+        &label,
+    )?;
     doc.cost_usd = evidence.spent_usd;
     doc.run.clone_from(&evidence.run_id);
     doc.item_digest = Some(evidence.plan.item_digest.clone());
@@ -758,10 +766,10 @@ fn reduce_evidence(run: &PlatformRun) -> Result<SkillEval> {
     let reason = evidence
         .partial_reason
         .clone()
-        .filter(|r| !crate::reduce::is_run_errors(r))
+        .filter(|r| !r.is_run_errors())
         .or_else(|| doc.partial_reason.clone())
         .or_else(|| evidence.partial_reason.clone())
-        .or_else(|| evidence.plan.filtered.then(|| "filtered".to_string()));
+        .or_else(|| evidence.plan.filtered.then_some(PartialReason::Filtered));
     doc.partial = reason.is_some();
     doc.partial_reason = reason;
     doc.reused_runs = Some(evidence.reused_runs);

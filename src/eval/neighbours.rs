@@ -10,14 +10,14 @@
 //! evidence store keys runs by the item alone), under what the suite's runs
 //! left of the ceiling, and counted in the document's `cost_usd`.
 
-use crate::document::{FiredCount, NeighbourCase, Neighbours, round4};
+use crate::document::{FiredCount, NeighbourCase, Neighbours, PartialReason, round4};
 use crate::error::{Error, Result};
 use crate::event::{Event, Observer};
 use crate::item::Item;
+use crate::platform::result::PlatformResult;
 use crate::platform::{self, Platform, RunOptions};
 use crate::plugin::{self, Plugin};
 use camino::Utf8Path;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -225,7 +225,7 @@ pub fn run(
     };
     let remaining = round4(remaining);
     if remaining <= 0.0 {
-        outcome.partial_reason = Some("cost_ceiling".into());
+        outcome.partial_reason = Some(crate::document::PartialReason::CostCeiling);
         return Ok(outcome);
     }
     let same = competition.cases.windows(2).all(|w| w[0].1 == w[1].1);
@@ -254,16 +254,12 @@ pub fn run(
         &opts,
         Arc::new(Relabel(observer)),
     )?;
-    let bytes = crate::fsio::read(&out.document, crate::config::MAX_INPUT_FILE)
-        .map_err(|e| Error::io(&out.document, "reading the platform result", e))?;
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| Error::PlatformFailed {
-        message: format!("its --neighbours result is not JSON: {e}"),
+    let doc = crate::platform::result::read(&out.document).map_err(|e| Error::PlatformFailed {
+        message: format!("its --neighbours result is not usable: {e}"),
         details: vec![],
     })?;
-    let plugin_loaded = doc["suite"]["plugins"].as_array().is_some_and(|plugins| {
-        plugins
-            .iter()
-            .any(|p| p["name"] == competition.plugin.name.as_str() && p.get("problem").is_none())
+    let plugin_loaded = doc.suite.plugins.iter().any(|p| {
+        p.name == competition.plugin.name && p.problem.as_ref().is_none_or(|v| v.is_null())
     });
     if !plugin_loaded {
         return Err(Error::PlatformFailed {
@@ -274,14 +270,11 @@ pub fn run(
             details: vec![],
         });
     }
-    outcome.cost_usd = round4(doc["costUsd"].as_f64().unwrap_or(0.0));
-    if doc["partial"] == true {
-        outcome.partial_reason = Some(
-            doc["partialReason"]
-                .as_str()
-                .unwrap_or("partial")
-                .to_string(),
-        );
+    outcome.cost_usd = round4(doc.cost_usd);
+    if doc.partial {
+        outcome.partial_reason = Some(PartialReason::from_platform(
+            doc.partial_reason.as_deref(),
+        ));
     }
     outcome.cases = read(&doc, &competition.items);
     Ok(outcome)
@@ -289,30 +282,28 @@ pub fn run(
 
 /// Which of `items` fired on each run of the trigger cases of a platform
 /// document: a run's grader `<FIRED>-<item>` passed.
-pub fn read(doc: &Value, items: &[String]) -> Vec<NeighbourCase> {
+pub fn read(doc: &PlatformResult, items: &[String]) -> Vec<NeighbourCase> {
     let mut out = Vec::new();
-    for case in doc["cases"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-        let Some(name) = case["name"].as_str().filter(|n| CASES.contains(n)) else {
+    for case in &doc.cases {
+        let name = case.name.as_str();
+        if !CASES.contains(&name) {
             continue;
-        };
-        let runs = case["arms"]["with"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        }
+        let runs = &case.arms.with;
         let mut fired: BTreeMap<&str, u32> = BTreeMap::new();
         let mut none = 0u32;
         for run in runs {
             let mut any = false;
-            for g in run["graders"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-                let Some(item) = g["name"]
-                    .as_str()
-                    .and_then(|n| n.strip_prefix(plugin::FIRED))
+            for g in &run.graders {
+                let Some(item) = g
+                    .name
+                    .strip_prefix(plugin::FIRED)
                     .and_then(|n| n.strip_prefix('-'))
                     .and_then(|n| items.iter().find(|i| *i == n))
                 else {
                     continue;
                 };
-                if g["passed"] == true {
+                if g.passed {
                     *fired.entry(item.as_str()).or_default() += 1;
                     any = true;
                 }
@@ -390,19 +381,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(fired: &[(&str, bool)]) -> Value {
-        let graders: Vec<Value> = fired
+    fn run(fired: &[(&str, bool)]) -> serde_json::Value {
+        let graders: Vec<serde_json::Value> = fired
             .iter()
             .map(|(item, passed)| json!({"name": format!("{}-{item}", plugin::FIRED), "passed": passed}))
             .chain([json!({"name": "other", "passed": true})])
             .collect();
-        json!({"graders": graders})
+        json!({"score": 1, "graders": graders})
     }
 
     #[test]
     fn reads_which_item_fired_per_run_and_words_it() {
         let items: Vec<String> = ["commit", "changelog", "tidy"].map(String::from).to_vec();
-        let doc = json!({"cases": [
+        let doc: PlatformResult = serde_json::from_value(json!({"schemaVersion": 1, "cases": [
             {"name": "fires", "arms": {"with": [
                 run(&[("commit", false), ("changelog", true), ("tidy", false)]),
                 run(&[("commit", true), ("changelog", true), ("tidy", false)]),
@@ -413,7 +404,8 @@ mod tests {
                 run(&[("commit", false), ("changelog", false), ("tidy", false)]),
             ]}},
             {"name": "scoring", "arms": {"with": [run(&[("commit", true)])]}},
-        ]});
+        ]}))
+        .unwrap();
         let cases = read(&doc, &items);
         assert_eq!(cases.len(), 2);
         let fires = &cases[0];

@@ -7,10 +7,7 @@ use crate::document::SkillEval;
 use crate::error::{Error, Result};
 use crate::evidence::{Arm, CaseKey, RunKey, StoredRun};
 use crate::platform::Ablation;
-use crate::reduce::{
-    Arms, GraderConfig, GraderDef, PlatformCase, PlatformDoc, PlatformPlugin, PlatformSuite,
-    ReduceContext, RunGrader,
-};
+use crate::reduce::{FoldCase, ReduceContext, Totals, TriggerDef};
 use camino::Utf8Path;
 
 /// One case of the suite as the evaluation counts it.
@@ -24,6 +21,9 @@ pub struct PlannedCase {
     pub runs: u32,
     /// Its trigger graders (`tool_used` on `Skill`).
     pub triggers: Vec<PlannedTrigger>,
+    /// True when every grader of the case is a with-only indicator: the
+    /// platform then scores them all (the case is scored by its trigger).
+    pub only_with_only: bool,
     /// Its `context.scaffold_script`, when it has one: then whether the
     /// script ran (`--scaffold`) or not (`--no-scaffold`) is in its key.
     pub scaffold_script: Option<String>,
@@ -289,84 +289,50 @@ fn errored(used: &UsedRuns, arm: Arm) -> impl Iterator<Item = &StoredRun> {
 }
 
 /// The document made from exactly `used` (one entry per planned case, in
-/// order): the platform's reduction applied to them. `cost_usd` is left to
-/// the caller (what this invocation spent).
+/// order), started at `started`: the reduction's fold over them. `cost_usd`
+/// is left to the caller (what this invocation spent).
 pub fn document(
     plan: &Plan,
     used: &[UsedRuns],
     ctx: &ReduceContext,
+    started: chrono::DateTime<chrono::Utc>,
     label: &Utf8Path,
 ) -> Result<SkillEval> {
-    let run = |r: &StoredRun| crate::reduce::PlatformRun {
-        score: r.outcome.score,
-        cost_usd: r.outcome.cost_usd,
-        error: r.outcome.error.clone().map(serde_json::Value::String),
-        aborted: None,
-        graders: r
-            .outcome
-            .graders
-            .iter()
-            .map(|g| RunGrader {
-                name: g.name.clone(),
-                passed: g.passed,
-                explanation: g.explanation.clone(),
-                scored: g.scored,
-                with_only: g.with_only,
-            })
-            .collect(),
-    };
-    let cases = plan
+    let cases: Vec<FoldCase> = plan
         .cases
         .iter()
         .zip(used)
         .filter(|(_, u)| !u.with.is_empty() || !u.without.is_empty() || !u.errored.is_empty())
-        .map(|(c, u)| PlatformCase {
-            name: c.name.clone(),
-            graders: c
+        .map(|(c, u)| FoldCase {
+            name: &c.name,
+            triggers: c
                 .triggers
                 .iter()
-                .map(|t| GraderDef {
+                .map(|t| TriggerDef {
                     name: t.name.clone(),
-                    kind: "tool_used".into(),
-                    config: Some(GraderConfig {
-                        tool: Some("Skill".into()),
-                        max: t.quiet.then(|| 0.into()),
-                        arm: t.arm.clone(),
-                    }),
+                    quiet: t.quiet,
                 })
                 .collect(),
-            arms: Arms {
-                with: u
-                    .with
-                    .iter()
-                    .chain(errored(u, Arm::With))
-                    .map(run)
-                    .collect(),
-                without: u
-                    .without
-                    .iter()
-                    .chain(errored(u, Arm::Without))
-                    .map(run)
-                    .collect(),
-            },
+            only_with_only: c.only_with_only,
+            with: u
+                .with
+                .iter()
+                .chain(errored(u, Arm::With))
+                .map(|r| &r.outcome)
+                .collect(),
+            without: u
+                .without
+                .iter()
+                .chain(errored(u, Arm::Without))
+                .map(|r| &r.outcome)
+                .collect(),
         })
         .collect();
-    let doc = PlatformDoc {
-        schema_version: Some(1.into()),
-        started_at: None,
+    let totals = Totals {
         cost_usd: 0.0,
-        partial: false,
-        partial_reason: None,
-        suite: PlatformSuite {
-            ablation: "with-without".into(),
-            plugins: vec![PlatformPlugin {
-                name: crate::item::plugin_name(&plan.item),
-                problem: None,
-            }],
-        },
-        cases,
+        partial: None,
     };
-    crate::reduce::reduce_named(&doc, ctx, label).map_err(|e| match e {
+    crate::reduce::fold(&cases, ctx, started, &totals, label).map_err(|e| match e {
         Error::PlatformFailed { message, details } => Error::PlatformFailed {
             message: format!("{message} (from the evidence store)"),
             details,
@@ -407,6 +373,7 @@ mod tests {
                     digest: "d".into(),
                     runs,
                     triggers: vec![],
+                    only_with_only: false,
                     scaffold_script: None,
                 })
                 .collect(),

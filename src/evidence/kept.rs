@@ -175,7 +175,7 @@ impl Evaluation {
             options,
             filtered,
             partial: doc.partial,
-            partial_reason: doc.partial_reason.clone(),
+            partial_reason: doc.partial_reason.as_ref().map(ToString::to_string),
             with: doc.with,
             without: doc.without,
             delta: doc.delta,

@@ -60,7 +60,7 @@ pub use kept::{
     Evaluation, EvaluationOptions, KeptDecision, MODE_RULE, RecordProvenance, Records, RuleCheck,
     keep_decision,
 };
-pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform};
+pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform, runs_from_result};
 pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
     pending_tag, read_export,
@@ -247,57 +247,9 @@ impl RunKey {
     }
 }
 
-/// One grader's result in a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GraderOutcome {
-    /// The grader's name.
-    pub name: String,
-    /// Whether it passed.
-    pub passed: bool,
-    /// Whether it counted toward the run's score.
-    pub scored: bool,
-    /// Whether it is a with-only plugin-fired indicator.
-    pub with_only: bool,
-    /// Its weight in the score.
-    pub weight: f64,
-    /// The platform's explanation.
-    pub explanation: String,
-}
+pub use crate::platform::result::{GraderOutcome, RunOutcome};
 
-/// What one platform run came to, and who paid for it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunOutcome {
-    /// Weighted share of scored graders that passed, 0..1.
-    pub score: f64,
-    /// The platform's pass flag.
-    pub passed: bool,
-    /// Every grader's result.
-    pub graders: Vec<GraderOutcome>,
-    /// Dollars, judge included.
-    pub cost_usd: f64,
-    /// Dollars spent on the judge.
-    pub judge_cost_usd: f64,
-    /// Wall time of the run.
-    pub duration_seconds: f64,
-    /// Agent turns.
-    pub turns: u32,
-    /// Why the run ended abnormally, if it did: the platform's `error`, or
-    /// `aborted: <server>/<tool>: <reason>` when a mock stopped it. Such a
-    /// run is never used as a result ([`RunOutcome::usable`]).
-    #[serde(default)]
-    pub error: Option<String>,
-    /// The platform skipped the paid (llm) graders.
-    pub skipped_paid_graders: bool,
-    /// When the run started.
-    pub started_at: DateTime<Utc>,
-    /// Its 1-based position in its arm of the platform result.
-    pub run: u32,
-    /// The bob-eval run id that bought it (`eval-<item>-<UTC start>`).
-    pub bought_by: String,
-}
-
+/// The checks every stored run is held to, whatever its source.
 impl RunOutcome {
     /// False for a run the platform marked with an error (or a mock
     /// aborted), graded or not, and for one that skipped its paid graders: it

@@ -1,15 +1,13 @@
 //! From a platform result (`claude plugin eval`, `schemaVersion` 1) to the
 //! runs the evidence store keeps.
 //!
-//! The reduce module's types read only what the numbers need; these read
-//! what the store keeps as well (grader explanations and flags, judge cost,
-//! duration, turns, start times, the platform's version).
+//! The platform's result is typed once ([`crate::platform::result`]); this
+//! adds each run's key.
 
-use super::{Arm, GraderOutcome, RunKey, RunOutcome, StoredRun};
-use crate::error::{Error, Location, Result};
+use super::{Arm, RunKey, StoredRun};
+use crate::error::{Error, Result};
+use crate::platform::result::PlatformResult;
 use camino::Utf8Path;
-use chrono::{DateTime, Utc};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The parts of a run's key that are the case's own: its folder's digest,
@@ -44,232 +42,55 @@ pub struct PlatformRunsContext {
     pub bought_by: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Doc {
-    #[serde(default)]
-    schema_version: Option<serde_json::Value>,
-    #[serde(default)]
-    claude_version: Option<String>,
-    #[serde(default)]
-    started_at: Option<DateTime<Utc>>,
-    #[serde(default)]
-    suite: Suite,
-    #[serde(default)]
-    cases: Vec<Case>,
-}
-
-#[derive(Default, Deserialize)]
-struct Suite {
-    #[serde(default)]
-    ablation: String,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    #[serde(default)]
-    graders: Vec<GraderDef>,
-    #[serde(default)]
-    arms: Arms,
-}
-
-#[derive(Clone, Deserialize)]
-struct GraderDef {
-    name: String,
-    #[serde(rename = "type", default)]
-    kind: String,
-    #[serde(default)]
-    config: GraderConfig,
-}
-
-#[derive(Clone, Default, Deserialize)]
-struct GraderConfig {
-    #[serde(default)]
-    tool: Option<serde_json::Value>,
-    #[serde(default)]
-    arm: Option<serde_json::Value>,
-}
-
-impl GraderDef {
-    /// Under `with-without`, a plugin-fired indicator: `tool_used` on `Skill`
-    /// (unless `arm: both`), or any grader with `arm: with-only`.
-    fn with_only(&self) -> bool {
-        let arm = self.config.arm.as_ref().and_then(|a| a.as_str());
-        let tool = self.config.tool.as_ref().and_then(|t| t.as_str());
-        crate::suite::is_with_only(&self.kind, tool, arm)
-    }
-}
-
-/// Rescore a with-arm run of a single-arm result (`ablation: none`, where
-/// every grader is scored) under the with/without rules: the case's with-only
-/// graders become unscored indicators, unless every grader is one (then all
-/// are scored, as the platform does); the score is the weighted share of the
-/// scored graders that passed, and the run passes when all of them did (and
-/// it had not failed for another reason). A run with no graders is left as
-/// it is.
-fn rescore_as_with_without(run: &mut RunOutcome, graders: &[GraderDef]) {
-    let indicators: Vec<&str> = graders
-        .iter()
-        .filter(|g| g.with_only())
-        .map(|g| g.name.as_str())
-        .collect();
-    if run.graders.is_empty() || indicators.is_empty() || indicators.len() == graders.len() {
-        return;
-    }
-    let all_passed = |gs: &[GraderOutcome]| gs.iter().filter(|g| g.scored).all(|g| g.passed);
-    let failed_otherwise = !run.passed && all_passed(&run.graders);
-    for g in &mut run.graders {
-        let indicator = indicators.contains(&g.name.as_str());
-        g.with_only = indicator;
-        g.scored = !indicator;
-    }
-    let (mut passed, mut total) = (0.0, 0.0);
-    for g in run.graders.iter().filter(|g| g.scored) {
-        total += g.weight;
-        if g.passed {
-            passed += g.weight;
-        }
-    }
-    if total > 0.0 {
-        run.score = passed / total;
-    }
-    run.passed = !failed_otherwise && all_passed(&run.graders);
-}
-
-#[derive(Default, Deserialize)]
-struct Arms {
-    #[serde(default)]
-    with: Vec<Run>,
-    #[serde(default)]
-    without: Vec<Run>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Run {
-    score: f64,
-    #[serde(default)]
-    passed: bool,
-    #[serde(default)]
-    turns: u32,
-    #[serde(default)]
-    cost_usd: f64,
-    #[serde(default)]
-    judge_cost_usd: f64,
-    #[serde(default)]
-    duration_seconds: f64,
-    #[serde(default)]
-    started_at: Option<DateTime<Utc>>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-    #[serde(default)]
-    aborted: Option<serde_json::Value>,
-    #[serde(default)]
-    skipped_paid_graders: bool,
-    #[serde(default)]
-    graders: Vec<Grader>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Grader {
-    name: String,
-    #[serde(default)]
-    passed: bool,
-    #[serde(default = "one")]
-    weight: f64,
-    #[serde(default)]
-    explanation: String,
-    #[serde(default)]
-    with_only: bool,
-    #[serde(default = "yes")]
-    scored: bool,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-fn yes() -> bool {
-    true
-}
-
 /// Every run of the platform result `bytes` (read from `path`, named in
-/// errors) as a run to store, keyed with `ctx`. A single-arm result
-/// (`ablation: none`: the item loaded, the with arm alone) gives with-arm
-/// runs rescored under the with/without rules, so they stand beside runs
-/// bought under `with-without` (see `docs/evidence.md`). Bad JSON, a `schemaVersion`
-/// other than 1, a case without a digest in `ctx` or an impossible number is
-/// invalid input naming the file.
+/// errors) as a run to store, keyed with `ctx` ([`runs_from_result`]).
 pub fn runs_from_platform(
     bytes: &[u8],
     path: &Utf8Path,
     ctx: &PlatformRunsContext,
 ) -> Result<Vec<StoredRun>> {
-    let doc: Doc = serde_json::from_slice(bytes).map_err(|e| Error::InvalidInput {
-        at: Location::at(path, e.line().max(1)),
-        message: format!("not a `claude plugin eval` result (schemaVersion 1): {e}"),
-    })?;
-    if doc.schema_version.as_ref().and_then(|v| v.as_u64()) != Some(1) {
-        return Err(Error::invalid(
-            path,
-            "not a `claude plugin eval` result with schemaVersion 1",
-        ));
-    }
-    let platform_version = doc
+    runs_from_result(&crate::platform::result::parse(bytes, path)?, path, ctx)
+}
+
+/// Every run of the platform result `result` (read from `path`, named in
+/// errors) as a run to store, keyed with `ctx`. A single-arm result
+/// (`ablation: none`: the item loaded, the with arm alone) gives with-arm
+/// runs rescored under the with/without rules, so they stand beside runs
+/// bought under `with-without` (see `docs/evidence.md`). A result without
+/// `claudeVersion`, a case without a digest in `ctx`, a run without a start
+/// or an impossible number is invalid input naming the file.
+pub fn runs_from_result(
+    result: &PlatformResult,
+    path: &Utf8Path,
+    ctx: &PlatformRunsContext,
+) -> Result<Vec<StoredRun>> {
+    let platform_version = result
         .claude_version
+        .clone()
         .filter(|v| !v.is_empty())
         .ok_or_else(|| Error::invalid(path, "no claudeVersion: the runs cannot be keyed"))?;
-    let single_arm = match doc.suite.ablation.as_str() {
-        "with-without" | "" => false,
-        "none" => true,
-        other => {
-            return Err(Error::invalid(
-                path,
-                format!(
-                    "ablation {other:?}: bob-eval keeps runs of `with-without` and `none` (with arm only) results"
-                ),
-            ));
-        }
-    };
     let mut out = Vec::new();
-    for case in doc.cases {
-        if single_arm && !case.arms.without.is_empty() {
-            return Err(Error::invalid(
-                path,
-                format!(
-                    "case `{}` has a without arm in a single-arm (ablation none) result",
-                    case.name
-                ),
-            ));
-        }
+    for case in result.cases(path, None)? {
         let case_key = ctx.cases.get(&case.name).ok_or_else(|| {
             Error::invalid(
                 path,
                 format!("case `{}` is in the result but not in the suite", case.name),
             )
         })?;
-        for (arm, runs) in [
-            (Arm::With, case.arms.with),
-            (Arm::Without, case.arms.without),
-        ] {
-            for (i, run) in runs.into_iter().enumerate() {
-                let at = |what: String| {
-                    Error::invalid(
+        for (arm, runs) in [(Arm::With, case.with), (Arm::Without, case.without)] {
+            for (i, mut outcome) in runs.into_iter().enumerate() {
+                outcome.bought_by.clone_from(&ctx.bought_by);
+                if let Some(problem) = outcome.problem() {
+                    return Err(Error::invalid(
                         path,
                         format!(
-                            "case `{}`, {} arm, run {}: {what}",
+                            "case `{}`, {} arm, run {}: {problem}",
                             case.name,
                             arm.as_str(),
                             i + 1
                         ),
-                    )
-                };
-                let started_at = run
-                    .started_at
-                    .or(doc.started_at)
-                    .ok_or_else(|| at("no startedAt".into()))?;
+                    ));
+                }
                 let key = RunKey {
                     item: ctx.item.clone(),
                     item_digest: ctx.item_digest.clone(),
@@ -282,40 +103,6 @@ pub fn runs_from_platform(
                     tools: ctx.tools.clone(),
                     options: case_key.options.clone(),
                 };
-                let mut outcome = RunOutcome {
-                    score: run.score,
-                    passed: run.passed,
-                    graders: run
-                        .graders
-                        .into_iter()
-                        .map(|g| GraderOutcome {
-                            name: g.name,
-                            passed: g.passed,
-                            scored: g.scored,
-                            with_only: g.with_only,
-                            weight: g.weight,
-                            explanation: g.explanation,
-                        })
-                        .collect(),
-                    cost_usd: run.cost_usd,
-                    judge_cost_usd: run.judge_cost_usd,
-                    duration_seconds: run.duration_seconds,
-                    turns: run.turns,
-                    error: crate::reduce::marked(run.error.as_ref()).or_else(|| {
-                        crate::reduce::marked(run.aborted.as_ref())
-                            .map(|why| format!("aborted: {why}"))
-                    }),
-                    skipped_paid_graders: run.skipped_paid_graders,
-                    started_at,
-                    run: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                    bought_by: ctx.bought_by.clone(),
-                };
-                if single_arm {
-                    rescore_as_with_without(&mut outcome, &case.graders);
-                }
-                if let Some(problem) = outcome.problem() {
-                    return Err(at(problem));
-                }
                 out.push(StoredRun::new(key, outcome));
             }
         }
@@ -326,7 +113,10 @@ pub fn runs_from_platform(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::{GraderOutcome, RunOutcome};
+    use crate::platform::result::{GraderDef, rescore_as_with_without};
     use camino::Utf8PathBuf;
+    use chrono::DateTime;
 
     fn capture(name: &str) -> (Vec<u8>, Utf8PathBuf) {
         let path = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -283,8 +283,8 @@ pub fn decide_under(
     let not_partial = if result.partial {
         let reason = result
             .partial_reason
-            .as_deref()
-            .unwrap_or("no reason given");
+            .as_ref()
+            .map_or_else(|| "no reason given".to_string(), ToString::to_string);
         fail(
             "not-partial",
             format!("the result is partial ({reason}) and a partial result is never accepted"),

@@ -6,7 +6,7 @@ fn result(with: f64, without: f64, trigger: Option<f64>, partial: Option<&str>) 
     SkillEval {
         trigger_rate: trigger,
         partial: partial.is_some(),
-        partial_reason: partial.map(str::to_string),
+        partial_reason: partial.map(Into::into),
         ..SkillEval::sample(with, without)
     }
 }

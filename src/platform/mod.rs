@@ -38,6 +38,7 @@ mod probe;
 pub use probe::*;
 pub mod env;
 mod process;
+pub mod result;
 pub use process::TAG;
 use process::*;
 mod stderr;
@@ -385,7 +386,9 @@ fn map_status(
     match (status.code(), status.signal()) {
         (Some(0), _) => {}
         (Some(2), _) => {
-            if document.is_file() && partial_reason(document).as_deref() == Some("auth_failed") {
+            if document.is_file()
+                && result::read(document).is_ok_and(|r| r.partial_reason.as_deref() == Some("auth_failed"))
+            {
                 return Err(Error::PlatformFailed {
                     message: "the platform's credential was rejected (auth_failed): log in with `claude /login` or set ANTHROPIC_API_KEY, then run again".into(),
                     details: error_lines(summary, hidden),
@@ -418,13 +421,3 @@ fn map_status(
     Ok(())
 }
 
-/// `partialReason` of a platform document, read without typing the rest.
-fn partial_reason(document: &Utf8Path) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "partialReason")]
-        partial_reason: Option<String>,
-    }
-    let bytes = crate::fsio::read(document, crate::config::MAX_INPUT_FILE).ok()?;
-    serde_json::from_slice::<Head>(&bytes).ok()?.partial_reason
-}

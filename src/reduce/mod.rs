@@ -1,27 +1,26 @@
-//! Reduce the platform's result document (`schemaVersion` 1) to `skill-eval/1`.
+//! Reduce typed runs to `skill-eval/1`: a pure fold ([`fold`]) from each
+//! case's runs per arm to the document's numbers, intervals and grader
+//! detail. The runs come from the platform's result
+//! ([`crate::platform::result`], the one model of it) or from the evidence
+//! store; storing, reporting and saving are the caller's.
 //!
-//! Only the fields the numbers need are typed; serde skips everything else
-//! (evidence, traces, prompts) without building it, so a 50 MB document parses
-//! fast. The numbers come from the runs themselves, never from the platform's
+//! The numbers come from the runs themselves, never from the platform's
 //! aggregates (docs/running.md).
 
 use crate::document::{
-    ArmCount, CaseEval, GraderEval, GraderRole, SKILL_EVAL, SkillEval, Verdict,
+    ArmCount, CaseEval, GraderEval, GraderRole, PartialReason, SKILL_EVAL, SkillEval, Verdict,
     bounded_explanation, round4, sum_usd,
 };
-use crate::error::{Error, Location, Result};
-use crate::item::plugin_name;
+use crate::error::{Error, Result};
+use crate::platform::result::{CaseOutcomes, PlatformResult, RunOutcome};
 use camino::Utf8Path;
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
 use std::collections::HashSet;
 
-mod platform_doc;
-pub use platform_doc::*;
 mod faults;
-pub use faults::*;
+pub use faults::RunFaults;
 
-/// What the reduced document says beyond the platform's numbers.
+/// What the reduced document says beyond the runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReduceContext {
     /// The item evaluated; decides the expected plugin `bob-eval-<item>`.
@@ -30,16 +29,16 @@ pub struct ReduceContext {
     pub model: String,
     /// The ceiling the run was held to.
     pub max_cost_usd: f64,
-    /// When the run started (gives `run` and `date`); `None`: the document's own `startedAt`.
+    /// When the run started (gives `run` and `date`); `None`: the result's own `startedAt`.
     pub started: Option<DateTime<Utc>>,
 }
 
-/// Where a platform document came from, which decides whose fault a bad one is.
+/// Where a platform result came from, which decides whose fault a bad one is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub enum ResultSource {
     /// The platform just wrote it and exited with this code: an unusable
-    /// document is the platform's failure (exit 3), and exit 2 means partial
-    /// whatever the document says.
+    /// result is the platform's failure (exit 3), and exit 2 means partial
+    /// whatever the result says.
     Platform {
         /// The platform's exit code.
         exit_code: i32,
@@ -48,156 +47,181 @@ pub enum Origin {
     File,
 }
 
-/// Read and parse a platform document; bad JSON or `schemaVersion` != 1 is invalid input.
-pub fn read_doc(path: &Utf8Path) -> Result<PlatformDoc> {
-    let bytes = crate::fsio::read(path, crate::config::MAX_INPUT_FILE)
-        .map_err(|e| Error::unreadable(path, e))?;
-    parse_doc(&bytes, path)
-}
-
-/// Parse a platform document held in memory; `path` names it in errors.
-pub fn parse_doc(bytes: &[u8], path: &Utf8Path) -> Result<PlatformDoc> {
-    let doc: PlatformDoc = serde_json::from_slice(bytes).map_err(|e| Error::InvalidInput {
-        at: Location::at(path, e.line().max(1)),
-        message: format!("not a `claude plugin eval` result (schemaVersion 1): {e}"),
-    })?;
-    match &doc.schema_version {
-        Some(v) if v.as_u64() == Some(1) => Ok(doc),
-        Some(v) => Err(Error::invalid(
-            path,
-            format!(
-                "schemaVersion {v} is not supported (bob-eval reads schemaVersion 1): upgrade bob-eval or use a matching Claude Code"
-            ),
-        )),
-        None => Err(Error::invalid(
-            path,
-            "no schemaVersion: not a `claude plugin eval` result",
-        )),
-    }
-}
-
-/// Reduce the platform document at `path`, the one entry for a document on
-/// disk: errors name the file, and `origin` says whose fault an unusable one is.
-pub fn reduce_file(path: &Utf8Path, origin: Origin, ctx: &ReduceContext) -> Result<SkillEval> {
-    let reduced = read_doc(path).and_then(|doc| {
-        let mut doc = doc;
-        if origin == (Origin::Platform { exit_code: 2 }) && !doc.partial {
-            // The platform said partial by its exit code; the document must not say otherwise.
-            doc.partial = true;
-            if doc.partial_reason.as_deref().is_none_or(str::is_empty) {
-                doc.partial_reason = Some("platform_exit_2".into());
+impl ResultSource {
+    /// `result` with its fault assigned: invalid input in a result the
+    /// platform just wrote is the platform's failure.
+    pub fn blame<T>(self, result: Result<T>) -> Result<T> {
+        match (self, result) {
+            (ResultSource::Platform { .. }, Err(Error::InvalidInput { at, message })) => {
+                Err(Error::PlatformFailed {
+                    message: format!("its result is not usable: {at}: {message}"),
+                    details: vec![],
+                })
             }
+            (_, other) => other,
         }
-        reduce_named(&doc, ctx, path)
-    });
-    match (origin, reduced) {
-        (Origin::Platform { .. }, Err(Error::InvalidInput { at, message })) => {
-            Err(Error::PlatformFailed {
-                message: format!("its result is not usable: {at}: {message}"),
-                details: vec![],
-            })
-        }
-        (_, other) => other,
     }
 }
 
-/// What a single-arm platform run came to ([`check_single_arm`]).
+/// Read the platform result at `path` (see [`crate::platform::result::read`]);
+/// from a platform that exited with code 2 it is partial whatever it says.
+pub fn read_result(path: &Utf8Path, source: ResultSource) -> Result<PlatformResult> {
+    let mut result = crate::platform::result::read(path)?;
+    if source == (ResultSource::Platform { exit_code: 2 }) && !result.partial {
+        result.partial = true;
+        if result.partial_reason.as_deref().is_none_or(str::is_empty) {
+            result.partial_reason = Some(PartialReason::PlatformExit2.to_string());
+        }
+    }
+    Ok(result)
+}
+
+/// Reduce the platform result at `path`, the one entry for a result on
+/// disk: errors name the file, and `source` says whose fault an unusable one is.
+pub fn reduce_file(path: &Utf8Path, source: ResultSource, ctx: &ReduceContext) -> Result<SkillEval> {
+    source.blame(read_result(path, source).and_then(|result| reduce_named(&result, ctx, path)))
+}
+
+/// What a platform result came to, checked but not reduced ([`check_single_arm`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SingleArm {
+pub struct Checked {
     /// The platform's `costUsd` (to 4 decimals).
     pub cost_usd: f64,
-    /// Why it stopped early, when it did.
-    pub partial_reason: Option<String>,
+    /// Why it stopped early, when it did (the platform's own reason).
+    pub partial_reason: Option<PartialReason>,
 }
 
-/// Check the result of a single-arm platform run (`--ablation none`, the
-/// item's plugin loaded: the with arm alone) as [`reduce_file`] checks a
-/// with/without one: the plugin loaded, the scores are fractions, and no
-/// case has a without arm. It is not reduced: its runs are rescored and
-/// kept as evidence, and the document is made from the store.
-pub fn check_single_arm(path: &Utf8Path, origin: Origin, item: &str) -> Result<SingleArm> {
-    let checked = read_doc(path).and_then(|doc| {
-        check_plugin(&doc, item, "none")?;
-        check_scores(&doc, path)?;
-        if let Some(case) = doc.cases.iter().find(|c| !c.arms.without.is_empty()) {
-            return Err(Error::invalid(
-                path,
-                format!(
-                    "case `{}` has a without arm in a single-arm (ablation none) result",
-                    case.name
-                ),
-            ));
-        }
-        let partial = doc.partial || origin == (Origin::Platform { exit_code: 2 });
-        Ok(SingleArm {
-            cost_usd: crate::document::round4(doc.cost_usd),
-            partial_reason: partial.then(|| {
-                doc.partial_reason
-                    .filter(|r| !r.is_empty())
-                    .unwrap_or_else(|| "platform_exit_2".into())
-            }),
-        })
-    });
-    match (origin, checked) {
-        (Origin::Platform { .. }, Err(Error::InvalidInput { at, message })) => {
-            Err(Error::PlatformFailed {
-                message: format!("its result is not usable: {at}: {message}"),
-                details: vec![],
-            })
-        }
-        (_, other) => other,
+/// Check a single-arm result (`--ablation none`, the item's plugin loaded:
+/// the with arm alone) as [`reduce_named`] checks a with/without one: the
+/// plugin loaded, the scores are fractions, and no case has a without arm.
+/// It is not reduced: its runs are rescored and kept as evidence, and the
+/// document is made from the store.
+pub fn check_single_arm(result: &PlatformResult, path: &Utf8Path, item: &str) -> Result<Checked> {
+    result.check_loaded(item, "none")?;
+    result.check_scores(path)?;
+    if let Some(case) = result.cases.iter().find(|c| !c.arms.without.is_empty()) {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "case `{}` has a without arm in a single-arm (ablation none) result",
+                case.name
+            ),
+        ));
     }
+    Ok(Checked {
+        cost_usd: round4(result.cost_usd),
+        partial_reason: result
+            .partial
+            .then(|| PartialReason::from_platform(result.partial_reason.as_deref())),
+    })
 }
 
-/// Every run score must be a fraction (the platform's scores are weighted
-/// pass shares): anything else would make every mean meaningless.
-fn check_scores(doc: &PlatformDoc, path: &Utf8Path) -> Result<()> {
-    for case in &doc.cases {
-        for (arm, runs) in [("with", &case.arms.with), ("without", &case.arms.without)] {
-            for (i, run) in runs.iter().enumerate() {
-                if !(0.0..=1.0).contains(&run.score) {
-                    return Err(Error::invalid(
-                        path,
-                        format!(
-                            "case `{}`, run {} of the {arm} arm: score {} is outside 0..1; is this a `claude plugin eval` result?",
-                            case.name,
-                            i + 1,
-                            run.score
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Reduce a parsed platform document to a validated `skill-eval/1` document.
-pub fn reduce(doc: &PlatformDoc, ctx: &ReduceContext) -> Result<SkillEval> {
+/// Reduce a parsed platform result to a validated `skill-eval/1` document.
+pub fn reduce(result: &PlatformResult, ctx: &ReduceContext) -> Result<SkillEval> {
     let label = format!("<skill-eval/1 for {}>", ctx.item);
-    reduce_named(doc, ctx, Utf8Path::new(&label))
+    reduce_named(result, ctx, Utf8Path::new(&label))
 }
 
-/// [`reduce`], naming `path` as the input in errors.
-pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
+/// [`reduce`], naming `path` as the input in errors: the result checked
+/// (the plugin loaded under `with-without`, scores are fractions), its runs
+/// typed once, then [`fold`]ed.
+pub fn reduce_named(result: &PlatformResult, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
     let started = match ctx.started {
         Some(started) => started,
-        None => doc.started().ok_or_else(|| {
+        None => result.started().ok_or_else(|| {
             Error::invalid(
                 path,
                 "no valid `startedAt` (RFC 3339): cannot date the run; is this a platform result?",
             )
         })?,
     };
-    check_loaded(doc, &ctx.item)?;
-    check_scores(doc, path)?;
+    result.check_loaded(&ctx.item, "with-without")?;
+    result.check_scores(path)?;
+    let typed = result.cases(path, Some(started))?;
+    let cases: Vec<FoldCase> = typed.iter().map(FoldCase::of_result).collect();
+    let totals = Totals {
+        cost_usd: result.cost_usd,
+        partial: result
+            .partial
+            .then(|| PartialReason::from_platform(result.partial_reason.as_deref())),
+    };
+    fold(&cases, ctx, started, &totals, path)
+}
 
+/// A trigger grader (`tool_used` on `Skill`) of a case, as the fold reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerDef {
+    /// The grader's name, as the runs name it.
+    pub name: String,
+    /// Quiet side (`max: 0`): the item must not fire.
+    pub quiet: bool,
+}
+
+/// One case as the fold reads it: its triggers and its runs per arm, those
+/// the platform marked with an error included (they are counted as faults,
+/// never toward a score).
+#[derive(Debug, Clone)]
+pub struct FoldCase<'a> {
+    /// Case name.
+    pub name: &'a str,
+    /// Its trigger graders.
+    pub triggers: Vec<TriggerDef>,
+    /// True when every grader the case defines is a with-only indicator
+    /// (the platform then scores them all).
+    pub only_with_only: bool,
+    /// The with-arm runs.
+    pub with: Vec<&'a RunOutcome>,
+    /// The without-arm runs.
+    pub without: Vec<&'a RunOutcome>,
+}
+
+impl<'a> FoldCase<'a> {
+    /// A case of a platform result, its triggers from the graders it echoes.
+    pub fn of_result(case: &'a CaseOutcomes) -> FoldCase<'a> {
+        FoldCase {
+            name: &case.name,
+            triggers: case
+                .graders
+                .iter()
+                .filter(|g| g.is_trigger())
+                .map(|g| TriggerDef {
+                    name: g.name.clone(),
+                    quiet: g.is_quiet(),
+                })
+                .collect(),
+            only_with_only: !case.graders.is_empty() && case.graders.iter().all(|g| g.is_with_only()),
+            with: case.with.iter().collect(),
+            without: case.without.iter().collect(),
+        }
+    }
+}
+
+/// What is said of the whole result beside its runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Totals {
+    /// What the result cost (the document's `cost_usd`).
+    pub cost_usd: f64,
+    /// Why it is partial, when its source stopped early.
+    pub partial: Option<PartialReason>,
+}
+
+/// The fold: `cases`' runs to a validated `skill-eval/1` document started
+/// at `started`, with `totals`' cost and partial reason (a marked run or a
+/// missing arm make it partial too). `label` names the input in errors.
+pub fn fold(
+    cases: &[FoldCase],
+    ctx: &ReduceContext,
+    started: DateTime<Utc>,
+    totals: &Totals,
+    label: &Utf8Path,
+) -> Result<SkillEval> {
+    let path = label;
     let mut run_errors = false;
-    let mut cases = Vec::with_capacity(doc.cases.len());
+    let mut out_cases = Vec::with_capacity(cases.len());
     let mut triggers = Triggers::default();
-    let mut samples = Vec::with_capacity(doc.cases.len());
+    let mut samples = Vec::with_capacity(cases.len());
     let mut faults = RunFaults::default();
-    for case in &doc.cases {
+    for case in cases {
         let reduced = reduce_case(case);
         run_errors |= reduced.not_comparable;
         triggers.add(reduced.triggers);
@@ -212,22 +236,23 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
                     cost_usd: 0.0,
                     trigger: Default::default(),
                 });
-                cases.push(eval);
+                out_cases.push(eval);
             }
             None => run_errors = true,
         }
     }
+    let mut cases = out_cases;
     // 95 % intervals and advisories, from the very runs the numbers come from.
     let comparison = crate::stats::compare(&samples, crate::stats::CONFIDENCE);
     for (case, stats) in cases.iter_mut().zip(comparison.cases) {
         case.stats = Some(stats.rounded());
     }
     if cases.is_empty() && faults.errored == 0 {
-        let why = match doc.partial_reason.as_deref() {
-            Some(reason) if doc.partial => {
+        let why = match &totals.partial {
+            Some(reason) => {
                 format!("the platform stopped early ({reason}) before any case finished a run")
             }
-            _ => "the result holds no case with a finished run".to_string(),
+            None => "the result holds no case with a finished run".to_string(),
         };
         return Err(Error::PlatformFailed {
             message: format!(
@@ -249,23 +274,11 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
     let delta = round4(with - without);
     let (trigger_rate, fires_rate, quiet_rate) = triggers.rates();
 
-    let (partial, partial_reason) = if doc.partial {
-        (
-            true,
-            Some(
-                doc.partial_reason
-                    .clone()
-                    .filter(|r| !r.is_empty())
-                    .unwrap_or_else(|| "unspecified".into()),
-            ),
-        )
-    } else if let Some(reason) = faults.reason() {
-        (true, Some(reason))
-    } else if run_errors {
-        (true, Some(RUN_ERRORS.to_string()))
-    } else {
-        (false, None)
-    };
+    let partial_reason = totals
+        .partial
+        .clone()
+        .or_else(|| faults.reason())
+        .or_else(|| run_errors.then_some(PartialReason::RunErrors(None)));
 
     let rounded_ceiling = round4(ctx.max_cost_usd);
     let out = SkillEval {
@@ -281,13 +294,13 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         trigger_rate,
         fires_rate,
         quiet_rate,
-        cost_usd: round4(sum_usd([doc.cost_usd])),
+        cost_usd: round4(sum_usd([totals.cost_usd])),
         max_cost_usd: if rounded_ceiling > 0.0 {
             rounded_ceiling
         } else {
             ctx.max_cost_usd
         },
-        partial,
+        partial: partial_reason.is_some(),
         partial_reason,
         cases,
         reused_runs: None,
@@ -313,42 +326,6 @@ pub fn reduce_named(doc: &PlatformDoc, ctx: &ReduceContext, path: &Utf8Path) -> 
         .map_err(|e| Error::invalid(path, format!("cannot be reduced: {e}")))?;
     crate::schema::validate_skill_eval(&value, path)?;
     Ok(out)
-}
-
-/// The plugin must have loaded under the with/without ablation.
-fn check_loaded(doc: &PlatformDoc, item: &str) -> Result<()> {
-    check_plugin(doc, item, "with-without")
-}
-
-/// The plugin must have loaded, under the ablation `ablation` bob-eval asked for.
-fn check_plugin(doc: &PlatformDoc, item: &str, ablation: &str) -> Result<()> {
-    let expected = plugin_name(item);
-    if doc.suite.ablation != ablation {
-        let why = if ablation == "with-without" {
-            "it found no plugin to ablate, so there is no without arm to compare"
-        } else {
-            "it ran another ablation than the one asked for"
-        };
-        return Err(Error::PluginNotLoaded(format!(
-            "the platform ran with ablation {:?}, not {ablation:?}: {why} (expected plugin {expected:?})",
-            doc.suite.ablation
-        )));
-    }
-    match doc.suite.plugins.iter().find(|p| p.name == expected) {
-        None => {
-            let found: Vec<&str> = doc.suite.plugins.iter().map(|p| p.name.as_str()).collect();
-            Err(Error::PluginNotLoaded(format!(
-                "the result lists plugins {found:?}, not {expected:?}: this result is not an eval of {item:?}"
-            )))
-        }
-        Some(PlatformPlugin {
-            problem: Some(problem),
-            ..
-        }) if !problem.is_null() => Err(Error::PluginNotLoaded(format!(
-            "the platform reported a problem with {expected:?}: {problem}"
-        ))),
-        Some(_) => Ok(()),
-    }
 }
 
 struct ReducedCase {
@@ -395,85 +372,38 @@ impl Triggers {
     }
 }
 
-/// A trigger grader that wants the item not to fire (`max: 0`).
-fn is_quiet(grader: &GraderDef) -> bool {
-    grader
-        .config
-        .as_ref()
-        .and_then(|c| c.max.as_ref())
-        .and_then(serde_json::Value::as_f64)
-        == Some(0.0)
-}
-
-fn is_trigger(grader: &GraderDef) -> bool {
-    crate::suite::is_skill_trigger(&grader.kind, tool_of(grader))
-}
-
-/// The `tool` the platform echoes in `grader`'s configuration.
-fn tool_of(grader: &GraderDef) -> Option<&str> {
-    grader
-        .config
-        .as_ref()
-        .and_then(|c| c.tool.as_ref())
-        .and_then(|t| t.as_str())
-}
-
-/// True when the platform treats `grader` as with-only under the ablation
-/// (the same rule as `suite::Grader::is_with_only`, on the platform's echo of
-/// the grader's configuration).
-fn is_with_only(grader: &GraderDef) -> bool {
-    let arm = grader.config.as_ref().and_then(|c| c.arm.as_deref());
-    crate::suite::is_with_only(&grader.kind, tool_of(grader), arm)
-}
-
 /// True when the platform scored `case` by its with-only graders alone: under
 /// the ablation (a without arm), every grader it defines is with-only and its
 /// with-arm runs report them scored (the platform's rule when a case has no
-/// other grader). Asking the runs too keeps a document made from stored runs,
-/// whose definitions list only the trigger graders, from being marked.
-fn scored_by_trigger(case: &PlatformCase) -> bool {
-    let arms = &case.arms;
-    !arms.without.is_empty()
-        && !case.graders.is_empty()
-        && case.graders.iter().all(is_with_only)
-        && arms.with.iter().flat_map(|r| &r.graders).any(|g| g.scored)
-        && arms
-            .with
-            .iter()
-            .flat_map(|r| &r.graders)
-            .all(|g| g.scored && case.graders.iter().any(|d| d.name == g.name))
+/// other grader).
+fn scored_by_trigger(case: &FoldCase) -> bool {
+    let graders = || case.with.iter().flat_map(|r| &r.graders);
+    !case.without.is_empty()
+        && case.only_with_only
+        && graders().any(|g| g.scored)
+        && graders().all(|g| g.scored)
 }
 
-fn reduce_case(case: &PlatformCase) -> ReducedCase {
+fn reduce_case(case: &FoldCase) -> ReducedCase {
     let mut faults = RunFaults::default();
-    for run in case.arms.with.iter().chain(&case.arms.without) {
-        faults.add(run.fault());
+    for run in case.with.iter().chain(&case.without) {
+        faults.add(run.error.as_deref());
     }
     // Only the runs the platform did not mark count.
-    let counted = |runs: &[PlatformRun]| -> Vec<PlatformRun> {
-        runs.iter()
-            .filter(|r| r.fault().is_none())
-            .cloned()
+    fn counted<'r>(runs: &[&'r RunOutcome]) -> Vec<&'r RunOutcome> {
+        runs.iter().copied().filter(|r| r.error.is_none()).collect()
+    }
+    let (with, without) = (counted(&case.with), counted(&case.without));
+    let side = |quiet: bool| -> HashSet<&str> {
+        case.triggers
+            .iter()
+            .filter(|t| t.quiet == quiet)
+            .map(|t| t.name.as_str())
             .collect()
     };
-    let arms = &Arms {
-        with: counted(&case.arms.with),
-        without: counted(&case.arms.without),
-    };
-    let quiet: HashSet<&str> = case
-        .graders
-        .iter()
-        .filter(|g| is_trigger(g) && is_quiet(g))
-        .map(|g| g.name.as_str())
-        .collect();
-    let fires: HashSet<&str> = case
-        .graders
-        .iter()
-        .filter(|g| is_trigger(g) && !is_quiet(g))
-        .map(|g| g.name.as_str())
-        .collect();
+    let (fires, quiet) = (side(false), side(true));
     let mut t = Triggers::default();
-    for run in &arms.with {
+    for run in &with {
         for g in &run.graders {
             let passed = u64::from(g.passed);
             if fires.contains(g.name.as_str()) {
@@ -490,16 +420,16 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
         }
     }
     let (trigger_rate, fires_rate, quiet_rate) = t.rates();
-    let not_comparable = arms.without.is_empty() || faults.errored > 0;
-    let eval = (!arms.with.is_empty()).then(|| {
-        let with = round4(mean(arms.with.iter().map(|r| r.score)));
-        let without =
-            (!arms.without.is_empty()).then(|| round4(mean(arms.without.iter().map(|r| r.score))));
-        let delta = without.map(|w| round4(with - w));
+    let not_comparable = without.is_empty() || faults.errored > 0;
+    let eval = (!with.is_empty()).then(|| {
+        let with_score = round4(mean(with.iter().map(|r| r.score)));
+        let without_score =
+            (!without.is_empty()).then(|| round4(mean(without.iter().map(|r| r.score))));
+        let delta = without_score.map(|w| round4(with_score - w));
         CaseEval {
-            name: case.name.clone(),
-            with,
-            without,
+            name: case.name.to_string(),
+            with: with_score,
+            without: without_score,
             delta,
             verdict: delta.map(Verdict::of),
             trigger_rate,
@@ -507,23 +437,19 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
             quiet_rate,
             // What every run cost, counted or not: it was spent.
             cost_usd: round4(sum_usd(
-                case.arms
-                    .with
-                    .iter()
-                    .chain(&case.arms.without)
-                    .map(|r| r.cost_usd),
+                case.with.iter().chain(&case.without).map(|r| r.cost_usd),
             )),
-            runs: u32::try_from(arms.with.len() + arms.without.len()).unwrap_or(u32::MAX),
+            runs: u32::try_from(with.len() + without.len()).unwrap_or(u32::MAX),
             digest: None,
             stats: None,
-            graders: Some(grader_detail(arms)),
+            graders: Some(grader_detail(&with, &without)),
             scored_by_trigger: scored_by_trigger(case),
         }
     });
     ReducedCase {
         scores: (
-            arms.with.iter().map(|r| r.score).collect(),
-            arms.without.iter().map(|r| r.score).collect(),
+            with.iter().map(|r| r.score).collect(),
+            without.iter().map(|r| r.score).collect(),
         ),
         eval,
         not_comparable,
@@ -532,12 +458,12 @@ fn reduce_case(case: &PlatformCase) -> ReducedCase {
     }
 }
 
-/// Each grader named by the runs of `arms`, in order of first appearance: its
+/// Each grader named by the counted runs, in order of first appearance: its
 /// passes per arm and the explanation of its first failure (of its first
 /// error, when it threw on some run).
-fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
+fn grader_detail(with: &[&RunOutcome], without: &[&RunOutcome]) -> Vec<GraderEval> {
     let mut out: Vec<GraderEval> = Vec::new();
-    for (without, runs) in [(false, &arms.with), (true, &arms.without)] {
+    for (is_without, runs) in [(false, with), (true, without)] {
         for g in runs.iter().flat_map(|r| &r.graders) {
             let i = match out.iter().position(|e| e.name == g.name) {
                 Some(i) => i,
@@ -558,7 +484,7 @@ fn grader_detail(arms: &Arms) -> Vec<GraderEval> {
                 }
             };
             let entry = &mut out[i];
-            let count = if without {
+            let count = if is_without {
                 entry.without.get_or_insert(ArmCount { passed: 0, runs: 0 })
             } else {
                 &mut entry.with

@@ -24,7 +24,7 @@ fn run(score: f64, graders: &[(&str, bool)]) -> serde_json::Value {
     json!({"score": score, "costUsd": 0.01, "error": null, "graders": g})
 }
 
-fn doc(cases: serde_json::Value) -> PlatformDoc {
+fn doc(cases: serde_json::Value) -> PlatformResult {
     serde_json::from_value(json!({
         "schemaVersion": 1, "startedAt": "2026-12-02T09:39:15.075Z", "costUsd": 0.1, "partial": false,
         "suite": {"ablation": "with-without", "plugins": [{"name": "bob-eval-commit"}]},
@@ -117,7 +117,7 @@ fn broken_run_and_missing_arm_are_run_errors() {
         "arms": {"with": [run(1.0, &[])], "without": [{"score": 0, "error": "api 500", "graders": []}]}}]));
     let r = reduce(&d, &ctx()).unwrap();
     assert_eq!(
-        (r.partial, r.partial_reason.as_deref()),
+        (r.partial, r.partial_reason.as_ref().map(ToString::to_string).as_deref()),
         (
             true,
             Some(
@@ -129,7 +129,7 @@ fn broken_run_and_missing_arm_are_run_errors() {
     let d = doc(json!([{"name": "a", "graders": [], "arms": {"with": [run(1.0, &[])]}}]));
     let r = reduce(&d, &ctx()).unwrap();
     assert_eq!(
-        (r.partial, r.partial_reason.as_deref()),
+        (r.partial, r.partial_reason.as_ref().map(ToString::to_string).as_deref()),
         (true, Some("run_errors"))
     );
     assert_eq!(
@@ -161,7 +161,7 @@ fn an_errored_run_never_counts_even_when_graded() {
     );
     assert_eq!(case.cost_usd, 0.05, "what it cost still counts as spent");
     assert!(r.partial);
-    let reason = r.partial_reason.unwrap();
+    let reason = r.partial_reason.unwrap().to_string();
     assert!(
         reason.starts_with("run_errors: 1 of 4 runs ended on an error"),
         "{reason}"
@@ -181,6 +181,7 @@ fn an_errored_run_never_counts_even_when_graded() {
     assert!(
         r.partial_reason
             .unwrap()
+            .to_string()
             .ends_with("aborted: db/drop: abort_when matched")
     );
 }
@@ -197,7 +198,7 @@ fn every_run_errored_is_partial_and_says_so() {
     let r = reduce(&d, &ctx()).unwrap();
     assert!(r.partial);
     assert!(r.cases.is_empty());
-    let reason = r.partial_reason.unwrap();
+    let reason = r.partial_reason.unwrap().to_string();
     assert!(
         reason.starts_with(
             "run_errors: every run (4 of 4) ended on an error, so nothing was measured"
@@ -237,6 +238,7 @@ fn refuses_wrong_plugin_and_single_arm() {
 
 #[test]
 fn bad_json_names_file_and_line_and_schema_version() {
+    use crate::platform::result::parse as parse_doc;
     let err = parse_doc(b"{\n\"schemaVersion\": 1,\n oops}", "r.json".into()).unwrap_err();
     assert!(err.to_string().starts_with("r.json:3: "), "{err}");
     assert_eq!(err.exit_code(), crate::error::exit::USAGE);
@@ -252,19 +254,22 @@ fn a_single_arm_result_is_checked_not_reduced() {
             .join(name)
     };
     let single = capture("single-arm-none.json");
-    let checked = check_single_arm(&single, Origin::File, "commit").unwrap();
+    let check = |path: &camino::Utf8Path, source: ResultSource, item: &str| {
+        read_result(path, source).and_then(|r| check_single_arm(&r, path, item))
+    };
+    let checked = check(&single, ResultSource::File, "commit").unwrap();
     assert_eq!(checked.cost_usd, 0.0243);
     assert_eq!(checked.partial_reason, None);
-    let exit2 = check_single_arm(&single, Origin::Platform { exit_code: 2 }, "commit");
+    let exit2 = check(&single, ResultSource::Platform { exit_code: 2 }, "commit");
     assert_eq!(
-        exit2.unwrap().partial_reason.as_deref(),
-        Some("platform_exit_2")
+        exit2.unwrap().partial_reason,
+        Some(PartialReason::PlatformExit2)
     );
     for (path, item) in [
         (single.clone(), "other"),
         (capture("single-arm-with-without.json"), "commit"),
     ] {
-        let err = check_single_arm(&path, Origin::File, item).unwrap_err();
+        let err = check(&path, ResultSource::File, item).unwrap_err();
         assert!(matches!(err, Error::PluginNotLoaded(_)), "{err}");
     }
 }

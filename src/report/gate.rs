@@ -145,7 +145,7 @@ mod tests {
         SkillEval {
             trigger_rate: trigger,
             partial: partial.is_some(),
-            partial_reason: partial.map(str::to_string),
+            partial_reason: partial.map(Into::into),
             ..SkillEval::sample(with, 0.6667)
         }
     }

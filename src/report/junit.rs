@@ -304,7 +304,7 @@ fn result_suite(doc: &SkillEval) -> Suite {
         ("partial", doc.partial.to_string()),
     ];
     if let Some(reason) = &doc.partial_reason {
-        properties.push(("partial_reason", reason.clone()));
+        properties.push(("partial_reason", reason.to_string()));
     }
     if let Some(problem) = doc.trigger_problem() {
         properties.push(("trigger_problem", problem.into()));

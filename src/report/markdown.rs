@@ -334,7 +334,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                     notes.push(format!(
                         "**{}** is partial ({}): not every case ran comparably; the gate will not accept it",
                         plain(&d.item),
-                        plain(d.partial_reason.as_deref().unwrap_or("unspecified"))
+                        plain(&d.partial_reason.as_ref().map_or_else(|| "unspecified".to_string(), ToString::to_string))
                     ));
                 }
                 if let Some(problem) = d.trigger_problem() {

@@ -83,7 +83,7 @@ pub fn grader_line(g: &GraderEval) -> String {
     let tail = if g.error {
         let why = why
             .trim_start()
-            .strip_prefix(crate::reduce::GRADER_THREW)
+            .strip_prefix(crate::platform::result::GRADER_THREW)
             .map_or(why, str::trim_start);
         format!(": {why}")
     } else if failure {
@@ -215,7 +215,7 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         let _ = writeln!(
             out,
             "  PARTIAL ({}): not every case ran comparably; the gate will not accept this result",
-            crate::text::line(doc.partial_reason.as_deref().unwrap_or("unspecified"))
+            crate::text::line(&doc.partial_reason.as_ref().map_or_else(|| "unspecified".to_string(), ToString::to_string))
         );
     }
     let errors: Vec<(&str, &str)> = doc
@@ -280,7 +280,7 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
 fn neighbours(out: &mut String, n: &crate::document::Neighbours) {
     let stopped = n
         .partial_reason
-        .as_deref()
+        .as_ref()
         .map_or_else(String::new, |r| format!("; stopped short: {r}"));
     let _ = writeln!(
         out,

@@ -4,7 +4,7 @@
 //! script cannot make one up or change one.
 
 use crate::document::{CaseEval, SkillEval};
-use crate::eval::{Assembled, PlatformRun as Ran};
+use crate::eval::{Assembled, Gathered};
 use crate::gate::Decision;
 use rhai::{Array, Dynamic};
 use std::sync::{Arc, Mutex};
@@ -55,9 +55,9 @@ pub struct PluginHandle {
 /// What one platform run left behind (`PlatformOutput` in scripts), kept
 /// alive until reduced (the document lives in the plugin's folder).
 #[derive(Debug, Clone)]
-pub struct PlatformRun {
+pub struct RunHandle {
     /// The run.
-    pub run: Arc<Ran>,
+    pub run: Arc<Gathered>,
 }
 
 /// `()` for a missing number, else the float.

@@ -29,7 +29,7 @@ fn rows(done: Vec<eval::ItemOutcome>) -> Array {
         .collect()
 }
 
-fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<PlatformRun> {
+fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<RunHandle> {
     let assembled = plugin
         .assembled
         .lock()
@@ -42,7 +42,7 @@ fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<PlatformRun
             ))
         })?;
     let run = eval::run_platform(assembled, host.observer.clone())?;
-    Ok(PlatformRun { run: Arc::new(run) })
+    Ok(RunHandle { run: Arc::new(run) })
 }
 
 fn load_result(path: &str) -> crate::Result<EvalResult> {
@@ -183,13 +183,13 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "run_platform",
-        move |plugin: PluginHandle| -> RResult<PlatformRun> {
+        move |plugin: PluginHandle| -> RResult<RunHandle> {
             h.timed(|| run_platform(&h, &plugin))
                 .map_err(|e| raise(&h, e))
         },
     );
     let h = host.clone();
-    api.primitive("reduce", move |run: PlatformRun| -> RResult<EvalResult> {
+    api.primitive("reduce", move |run: RunHandle| -> RResult<EvalResult> {
         h.timed(|| eval::reduce(&run.run))
             .map(EvalResult::new)
             .map_err(|e| raise(&h, e))

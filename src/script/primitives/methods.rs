@@ -157,8 +157,8 @@ fn register_properties(props: &mut Props) {
     props.get("partial_reason", |r: &mut EvalResult| {
         r.doc
             .partial_reason
-            .clone()
-            .map_or(Dynamic::UNIT, Into::into)
+            .as_ref()
+            .map_or(Dynamic::UNIT, |r| r.to_string().into())
     });
     props.get("cases", |r: &mut EvalResult| cases(&r.doc));
     props.engine.register_fn("to_string", |r: &mut EvalResult| {
@@ -338,8 +338,8 @@ fn register_properties(props: &mut Props) {
         crate::item::plugin_name(&p.item)
     });
     props.get("item", |p: &mut PluginHandle| p.item.clone());
-    props.of::<PlatformRun>("PlatformOutput");
-    props.get("exit_code", |p: &mut PlatformRun| -> Dynamic {
+    props.of::<RunHandle>("PlatformOutput");
+    props.get("exit_code", |p: &mut RunHandle| -> Dynamic {
         p.run
             .output
             .as_ref()

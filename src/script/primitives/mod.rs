@@ -4,7 +4,7 @@
 //! become the command's error (and exit code) unchanged.
 
 use super::types::{
-    CaseResult, EvalResult, GateDecision, PlatformRun, PluginHandle, cases, opt_f64,
+    CaseResult, EvalResult, GateDecision, RunHandle, PluginHandle, cases, opt_f64,
 };
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
