@@ -116,7 +116,12 @@ fn main() {
     if let [_, mode, file] = args.as_slice() {
         match mode.as_str() {
             "--child-slice" => {
-                reduce_file(&Utf8PathBuf::from(file.as_str()), ResultSource::File, &ctx()).unwrap();
+                reduce_file(
+                    &Utf8PathBuf::from(file.as_str()),
+                    ResultSource::File,
+                    &ctx(),
+                )
+                .unwrap();
                 println!("{}", vm_hwm_kb());
                 return;
             }

@@ -55,7 +55,10 @@ impl From<String> for PartialReason {
             "filtered" => PartialReason::Filtered,
             "unspecified" => PartialReason::Unspecified,
             RUN_ERRORS => PartialReason::RunErrors(None),
-            _ => match words.strip_prefix(RUN_ERRORS).and_then(|r| r.strip_prefix(':')) {
+            _ => match words
+                .strip_prefix(RUN_ERRORS)
+                .and_then(|r| r.strip_prefix(':'))
+            {
                 Some(rest) => PartialReason::RunErrors(Some(rest.trim_start().to_string())),
                 None => PartialReason::Other(words),
             },

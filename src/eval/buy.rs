@@ -243,9 +243,7 @@ fn buy_once_in(
                     cost_usd: doc.cost_usd,
                     // The platform's own reason (a ceiling, a credential); errored
                     // runs are counted where the runs used are gathered.
-                    partial_reason: doc
-                        .partial_reason
-                        .filter(|r| !r.is_run_errors()),
+                    partial_reason: doc.partial_reason.filter(|r| !r.is_run_errors()),
                 }
             })
         }

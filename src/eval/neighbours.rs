@@ -272,9 +272,7 @@ pub fn run(
     }
     outcome.cost_usd = round4(doc.cost_usd);
     if doc.partial {
-        outcome.partial_reason = Some(PartialReason::from_platform(
-            doc.partial_reason.as_deref(),
-        ));
+        outcome.partial_reason = Some(PartialReason::from_platform(doc.partial_reason.as_deref()));
     }
     outcome.cases = read(&doc, &competition.items);
     Ok(outcome)

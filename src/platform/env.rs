@@ -175,7 +175,7 @@ pub fn operator_settings(config_dir: Option<&str>, home: Option<&str>) -> Option
 
 /// What to do to the environment bob-eval passes the platform.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Plan {
+pub struct EnvChanges {
     /// Names to remove.
     pub remove: Vec<String>,
     /// Names to set, with their values (after the removals).
@@ -192,7 +192,7 @@ pub fn plan(
     config_dir: &str,
     carried: &Carried,
     opted: &BTreeMap<String, String>,
-) -> Plan {
+) -> EnvChanges {
     let operator: BTreeMap<String, String> = operator.into_iter().collect();
     let remove = operator
         .keys()
@@ -215,7 +215,7 @@ pub fn plan(
     ];
     set.extend(carried.env.iter().cloned());
     set.extend(opted.iter().map(|(k, v)| (k.clone(), v.clone())));
-    Plan { remove, set }
+    EnvChanges { remove, set }
 }
 
 #[cfg(test)]

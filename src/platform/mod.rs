@@ -387,7 +387,8 @@ fn map_status(
         (Some(0), _) => {}
         (Some(2), _) => {
             if document.is_file()
-                && result::read(document).is_ok_and(|r| r.partial_reason.as_deref() == Some("auth_failed"))
+                && result::read(document)
+                    .is_ok_and(|r| r.partial_reason.as_deref() == Some("auth_failed"))
             {
                 return Err(Error::PlatformFailed {
                     message: "the platform's credential was rejected (auth_failed): log in with `claude /login` or set ANTHROPIC_API_KEY, then run again".into(),
@@ -420,4 +421,3 @@ fn map_status(
     }
     Ok(())
 }
-

@@ -78,7 +78,11 @@ pub fn read_result(path: &Utf8Path, source: ResultSource) -> Result<PlatformResu
 
 /// Reduce the platform result at `path`, the one entry for a result on
 /// disk: errors name the file, and `source` says whose fault an unusable one is.
-pub fn reduce_file(path: &Utf8Path, source: ResultSource, ctx: &ReduceContext) -> Result<SkillEval> {
+pub fn reduce_file(
+    path: &Utf8Path,
+    source: ResultSource,
+    ctx: &ReduceContext,
+) -> Result<SkillEval> {
     source.blame(read_result(path, source).and_then(|result| reduce_named(&result, ctx, path)))
 }
 
@@ -125,7 +129,11 @@ pub fn reduce(result: &PlatformResult, ctx: &ReduceContext) -> Result<SkillEval>
 /// [`reduce`], naming `path` as the input in errors: the result checked
 /// (the plugin loaded under `with-without`, scores are fractions), its runs
 /// typed once, then [`fold`]ed.
-pub fn reduce_named(result: &PlatformResult, ctx: &ReduceContext, path: &Utf8Path) -> Result<SkillEval> {
+pub fn reduce_named(
+    result: &PlatformResult,
+    ctx: &ReduceContext,
+    path: &Utf8Path,
+) -> Result<SkillEval> {
     let started = match ctx.started {
         Some(started) => started,
         None => result.started().ok_or_else(|| {
@@ -189,7 +197,8 @@ impl<'a> FoldCase<'a> {
                     quiet: g.is_quiet(),
                 })
                 .collect(),
-            only_with_only: !case.graders.is_empty() && case.graders.iter().all(|g| g.is_with_only()),
+            only_with_only: !case.graders.is_empty()
+                && case.graders.iter().all(|g| g.is_with_only()),
             with: case.with.iter().collect(),
             without: case.without.iter().collect(),
         }
@@ -218,7 +227,7 @@ pub fn fold(
     let path = label;
     let mut run_errors = false;
     let mut out_cases = Vec::with_capacity(cases.len());
-    let mut triggers = Triggers::default();
+    let mut triggers = TriggerTally::default();
     let mut samples = Vec::with_capacity(cases.len());
     let mut faults = RunFaults::default();
     for case in cases {
@@ -333,13 +342,13 @@ struct ReducedCase {
     /// The counted runs' scores, with and without.
     scores: (Vec<f64>, Vec<f64>),
     not_comparable: bool,
-    triggers: Triggers,
+    triggers: TriggerTally,
     faults: RunFaults,
 }
 
 /// Passed and total trigger results (with arm), all and per side.
 #[derive(Debug, Clone, Copy, Default)]
-struct Triggers {
+struct TriggerTally {
     passed: u64,
     total: u64,
     fires_passed: u64,
@@ -348,8 +357,8 @@ struct Triggers {
     quiet: u64,
 }
 
-impl Triggers {
-    fn add(&mut self, other: Triggers) {
+impl TriggerTally {
+    fn add(&mut self, other: TriggerTally) {
         self.passed += other.passed;
         self.total += other.total;
         self.fires_passed += other.fires_passed;
@@ -402,7 +411,7 @@ fn reduce_case(case: &FoldCase) -> ReducedCase {
             .collect()
     };
     let (fires, quiet) = (side(false), side(true));
-    let mut t = Triggers::default();
+    let mut t = TriggerTally::default();
     for run in &with {
         for g in &run.graders {
             let passed = u64::from(g.passed);

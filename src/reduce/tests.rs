@@ -117,7 +117,13 @@ fn broken_run_and_missing_arm_are_run_errors() {
         "arms": {"with": [run(1.0, &[])], "without": [{"score": 0, "error": "api 500", "graders": []}]}}]));
     let r = reduce(&d, &ctx()).unwrap();
     assert_eq!(
-        (r.partial, r.partial_reason.as_ref().map(ToString::to_string).as_deref()),
+        (
+            r.partial,
+            r.partial_reason
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref()
+        ),
         (
             true,
             Some(
@@ -129,7 +135,13 @@ fn broken_run_and_missing_arm_are_run_errors() {
     let d = doc(json!([{"name": "a", "graders": [], "arms": {"with": [run(1.0, &[])]}}]));
     let r = reduce(&d, &ctx()).unwrap();
     assert_eq!(
-        (r.partial, r.partial_reason.as_ref().map(ToString::to_string).as_deref()),
+        (
+            r.partial,
+            r.partial_reason
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref()
+        ),
         (true, Some("run_errors"))
     );
     assert_eq!(

@@ -215,7 +215,11 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         let _ = writeln!(
             out,
             "  PARTIAL ({}): not every case ran comparably; the gate will not accept this result",
-            crate::text::line(&doc.partial_reason.as_ref().map_or_else(|| "unspecified".to_string(), ToString::to_string))
+            crate::text::line(
+                &doc.partial_reason
+                    .as_ref()
+                    .map_or_else(|| "unspecified".to_string(), ToString::to_string)
+            )
         );
     }
     let errors: Vec<(&str, &str)> = doc

@@ -54,7 +54,12 @@ fn captures_of_the_commit_plugin_reduce_to_independent_numbers() {
 #[test]
 fn run1_reads_as_the_platform_says() {
     // Independent of any formula: what the capture's runs plainly show.
-    let doc = reduce_file(&capture("run1_main.json"), ResultSource::File, &ctx("commit")).unwrap();
+    let doc = reduce_file(
+        &capture("run1_main.json"),
+        ResultSource::File,
+        &ctx("commit"),
+    )
+    .unwrap();
     let fires = &doc.cases[0];
     assert_eq!((fires.with, fires.without, fires.runs), (1.0, Some(0.0), 4));
     assert_eq!(fires.trigger_rate, Some(1.0));
@@ -92,7 +97,12 @@ fn a_case_scored_by_its_trigger_alone_is_marked() {
     assert_eq!(value["cases"][0]["scored_by_trigger"], json!(true));
     assert!(value["cases"][1].get("scored_by_trigger").is_none());
     // The platform's own run-1 capture (trigger graders beside scored ones) marks nothing.
-    let run1 = reduce_file(&capture("run1_main.json"), ResultSource::File, &ctx("commit")).unwrap();
+    let run1 = reduce_file(
+        &capture("run1_main.json"),
+        ResultSource::File,
+        &ctx("commit"),
+    )
+    .unwrap();
     assert_eq!(run1.scored_by_trigger().count(), 0);
 }
 

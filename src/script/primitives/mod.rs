@@ -3,9 +3,7 @@
 //! travel through the script as an opaque `Error` value and, when they stop it,
 //! become the command's error (and exit code) unchanged.
 
-use super::types::{
-    CaseResult, EvalResult, GateDecision, RunHandle, PluginHandle, cases, opt_f64,
-};
+use super::types::{CaseResult, EvalResult, GateDecision, PluginHandle, RunHandle, cases, opt_f64};
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
 use crate::eval::{self, EvalOptions};
