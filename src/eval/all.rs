@@ -1,6 +1,13 @@
 //! Many evaluations at once (`sweep`): `jobs` at a time, under one budget that launches no suite once it is spent.
 
-use super::*;
+use super::evaluate;
+use super::options::{EvalOptions, resolve};
+use crate::config::ItemName;
+use crate::config::{self, Context};
+use crate::document::{SkillEval, round4};
+use crate::error::{Error, Result};
+use crate::event::{Event, Observer};
+use std::sync::Arc;
 
 #[derive(Debug, Default)]
 pub(super) struct Purse {
@@ -145,7 +152,7 @@ pub fn evaluate_all(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::Purse;
     use crate::document::SkillEval;
     use crate::error::Error;
 

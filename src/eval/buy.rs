@@ -1,6 +1,16 @@
 //! Buying what the store lacks: the platform calls a plan needs, each result checked and its runs kept (never lost, even with the store busy), gathered into the evidence a document is made from.
 
-use super::*;
+use super::plan::{Plan, UsedRuns};
+use super::{Evidence, plan};
+use crate::document::{PartialReason, round4};
+use crate::error::{Error, Result};
+use crate::event::{Event, Observer};
+use crate::evidence::{self, PlatformRunsContext, Store, StoredRun};
+use crate::platform::{self, PlatformOutput, RunOptions};
+use crate::plugin::Plugin;
+use crate::reduce::{ReduceContext, ResultSource};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// What every platform call of one evaluation shares: the platform, the
 /// plugin it loads, the run's options (each call narrows them to a case, its

@@ -383,8 +383,10 @@ fn tally(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::plan::{self, Plan};
+    use super::{Basis, Header, tally};
     use crate::eval::plan::PlannedCase;
+    use crate::evidence::{Arm, PastCosts};
 
     fn plan() -> Plan {
         Plan {

@@ -15,11 +15,11 @@ pub mod plan;
 pub mod price;
 
 use crate::config::ItemName;
-use crate::config::{self, Context, Settings};
+use crate::config::{self, Context};
 use crate::document::{PartialReason, SkillEval, round4};
 use crate::error::{Error, Result};
 use crate::event::{Event, Observer};
-use crate::evidence::{self, PlatformRunsContext, Store, StoredRun};
+use crate::evidence::{self, Store, StoredRun};
 use crate::platform::{self, PlatformOutput, RunOptions, VersionProbe};
 use crate::plugin::Plugin;
 use crate::reduce::{ReduceContext, ResultSource};
@@ -30,11 +30,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod options;
-pub use options::*;
+use options::resolve_keeping;
+pub use options::{
+    EvalOptions, WAIT_ENV, evidence_path, evidence_wait, jobs_from, parse_count, parse_timeout,
+    resolve, runs_fields, runs_from, timeout_from,
+};
 mod buy;
-use buy::*;
+use buy::{Purchase, buy_and_gather, runs_context};
 mod all;
-pub use all::*;
+pub use all::{Failure, ItemOutcome, evaluate_all};
 
 /// Runs per case and arm that `--runs` accepts (the platform's own limits).
 pub const RUNS: std::ops::RangeInclusive<u32> = 1..=crate::stats::runs::MAX_RUNS;
@@ -842,7 +846,10 @@ pub fn evaluate(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::options::{EvalOptions, jobs_from, parse_count, parse_timeout, resolve, runs_from};
+    use crate::config::Context;
+    use camino::Utf8Path;
+    use std::time::Duration;
 
     #[test]
     fn limits_live_once() {

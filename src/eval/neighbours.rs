@@ -376,7 +376,10 @@ pub fn findings(n: &Neighbours) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{findings, read};
+    use crate::document::Neighbours;
+    use crate::platform::result::PlatformResult;
+    use crate::plugin::{self};
     use serde_json::json;
 
     fn run(fired: &[(&str, bool)]) -> serde_json::Value {

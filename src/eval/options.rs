@@ -1,6 +1,12 @@
 //! The options of an evaluation and their one set of validators, shared by the command line and scripts; `resolve` turns them into what a platform run is held to.
 
-use super::*;
+use super::{JOBS, MAX_TIMEOUT_SECS, RUNS};
+use crate::config::{self, Context, Settings};
+use crate::error::{Error, Result};
+use crate::evidence::{self, Store};
+use crate::platform::{self, RunOptions};
+use camino::Utf8PathBuf;
+use std::time::Duration;
 
 /// The options of an evaluation as given, on the command line or in a
 /// script's `opts` map: the one options type, validated by the functions

@@ -343,7 +343,11 @@ pub fn document(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        Call, NO_JUDGE, Plan, PlannedCase, bought_by_calls, calls, case_key, glob_matches,
+    };
+    use crate::evidence::Arm;
+    use crate::platform::Ablation;
 
     #[test]
     fn globs() {

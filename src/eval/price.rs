@@ -106,8 +106,9 @@ impl Price {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::price;
     use crate::evidence::Arm;
+    use crate::evidence::PastCosts;
 
     #[test]
     fn the_price_is_the_store_s_cost_per_run_times_the_runs_power_needs() {

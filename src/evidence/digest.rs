@@ -213,7 +213,8 @@ fn walk(root: &Utf8Path, rel: &Utf8Path, depth: usize, out: &mut Vec<Utf8PathBuf
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{case_digest, digest_dir, digest_files, hex, options_digest};
+    use camino::{Utf8Path, Utf8PathBuf};
     use std::fs;
 
     fn temp() -> (tempfile::TempDir, Utf8PathBuf) {

@@ -668,7 +668,10 @@ impl StoredRun {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::*;
+    use super::digest::options_digest;
+    use super::{Arm, EXPORT_SCHEMA, Line, RunKey, StoredRun, digest};
+    use crate::platform::result::{GraderOutcome, RunOutcome};
+    use chrono::{DateTime, SecondsFormat};
 
     /// A run for tests: `case`, `arm`, start `second` seconds into the day.
     pub(crate) fn sample(case: &str, arm: Arm, second: u32, bought_by: &str) -> StoredRun {

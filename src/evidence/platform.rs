@@ -112,9 +112,11 @@ pub fn runs_from_result(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::{Arm, StoredRun};
+    use super::{CaseKey, PlatformRunsContext, runs_from_platform};
     use crate::evidence::{GraderOutcome, RunOutcome};
     use crate::platform::result::{GraderDef, rescore_as_with_without};
+    use camino::Utf8Path;
     use camino::Utf8PathBuf;
     use chrono::DateTime;
 

@@ -115,7 +115,11 @@ fn copy(from: &Utf8Path, to: &Utf8Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::digest::item_digest;
+    use super::{keep_version, kept_version};
+    use crate::item::Item;
+    use camino::Utf8PathBuf;
+    use std::fs;
 
     #[test]
     fn a_kept_version_is_found_by_its_digest_and_measures_the_same() {

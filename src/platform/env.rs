@@ -220,7 +220,8 @@ pub fn plan(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Carried, controlled, opt_ins, plan};
+    use std::collections::BTreeMap;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

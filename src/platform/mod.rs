@@ -25,24 +25,20 @@ use crate::event::{Event, Observer};
 use crate::plugin::Plugin;
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, Utc};
-use regex::Regex;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
 mod probe;
-pub use probe::*;
+pub use probe::{VersionProbe, locate, start_locate};
 pub mod env;
 mod process;
 pub mod result;
 pub use process::TAG;
-use process::*;
+use process::{Tracked, wait_for_exit};
 mod stderr;
-use stderr::*;
+use stderr::{StderrSummary, error_lines, spawn_stderr_reader};
 #[cfg(test)]
 mod tests;
 

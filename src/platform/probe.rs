@@ -1,6 +1,13 @@
 //! Finding `claude` and probing its version, killed on a signal or after 30 s.
 
-use super::*;
+use super::process::{Tracked, Waited, wait_at_most};
+use super::stderr::last_lines;
+use super::{INSTALL, MIN_VERSION, Platform, describe};
+use crate::error::interrupt;
+use crate::error::{Error, Result};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
 pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {

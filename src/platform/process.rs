@@ -1,7 +1,14 @@
 //! Supervising the platform's processes: its group, the tag every process it
 //! starts inherits, the wait loop that forwards signals and enforces the timeout.
 
-use super::*;
+use super::Platform;
+use crate::error::interrupt;
+use crate::error::{Error, Result};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// How [`wait_at_most`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,11 @@
 //! The platform's stderr: read line by line within a bound, kept in a log,
 //! turned into progress events and into the lines an error shows.
 
-use super::*;
+use crate::event::{Event, Observer};
+use camino::Utf8Path;
+use regex::Regex;
+use std::io::{BufRead, BufReader, Write};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 /// What the stderr reader collected.
 #[derive(Debug, Default)]

@@ -1,4 +1,17 @@
-use super::*;
+use super::probe::start_locate;
+use super::probe::{parse_version, version_tuple};
+use super::process::TAG;
+use super::process::{
+    Action, KILL_AFTER, POLL, TIMEOUT_GRACE, Tracked, Waited, Waiter, kill_tagged, tagged,
+    wait_at_most,
+};
+use super::stderr::{parse_progress, read_line_bounded};
+use super::{Ablation, RunOptions, arguments};
+use crate::error::interrupt;
+use crate::event::Event;
+use camino::Utf8Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 #[test]
 fn versions() {

@@ -1,6 +1,10 @@
 //! Unit tests of the module.
 
-use super::*;
+use super::{ReduceContext, ResultSource, check_single_arm, read_result, reduce};
+use crate::document::{ArmCount, GraderRole, PartialReason, Verdict, round4};
+use crate::error::Error;
+use crate::platform::result::PlatformResult;
+use chrono::{DateTime, Utc};
 use serde_json::json;
 
 fn ctx() -> ReduceContext {

@@ -1,9 +1,15 @@
 //! Unit tests of the store's doors: what may enter it (import, collect, the
 //! files set aside) and the read-only open.
 
+use super::super::kept::{Evaluation, KeptDecision, RecordProvenance};
 use super::super::tests::sample;
-use super::*;
+use super::super::{Arm, Origin, StoredRun};
+use super::exchange::read_export;
+use super::{SCHEMA_VERSION, Store, pending_dir};
 use crate::wiki::Outcome;
+use camino::Utf8PathBuf;
+use chrono::Utc;
+use std::time::Duration;
 
 fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,16 @@
 //! line of its `kind`), and the runs bought while the store was busy, set
 //! aside beside it and imported by the next writer.
 
-use super::*;
+use super::super::kept::{
+    Evaluation, KeptDecision, Record, RecordProvenance, Records, decision_line, evaluation_line,
+    parse_record,
+};
+use super::super::{EXPORT_SCHEMA, ImportReport, Origin, Refused, RefusedRecord, StoredRun};
+use super::{COLUMNS, Store, items_filter, pending_dir};
+use crate::error::{Error, Location, Result};
+use camino::{Utf8Path, Utf8PathBuf};
+use chrono::Utc;
+use std::io::{BufRead, Write};
 
 impl Store {
     /// Write the runs of `items` (all when empty) to `out` as JSON Lines, in a

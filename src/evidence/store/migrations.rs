@@ -1,6 +1,8 @@
 //! The store's schema, step by step: `MIGRATIONS[v]` takes it from version `v` to `v + 1`, each step self-contained.
 
-use super::*;
+use super::super::{Arm, RunKey, StoredRun};
+use chrono::{DateTime, Utc};
+use rusqlite::params;
 
 /// One step of the schema: SQL, or a function for what SQL cannot compute
 /// (the key digests).

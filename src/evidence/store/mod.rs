@@ -5,27 +5,23 @@
 //! `user_version`, and one transaction per write: a writer killed half-way
 //! leaves the store as it was before its transaction.
 
-use super::kept::{
-    Evaluation, KeptDecision, Record, RecordProvenance, Records, decision_line, evaluation_line,
-    parse_record,
-};
+use super::kept::{Evaluation, KeptDecision, evaluation_line};
 use super::{
-    Arm, EXPORT_SCHEMA, GraderOutcome, ImportReport, ListEntry, Origin, Provenance,
-    ProvenanceCounts, Refused, RefusedRecord, RunKey, RunOutcome, StoredRun,
+    Arm, GraderOutcome, ListEntry, Origin, Provenance, ProvenanceCounts, RunKey, RunOutcome,
+    StoredRun,
 };
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, params};
-use std::io::{BufRead, Write};
 use std::time::Duration;
 
 mod exchange;
 mod migrations;
 mod records;
-pub use exchange::*;
-use migrations::*;
-use records::*;
+pub use exchange::{pending_tag, read_export};
+use migrations::{MIGRATIONS, Migration};
+use records::{insert_decisions, insert_evaluations};
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = 6;

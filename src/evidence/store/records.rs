@@ -3,7 +3,11 @@
 //! back for `history` and the export, written in [`Store::insert_all`]'s
 //! transaction.
 
-use super::*;
+use super::super::kept::{Evaluation, KeptDecision, RecordProvenance, Records};
+use super::{COLUMNS, Store, items_filter, time_text};
+use crate::error::{Error, Result};
+use chrono::Utc;
+use rusqlite::params;
 
 impl Store {
     /// Refuse the whole write when one evaluation or decision cannot be stored.

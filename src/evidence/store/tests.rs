@@ -1,8 +1,18 @@
 //! Unit tests of the module.
 
+use super::super::kept::{Evaluation, KeptDecision, RecordProvenance};
 use super::super::tests::sample;
-use super::*;
+use super::super::{Arm, Origin, Provenance, StoredRun};
+use super::migrations::{CREATE_RUNS, MIGRATIONS, Migration};
+use super::{
+    APPLICATION_ID, Added, COLUMN_COUNT, COLUMNS, Kept, SCHEMA_VERSION, Store, lookup_sql,
+    pending_dir, time_text,
+};
 use crate::evidence::Refusal;
+use camino::{Utf8Path, Utf8PathBuf};
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, params};
+use std::time::Duration;
 
 fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();
