@@ -164,6 +164,7 @@ fn build_store(path: &Utf8PathBuf) -> Vec<RunKey> {
                         )
                         .unwrap(),
                         run: 1,
+                        mocks: None,
                         bought_by: format!("eval-item-{item}-{run}"),
                     };
                     batch.push(StoredRun::new(key.clone(), outcome));

@@ -115,9 +115,28 @@ pub struct FilterArgs {
     /// (their workspace starts empty); keyed apart from runs with it
     #[arg(long, overrides_with = "scaffold")]
     pub no_scaffold: bool,
+    /// `--mocks off`: run with no MCP stand-ins (the platform's default,
+    /// `record`, serves a plugin's server from the case's `mocks/<server>/`
+    /// and does not start one without a mock). Keyed apart
+    #[arg(long, value_name = "MODE", value_parser = ["record", "off"])]
+    pub mocks: Option<String>,
+    /// Start a plugin's real MCP server where it has no mock, as you,
+    /// outside the sandbox that confines shell tools (the platform's
+    /// --allow-real-servers). Without it, calls to such a server are counted
+    /// as unmocked and the run does not count. Keyed apart
+    #[arg(long)]
+    pub allow_real_servers: bool,
 }
 
 impl FilterArgs {
+    /// `--mocks` and `--allow-real-servers`.
+    pub fn servers(&self) -> crate::platform::McpServers {
+        crate::platform::McpServers {
+            mocks_off: self.mocks.as_deref() == Some("off"),
+            allow_real_servers: self.allow_real_servers,
+        }
+    }
+
     /// `--scaffold` (`Some(true)`), `--no-scaffold` (`Some(false)`) or neither.
     pub fn scaffold(&self) -> Option<bool> {
         match (self.scaffold, self.no_scaffold) {
@@ -158,6 +177,7 @@ impl PlatformArgs {
             min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),
             scaffold: self.filters.scaffold(),
+            servers: self.filters.servers(),
         }
     }
 }

@@ -115,6 +115,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             disallow_tools: args.filters.disallow_tools.clone(),
             platform_env: args.filters.platform_env.clone(),
             scaffold: args.filters.scaffold(),
+            servers: args.filters.servers(),
             max_total_usd: budget.map(|b| b.share_usd),
             dry_run: args.dry_run,
             ..EvalOptions::default()

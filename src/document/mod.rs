@@ -137,6 +137,11 @@ pub struct SkillEval {
     /// knowingly (`--no-scaffold`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaffold: Option<String>,
+    /// `--mocks off` and/or `--allow-real-servers` (`off`,
+    /// `allow-real-servers`, or both joined by `+`): how the platform served
+    /// the MCP servers a case could call, when not its default. Keyed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<String>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -253,6 +258,15 @@ pub struct CaseEval {
     /// `evals/<item>/`; a platform result from elsewhere may hold one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub scored_by_trigger: bool,
+    /// Runs that called MCP tools with no stand-in (their server was not
+    /// started) or met stand-in errors, in words: such runs are not counted
+    /// (the agent met a missing server, no failure of the item). Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mocks: Option<String>,
+    /// The platform's own advisories for the case, as it words them (from
+    /// the platform runs of this invocation). Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
 }
 
 /// Which way the trigger pair failed, in words; `None` when it held (or was not measured).
@@ -462,6 +476,8 @@ impl SkillEval {
                 stats: Some(s.clone().rounded()),
                 graders: None,
                 scored_by_trigger: false,
+                mocks: None,
+                advisories: Vec::new(),
             })
             .collect();
         SkillEval {
@@ -510,6 +526,7 @@ impl SkillEval {
             neighbours: None,
             platform_env: None,
             scaffold: None,
+            mcp_servers: None,
         }
     }
 }

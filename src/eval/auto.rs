@@ -39,6 +39,8 @@ struct PlatformSource<'a, 'b> {
     bought: Vec<String>,
     spent: f64,
     last: Option<PlatformOutput>,
+    /// The platform's advisories, by case.
+    advisories: std::collections::BTreeMap<String, Vec<String>>,
     round: usize,
     /// The stored without-arm runs were all taken before the first round
     /// (the archive): a without-arm run asked for later is a fresh one.
@@ -158,10 +160,12 @@ impl RunSource for PlatformSource<'_, '_> {
                     if call.partial_reason.is_some() {
                         partial_reason = call.partial_reason;
                     }
+                    super::buy::add_advisories(&mut self.advisories, call.advisories);
                     // `call.runs` holds this case's runs only (attributed by name).
                     for r in call.runs {
-                        faults.add(r.outcome.error.as_deref());
-                        if r.outcome.error.is_some() {
+                        let fault = r.outcome.fault();
+                        faults.add(fault.as_deref());
+                        if fault.is_some() {
                             // Never counted; the document says why it is partial.
                             self.used[i].errored.push(r);
                             continue;
@@ -293,6 +297,7 @@ pub(crate) fn buy_adaptively(
         bought: Vec::new(),
         spent: 0.0,
         last: None,
+        advisories: Default::default(),
         round: 0,
         archived: true,
     };
@@ -338,7 +343,8 @@ pub(crate) fn buy_adaptively(
         crate::stats::Stop::SourceStopped { reason } => Some(PartialReason::from(reason.clone())),
         _ => None,
     };
-    let (used, spent, last) = (source.used, source.spent, source.last);
+    let (used, spent, last, advisories) =
+        (source.used, source.spent, source.last, source.advisories);
     Ok((
         last,
         Evidence {
@@ -360,6 +366,7 @@ pub(crate) fn buy_adaptively(
             partial_reason,
             started,
             run_id,
+            advisories,
             auto: Some(AutoSummary {
                 comparison: outcome.comparison,
                 stop,

@@ -77,6 +77,7 @@ pub(super) fn buy_and_gather(
     let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<PartialReason>, None);
+    let mut advisories = BTreeMap::new();
     // This invocation's runs by key, in the platform's order: used first (a
     // run cut short by the ceiling counts here, though the store never
     // offers it for reuse); a run the platform marked with an error never.
@@ -103,9 +104,10 @@ pub(super) fn buy_and_gather(
         if partial_reason.is_none() {
             partial_reason = call.partial_reason;
         }
+        add_advisories(&mut advisories, call.advisories);
         let (out, runs) = (call.output, call.runs);
         for r in runs {
-            let slot = if r.outcome.error.is_some() {
+            let slot = if r.outcome.fault().is_some() {
                 &mut errored
             } else {
                 &mut bought
@@ -174,6 +176,7 @@ pub(super) fn buy_and_gather(
             started,
             run_id,
             auto: None,
+            advisories,
         },
     ))
 }
@@ -196,6 +199,23 @@ pub(crate) struct Bought {
     pub(crate) runs: Vec<StoredRun>,
     pub(crate) cost_usd: f64,
     pub(crate) partial_reason: Option<PartialReason>,
+    /// The platform's advisories, by case.
+    pub(crate) advisories: BTreeMap<String, Vec<String>>,
+}
+
+/// Add `more` advisories to `all`, each once per case.
+pub(crate) fn add_advisories(
+    all: &mut BTreeMap<String, Vec<String>>,
+    more: BTreeMap<String, Vec<String>>,
+) {
+    for (case, words) in more {
+        let kept = all.entry(case).or_default();
+        for w in words {
+            if !kept.contains(&w) {
+                kept.push(w);
+            }
+        }
+    }
 }
 
 /// `error` with every mention of `plugin`'s folder replaced by words, when
@@ -261,6 +281,19 @@ fn buy_once_in(
             crate::reduce::check_single_arm(&result, &out.document, &plan.item)
         }
     })?;
+    // The platform's words about MCP servers and stand-ins, repeated once each.
+    for warning in result.mock_warnings() {
+        shop.observer.event(&Event::Notice(format!(
+            "{}: the platform says: {warning}",
+            plan.item
+        )));
+    }
+    let advisories: BTreeMap<String, Vec<String>> = result
+        .cases
+        .iter()
+        .filter(|c| !c.advisories.is_empty())
+        .map(|c| (c.name.clone(), c.advisories.clone()))
+        .collect();
     let runs = evidence::runs_from_result(&result, &out.document, runs_ctx).map_err(|e| {
         Error::PlatformFailed {
             message: format!("its result cannot be kept as evidence: {e}"),
@@ -297,6 +330,7 @@ fn buy_once_in(
     Ok(Bought {
         cost_usd: checked.cost_usd,
         partial_reason: checked.partial_reason,
+        advisories,
         output: out,
         runs,
     })

@@ -159,10 +159,12 @@ pub fn options_key(run: &RunOptions) -> String {
         .iter()
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
+    let servers = run.servers.words();
     evidence::options_digest(
         &pairs
             .iter()
             .map(|p| ("env", p.as_str()))
+            .chain(servers.as_deref().map(|s| ("mcp-servers", s)))
             .collect::<Vec<_>>(),
     )
 }
@@ -467,6 +469,8 @@ pub struct Evidence {
     /// Under `--runs auto`: the driver's last look (intervals at its
     /// confidence), why it stopped and how many rounds it bought.
     pub auto: Option<auto::AutoSummary>,
+    /// The platform's advisories of this invocation's runs, by case.
+    pub advisories: BTreeMap<String, Vec<String>>,
 }
 
 /// Step 2: check the platform's version and run it on the plugin (progress to
@@ -779,7 +783,11 @@ fn reduce_evidence(run: &Gathered) -> Result<SkillEval> {
     doc.reused_runs = Some(evidence.reused_runs);
     doc.imported_runs = (evidence.imported_runs > 0).then_some(evidence.imported_runs);
     doc.reused_cost_usd = Some(evidence.reused_cost_usd);
+    doc.mcp_servers = run.run.servers.words();
     for case in &mut doc.cases {
+        if let Some(words) = evidence.advisories.get(&case.name) {
+            case.advisories.clone_from(words);
+        }
         case.digest = evidence
             .plan
             .cases

@@ -86,6 +86,9 @@ pub struct EvalOptions {
     /// `_workflow.scaffold`, and a suite with such a case is refused when
     /// neither says.
     pub scaffold: Option<bool>,
+    /// `--mocks off` / `--allow-real-servers`: how the platform serves the
+    /// MCP servers a case can call (keyed, shown in the document).
+    pub servers: crate::platform::McpServers,
 }
 
 impl EvalOptions {
@@ -229,6 +232,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
         report,
         platform_env,
         scaffold: opts.scaffold.or(settings.scaffold),
+        servers: opts.servers,
     };
     Ok((run, settings))
 }

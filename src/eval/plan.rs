@@ -326,6 +326,7 @@ pub fn document(
                 .chain(errored(u, Arm::Without))
                 .map(|r| &r.outcome)
                 .collect(),
+            advisories: Vec::new(),
         })
         .collect();
     let totals = Totals {

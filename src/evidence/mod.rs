@@ -256,7 +256,7 @@ impl RunOutcome {
     /// says nothing sure about the item, so [`Store::lookup`] never returns
     /// it and no document counts it (it is still kept, for the record).
     pub fn usable(&self) -> bool {
-        !(self.skipped_paid_graders || self.error.is_some())
+        !(self.skipped_paid_graders || self.fault().is_some())
     }
 
     /// Why this outcome cannot be stored, if it cannot: every stored run is
@@ -708,6 +708,7 @@ pub(crate) mod tests {
                 .unwrap(),
             run: 1,
             bought_by: bought_by.into(),
+            mocks: None,
         };
         StoredRun::new(key, outcome)
     }

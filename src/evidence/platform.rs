@@ -330,6 +330,7 @@ mod tests {
             started_at: DateTime::from_timestamp(0, 0).unwrap(),
             run: 1,
             bought_by: "x".into(),
+            mocks: None,
         };
         let defs = [
             def("fires", "tool_used", serde_json::json!({"tool": "Skill"})),

@@ -119,6 +119,51 @@ pub struct RunOptions {
     /// `--scaffold` (`Some(true)`) or `--no-scaffold` (`Some(false)`), passed
     /// on as such; `None` passes neither (the platform runs no scaffold).
     pub scaffold: Option<bool>,
+    /// How the platform serves the plugins' MCP servers (`--mocks off`,
+    /// `--allow-real-servers`); the default records calls to stand-ins and
+    /// withholds a server with none.
+    pub servers: McpServers,
+}
+
+/// How the platform serves the MCP servers a case can call: its default
+/// (`--mocks record`: a server with a mock is served by it, one without is
+/// not started and its calls are counted as unmocked), or the operator's
+/// opt-ins, each passed on as the platform's option of the same name and
+/// keyed apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct McpServers {
+    /// `--mocks off`: no stand-ins; the plugins' servers are not mocked.
+    pub mocks_off: bool,
+    /// `--allow-real-servers`: a server with no mock runs for real, as the
+    /// operator, outside the sandbox that confines shell tools.
+    pub allow_real_servers: bool,
+}
+
+impl McpServers {
+    /// The platform's options for this choice.
+    pub fn args(self) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.mocks_off {
+            args.extend(["--mocks".to_string(), "off".to_string()]);
+        }
+        if self.allow_real_servers {
+            args.push("--allow-real-servers".to_string());
+        }
+        args
+    }
+
+    /// The choice in words for keys and documents (`off`,
+    /// `allow-real-servers`, both joined by `+`); `None` for the default.
+    pub fn words(self) -> Option<String> {
+        let parts: Vec<&str> = [
+            (self.mocks_off, "off"),
+            (self.allow_real_servers, "allow-real-servers"),
+        ]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("+"))
+    }
 }
 
 impl RunOptions {
@@ -140,6 +185,7 @@ impl RunOptions {
             report: None,
             platform_env: std::collections::BTreeMap::new(),
             scaffold: None,
+            servers: McpServers::default(),
         }
     }
 }
@@ -204,6 +250,7 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     for tag in &opts.tags {
         args.extend(["--tag".into(), tag.clone()]);
     }
+    args.extend(opts.servers.args());
     match opts.scaffold {
         Some(true) => args.push("--scaffold".into()),
         Some(false) => args.push("--no-scaffold".into()),

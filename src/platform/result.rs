@@ -54,6 +54,27 @@ pub struct ResultSuite {
     pub plugins: Vec<LoadedPlugin>,
 }
 
+impl PlatformResult {
+    /// The platform's warnings about MCP servers and stand-ins, once each,
+    /// in the order first seen.
+    pub fn mock_warnings(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let runs = self
+            .cases
+            .iter()
+            .flat_map(|c| c.arms.with.iter().chain(&c.arms.without));
+        for w in runs
+            .filter_map(|r| r.mocks.as_ref())
+            .flat_map(|m| &m.warnings)
+        {
+            if !out.contains(w) {
+                out.push(w.clone());
+            }
+        }
+        out
+    }
+}
+
 /// One entry of `suite.plugins`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LoadedPlugin {
@@ -75,6 +96,9 @@ pub struct ResultCase {
     /// The runs per arm.
     #[serde(default)]
     pub arms: ResultArms,
+    /// The platform's advisories for the case, in its words.
+    #[serde(default)]
+    pub advisories: Vec<String>,
 }
 
 /// A grader definition of a case.
@@ -175,9 +199,60 @@ pub struct ResultRun {
     /// The platform skipped the paid (llm) graders.
     #[serde(default)]
     pub skipped_paid_graders: bool,
+    /// What the MCP stand-ins saw (`--mocks record`, the default), when the
+    /// plugins declare servers or the case has mocks.
+    #[serde(default)]
+    pub mocks: Option<ResultMocks>,
     /// Grader results.
     #[serde(default)]
     pub graders: Vec<ResultGrader>,
+}
+
+/// A run's `mocks`: the platform's warnings and its count of calls.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ResultMocks {
+    /// The platform's words, e.g. a server with no mock that was not started.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// The calls the run made to mocked or withheld servers.
+    #[serde(default)]
+    pub calls: ResultMockCalls,
+}
+
+/// A run's `mocks.calls`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ResultMockCalls {
+    /// Calls in all.
+    #[serde(default)]
+    pub total: u32,
+    /// Calls a stand-in answered with an error.
+    #[serde(default)]
+    pub errors: u32,
+    /// Calls to tools that had no stand-in (their server was not started).
+    #[serde(default)]
+    pub unmocked: Vec<UnmockedTool>,
+}
+
+/// A tool called with no stand-in, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnmockedTool {
+    /// The tool's name (`mcp__<server>__<tool>`).
+    pub tool: String,
+    /// How many calls.
+    pub count: u32,
+}
+
+/// What a run's MCP stand-ins saw, as stored with the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MockCounts {
+    /// Calls to mocked or withheld servers.
+    pub calls: u32,
+    /// Calls a stand-in answered with an error.
+    pub errors: u32,
+    /// Calls to tools with no stand-in.
+    pub unmocked: Vec<UnmockedTool>,
 }
 
 /// One grader result of a run, as the platform writes it.
@@ -274,6 +349,41 @@ pub struct RunOutcome {
     /// The bob-eval run id that bought it (`eval-<item>-<UTC start>`);
     /// empty for a result given as a file.
     pub bought_by: String,
+    /// What its MCP stand-ins saw; absent when it called none (and for runs
+    /// stored before bob-eval kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mocks: Option<MockCounts>,
+}
+
+impl RunOutcome {
+    /// Why this run says nothing sure about the item, if it does not: the
+    /// platform's error (or a mock's stop), else calls to tools with no
+    /// stand-in or errors of stand-ins (the agent met a server that was not
+    /// there, which is no failure of the item). Such a run never counts.
+    pub fn fault(&self) -> Option<String> {
+        if let Some(error) = &self.error {
+            return Some(error.clone());
+        }
+        let mocks = self.mocks.as_ref()?;
+        if !mocks.unmocked.is_empty() {
+            let calls: u32 = mocks.unmocked.iter().map(|u| u.count).sum();
+            let tools: Vec<String> = mocks
+                .unmocked
+                .iter()
+                .map(|u| format!("{} ×{}", u.tool, u.count))
+                .collect();
+            return Some(format!(
+                "mocks: {calls} call(s) to tools with no stand-in, whose server was not started ({}); add a mock under mocks/<server>/, or pass --allow-real-servers",
+                tools.join(", ")
+            ));
+        }
+        (mocks.errors > 0).then(|| {
+            format!(
+                "mocks: {} of {} call(s) to stand-ins ended on an error",
+                mocks.errors, mocks.calls
+            )
+        })
+    }
 }
 
 /// One case of a result as typed runs, per arm, in the platform's order.
@@ -287,6 +397,8 @@ pub struct CaseOutcomes {
     pub with: Vec<RunOutcome>,
     /// Without it.
     pub without: Vec<RunOutcome>,
+    /// The platform's advisories for the case.
+    pub advisories: Vec<String>,
 }
 
 /// The words of an `error` or `aborted` value: `None` for absent, null or false.
@@ -477,6 +589,7 @@ impl PlatformResult {
                 graders: case.graders.clone(),
                 with: arm("with", &case.arms.with)?,
                 without: arm("without", &case.arms.without)?,
+                advisories: case.advisories.clone(),
             });
         }
         Ok(out)
@@ -510,6 +623,14 @@ impl ResultRun {
             started_at,
             run: u32::try_from(index + 1).unwrap_or(u32::MAX),
             bought_by: String::new(),
+            mocks: self.mocks.as_ref().and_then(|m| {
+                let c = &m.calls;
+                (c.total > 0 || c.errors > 0 || !c.unmocked.is_empty()).then(|| MockCounts {
+                    calls: c.total,
+                    errors: c.errors,
+                    unmocked: c.unmocked.clone(),
+                })
+            }),
         }
     }
 }

@@ -181,6 +181,8 @@ pub struct FoldCase<'a> {
     pub with: Vec<&'a RunOutcome>,
     /// The without-arm runs.
     pub without: Vec<&'a RunOutcome>,
+    /// The platform's advisories for the case.
+    pub advisories: Vec<String>,
 }
 
 impl<'a> FoldCase<'a> {
@@ -201,6 +203,7 @@ impl<'a> FoldCase<'a> {
                 && case.graders.iter().all(|g| g.is_with_only()),
             with: case.with.iter().collect(),
             without: case.without.iter().collect(),
+            advisories: case.advisories.clone(),
         }
     }
 }
@@ -320,6 +323,7 @@ pub fn fold(
         neighbours: None,
         platform_env: None,
         scaffold: None,
+        mcp_servers: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),
@@ -393,14 +397,55 @@ fn scored_by_trigger(case: &FoldCase) -> bool {
         && graders().all(|g| g.scored)
 }
 
+/// The case's runs whose agent met a missing MCP server or a stand-in's
+/// error, in words (how many of how many, and the tools), when any did.
+fn mock_words(case: &FoldCase) -> Option<String> {
+    let runs: Vec<&RunOutcome> = case.with.iter().chain(&case.without).copied().collect();
+    let met: Vec<&crate::platform::result::MockCounts> = runs
+        .iter()
+        .filter_map(|r| r.mocks.as_ref())
+        .filter(|m| !m.unmocked.is_empty() || m.errors > 0)
+        .collect();
+    if met.is_empty() {
+        return None;
+    }
+    let mut tools: Vec<&str> = met
+        .iter()
+        .flat_map(|m| m.unmocked.iter().map(|u| u.tool.as_str()))
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
+    let errors: u32 = met.iter().map(|m| m.errors).sum();
+    let mut words = format!("{} of {} run(s) not counted: ", met.len(), runs.len());
+    if !tools.is_empty() {
+        words.push_str(&format!(
+            "called tools with no stand-in ({}), whose server was not started",
+            tools.join(", ")
+        ));
+    }
+    if errors > 0 {
+        if !tools.is_empty() {
+            words.push_str("; ");
+        }
+        words.push_str(&format!("{errors} stand-in error(s)"));
+    }
+    words.push_str(
+        "; add mocks under mocks/<server>/ beside the case, or pass --allow-real-servers",
+    );
+    Some(words)
+}
+
 fn reduce_case(case: &FoldCase) -> ReducedCase {
     let mut faults = RunFaults::default();
     for run in case.with.iter().chain(&case.without) {
-        faults.add(run.error.as_deref());
+        faults.add(run.fault().as_deref());
     }
     // Only the runs the platform did not mark count.
     fn counted<'r>(runs: &[&'r RunOutcome]) -> Vec<&'r RunOutcome> {
-        runs.iter().copied().filter(|r| r.error.is_none()).collect()
+        runs.iter()
+            .copied()
+            .filter(|r| r.fault().is_none())
+            .collect()
     }
     let (with, without) = (counted(&case.with), counted(&case.without));
     let side = |quiet: bool| -> HashSet<&str> {
@@ -453,6 +498,8 @@ fn reduce_case(case: &FoldCase) -> ReducedCase {
             stats: None,
             graders: Some(grader_detail(&with, &without)),
             scored_by_trigger: scored_by_trigger(case),
+            mocks: mock_words(case),
+            advisories: case.advisories.clone(),
         }
     });
     ReducedCase {

@@ -289,3 +289,48 @@ fn a_single_arm_result_is_checked_not_reduced() {
         assert!(matches!(err, Error::PluginNotLoaded(_)), "{err}");
     }
 }
+
+/// A run whose agent called a tool with no stand-in (its MCP server was not
+/// started) is no failure of the item: it is not counted, the case says so
+/// in words, and the document is partial with the platform's count.
+#[test]
+fn a_run_that_met_a_missing_mcp_server_is_not_counted() {
+    let unmocked = json!({"score": 0.0, "costUsd": 0.01, "graders": [{"name": "s", "passed": false}],
+        "mocks": {"warnings": ["mocks: \"plugin:x:tracker\" has no mock and is NOT started"],
+                  "calls": {"total": 2, "errors": 0, "unmocked": [{"tool": "mcp__tracker__close", "count": 2}]}}});
+    let erring = json!({"score": 0.0, "costUsd": 0.01, "graders": [{"name": "s", "passed": false}],
+        "mocks": {"warnings": [], "calls": {"total": 1, "errors": 1, "unmocked": []}}});
+    let served = json!({"score": 1.0, "costUsd": 0.01, "graders": [{"name": "s", "passed": true}],
+        "mocks": {"warnings": [], "calls": {"total": 1, "errors": 0, "unmocked": []}}});
+    let d = doc(
+        json!([{"name": "a", "graders": [], "advisories": ["grader s: criterion is vague"],
+        "arms": {"with": [served.clone(), unmocked], "without": [run(0.0, &[("s", false)]), erring]}}]),
+    );
+    let r = reduce(&d, &ctx()).unwrap();
+    let case = &r.cases[0];
+    assert_eq!((case.with, case.without, case.runs), (1.0, Some(0.0), 2));
+    let words = case.mocks.as_deref().unwrap();
+    assert!(
+        words.starts_with(
+            "2 of 4 run(s) not counted: called tools with no stand-in (mcp__tracker__close)"
+        ),
+        "{words}"
+    );
+    assert!(words.contains("1 stand-in error(s)"), "{words}");
+    assert_eq!(case.advisories, ["grader s: criterion is vague"]);
+    let reason = r.partial_reason.unwrap().to_string();
+    assert!(
+        reason.starts_with("run_errors: 2 of 4 runs ended on an error"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("mocks: 2 call(s) to tools with no stand-in"),
+        "{reason}"
+    );
+    assert_eq!(d.mock_warnings().len(), 1);
+    // A run that used its stand-ins without trouble counts, and says nothing.
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [served], "without": [run(0.0, &[("s", false)])]}}]));
+    let r = reduce(&d, &ctx()).unwrap();
+    assert!(!r.partial && r.cases[0].mocks.is_none());
+}

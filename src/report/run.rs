@@ -201,6 +201,13 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         rate(doc.trigger_rate),
         trigger_split(doc),
     );
+    if let Some(servers) = &doc.mcp_servers {
+        let _ = writeln!(
+            out,
+            "  MCP servers: {} (keyed apart from the platform's default, record)",
+            crate::text::line(servers)
+        );
+    }
     if let Some(line) = bought_and_reused(doc) {
         let _ = writeln!(out, "  {line}");
     }
@@ -272,6 +279,12 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         graders.sort_by_key(|g| (!g.error, !g.is_failure()));
         for g in graders {
             let _ = writeln!(out, "      {}", grader_line(g));
+        }
+        if let Some(words) = &c.mocks {
+            let _ = writeln!(out, "      MCP: {}", crate::text::line(words));
+        }
+        for words in &c.advisories {
+            let _ = writeln!(out, "      platform advisory: {}", crate::text::line(words));
         }
     }
     if let Some(n) = &doc.neighbours {
@@ -358,6 +371,8 @@ mod tests {
                     stats: None,
                     graders: None,
                     scored_by_trigger: false,
+                    mocks: None,
+                    advisories: Vec::new(),
                 },
                 CaseEval {
                     name: "quiet".into(),
@@ -378,6 +393,8 @@ mod tests {
                     stats: None,
                     graders: None,
                     scored_by_trigger: false,
+                    mocks: None,
+                    advisories: Vec::new(),
                 },
             ],
             ..SkillEval::sample(0.8333, 0.6667)
@@ -566,6 +583,8 @@ mod tests {
             stats: None,
             graders: None,
             scored_by_trigger: false,
+            mocks: None,
+            advisories: Vec::new(),
         }];
         let text = summary(&doc);
         assert!(

@@ -68,6 +68,7 @@ fn result(writer: usize, result: usize, runs: usize) -> Vec<StoredRun> {
                 started_at: DateTime::from_timestamp(1_796_000_000 + result as i64, 0).unwrap(),
                 run: i as u32 + 1,
                 bought_by: format!("eval-item-{writer}-{result}"),
+                mocks: None,
             };
             StoredRun::new(key, outcome)
         })

@@ -187,6 +187,7 @@ fn stored(by: &str, model: &str, case: &str, arm: Arm, score: f64, n: i64) -> St
         started_at: started,
         run: n as u32 + 1,
         bought_by: by.into(),
+        mocks: None,
     };
     StoredRun::new(key, outcome)
 }

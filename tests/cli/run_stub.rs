@@ -943,3 +943,68 @@ fn neighbours_mistakes_cost_nothing() {
         assert_eq!(eval_argv(&stub), None, "{args:?}: the platform ran");
     }
 }
+
+/// `--mocks off` and `--allow-real-servers` reach the platform as its own
+/// options, are shown in the document and the summary, and key the runs
+/// apart: the platform's default buys them again.
+#[test]
+fn mcp_server_choices_are_passed_shown_and_keyed_apart() {
+    let env = Env::new();
+    let stub = Stub::new(Switches::answering(data("platform/run1_main.json")));
+    let store = env.work.path().join("evidence.db");
+    let out = env
+        .run(&stub, &["commit", "--mocks", "off", "--allow-real-servers"])
+        .arg("--evidence")
+        .arg(&store)
+        .arg("--out")
+        .arg(env.out())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let argv = eval_argv(&stub).unwrap();
+    let at = argv.iter().position(|a| a == "--mocks").unwrap();
+    assert_eq!(argv[at + 1], "off");
+    assert!(
+        argv.contains(&"--allow-real-servers".to_string()),
+        "{argv:?}"
+    );
+    assert_eq!(
+        read_json(&env.out())["mcp_servers"],
+        "off+allow-real-servers"
+    );
+    assert!(
+        text(&out.stderr).contains("MCP servers: off+allow-real-servers (keyed apart"),
+        "{}",
+        text(&out.stderr)
+    );
+    let calls = |stub: &Stub| {
+        stub.record("calls")
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("plugin eval"))
+            .count()
+    };
+    let before = calls(&stub);
+    let out = env
+        .run(&stub, &["commit"])
+        .arg("--evidence")
+        .arg(&store)
+        .arg("--out")
+        .arg(env.out())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        calls(&stub),
+        before + 1,
+        "the default is keyed apart: bought again"
+    );
+    let argv = eval_argv(&stub).unwrap();
+    assert!(
+        !argv
+            .iter()
+            .any(|a| a == "--mocks" || a == "--allow-real-servers"),
+        "{argv:?}"
+    );
+    assert!(read_json(&env.out()).get("mcp_servers").is_none());
+}

@@ -19,6 +19,7 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Step(without_arm_has_no_item),
     Migration::Step(evaluations_and_decisions),
     Migration::Step(store_key_and_record_provenance),
+    Migration::Step(mock_counts),
 ];
 
 /// Schema 1: the runs.
@@ -215,6 +216,21 @@ INSERT OR IGNORE INTO store_key (id, key) VALUES (1, randomblob(32));
                  CHECK (provenance IN ('here', 'imported', 'collected', 'legacy'));"
             ))?;
         }
+    }
+    Ok(())
+}
+
+/// Version 6 → 7: each run's MCP stand-in counts (`mocks`, JSON; NULL for a
+/// run that called none, and for every run stored before). Only when
+/// missing, so a store whose version was set back keeps what it holds.
+pub(super) fn mock_counts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('runs') WHERE name = 'mocks'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        tx.execute_batch("ALTER TABLE runs ADD COLUMN mocks TEXT;")?;
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ use migrations::{MIGRATIONS, Migration};
 use records::{insert_decisions, insert_evaluations};
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -50,10 +50,10 @@ const APPLICATION_ID: i64 = 0x626f_6265;
 const COLUMNS: &str = "id, item, item_digest, case_name, case_digest, arm, model, judge_model, \
     platform_version, tools, options, score, passed, graders, cost_usd, judge_cost_usd, \
     duration_seconds, turns, error, skipped_paid_graders, started_at, run, bought_by, \
-    provenance, provenance_from, provenance_at";
+    provenance, provenance_from, provenance_at, mocks";
 
 /// How many columns [`COLUMNS`] names: the query of [`Store::lookup`] adds one after them.
-const COLUMN_COUNT: usize = 26;
+const COLUMN_COUNT: usize = 27;
 
 /// The side folder of a store at `path`: `<path>.pending/`, where bought runs
 /// wait (one `<run-id>.jsonl` export per bob-eval run) when the store stayed
@@ -517,13 +517,17 @@ impl Store {
             let mut stmt = tx.prepare_cached(&format!(
                 "INSERT OR IGNORE INTO runs ({COLUMNS}, key_id, usable) VALUES \
                  (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                  ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)"
+                  ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)"
             ))?;
             for (origin, runs) in batches {
                 for run in *runs {
                     let (k, o) = (&run.key, &run.outcome);
                     let tools = serde_json::to_string(&k.tools).expect("strings serialize");
                     let graders = serde_json::to_string(&o.graders).expect("graders serialize");
+                    let mocks = o
+                        .mocks
+                        .as_ref()
+                        .map(|m| serde_json::to_string(m).expect("mock counts serialize"));
                     let provenance = origin.provenance(o, now);
                     let from = match &provenance {
                         Provenance::Bought { run, .. } => Some(run.clone()),
@@ -559,6 +563,7 @@ impl Store {
                         provenance.kind(),
                         from,
                         at,
+                        mocks,
                         k.id(),
                         o.usable(),
                     ])?;
@@ -758,6 +763,10 @@ impl Store {
             started_at: self.time(&text(20)?)?,
             run: row.get(21).map_err(fault)?,
             bought_by: text(22)?,
+            mocks: match row.get::<_, Option<String>>(26).map_err(fault)? {
+                Some(json) => Some(self.json(&json, "mocks")?),
+                None => None,
+            },
         };
         let from = row.get::<_, Option<String>>(24).map_err(fault)?;
         let at = match row.get::<_, Option<String>>(25).map_err(fault)? {

@@ -577,7 +577,7 @@ fn step_4_rekeys_the_without_arm_of_an_older_store() {
                  case_digest, arm, model, judge_model, platform_version, tools, options, score, \
                  passed, graders, cost_usd, judge_cost_usd, duration_seconds, turns, error, \
                  skipped_paid_graders, started_at, run, bought_by, provenance, provenance_from, \
-                 provenance_at, ?2, usable FROM runs WHERE id = ?4"
+                 provenance_at, mocks, ?2, usable FROM runs WHERE id = ?4"
             ),
             params![twin_id, twin_key, "j".repeat(64), old_id],
         )
@@ -666,7 +666,7 @@ fn a_version_4_store_gains_evaluations_and_decisions_and_keeps_its_runs() {
     }
     let mut store = Store::open(&path).unwrap();
     assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 6);
+    assert_eq!(SCHEMA_VERSION, 7);
     store.insert(&runs, &Origin::Bought).unwrap();
     assert!(store.evaluations(&[]).unwrap().is_empty());
     assert!(store.decisions(&[]).unwrap().is_empty());
@@ -790,4 +790,40 @@ fn evaluations_and_decisions_round_trip_through_the_store_and_the_export() {
         .unwrap_err();
     assert!(err.to_string().starts_with("new.jsonl:2: "), "{err}");
     assert!(err.to_string().contains("verdict"), "{err}");
+}
+
+/// A run's MCP stand-in counts are kept with it, and a run that met a
+/// missing server is kept but never reused.
+#[test]
+fn mock_counts_are_kept_and_a_run_that_met_a_missing_server_is_not_reused() {
+    use crate::platform::result::{MockCounts, UnmockedTool};
+    let dir = tempfile::tempdir().unwrap();
+    let path = Utf8PathBuf::from_path_buf(dir.path().join("e.db")).unwrap();
+    let mut store = Store::open(&path).unwrap();
+    let mut served = sample("fires", Arm::With, 0, "b");
+    served.outcome.mocks = Some(MockCounts {
+        calls: 3,
+        errors: 0,
+        unmocked: vec![],
+    });
+    let mut missing = sample("fires", Arm::With, 1, "b");
+    missing.outcome.mocks = Some(MockCounts {
+        calls: 1,
+        errors: 0,
+        unmocked: vec![UnmockedTool {
+            tool: "mcp__tracker__close".into(),
+            count: 1,
+        }],
+    });
+    let runs = [
+        StoredRun::new(served.key.clone(), served.outcome.clone()),
+        StoredRun::new(missing.key.clone(), missing.outcome.clone()),
+    ];
+    store.insert(&runs, &Origin::Bought).unwrap();
+    let found = store.lookup(std::slice::from_ref(&runs[0].key), 5).unwrap();
+    assert_eq!(found[0].len(), 1, "only the run that met no missing server");
+    assert_eq!(found[0][0].outcome.mocks, served.outcome.mocks);
+    let all = store.runs(&[]).unwrap();
+    let kept = all.iter().find(|r| r.id == runs[1].id).unwrap();
+    assert_eq!(kept.outcome.mocks, missing.outcome.mocks);
 }
