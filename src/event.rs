@@ -18,6 +18,8 @@ pub enum Event {
         item: String,
         /// The kept folder.
         dir: Utf8PathBuf,
+        /// The platform's temp folder beside it (its sandboxes), kept too.
+        scratch: Utf8PathBuf,
     },
     /// The platform started for `item` under a ceiling.
     PlatformStarted {

@@ -26,16 +26,27 @@ pub struct Plugin {
     pub name: String,
     /// The item inside.
     pub item: Item,
+    /// The platform's temp folder (its `TMPDIR`), beside the plugin and not
+    /// inside it, so that the sandboxes the platform makes there are removed
+    /// with the plugin whatever way the run ends, and no sandbox has the
+    /// suite's graders above it.
+    pub scratch: Utf8PathBuf,
     /// The temp folder; `None` once kept.
     temp: Option<tempfile::TempDir>,
+    /// The platform's temp folder; `None` once kept.
+    scratch_temp: Option<tempfile::TempDir>,
     /// Released after the folder is removed (fields drop in this order).
     _guard: interrupt::Guard,
 }
 
 impl Plugin {
-    /// Keep the folder after this value is dropped (`--keep`); returns its path.
+    /// Keep the folder, and the platform's temp folder beside it, after this
+    /// value is dropped (`--keep`); returns the plugin folder's path.
     pub fn keep(&mut self) -> Utf8PathBuf {
         if let Some(temp) = self.temp.take() {
+            let _ = temp.keep();
+        }
+        if let Some(temp) = self.scratch_temp.take() {
             let _ = temp.keep();
         }
         self.dir.clone()
@@ -119,22 +130,14 @@ fn build(
 ) -> Result<Plugin> {
     // Taken first, so it is released last: after `temp` removed the folder.
     let guard = interrupt::guard()?;
-    let temp = tempfile::Builder::new()
-        .prefix(&format!("bob-eval-{}-", item.name))
-        .tempdir()
-        .map_err(|e| {
-            Error::io(
-                std::env::temp_dir().display().to_string(),
-                "creating a temp folder",
-                e,
-            )
-        })?;
+    let temp = temp_dir(&format!("bob-eval-{}-", item.name))?;
+    let scratch_temp = temp_dir(&format!("bob-eval-{}-tmp-", item.name))?;
     // The real path: the platform does not load plugins reached through symlinks.
-    let real = fs::canonicalize(temp.path())
-        .map_err(|e| Error::io(temp.path().display().to_string(), "resolving", e))?;
-    let dir = utf8(&real)?;
+    let dir = real_path(&temp)?;
+    let scratch = real_path(&scratch_temp)?;
     // The platform refuses a plugin folder that others may write to.
     set_mode(&dir, 0o700)?;
+    set_mode(&scratch, 0o700)?;
     interrupt::check()?;
     let name = crate::item::plugin_name(&item.name);
 
@@ -169,9 +172,32 @@ fn build(
         dir,
         name,
         item: item.clone(),
+        scratch,
         temp: Some(temp),
+        scratch_temp: Some(scratch_temp),
         _guard: guard,
     })
+}
+
+/// A new private folder in the system temp folder, named `prefix…`.
+fn temp_dir(prefix: &str) -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| {
+            Error::io(
+                std::env::temp_dir().display().to_string(),
+                "creating a temp folder",
+                e,
+            )
+        })
+}
+
+/// The real (symlink-free) UTF-8 path of `temp`.
+fn real_path(temp: &tempfile::TempDir) -> Result<Utf8PathBuf> {
+    let real = fs::canonicalize(temp.path())
+        .map_err(|e| Error::io(temp.path().display().to_string(), "resolving", e))?;
+    utf8(&real)
 }
 
 fn utf8(path: &std::path::Path) -> Result<Utf8PathBuf> {
@@ -343,8 +369,11 @@ mod tests {
         let mode = fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
 
+        let scratch = plugin.scratch.clone();
+        assert!(scratch.is_dir() && !scratch.starts_with(&dir));
         drop(plugin);
         assert!(!dir.exists(), "an unkept plugin is removed");
+        assert!(!scratch.exists(), "so is the platform's temp folder");
     }
 
     #[test]
@@ -353,9 +382,12 @@ mod tests {
         let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
         let mut plugin = assemble(&root, &it).unwrap();
         let dir = plugin.keep();
+        let scratch = plugin.scratch.clone();
         drop(plugin);
         assert!(dir.join(".claude-plugin/plugin.json").is_file());
+        assert!(scratch.is_dir(), "the platform's temp folder is kept too");
         fs::remove_dir_all(dir).unwrap();
+        fs::remove_dir_all(scratch).unwrap();
     }
 
     #[test]

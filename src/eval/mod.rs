@@ -314,6 +314,7 @@ pub fn assemble_plugin(
         observer.event(&Event::Kept {
             item: item.into(),
             dir,
+            scratch: plugin.scratch.clone(),
         });
     }
     let competition = match &opts.neighbours {
@@ -321,10 +322,11 @@ pub fn assemble_plugin(
         Some(names) => {
             let mut competition = neighbours::prepare(&ctx.source, &found, names, opts.runs)?;
             if opts.keep {
-                let dir = neighbours::keep(&mut competition);
+                let (dir, scratch) = neighbours::keep(&mut competition);
                 observer.event(&Event::Kept {
                     item: item.into(),
                     dir,
+                    scratch,
                 });
             }
             observer.event(&Event::Notice(competition.announce(run.max_cost_usd)));

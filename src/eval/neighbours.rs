@@ -179,9 +179,11 @@ pub fn prepare(
     })
 }
 
-/// Keep the competition's plugin folder (`--keep`); returns its path.
-pub fn keep(competition: &mut Competition) -> camino::Utf8PathBuf {
-    competition.plugin.keep()
+/// Keep the competition's plugin folder and the platform's temp folder
+/// beside it (`--keep`); returns their paths.
+pub fn keep(competition: &mut Competition) -> (camino::Utf8PathBuf, camino::Utf8PathBuf) {
+    let dir = competition.plugin.keep();
+    (dir, competition.plugin.scratch.clone())
 }
 
 /// The competition's progress: its runs are reported as neighbour runs, not

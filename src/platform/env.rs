@@ -52,6 +52,10 @@ pub const SHAPING: [&str; 11] = [
     "ENABLE_PROMPT_CACHING_1H",
 ];
 
+/// The platform's temp folder variables, set to the plugin's own temp folder
+/// ([`crate::plugin::Plugin::scratch`]) so that no run sandbox outlives bob-eval.
+pub const TEMP_DIRS: [&str; 2] = ["TMPDIR", "CLAUDE_CODE_TMPDIR"];
+
 /// The operator's config folder variable, replaced by bob-eval's own.
 pub const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// Where the platform keeps the credential (its `.credentials.json`, or
@@ -180,6 +184,20 @@ pub struct EnvChanges {
     pub remove: Vec<String>,
     /// Names to set, with their values (after the removals).
     pub set: Vec<(String, String)>,
+}
+
+impl EnvChanges {
+    /// The value `name` has in the platform's environment, given its value
+    /// `operator` in bob-eval's own.
+    pub fn value(&self, name: &str, operator: Option<&str>) -> Option<String> {
+        if let Some((_, v)) = self.set.iter().rev().find(|(k, _)| k == name) {
+            return Some(v.clone());
+        }
+        if self.remove.iter().any(|k| k == name) {
+            return None;
+        }
+        operator.map(str::to_owned)
+    }
 }
 
 /// The environment plan for a platform run: `operator` is bob-eval's own

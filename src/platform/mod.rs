@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 /// The oldest Claude Code with `claude plugin eval` as bob-eval uses it.
 mod probe;
+pub mod reach;
 pub use probe::{VersionProbe, locate, start_locate};
 pub mod env;
 mod process;
@@ -340,6 +341,12 @@ pub fn run(
         command.env_remove(name);
     }
     command.envs(env_plan.set.iter().map(|(k, v)| (k, v)));
+    // The platform makes a sandbox per run in its temp folder and keeps a
+    // failed or stopped run's: the plugin's own temp folder is removed with
+    // the plugin however the run ends.
+    for name in env::TEMP_DIRS {
+        command.env(name, &plugin.scratch);
+    }
 
     // Its own process group, so that a forwarded signal or a timeout reaches
     // everything the platform started, not only its first process.
@@ -368,7 +375,28 @@ pub fn run(
     });
     let reader = spawn_stderr_reader(stderr, log, item, observer, Arc::clone(&summary), done_tx);
 
-    let waiter = wait_for_exit(&group, platform, clock, timeout)?;
+    // With the API unreachable the platform retries for minutes, silently:
+    // check it once the run has been quiet a while (docs/platform.md).
+    let unreachable = Arc::new(std::sync::OnceLock::new());
+    let exited = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(endpoint) = reach::endpoint(|name| env_plan.value(name, var(name))) {
+        let (unreachable, exited) = (Arc::clone(&unreachable), Arc::clone(&exited));
+        std::thread::spawn(move || {
+            let quiet = Instant::now() + reach::QUIET;
+            while Instant::now() < quiet {
+                if exited.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if let Err(why) = reach::probe(&endpoint, reach::CONNECT) {
+                let _ = unreachable.set(format!("{} cannot be reached: {why}", endpoint.named));
+            }
+        });
+    }
+    let waited = wait_for_exit(&group, platform, clock, timeout, &unreachable);
+    exited.store(true, std::sync::atomic::Ordering::Relaxed);
+    let waiter = waited?;
     // Whatever the platform left in its group must not outlive the run; after
     // a stop, neither may the agents it started in sessions of their own.
     let stopped =
@@ -387,6 +415,16 @@ pub fn run(
     }
     // The folder goes with the plugin unless kept: no message may point into it.
     let hidden = (!plugin.is_kept()).then_some(plugin.dir.as_path());
+    if let Some(why) = &waiter.unreachable {
+        return Err(Error::PlatformFailed {
+            message: format!(
+                "{why}; the platform was stopped after {:.0} s instead of retrying for minutes, and nothing was measured. Check the network, $ANTHROPIC_BASE_URL or the proxy ({} turns this check off)",
+                clock.elapsed().as_secs_f64(),
+                reach::SWITCH
+            ),
+            details: error_lines(&summary, hidden),
+        });
+    }
     if let (Some(_), Some(limit)) = (waiter.timed_out, timeout) {
         return Err(Error::PlatformFailed {
             message: format!(

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 /// How [`wait_at_most`] ended.
@@ -306,6 +306,9 @@ pub(super) struct Waiter {
     pub(super) timed_out: Option<Instant>,
     /// Whether SIGKILL was sent.
     pub(super) killed: bool,
+    /// Why the API cannot be reached, when that stopped the run (SIGTERM,
+    /// then SIGKILL after the timeout's grace).
+    pub(super) unreachable: Option<String>,
 }
 
 impl Waiter {
@@ -348,11 +351,14 @@ impl Waiter {
 /// Wait until the platform (the leader of `group`) exits, without reaping it;
 /// every [`POLL`] apply what [`Waiter::tick`] decides. Returns the waiter, which
 /// says whether a signal was forwarded or the run timed out.
+/// Once `unreachable` holds a reason, the run is stopped as on a timeout and
+/// the waiter keeps the reason.
 pub(super) fn wait_for_exit(
     group: &Tracked,
     platform: &Platform,
     clock: Instant,
     timeout: Option<Duration>,
+    unreachable: &OnceLock<String>,
 ) -> Result<Waiter> {
     let (exited_tx, exited_rx) = mpsc::channel();
     let pid = group.pid;
@@ -369,6 +375,16 @@ pub(super) fn wait_for_exit(
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let caught = interrupt::caught();
                 let now = Instant::now();
+                if let Some(why) = unreachable.get()
+                    && waiter.forwarded.is_none()
+                    && waiter.timed_out.is_none()
+                    && caught.is_none()
+                {
+                    waiter.unreachable = Some(why.clone());
+                    waiter.timed_out = Some(now);
+                    group.signal(libc::SIGTERM);
+                    continue;
+                }
                 match waiter.tick(now, now.saturating_duration_since(clock), caught, timeout) {
                     Action::Wait => {}
                     Action::Signal(s) => group.signal(s),

@@ -113,8 +113,12 @@ impl Observer for Terminal {
         match event {
             Event::Warning(d) => self.say(&views, format!("bob-eval: {d}")),
             Event::Notice(text) => self.say(&views, format!("bob-eval: {text}")),
-            Event::Kept { dir, .. } => {
-                self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"))
+            Event::Kept { dir, scratch, .. } => {
+                self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"));
+                self.say(
+                    &views,
+                    format!("bob-eval: keeping the platform's temp folder {scratch} (its run sandboxes)"),
+                );
             }
             Event::StoreBusy {
                 item,

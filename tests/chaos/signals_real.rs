@@ -2,7 +2,8 @@
 //! `claude plugin eval` whose model (the fake Messages API) answers slowly:
 //! bob-eval exits 130, no process of the platform outlives it (not the
 //! platform, not the agents it starts in sessions of their own), the fake
-//! API gets no request after bob-eval exited, and the plugin folder is gone.
+//! API gets no request after bob-eval exited, and the plugin folder and the
+//! platform's run sandboxes (made in bob-eval's own temp folder) are gone.
 //!
 //! Every process of the run carries the run's temp folder in its environment
 //! (`platform_env` sets HOME and TMPDIR inside it, and the platform's agents
@@ -52,6 +53,33 @@ fn end_all(dir: &Path, bob_eval: u32) {
         // SAFETY: kill(2) on a process of this test's run (it holds its temp folder).
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
     }
+}
+
+/// The platform's run sandboxes (`claude-eval-*`) anywhere under `dir`'s
+/// temp folder, two levels deep.
+pub(crate) fn sandboxes(dir: &Path) -> Vec<String> {
+    let mut found = vec![];
+    let top = dir.join("tmp");
+    for entry in std::fs::read_dir(&top).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("claude-eval-")
+        {
+            found.push(path.to_string_lossy().into_owned());
+        }
+        for inner in std::fs::read_dir(&path).into_iter().flatten().flatten() {
+            if inner
+                .file_name()
+                .to_string_lossy()
+                .starts_with("claude-eval-")
+            {
+                found.push(inner.path().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
 }
 
 #[test]
@@ -110,6 +138,12 @@ fn sighup_mid_run_stops_the_real_platform_and_its_agents() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let plugin = plugin_dir().expect("the plugin folder exists mid-run");
+    // The platform's run sandboxes are made in the plugin's own temp folder.
+    let sandboxes = sandboxes(dir.path());
+    assert!(
+        sandboxes.iter().any(|s| s.contains("bob-eval-commit-tmp-")),
+        "no run sandbox in bob-eval's temp folder mid-run: {sandboxes:?}"
+    );
 
     // SAFETY: kill(2) on our own child, not reaped yet.
     unsafe { libc::kill(pid as libc::pid_t, libc::SIGHUP) };
@@ -158,5 +192,11 @@ fn sighup_mid_run_stops_the_real_platform_and_its_agents() {
         !Path::new(&plugin).exists(),
         "the plugin folder {plugin} was left"
     );
+    let left: Vec<String> = std::fs::read_dir(dir.path().join("tmp"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left in the temp folder: {left:?}");
     assert!(!dir.path().join("result.json").exists());
 }

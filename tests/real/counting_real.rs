@@ -2,7 +2,7 @@
 //! run the platform marks with an error never counts (the document is
 //! partial and says why, the gate never accepts it, the next `run` buys it
 //! again), an API unreachable for every run gives a partial document that
-//! says so, a suite-level `mocks/` edit re-buys every case, and a case name
+//! says so and leaves no run sandbox behind, a suite-level `mocks/` edit re-buys every case, and a case name
 //! the platform's `--case` would read as a pattern is refused before a call.
 
 use crate::support;
@@ -177,8 +177,49 @@ fn an_unreachable_api_gives_a_partial_result_that_says_so() {
         stderr.contains("every run (4 of 4) ended on an error"),
         "{stderr}"
     );
+    // The platform keeps a failed run's sandbox; bob-eval's temp folder,
+    // where it was made, is gone with the plugin: nothing is left.
+    let left: Vec<String> = std::fs::read_dir(w.dir.path().join("tmp"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left in the temp folder: {left:?}");
     let (code, said) = w.gate(&path);
     assert_eq!(code, 1, "{said}");
+}
+
+/// With nothing listening at the API's address the platform would retry
+/// for minutes, silently: bob-eval checks the address once the run has been
+/// quiet a few seconds, stops the platform, says why, and leaves nothing.
+#[test]
+fn an_api_with_nothing_listening_is_said_within_seconds() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
+    let w = world(model(|_| false));
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut cmd = w.command(support::cmd::bob(&w.source, &w.home()));
+    cmd.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{closed}"))
+        .args(["run", "commit", "--runs", "1", "--max-cost-usd", "1"]);
+    let (code, _, stderr) = outcome(cmd);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the API at http://127.0.0.1:{closed} ($ANTHROPIC_BASE_URL) cannot be reached"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was measured"), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(w.dir.path().join("tmp"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left in the temp folder: {left:?}");
 }
 
 const TOOLS: &str = r#"{"tools": [{"name": "get_issue", "description": "One issue by id.", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}]}"#;

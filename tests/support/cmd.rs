@@ -21,6 +21,10 @@ pub const NO_PLATFORM: &str = "/nonexistent/bob-eval-tests/claude";
 /// tests run in the background of a script (which ignores SIGINT and
 /// SIGQUIT, and bob-eval would keep ignoring them).
 ///
+/// The stub platform calls no API: `BOB_EVAL_API_PROBE=off` keeps bob-eval
+/// from checking one while a slow stub runs (the real tier's commands clear
+/// the environment and give the fake API's address instead).
+///
 /// A plain [`Command`]: `output()` or `spawn()` it, or `assert()` it with
 /// `assert_cmd::prelude::*`.
 pub fn bob(source: &Path, home: &Path) -> Command {
@@ -43,6 +47,7 @@ pub fn bob(source: &Path, home: &Path) -> Command {
         }
     }
     cmd.env("BOB_EVAL_CLAUDE", NO_PLATFORM)
+        .env("BOB_EVAL_API_PROBE", "off")
         .arg("--source")
         .arg(source)
         .arg("--home")
