@@ -176,6 +176,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
         None => None,
     };
     let level = config::resolve_confidence(asked.confidence, &settings)?;
+    let min_effect = config::resolve_min_effect(asked.min_effect, &settings)?;
     let first_look = asked
         .auto
         .map(|max| super::auto_policy(max, level).schedule()[0]);
@@ -206,7 +207,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
     let most = opts
         .auto
         .unwrap_or_else(|| plan.cases.iter().map(|c| c.runs).max().unwrap_or(1));
-    let price = super::price::price(&costs, &cases, most, run.max_cost_usd);
+    let price = super::price::price(&costs, &cases, min_effect, most, run.max_cost_usd);
     let have: Vec<usize> = stored.iter().map(Vec::len).collect();
     let mut estimate = tally(
         &plan,

@@ -523,7 +523,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 |p| p.max_per_arm,
             );
             let costs = store.past_costs(&item, &plan.model)?;
-            let price = price::price(&costs, &cases, most, run.max_cost_usd);
+            let price = price::price(&costs, &cases, min_effect, most, run.max_cost_usd);
             observer.event(&Event::Notice(format!("{item}: {}", price.words())));
             observer.event(&Event::Notice(format!(
                 "{item}: cost ceiling ${:.2} ({})",

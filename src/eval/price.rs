@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
-    /// The smallest change worth detecting ([`crate::stats::DEFAULT_MIN_EFFECT`]).
+    /// The smallest change worth detecting: `--min-effect`, settings
+    /// `_workflow.min_effect`, else [`crate::stats::DEFAULT_MIN_EFFECT`].
     pub min_effect: f64,
     /// The chance of calling a change of that size clear.
     pub power: f64,
@@ -34,10 +35,16 @@ pub struct Price {
     pub buys_at_most: u32,
 }
 
-/// The price of a decision on the suite `cases` (names) of `item` on the
-/// model whose past costs are `costs`, for an evaluation that buys at most
-/// `buys_at_most` runs per arm of each case under `ceiling` dollars.
-pub fn price(costs: &PastCosts, cases: &[String], buys_at_most: u32, ceiling: f64) -> Price {
+/// The price of detecting a change of `min_effect` on the suite `cases`
+/// (names) on the model whose past costs are `costs`, for an evaluation that
+/// buys at most `buys_at_most` runs per arm of each case under `ceiling` dollars.
+pub fn price(
+    costs: &PastCosts,
+    cases: &[String],
+    min_effect: f64,
+    buys_at_most: u32,
+    ceiling: f64,
+) -> Price {
     let (usd, n) = costs
         .cases
         .iter()
@@ -51,16 +58,11 @@ pub fn price(costs: &PastCosts, cases: &[String], buys_at_most: u32, ceiling: f6
         (None, None)
     };
     let k = cases.len();
-    let runs = runs_for_power(
-        k,
-        crate::stats::DEFAULT_MIN_EFFECT,
-        DEFAULT_LEVEL,
-        PLANNED_POWER,
-    );
+    let runs = runs_for_power(k, min_effect, DEFAULT_LEVEL, PLANNED_POWER);
     let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k as f64;
     let round = crate::document::round4;
     Price {
-        min_effect: crate::stats::DEFAULT_MIN_EFFECT,
+        min_effect,
         power: PLANNED_POWER,
         level: DEFAULT_LEVEL,
         runs_per_arm: runs,
@@ -122,7 +124,7 @@ mod tests {
             .insert(("other-suite".into(), Arm::With), (9.0, 1));
         costs.model = (9.4, 21);
         let cases = ["fires".to_string(), "quiet".to_string()];
-        let p = price(&costs, &cases, 16, 2.0);
+        let p = price(&costs, &cases, 0.2, 16, 2.0);
         // 39 runs per arm × 2 arms × 2 cases at $0.02.
         assert_eq!((p.runs_per_arm, p.per_run_usd), (39, Some(0.02)));
         assert_eq!(p.about_usd, Some(3.12));
@@ -132,11 +134,37 @@ mod tests {
             "detecting +0.20 at 80 % power: about $3.12, at most $1.28 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite; this evaluation buys at most 16 per arm, so it detects a change that size less often)"
         );
         // Held to the ceiling.
-        assert_eq!(price(&costs, &cases, 50, 2.0).at_most_usd, 2.0);
+        assert_eq!(price(&costs, &cases, 0.2, 50, 2.0).at_most_usd, 2.0);
         // Nothing stored for the suite: the model's mean; nothing at all: no price.
-        let p = price(&costs, &["new".to_string()], 16, 2.0);
+        let p = price(&costs, &["new".to_string()], 0.2, 16, 2.0);
         assert_eq!(p.basis.as_deref(), Some("model"));
-        let p = price(&PastCosts::default(), &cases, 3, 2.0);
+        let p = price(&PastCosts::default(), &cases, 0.2, 3, 2.0);
         assert!(p.words().contains("no price"), "{}", p.words());
+    }
+
+    #[test]
+    fn the_price_is_for_the_minimum_effect_asked() {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
+        let cases = ["fires".to_string(), "quiet".to_string()];
+        let at = |d: f64| price(&costs, &cases, d, 16, 100.0);
+        // Runs per arm scale as 1/d²: half the effect, four times the runs.
+        let (fifth, tenth) = (at(0.2), at(0.1));
+        assert_eq!((fifth.min_effect, tenth.min_effect), (0.2, 0.1));
+        assert!(
+            tenth.runs_per_arm >= 4 * fifth.runs_per_arm - 3,
+            "{} vs {}",
+            tenth.runs_per_arm,
+            fifth.runs_per_arm
+        );
+        assert!(tenth.about_usd > fifth.about_usd);
+        assert!(
+            tenth
+                .words()
+                .starts_with("detecting +0.10 at 80 % power: about $"),
+            "{}",
+            tenth.words()
+        );
+        assert!(at(0.35).runs_per_arm < fifth.runs_per_arm);
     }
 }

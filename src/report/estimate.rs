@@ -217,6 +217,7 @@ mod tests {
                     model: (0.243, 10),
                 },
                 &["fires".into(), "quiet".into()],
+                0.2,
                 3,
                 0.1,
             )),
@@ -256,6 +257,7 @@ mod tests {
             price: Some(crate::eval::price::price(
                 &crate::evidence::PastCosts::default(),
                 &["fires".into()],
+                0.2,
                 10,
                 2.0,
             )),

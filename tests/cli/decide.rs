@@ -297,6 +297,44 @@ fn the_price_of_a_decision_comes_first_from_the_store_s_own_cost_per_run() {
 }
 
 #[test]
+fn the_price_is_for_the_minimum_effect_asked_by_flag_or_setting() {
+    let w = World::new();
+    let dry = |extra: &[&str]| -> Value {
+        let mut args = vec!["run", "commit", "--model", "haiku", "--dry-run", "--json"];
+        args.extend_from_slice(extra);
+        let out = succeeds(w.bob(&args));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["price"].clone()
+    };
+    let default = dry(&[]);
+    let smaller = dry(&["--min-effect", "0.1"]);
+    assert_eq!(smaller["min_effect"], 0.1, "{smaller}");
+    let (d, s) = (
+        default["runs_per_arm"].as_u64().unwrap(),
+        smaller["runs_per_arm"].as_u64().unwrap(),
+    );
+    assert!(
+        s > 3 * d,
+        "half the effect needs about four times the runs: {s} vs {d}"
+    );
+    // The paid run's first line says the same effect.
+    let (_, _, err) = outcome(w.bob(&["run", "commit", "--model", "haiku", "--min-effect", "0.3"]));
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("bob-eval: commit: detecting +0.30 at 80 % power: about "),
+        "{err}"
+    );
+    // The setting, and the flag above it.
+    std::fs::create_dir_all(w.home()).unwrap();
+    std::fs::write(
+        w.home().join("settings.json"),
+        r#"{"_workflow":{"min_effect":0.25}}"#,
+    )
+    .unwrap();
+    assert_eq!(dry(&[])["min_effect"], 0.25);
+    assert_eq!(dry(&["--min-effect", "0.1"])["min_effect"], 0.1);
+}
+
+#[test]
 fn a_proposal_under_the_bare_rule_says_its_accept_may_be_luck() {
     let w = World::new();
     let (code, out, err) = outcome(w.bob(&[
