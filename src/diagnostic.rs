@@ -124,6 +124,7 @@ codes! {
     TriggerAdvice = "trigger-advice",
     FileUnwritable = "file-unwritable",
     ScaffoldScript = "scaffold-script",
+    McpUnmocked = "mcp-unmocked",
 }
 
 impl fmt::Display for Code {

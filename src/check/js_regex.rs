@@ -114,8 +114,8 @@ fn compile_hazard(key: &str, pattern: &str) -> Option<Finding> {
 
 /// Why `pattern` (which compiles) is not safe to run: a group that can
 /// backtrack catastrophically.
-fn run_hazard(key: &str, pattern: &str, verdict: &Verdict) -> Option<Finding> {
-    let (start, end) = verdict.catastrophic?;
+fn run_hazard(key: &str, pattern: &str, safety: &PatternSafety) -> Option<Finding> {
+    let (start, end) = safety.catastrophic?;
     let group = super::clip(&pattern[start..end]);
     Some((
         Code::RegexBacktracking,
@@ -153,9 +153,9 @@ pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<Matcher,
     if let Some((_, message, _)) = compile_hazard("pattern", pattern) {
         return Err(message);
     }
-    let verdict = verdict(pattern, flags);
-    verdict.compiles.clone()?;
-    match run_hazard("pattern", pattern, &verdict) {
+    let safety = safety(pattern, flags);
+    safety.compiles.clone()?;
+    match run_hazard("pattern", pattern, &safety) {
         Some((_, message, _)) => Err(message),
         None => Matcher::new(pattern, flags),
     }
@@ -163,21 +163,21 @@ pub fn safe_js_regex(pattern: &str, flags: &str) -> std::result::Result<Matcher,
 
 /// What JavaScript and the shape analysis say of one pattern with its flags.
 #[derive(Debug, Clone)]
-struct Verdict {
+struct PatternSafety {
     /// Whether JavaScript compiles it, and if not why.
     compiles: std::result::Result<(), String>,
     /// A group that can backtrack catastrophically (when it compiles).
     catastrophic: Option<(usize, usize)>,
 }
 
-/// The [`Verdict`] on `pattern` with `flags` (which passed
+/// The [`PatternSafety`] of `pattern` with `flags` (which passed
 /// [`compile_hazard`]), worked out once per process: a tree repeats its
 /// patterns (one pin in two graders and the trigger check, one regex grader
 /// copied across suites).
-fn verdict(pattern: &str, flags: &str) -> Verdict {
+fn safety(pattern: &str, flags: &str) -> PatternSafety {
     /// Patterns remembered; past this the memory starts afresh.
     const MAX_KEPT: usize = 4096;
-    static KEPT: LazyLock<Mutex<HashMap<(String, String), Verdict>>> =
+    static KEPT: LazyLock<Mutex<HashMap<(String, String), PatternSafety>>> =
         LazyLock::new(Mutex::default);
     let key = (pattern.to_owned(), flags.to_owned());
     if let Some(v) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
@@ -188,7 +188,7 @@ fn verdict(pattern: &str, flags: &str) -> Verdict {
         Ok(()) => super::backtrack::catastrophic_group(pattern, flags),
         Err(_) => None,
     };
-    let v = Verdict {
+    let v = PatternSafety {
         compiles,
         catastrophic,
     };
@@ -537,8 +537,8 @@ pub(super) fn check_js_regex(
         out.error(code, file, line, message, fix);
         return;
     }
-    let verdict = verdict(pattern, flags);
-    if let Err(e) = &verdict.compiles {
+    let safety = safety(pattern, flags);
+    if let Err(e) = &safety.compiles {
         out.error(
             Code::RegexInvalid,
             file,
@@ -550,7 +550,7 @@ pub(super) fn check_js_regex(
         );
         return;
     }
-    if let Some((code, message, fix)) = run_hazard(key, pattern, &verdict) {
+    if let Some((code, message, fix)) = run_hazard(key, pattern, &safety) {
         out.error(code, file, line, message, fix);
     }
 }

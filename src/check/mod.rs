@@ -27,6 +27,7 @@ mod mocks;
 pub mod neighbours;
 mod offered;
 pub mod plugin;
+mod servers;
 mod translate;
 pub mod traps;
 pub mod trigger;
@@ -357,6 +358,8 @@ pub fn check_suite(
     for case in &suite.cases {
         check_case(case, &mut out);
         traps.check_case(case, &mut out);
+        // bob-eval's own plugin declares no server: only `plugins:` entries can.
+        servers::check(&suite.dir, case, &[], &mut out);
         // The platform's result, reports and `--case` name cases, so bob-eval
         // can tell two cases apart only by their names.
         if let Some(first) = seen.insert(case.name.as_str(), case) {

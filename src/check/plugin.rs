@@ -21,6 +21,7 @@
 //! graders to add, and none for a plugin without skills (a hook plugin).
 
 use super::mocks;
+use super::servers;
 use super::traps::{Items, Traps, skill_pin};
 use super::{CheckReport, Out, SuiteSummary, check_case, relative};
 use crate::diagnostic::{Code, Diagnostic};
@@ -95,6 +96,7 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
         None => EvalDir::Default,
     };
     let roots = suite_roots(dir, &eval_dir);
+    let declared = servers::declared(dir);
 
     let mut suites = Vec::new();
     let mut cases: Vec<Case> = Vec::new();
@@ -105,6 +107,7 @@ pub fn check_plugin(dir: &Utf8Path) -> Result<CheckReport> {
             check_case(case, &mut out);
             traps.check_case(case, &mut out);
             check_plugin_entries(case, dir, &mut out);
+            servers::check(root, case, &declared, &mut out);
         }
         let case_dirs: Vec<Utf8PathBuf> = suite_cases.iter().map(|c| c.dir.clone()).collect();
         mocks::check(root, &case_dirs, &mut out);

@@ -14,6 +14,7 @@ mod support {
 
 mod broken_pipe;
 mod check;
+mod check_mcp;
 mod check_plugin;
 mod check_sharp;
 mod ci_formats;
