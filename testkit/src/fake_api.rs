@@ -286,6 +286,20 @@ impl Script {
         self
     }
 
+    /// Answer what `reply` makes of the request on agent turns matching
+    /// `when` (a model that reads its context to choose its next call).
+    pub fn rule_with(
+        mut self,
+        when: impl Fn(&ApiRequest) -> bool + Send + Sync + 'static,
+        reply: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        self.rules.push(Rule {
+            when: Arc::new(when),
+            reply: Arc::new(reply),
+        });
+        self
+    }
+
     /// The text of agent turns no rule matched.
     pub fn otherwise(mut self, text: &str) -> Self {
         self.otherwise = text.to_string();
@@ -520,6 +534,26 @@ impl ApiRequest {
             .find(|b| b["type"] == "tool_use" && b["id"] == id)
             .and_then(|b| b["name"].as_str())
             .map(str::to_string)
+    }
+
+    /// The text of every `tool_result` block in the conversation, in order.
+    pub fn tool_results(&self) -> Vec<String> {
+        self.messages()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| match &b["content"] {
+                Value::String(t) => t.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => other.to_string(),
+            })
+            .collect()
     }
 
     /// A judge vote request: no tools, and the last user message asks for PASS or FAIL.

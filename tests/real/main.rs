@@ -19,6 +19,7 @@ mod clean_room_real;
 mod counting_real;
 mod estimates_real;
 mod evidence_real;
+mod grader_guard_real;
 mod graders_real;
 mod init_real;
 mod neighbours_real;
