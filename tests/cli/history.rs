@@ -903,6 +903,9 @@ fn crowded_page(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_real_browser_reads_ten_models_and_a_hundred_decisions_without_overlap_or_scrolling() {
+    if !tier::present(Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let page = crowded_page(dir.path());
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR"))
