@@ -13,6 +13,7 @@ pub mod estimate;
 pub mod neighbours;
 pub mod plan;
 pub mod price;
+pub mod rates;
 
 use crate::config::ItemName;
 use crate::config::{self, Context};
@@ -121,6 +122,13 @@ fn plan(
                 .get("scaffold_script")
                 .and_then(|e| e.as_str())
                 .map(str::to_owned),
+            judges: u32::try_from(
+                case.graders
+                    .iter()
+                    .filter(|g| g.kind().is_some_and(|k| k.asks_judge()))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX),
         });
     }
     refuse_unchosen_scaffolds(&found.name, &cases, run.scaffold)?;
