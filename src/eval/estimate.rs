@@ -92,6 +92,10 @@ pub struct AutoEstimate {
     pub most_runs: u32,
     /// Dollars at MAX: the most it costs (before the ceiling).
     pub most_usd: Option<f64>,
+    /// The confidence mode's level its stopping rule is planned at; absent
+    /// under the bare rule's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_mode: Option<f64>,
 }
 
 /// The `--neighbours` part of an [`Estimate`].
@@ -218,7 +222,8 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
         )?),
         None => None,
     };
-    let level = config::resolve_confidence(asked.confidence, &settings)?;
+    // As the evaluation resolves it: `--rule bare` drops the settings' level.
+    let level = config::resolve_mode(asked.confidence, asked.rule, false, &settings)?.level();
     let looks = asked
         .auto
         .map(|max| super::auto_policy(max, level).schedule());
@@ -274,6 +279,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
             least_usd: least_usd.map(round4),
             most_runs: estimate.buy_runs,
             most_usd: estimate.estimate_usd,
+            confidence_mode: level,
         });
     }
     if let Some(competition) = competition {

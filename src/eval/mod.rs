@@ -229,6 +229,9 @@ struct ToRun {
     /// best are never reused to measure it again); the without arm is reused.
     fresh_with: bool,
     auto: Option<crate::stats::AutoPolicy>,
+    /// The confidence mode's level `auto` was planned at; `None`: the
+    /// bare rule's defaults.
+    level: Option<f64>,
     /// The best recorded for the model, which `--runs auto` also settles
     /// `beats-best` and `trigger-rate` against.
     against: Option<crate::stats::Against>,
@@ -353,6 +356,7 @@ pub fn assemble_plugin(
             auto: opts
                 .auto
                 .map(|max| auto_policy(max, level).with_min_effect(min_effect)),
+            level,
             against,
             competition,
             min_effect,
@@ -508,6 +512,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 fresh,
                 fresh_with,
                 auto,
+                level,
                 against,
                 competition,
                 min_effect,
@@ -550,7 +555,9 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let (output, evidence) = match auto {
                 None => buy_and_gather(&mut shop, plan)?,
-                Some(policy) => auto::buy_adaptively(&mut shop, plan, &policy, against.as_ref())?,
+                Some(policy) => {
+                    auto::buy_adaptively(&mut shop, plan, &policy, level, against.as_ref())?
+                }
             };
             // The trigger pair among the neighbours, paid from what the suite left.
             let neighbours = match &competition {
@@ -815,6 +822,7 @@ fn reduce_evidence(run: &Gathered) -> Result<SkillEval> {
             auto: Some(crate::document::AutoRounds {
                 rounds: u32::try_from(auto.rounds).unwrap_or(u32::MAX),
                 stop: auto.stop.clone(),
+                confidence_mode: auto.level,
             }),
             min_effect: None,
         });

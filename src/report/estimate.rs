@@ -167,8 +167,9 @@ pub fn estimate(e: &Estimate) -> String {
                 _ => String::new(),
             };
             out.push_str(&format!(
-                "  --runs auto:{max}: a first round of {first} run(s) per arm of each case{later}; {max} per arm at most\n",
+                "  --runs auto:{max}: {rule}; a first round of {first} run(s) per arm of each case{later}; {max} per arm at most\n",
                 max = auto.max_per_arm,
+                rule = crate::eval::auto::stopping_rule(auto.confidence_mode),
                 first = auto.looks.first().copied().unwrap_or(auto.max_per_arm),
             ));
             let rough = if rough.is_empty() {
@@ -411,6 +412,7 @@ mod tests {
                 least_usd: cost(6),
                 most_runs: 32,
                 most_usd: cost(32),
+                confidence_mode: None,
             }),
         };
         e.price = Some(
