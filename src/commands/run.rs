@@ -19,6 +19,11 @@ pub struct RunArgs {
     pub item: String,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    /// With `--runs auto`: the stopping rule it buys under (`--confidence
+    /// LEVEL` for the confidence mode's, as `gate`, `propose` and `exam`
+    /// use; `--rule bare` for the defaults); refused with a fixed `--runs`
+    #[command(flatten)]
+    pub confidence: super::args::ConfidenceArg,
     /// Write the skill-eval/1 document here (atomically) instead of stdout
     #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub out: Option<Utf8PathBuf>,
@@ -50,8 +55,25 @@ pub enum RunFormat {
 
 /// Evaluate and write the document.
 pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
+    let options = crate::eval::EvalOptions {
+        best: args.best,
+        confidence: args.confidence.confidence,
+        rule: args.confidence.rule,
+        ..args.platform.options()
+    };
+    let asked = match (args.confidence.confidence, args.confidence.rule) {
+        (Some(_), _) => Some("--confidence"),
+        (None, Some(_)) => Some("--rule"),
+        (None, None) => None,
+    };
+    if let (Some(flag), None) = (asked, options.auto) {
+        // `run` decides nothing: the rule only says when auto stops buying.
+        return Err(crate::error::Error::Usage(format!(
+            "run {flag}: the rule only sets when --runs auto stops buying, and a fixed --runs buys what it says whatever the rule: add --runs auto[:MAX], or drop {flag} and decide on the result with `gate {flag}`"
+        )));
+    }
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &args.platform.options(), args.json);
+        return super::args::dry_run(ctx, &args.item, &options, args.json);
     }
     if let Some(path) = &args.out {
         // Refused before anything is spent.
@@ -61,10 +83,7 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     let doc = crate::eval::evaluate(
         ctx,
         &crate::config::ItemName::new(&args.item)?,
-        &crate::eval::EvalOptions {
-            best: args.best,
-            ..args.platform.options()
-        },
+        &options,
         observer,
     )?;
     let json = super::json(&doc);

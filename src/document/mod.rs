@@ -214,6 +214,11 @@ pub struct AutoRounds {
     /// Why it stopped, in words (the suite's call is clear, the most runs per
     /// case were bought, …).
     pub stop: String,
+    /// The confidence mode's level the stopping rule was planned at
+    /// (`--confidence`, or settings); absent under the bare rule's defaults
+    /// and in documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_mode: Option<f64>,
 }
 
 /// One case of a [`SkillEval`].

@@ -25,6 +25,9 @@ pub struct AutoSummary {
     pub stop: String,
     /// Rounds bought.
     pub rounds: usize,
+    /// The confidence mode's level the stopping rule was planned at; `None`:
+    /// the bare rule's defaults.
+    pub level: Option<f64>,
 }
 
 /// The platform (and the evidence store) as the driver's run source.
@@ -264,9 +267,15 @@ pub(crate) fn buy_adaptively(
     shop: &mut Purchase,
     plan: Plan,
     policy: &AutoPolicy,
+    level: Option<f64>,
     against: Option<&Against>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
     let (run, observer) = (shop.run, shop.observer.clone());
+    observer.event(&Event::Notice(format!(
+        "{}: runs auto: {}",
+        plan.item,
+        stopping_rule(level)
+    )));
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
     let keys = plan.keys(&shop.claude.version);
@@ -371,9 +380,22 @@ pub(crate) fn buy_adaptively(
                 comparison: outcome.comparison,
                 stop,
                 rounds: outcome.rounds.len(),
+                level,
             }),
         },
     ))
+}
+
+/// The stopping rule `--runs auto` buys under, in words: the confidence
+/// mode's at `level`, or the bare rule's defaults.
+pub fn stopping_rule(level: Option<f64>) -> String {
+    match level {
+        Some(level) => format!(
+            "buys under the confidence mode's stopping rule at {} (--confidence)",
+            crate::gate::fmt_level(level)
+        ),
+        None => "buys under the bare rule's stopping rule (no confidence mode)".into(),
+    }
 }
 
 /// The archive: each case's stored without-arm runs (newest first, at most

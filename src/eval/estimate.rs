@@ -62,6 +62,40 @@ pub struct Estimate {
     /// look, less what the store holds); later rounds depend on what it finds.
     #[serde(default)]
     pub first_round_buy: Option<u32>,
+    /// The model the judge's part is priced at (the platform judges with
+    /// the main model when `--judge-model` is not given); `None` when no
+    /// case is judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_priced_at: Option<String>,
+    /// True when some bought run is priced roughly ([`Basis::rough`]).
+    #[serde(default)]
+    pub rough: bool,
+    /// `--runs auto`: its rounds and the range it may cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoEstimate>,
+}
+
+/// What `--runs auto` may buy: a first round, then a look after each later
+/// round while the call is open, up to MAX runs per arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoEstimate {
+    /// Runs per arm of each case at each look, the first round's first.
+    pub looks: Vec<u32>,
+    /// MAX: runs per arm of a case at most.
+    pub max_per_arm: u32,
+    /// Runs the first round buys (less what the store holds).
+    pub least_runs: u32,
+    /// Dollars of the first round: the least it costs.
+    pub least_usd: Option<f64>,
+    /// Runs bought when every case runs to MAX.
+    pub most_runs: u32,
+    /// Dollars at MAX: the most it costs (before the ceiling).
+    pub most_usd: Option<f64>,
+    /// The confidence mode's level its stopping rule is planned at; absent
+    /// under the bare rule's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_mode: Option<f64>,
 }
 
 /// The `--neighbours` part of an [`Estimate`].
@@ -121,16 +155,29 @@ pub struct ArmEstimate {
     pub cost_usd: Option<f64>,
 }
 
-/// Where a per-run estimate comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a per-run estimate comes from ([`super::rates::per_run`]), the
+/// nearest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// The mean of this case's past runs on the model (this arm's, else either arm's).
     Case,
     /// The mean per run of every past run on the model.
     Model,
-    /// Nothing stored on the model: no estimate.
+    /// Rough: runs on other models (or at another judge) priced for this one.
+    Scaled,
+    /// Rough: no run stored at all; a typical run at the model's price
+    /// ([`super::rates`]).
+    Default,
+    /// A model of no known price and nothing stored on it: no estimate.
     None,
+}
+
+impl Basis {
+    /// True when the estimate is not this model's own measure.
+    pub fn rough(self) -> bool {
+        self >= Basis::Scaled
+    }
 }
 
 /// One platform call of an [`Estimate`].
@@ -175,11 +222,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
         )?),
         None => None,
     };
-    let level = config::resolve_confidence(asked.confidence, &settings)?;
+    // As the evaluation resolves it: `--rule bare` drops the settings' level.
+    let level = config::resolve_mode(asked.confidence, asked.rule, false, &settings)?.level();
     let min_effect = config::resolve_min_effect(asked.min_effect, &settings)?;
-    let first_look = asked
+    let looks = asked
         .auto
-        .map(|max| super::auto_policy(max, level).schedule()[0]);
+        .map(|max| super::auto_policy(max, level).schedule());
     let path = evidence_path(ctx, &opts);
     // Read, never written: a dry run neither upgrades nor creates the store.
     let store = if path.exists() {
@@ -221,18 +269,33 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
             max_cost_usd: run.max_cost_usd,
         },
     );
-    estimate.price = Some(price);
-    estimate.first_round_buy = first_look.map(|n| first_round(&plan, &have, n));
+    estimate.price = Some(price.or_rough(&estimate));
+    if let (Some(looks), Some(max)) = (looks, asked.auto) {
+        let (least_runs, least_usd) = first_round(&plan, &have, looks[0], &estimate);
+        estimate.first_round_buy = Some(least_runs);
+        estimate.auto = Some(AutoEstimate {
+            looks,
+            max_per_arm: max,
+            least_runs,
+            least_usd: least_usd.map(round4),
+            most_runs: estimate.buy_runs,
+            most_usd: estimate.estimate_usd,
+            confidence_mode: level,
+        });
+    }
     if let Some(competition) = competition {
-        add_neighbours(&mut estimate, &competition, &costs);
+        add_neighbours(&mut estimate, &plan, &competition, &costs);
     }
     Ok(estimate)
 }
 
 /// What `--runs auto`'s first round buys: every case `first` runs per arm,
-/// served first from the `have` runs stored per key, as the round does.
-fn first_round(plan: &Plan, have: &[usize], first: u32) -> u32 {
-    (0..plan.cases.len())
+/// served first from the `have` runs stored per key, as the round does; and
+/// its dollars at the per-run estimates of `priced` (`None` when a bought
+/// run has none).
+fn first_round(plan: &Plan, have: &[usize], first: u32, priced: &Estimate) -> (u32, Option<f64>) {
+    let mut usd = Some(0.0);
+    let runs = (0..plan.cases.len())
         .map(|i| {
             let lacking = [0, 1].map(|arm| {
                 let stored =
@@ -240,26 +303,53 @@ fn first_round(plan: &Plan, have: &[usize], first: u32) -> u32 {
                 first.saturating_sub(stored)
             });
             let calls: Vec<plan::Call> = plan::case_call(i, lacking).into_iter().collect();
-            let [with, without] = plan::bought_by_calls(plan, &calls, i);
-            with + without
+            let bought = plan::bought_by_calls(plan, &calls, i);
+            for (arm, n) in bought.into_iter().enumerate() {
+                let per_run = priced.cases[i].arms[arm].per_run_usd;
+                usd = match (usd, per_run) {
+                    (_, _) if n == 0 => usd,
+                    (Some(u), Some(p)) => Some(u + p * f64::from(n)),
+                    _ => None,
+                };
+            }
+            bought.iter().sum::<u32>()
         })
-        .sum()
+        .sum();
+    (runs, usd)
 }
 
 /// Count the `--neighbours` runs of `competition` in `estimate`: bought every
-/// time (never reused), priced at the trigger cases' past with-arm runs.
-fn add_neighbours(estimate: &mut Estimate, competition: &CompetitionPlan, costs: &PastCosts) {
+/// time (never reused), each trigger case priced as its with arm is.
+fn add_neighbours(
+    estimate: &mut Estimate,
+    plan: &Plan,
+    competition: &CompetitionPlan,
+    costs: &PastCosts,
+) {
     let buy = competition.runs();
-    let past = competition
-        .cases
-        .iter()
-        .filter_map(|(case, _)| costs.cases.get(&(case.clone(), Arm::With)))
-        .fold((0.0, 0u64), |(u, n), (cu, cn)| (u + cu, n + cn));
-    let per_run = [past, costs.model]
-        .into_iter()
-        .find(|(_, n)| *n > 0)
-        .map(|(usd, n)| usd / n as f64);
-    let cost = per_run.map(|x| x * f64::from(buy));
+    let mut priced = competition.cases.iter().map(|(case, runs)| {
+        let judges = plan
+            .cases
+            .iter()
+            .find(|c| &c.name == case)
+            .map_or(0, |c| c.judges);
+        let (per_run, basis) = super::rates::per_run(
+            costs,
+            case,
+            Arm::With,
+            judges,
+            &plan.model,
+            &plan.judge_model,
+        );
+        (per_run.map(|x| x * f64::from(*runs)), basis)
+    });
+    let (cost, rough) = priced
+        .try_fold((0.0, false), |(usd, rough), (cost, basis)| {
+            Some((usd + cost?, rough || basis.rough()))
+        })
+        .map_or((None, false), |(usd, rough)| (Some(usd), rough));
+    estimate.rough |= rough;
+    let per_run = cost.filter(|_| buy > 0).map(|c| c / f64::from(buy));
     estimate.buy_runs += buy;
     match cost {
         Some(c) => {
@@ -302,16 +392,11 @@ fn tally(
     costs: &PastCosts,
     header: Header,
 ) -> Estimate {
-    let mean = |(usd, n): (f64, u64)| (n > 0).then(|| usd / n as f64);
-    let model_mean = mean(costs.model);
     let mut cases = Vec::with_capacity(plan.cases.len());
     let (mut buy_runs, mut reuse_runs, mut unestimated, mut total) = (0, 0, 0, None::<f64>);
+    let mut rough = false;
     for (i, case) in plan.cases.iter().enumerate() {
         let bought = plan::bought_by_calls(plan, calls, i);
-        let either = [Arm::With, Arm::Without]
-            .iter()
-            .filter_map(|arm| costs.cases.get(&(case.name.clone(), *arm)))
-            .fold((0.0, 0), |(u, n), (cu, cn)| (u + cu, n + cn));
         let arms = [Arm::With, Arm::Without]
             .into_iter()
             .enumerate()
@@ -320,12 +405,15 @@ fn tally(
                     u32::try_from(stored.get(2 * i + a).copied().unwrap_or(0)).unwrap_or(u32::MAX);
                 let buy = bought[a];
                 let reuse = have.min(case.runs.saturating_sub(buy));
-                let own = costs.cases.get(&(case.name.clone(), arm)).copied();
-                let (per_run, basis) = match (own.and_then(mean), mean(either), model_mean) {
-                    (Some(x), _, _) | (None, Some(x), _) => (Some(x), Basis::Case),
-                    (None, None, Some(x)) => (Some(x), Basis::Model),
-                    (None, None, None) => (None, Basis::None),
-                };
+                let (per_run, basis) = super::rates::per_run(
+                    costs,
+                    &case.name,
+                    arm,
+                    case.judges,
+                    &plan.model,
+                    &plan.judge_model,
+                );
+                rough |= buy > 0 && basis.rough();
                 let cost = per_run.map(|x| x * f64::from(buy));
                 buy_runs += buy;
                 reuse_runs += reuse;
@@ -379,6 +467,13 @@ fn tally(
         exceeds_ceiling: estimate_usd.is_some_and(|e| e > header.max_cost_usd),
         neighbours: None,
         first_round_buy: None,
+        judge_priced_at: plan
+            .cases
+            .iter()
+            .any(|c| c.judges > 0)
+            .then(|| super::rates::judge_of(&plan.judge_model, &plan.model).to_string()),
+        rough,
+        auto: None,
     }
 }
 
@@ -386,8 +481,9 @@ fn tally(
 mod tests {
     use super::super::plan::{self, Plan};
     use super::{Basis, Header, tally};
+    use crate::document::round4;
     use crate::eval::plan::PlannedCase;
-    use crate::evidence::{Arm, PastCosts};
+    use crate::evidence::{Arm, CostGroup, PastCosts};
 
     fn plan() -> Plan {
         Plan {
@@ -402,6 +498,7 @@ mod tests {
                     triggers: vec![],
                     only_with_only: false,
                     scaffold_script: None,
+                    judges: 0,
                 })
                 .collect(),
             filtered: false,
@@ -412,6 +509,18 @@ mod tests {
             options: String::new(),
             platform_env: Default::default(),
             scaffold: false,
+        }
+    }
+
+    fn group(case: Option<&str>, arm: Arm, model: &str, usd: f64, runs: u64) -> CostGroup {
+        CostGroup {
+            case: case.map(str::to_owned),
+            arm,
+            model: model.into(),
+            judge_model: "default".into(),
+            agent_usd: usd,
+            judge_usd: 0.0,
+            runs,
         }
     }
 
@@ -429,12 +538,14 @@ mod tests {
         let p = plan();
         let stored = [0, 3, 0, 3];
         let calls = plan::calls(&p, &[[3, 0], [3, 0]], Some(3));
-        let mut costs = PastCosts::default();
-        costs.cases.insert(("fires".into(), Arm::With), (0.09, 3));
-        costs
-            .cases
-            .insert(("quiet".into(), Arm::Without), (0.03, 3));
-        costs.model = (1.0, 10);
+        let costs = PastCosts {
+            groups: vec![
+                group(Some("fires"), Arm::With, "haiku", 0.09, 3),
+                group(Some("quiet"), Arm::Without, "haiku", 0.03, 3),
+                group(None, Arm::With, "haiku", 0.88, 4),
+            ],
+            ..PastCosts::default()
+        };
         let e = tally(&p, &stored, &calls, &costs, header(0.05));
         assert_eq!((e.buy_runs, e.reuse_runs), (6, 6));
         let fires = &e.cases[0].arms;
@@ -447,28 +558,57 @@ mod tests {
         assert_eq!(e.estimate_usd, Some(0.12));
         assert!(e.exceeds_ceiling);
         assert_eq!(e.calls[0].ablation, "none");
+        assert!(!e.rough);
     }
 
     #[test]
     fn without_a_basis_it_says_so() {
-        let p = plan();
+        let mut p = plan();
+        p.model = "mystery-1".into();
         let calls = plan::calls(&p, &[[3, 3], [3, 3]], None);
         let e = tally(&p, &[0; 4], &calls, &PastCosts::default(), header(2.0));
         assert_eq!(e.estimate_usd, None);
         assert_eq!(e.unestimated_runs, 12);
         assert!(!e.exceeds_ceiling);
         let costs = PastCosts {
-            model: (0.4, 4),
+            groups: vec![group(None, Arm::With, "mystery-1", 0.4, 4)],
             ..PastCosts::default()
         };
         let e = tally(&p, &[0; 4], &calls, &costs, header(2.0));
         assert_eq!(e.estimate_usd, Some(1.2));
         assert_eq!(e.cases[0].arms[0].basis, Basis::Model);
+        assert!(!e.rough);
         // Nothing to buy costs nothing, basis or not.
         let e = tally(&p, &[3; 4], &[], &PastCosts::default(), header(2.0));
         assert_eq!(
             (e.estimate_usd, e.buy_runs, e.reuse_runs),
             (Some(0.0), 0, 12)
         );
+    }
+
+    #[test]
+    fn a_known_model_is_priced_roughly_from_other_models_or_the_table() {
+        let mut p = plan();
+        p.cases[0].judges = 1;
+        p.judge_model = "haiku".into();
+        let calls = plan::calls(&p, &[[3, 3], [3, 3]], None);
+        // Nothing stored: the table, the judge priced at haiku for fires only.
+        let e = tally(&p, &[0; 4], &calls, &PastCosts::default(), header(2.0));
+        let agent = crate::eval::rates::default_agent_usd("haiku").unwrap();
+        let judge = crate::eval::rates::default_judge_usd("haiku").unwrap();
+        let want = round4(12.0 * agent + 6.0 * judge);
+        assert_eq!((e.estimate_usd, e.unestimated_runs), (Some(want), 0));
+        assert_eq!(e.cases[0].arms[0].basis, Basis::Default);
+        assert_eq!(e.judge_priced_at.as_deref(), Some("haiku"));
+        assert!(e.rough);
+        // Runs on opus, a fifth of the price on haiku.
+        let costs = PastCosts {
+            groups: vec![group(Some("quiet"), Arm::With, "opus", 1.0, 10)],
+            ..PastCosts::default()
+        };
+        let e = tally(&p, &[0; 4], &calls, &costs, header(2.0));
+        assert_eq!(e.cases[1].arms[1].per_run_usd, Some(0.02));
+        assert_eq!(e.cases[1].arms[1].basis, Basis::Scaled);
+        assert!(e.rough);
     }
 }

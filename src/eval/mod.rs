@@ -13,6 +13,7 @@ pub mod estimate;
 pub mod neighbours;
 pub mod plan;
 pub mod price;
+pub mod rates;
 
 use crate::config::ItemName;
 use crate::config::{self, Context};
@@ -121,6 +122,13 @@ fn plan(
                 .get("scaffold_script")
                 .and_then(|e| e.as_str())
                 .map(str::to_owned),
+            judges: u32::try_from(
+                case.graders
+                    .iter()
+                    .filter(|g| g.kind().is_some_and(|k| k.asks_judge()))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX),
         });
     }
     refuse_unchosen_scaffolds(&found.name, &cases, run.scaffold)?;
@@ -221,6 +229,9 @@ struct ToRun {
     /// best are never reused to measure it again); the without arm is reused.
     fresh_with: bool,
     auto: Option<crate::stats::AutoPolicy>,
+    /// The confidence mode's level `auto` was planned at; `None`: the
+    /// bare rule's defaults.
+    level: Option<f64>,
     /// The best recorded for the model, which `--runs auto` also settles
     /// `beats-best` and `trigger-rate` against.
     against: Option<crate::stats::Against>,
@@ -347,6 +358,7 @@ pub fn assemble_plugin(
             auto: opts
                 .auto
                 .map(|max| auto_policy(max, level).with_min_effect(min_effect)),
+            level,
             against,
             competition,
             min_effect,
@@ -502,6 +514,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 fresh,
                 fresh_with,
                 auto,
+                level,
                 against,
                 competition,
                 min_effect,
@@ -544,7 +557,9 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let (output, evidence) = match auto {
                 None => buy_and_gather(&mut shop, plan)?,
-                Some(policy) => auto::buy_adaptively(&mut shop, plan, &policy, against.as_ref())?,
+                Some(policy) => {
+                    auto::buy_adaptively(&mut shop, plan, &policy, level, against.as_ref())?
+                }
             };
             // The trigger pair among the neighbours, paid from what the suite left.
             let neighbours = match &competition {
@@ -809,6 +824,7 @@ fn reduce_evidence(run: &Gathered) -> Result<SkillEval> {
             auto: Some(crate::document::AutoRounds {
                 rounds: u32::try_from(auto.rounds).unwrap_or(u32::MAX),
                 stop: auto.stop.clone(),
+                confidence_mode: auto.level,
             }),
             min_effect: None,
         });

@@ -27,6 +27,9 @@ pub struct PlannedCase {
     /// Its `context.scaffold_script`, when it has one: then whether the
     /// script ran (`--scaffold`) or not (`--no-scaffold`) is in its key.
     pub scaffold_script: Option<String>,
+    /// Its graders a judge model grades (`llm`, `baseline`): what the
+    /// judge's part of an estimate counts.
+    pub judges: u32,
 }
 
 /// A trigger grader (`tool_used` on `Skill`) of a planned case.
@@ -380,6 +383,7 @@ mod tests {
                     triggers: vec![],
                     only_with_only: false,
                     scaffold_script: None,
+                    judges: 0,
                 })
                 .collect(),
             filtered,

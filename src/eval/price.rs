@@ -23,7 +23,8 @@ pub struct Price {
     /// The store's mean dollars per run for this suite on the model, else
     /// for every suite on the model; `None` when it holds no run on the model.
     pub per_run_usd: Option<f64>,
-    /// Where `per_run_usd` comes from: `suite` or `model` (absent with no cost).
+    /// Where `per_run_usd` comes from: `suite` or `model`, or `rough` (no
+    /// run on the model: the dry run's rough per-run estimates); absent with no cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<String>,
     /// `runs_per_arm` × 2 arms × the cases × `per_run_usd`.
@@ -75,6 +76,31 @@ pub fn price(
 }
 
 impl Price {
+    /// With no run on the model stored, priced at the mean of `e`'s rough
+    /// per-run estimates ([`super::rates`]) rather than not at all.
+    pub fn or_rough(mut self, e: &super::estimate::Estimate) -> Self {
+        if self.per_run_usd.is_some() {
+            return self;
+        }
+        let per_runs: Vec<f64> = e
+            .cases
+            .iter()
+            .flat_map(|c| c.arms.iter().filter_map(|a| a.per_run_usd))
+            .collect();
+        if per_runs.is_empty() {
+            return self;
+        }
+        let per_run = per_runs.iter().sum::<f64>() / per_runs.len() as f64;
+        let k = e.cases.len() as f64;
+        let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k;
+        let round = crate::document::round4;
+        self.per_run_usd = Some(round(per_run));
+        self.basis = Some("rough".into());
+        self.about_usd = Some(round(per_run * runs_of(self.runs_per_arm)));
+        self.at_most_usd = round((per_run * runs_of(self.buys_at_most)).min(self.at_most_usd));
+        self
+    }
+
     /// In words: `detecting +0.20 at 80 % power: about $X, at most $Y (…)`.
     pub fn words(&self) -> String {
         let head = format!(
@@ -96,12 +122,15 @@ impl Price {
         } else {
             String::new()
         };
+        let whence = match self.basis.as_deref() {
+            Some("rough") => "rough: no run on this model is stored yet".to_string(),
+            basis => format!("this store's mean for this {}", basis.unwrap_or("model")),
+        };
         format!(
-            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, this store's mean for this {}{short})",
+            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, {whence}{short})",
             self.about_usd.unwrap_or_default(),
             self.at_most_usd,
             self.runs_per_arm,
-            self.basis.as_deref().unwrap_or("model"),
         )
     }
 }

@@ -62,8 +62,8 @@ pub use kept::{
 };
 pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform, runs_from_result};
 pub use store::{
-    Added, BOUGHT_WAIT, BUSY_TIMEOUT, Kept, PastCosts, SCHEMA_VERSION, Store, pending_dir,
-    pending_tag, read_export,
+    Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, PastCosts, SCHEMA_VERSION, Store,
+    pending_dir, pending_tag, read_export,
 };
 pub use versions::{keep_version, kept_version, versions_dir};
 

@@ -552,6 +552,7 @@ fn an_auto_result_is_judged_at_its_last_look() {
     stats.auto = Some(crate::document::AutoRounds {
         rounds: 2,
         stop: "the suite's call is clear".into(),
+        confidence_mode: Some(0.95),
     });
     assert!((effective_level(&r, 0.95) - 0.9995).abs() < 1e-12);
     let d = decide_at(&r, &Baseline::empty("commit"), Some(0.95));

@@ -9,19 +9,28 @@ pub fn estimates(all: &[Estimate], budget: Option<f64>) -> String {
     let mut out: String = all.iter().map(estimate).collect::<Vec<_>>().join("\n");
     let buy: u32 = all.iter().map(|e| e.buy_runs).sum();
     let reuse: u32 = all.iter().map(|e| e.reuse_runs).sum();
-    let usd: f64 = all.iter().filter_map(|e| e.estimate_usd).sum();
+    // From +0.0: an empty sum of floats is -0.0, printed "$-0.0000".
+    let usd: f64 = all
+        .iter()
+        .filter_map(|e| e.estimate_usd)
+        .fold(0.0, |a, b| a + b);
     let unknown: u32 = all.iter().map(|e| e.unestimated_runs).sum();
-    let unknown = if unknown > 0 {
-        format!(" at least (the cost of {unknown} run(s) cannot be estimated)")
+    let rough = if all.iter().any(|e| e.rough) {
+        " (rough for some suites: see each)"
     } else {
-        String::new()
+        ""
+    };
+    let amount = if unknown > 0 {
+        format!("at least ${usd:.4}{rough}; the cost of {unknown} run(s) cannot be estimated")
+    } else {
+        format!("${usd:.4}{rough}")
     };
     let limit = budget.map_or_else(
         || "no --max-total-usd".to_string(),
         |b| format!("budget ${b:.4}"),
     );
     out.push_str(&format!(
-        "\n{} suite(s): {buy} run(s) to buy, {reuse} reused; estimate{unknown} ${usd:.4}; {limit}\n",
+        "\n{} suite(s): {buy} run(s) to buy, {reuse} reused; estimate {amount}; {limit}\n",
         all.len()
     ));
     if budget.is_some_and(|b| usd > b) {
@@ -52,9 +61,9 @@ pub fn estimate(e: &Estimate) -> String {
     if e.fresh {
         out.push_str("  --fresh: no stored run is reused\n");
     }
-    if let Some(max) = e.auto_max {
+    if let Some(judge) = &e.judge_priced_at {
         out.push_str(&format!(
-            "  --runs auto:{max}: counted at {max} runs per arm, the most it may buy\n"
+            "  the judge priced at {judge}, for the cases an llm or baseline grader judges\n"
         ));
     }
     let headers: Vec<String> = ["case", "arm", "runs", "reuse", "buy", "per run", "cost"]
@@ -70,9 +79,10 @@ pub fn estimate(e: &Estimate) -> String {
                     ("-".to_string(), "-".to_string())
                 } else {
                     let basis = match a.basis {
-                        Basis::Case => "",
+                        Basis::Case | Basis::None => "",
                         Basis::Model => " (model mean)",
-                        Basis::None => "",
+                        Basis::Scaled => " (rough: other models)",
+                        Basis::Default => " (rough: typical run)",
                     };
                     (
                         format!("{}{basis}", money(a.per_run_usd)),
@@ -101,7 +111,7 @@ pub fn estimate(e: &Estimate) -> String {
         ),
         _ => {}
     }
-    for call in &e.calls {
+    for call in e.calls.iter().filter(|_| e.auto.is_none()) {
         let what = call
             .case
             .as_ref()
@@ -117,13 +127,15 @@ pub fn estimate(e: &Estimate) -> String {
         };
         out.push_str(&format!("  platform call: {what}, {runs}, {arms}\n"));
     }
+    let unknown = format!("{} has no known price and no run on it is stored", e.model);
+    let rough = rough_words(e);
     let estimate = match (e.estimate_usd, e.unestimated_runs) {
-        (Some(x), 0) => format!("estimate ${x:.4}"),
-        (Some(x), n) => format!(
-            "estimate at least ${x:.4} ({n} run(s) cannot be estimated: no run on {} is stored)",
-            e.model
-        ),
-        (None, _) => format!("cannot estimate the cost: no run on {} is stored", e.model),
+        (Some(x), 0) if rough.is_empty() => format!("estimate ${x:.4}"),
+        (Some(x), 0) => format!("estimate about ${x:.4} ({rough})"),
+        (Some(x), n) => {
+            format!("estimate at least ${x:.4} ({n} run(s) cannot be estimated: {unknown})")
+        }
+        (None, _) => format!("cannot estimate the cost: {unknown}"),
     };
     if let Some(n) = &e.neighbours {
         let cases: Vec<String> = n
@@ -139,15 +151,48 @@ pub fn estimate(e: &Estimate) -> String {
             money(n.cost_usd)
         ));
     }
-    if let Some(first) = e.first_round_buy {
-        out.push_str(&format!(
-            "  --runs auto: the first round buys {first} run(s); later rounds only while the call is open\n"
-        ));
+    match &e.auto {
+        Some(auto) => {
+            let money = |x: Option<f64>| {
+                x.map_or_else(
+                    || "?".to_string(),
+                    |x| format!("{}${x:.4}", if rough.is_empty() { "" } else { "about " }),
+                )
+            };
+            let later = match auto.looks.get(1..) {
+                Some(rest) if !rest.is_empty() => format!(
+                    ", then, while the call is open, more rounds with a look at {} runs per arm",
+                    looks_words(rest)
+                ),
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                "  --runs auto:{max}: {rule}; a first round of {first} run(s) per arm of each case{later}; {max} per arm at most\n",
+                max = auto.max_per_arm,
+                rule = crate::eval::auto::stopping_rule(auto.confidence_mode),
+                first = auto.looks.first().copied().unwrap_or(auto.max_per_arm),
+            ));
+            let rough = if rough.is_empty() {
+                String::new()
+            } else {
+                format!(" ({rough})")
+            };
+            out.push_str(&format!(
+                "  {} to {} run(s) to buy, {} reused; it may cost from {} (the first round alone) to {} (every case to {} per arm){rough}; ceiling ${:.4}\n",
+                auto.least_runs,
+                auto.most_runs,
+                e.reuse_runs,
+                money(auto.least_usd),
+                money(auto.most_usd),
+                auto.max_per_arm,
+                e.max_cost_usd
+            ));
+        }
+        None => out.push_str(&format!(
+            "  {} run(s) to buy, {} reused; {estimate}; ceiling ${:.4}\n",
+            e.buy_runs, e.reuse_runs, e.max_cost_usd
+        )),
     }
-    out.push_str(&format!(
-        "  {} run(s) to buy, {} reused; {estimate}; ceiling ${:.4}\n",
-        e.buy_runs, e.reuse_runs, e.max_cost_usd
-    ));
     if e.exceeds_ceiling {
         out.push_str(&format!(
             "  WARNING: the estimate exceeds the ceiling ${:.4}: the run would stop part way with a partial result; raise --max-cost-usd, or buy fewer runs (--runs, --case)\n",
@@ -155,6 +200,50 @@ pub fn estimate(e: &Estimate) -> String {
         ));
     }
     out
+}
+
+/// Why `e` is rough, in words, or empty when every bought run is priced
+/// from this model's own runs.
+fn rough_words(e: &Estimate) -> String {
+    let worst = e
+        .cases
+        .iter()
+        .flat_map(|c| c.arms.iter().filter(|a| a.buy > 0).map(|a| a.basis))
+        .filter(|b| b.rough())
+        .max();
+    let model = if e.model == "default" {
+        format!(
+            "the platform's default model ({})",
+            crate::eval::rates::PLATFORM_DEFAULT_FAMILY
+        )
+    } else {
+        e.model.clone()
+    };
+    match worst {
+        Some(Basis::Default) => {
+            format!("rough: no run is stored yet, so a typical run at {model}'s price")
+        }
+        Some(_) => format!(
+            "rough: no runs of this suite on {model} yet, so runs on other models (or judges) at its price"
+        ),
+        None if e.rough => "rough: --neighbours' runs priced from other models".into(),
+        None => String::new(),
+    }
+}
+
+/// Looks in words: `4, 6, 9` or, when each is one more, `3, 4, …, 16`.
+fn looks_words(looks: &[u32]) -> String {
+    let steady = looks.windows(2).all(|w| w[1] == w[0] + 1);
+    match looks {
+        [first, second, .., last] if steady && looks.len() > 4 => {
+            format!("{first}, {second}, …, {last}")
+        }
+        _ => looks
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 #[cfg(test)]
@@ -215,6 +304,7 @@ mod tests {
                 &crate::evidence::PastCosts {
                     cases: [(("fires".to_string(), Arm::With), (0.243, 10))].into(),
                     model: (0.243, 10),
+                    groups: Vec::new(),
                 },
                 &["fires".into(), "quiet".into()],
                 0.2,
@@ -223,19 +313,23 @@ mod tests {
             )),
             neighbours: None,
             first_round_buy: None,
+            judge_priced_at: None,
+            rough: false,
+            auto: None,
         };
         insta::assert_snapshot!(estimate(&e));
     }
 
+    /// A model of no known price, nothing stored on it: no estimate, said so.
     #[test]
     fn nothing_stored() {
         let e = Estimate {
             schema: SCHEMA.into(),
             item: "commit".into(),
-            model: "default".into(),
+            model: "mystery-1".into(),
             platform_version: None,
             fresh: false,
-            auto_max: Some(10),
+            auto_max: None,
             cases: vec![CaseEstimate {
                 case: "fires".into(),
                 arms: vec![
@@ -263,7 +357,78 @@ mod tests {
             )),
             neighbours: None,
             first_round_buy: None,
+            judge_priced_at: None,
+            rough: false,
+            auto: None,
         };
         insta::assert_snapshot!(estimate(&e));
+    }
+
+    /// The first `--runs auto` dry run of an empty store: rough, from the
+    /// default table, its rounds and the range it may cost.
+    #[test]
+    fn a_first_auto_run_on_an_empty_store() {
+        let (per_run, basis) = crate::eval::rates::per_run(
+            &crate::evidence::PastCosts::default(),
+            "fires",
+            Arm::With,
+            1,
+            "haiku",
+            "default",
+        );
+        let cost = |n: u32| per_run.map(|x| crate::document::round4(x * f64::from(n)));
+        let mut e = Estimate {
+            schema: SCHEMA.into(),
+            item: "commit".into(),
+            model: "haiku".into(),
+            platform_version: None,
+            fresh: false,
+            auto_max: Some(16),
+            cases: vec![CaseEstimate {
+                case: "fires".into(),
+                arms: vec![
+                    arm(Arm::With, 16, 0, per_run, basis),
+                    arm(Arm::Without, 16, 0, per_run, basis),
+                ],
+            }],
+            calls: vec![CallEstimate {
+                case: None,
+                runs: Some(16),
+                ablation: "with-without".into(),
+            }],
+            buy_runs: 32,
+            reuse_runs: 0,
+            estimate_usd: cost(32),
+            unestimated_runs: 0,
+            max_cost_usd: 2.0,
+            exceeds_ceiling: false,
+            price: None,
+            neighbours: None,
+            first_round_buy: Some(6),
+            judge_priced_at: Some("haiku".into()),
+            rough: true,
+            auto: Some(crate::eval::estimate::AutoEstimate {
+                looks: (3..=16).collect(),
+                max_per_arm: 16,
+                least_runs: 6,
+                least_usd: cost(6),
+                most_runs: 32,
+                most_usd: cost(32),
+                confidence_mode: None,
+            }),
+        };
+        e.price = Some(
+            crate::eval::price::price(
+                &crate::evidence::PastCosts::default(),
+                &["fires".into()],
+                crate::stats::DEFAULT_MIN_EFFECT,
+                16,
+                2.0,
+            )
+            .or_rough(&e),
+        );
+        let text = estimate(&e);
+        assert!(!text.contains("--runs 16"), "{text}");
+        insta::assert_snapshot!(text);
     }
 }

@@ -40,12 +40,16 @@ impl DryRuns for World {
 #[test]
 fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
     let w = world();
-    // Nothing stored: every run bought, no estimate, no platform call.
+    // Nothing stored: every run bought, a rough estimate, no platform call.
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--dry-run"]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("no run of commit stored"), "{out}");
     assert!(
-        out.contains("8 run(s) to buy, 0 reused; cannot estimate"),
+        out.contains("8 run(s) to buy, 0 reused; estimate about $"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(rough: no run is stored yet, so a typical run at the platform's default model (opus)'s price)"),
         "{out}"
     );
     assert_eq!(w.platform_calls(), 0, "a dry run called the platform");

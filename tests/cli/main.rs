@@ -34,6 +34,7 @@ mod layers;
 mod pipelines;
 mod provenance;
 mod reduce;
+mod run_confidence;
 mod run_key;
 mod run_stub;
 mod script_sandbox;

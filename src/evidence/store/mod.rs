@@ -16,9 +16,11 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, params};
 use std::time::Duration;
 
+mod costs;
 mod exchange;
 mod migrations;
 mod records;
+pub use costs::{CostGroup, PastCosts};
 pub use exchange::{pending_tag, read_export};
 use migrations::{MIGRATIONS, Migration};
 use records::{insert_decisions, insert_evaluations};
@@ -657,40 +659,6 @@ impl Store {
         }
     }
 
-    /// What usable runs on `model` have cost, for estimates: per case and arm
-    /// of `item`, and over every item (total dollars and runs).
-    pub fn past_costs(&self, item: &str, model: &str) -> Result<PastCosts> {
-        let fault = |e| self.fault("reading past costs", e);
-        let mut out = PastCosts::default();
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT case_name, arm, total(cost_usd), count(*) FROM runs \
-                 WHERE item = ?1 AND model = ?2 AND usable = 1 GROUP BY case_name, arm",
-            )
-            .map_err(fault)?;
-        let mut rows = stmt.query([item, model]).map_err(fault)?;
-        while let Some(row) = rows.next().map_err(fault)? {
-            let arm: String = row.get(1).map_err(fault)?;
-            out.cases.insert(
-                (row.get(0).map_err(fault)?, self.arm(&arm)?),
-                (
-                    row.get(2).map_err(fault)?,
-                    row.get::<_, i64>(3).map_err(fault)? as u64,
-                ),
-            );
-        }
-        out.model = self
-            .conn
-            .query_row(
-                "SELECT total(cost_usd), count(*) FROM runs WHERE model = ?1 AND usable = 1",
-                [model],
-                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
-            )
-            .map_err(fault)?;
-        Ok(out)
-    }
-
     /// How many runs the store holds.
     pub fn count(&self) -> Result<u64> {
         self.conn
@@ -802,15 +770,6 @@ pub struct Added {
     pub evaluations: usize,
     /// Decisions.
     pub decisions: usize,
-}
-
-/// Past costs on one model ([`Store::past_costs`]): dollars and runs.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PastCosts {
-    /// Per case and arm of the item.
-    pub cases: std::collections::BTreeMap<(String, Arm), (f64, u64)>,
-    /// Over every item on the model.
-    pub model: (f64, u64),
 }
 
 /// The one query of [`Store::lookup`]: `?1` a JSON array of key ids, `?2` how many per key.
