@@ -73,6 +73,18 @@ fn a_judge_that_splits_its_votes_is_counted_and_named_with_advice() {
         stderr.contains("(judge split its votes in 3/4 runs)"),
         "{stderr}"
     );
+    // The schema takes the new field, refuses a malformed one, and a
+    // document written before it (no `split_votes`) still validates.
+    bob_eval::schema::validate_skill_eval(&doc, "<stdout>".into()).unwrap();
+    let mut bad = doc.clone();
+    bad["cases"][0]["graders"][2]["split_votes"]["rate"] = 1.5.into();
+    assert_eq!(bad["cases"][0]["graders"][2]["name"], "why");
+    assert!(bob_eval::schema::validate_skill_eval(&bad, "<stdout>".into()).is_err());
+    let mut old = doc;
+    for g in old["cases"][0]["graders"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("split_votes");
+    }
+    bob_eval::schema::validate_skill_eval(&old, "<stdout>".into()).unwrap();
 }
 
 #[test]
