@@ -21,6 +21,7 @@ mod estimates_real;
 mod evidence_real;
 mod graders_real;
 mod init_real;
+mod judge_votes_real;
 mod neighbours_real;
 mod payless_real;
 mod pipelines_real;
