@@ -150,6 +150,8 @@ fn build_store(path: &Utf8PathBuf) -> Vec<RunKey> {
                                 with_only: name == "fires",
                                 weight: 1.0,
                                 explanation: "judge votes: PASS PASS FAIL".into(),
+                                judge_votes: Vec::new(),
+                                evidence: None,
                             })
                             .collect(),
                         cost_usd: 0.0123,

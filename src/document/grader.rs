@@ -25,6 +25,37 @@ pub struct GraderEval {
     /// it threw), at most [`MAX_EXPLANATION`] characters; absent when it never failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// How often an llm grader's judge split its votes, over both arms' runs
+    /// that carried votes; absent for graders with no votes (and old documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_votes: Option<SplitVotes>,
+}
+
+/// An llm grader's split votes: runs whose judge votes were not unanimous, out
+/// of the runs that carried votes, with a 95 % Wilson interval on the rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SplitVotes {
+    /// Runs (both arms, counted) whose grader result carried judge votes.
+    pub runs: u32,
+    /// Of those, runs whose votes were not unanimous.
+    pub split: u32,
+    /// `split / runs`.
+    pub rate: f64,
+    /// Lower limit of the 95 % Wilson interval on the rate.
+    pub low: f64,
+    /// Upper limit of the 95 % Wilson interval on the rate.
+    pub high: f64,
+}
+
+/// The lower limit above which a grader's split-vote rate is flagged: its
+/// judge splits in at least 1 run in 10, beyond doubt (see docs/judges.md).
+pub const SPLIT_VOTE_ALARM: f64 = 0.10;
+
+impl SplitVotes {
+    /// True when the interval's lower limit exceeds [`SPLIT_VOTE_ALARM`].
+    pub fn is_alarming(&self) -> bool {
+        self.low > SPLIT_VOTE_ALARM
+    }
 }
 
 /// A grader's role in the score (the document's `kind`): counted, or a

@@ -697,6 +697,8 @@ pub(crate) mod tests {
                 with_only: false,
                 weight: 1.0,
                 explanation: "matched".into(),
+                judge_votes: Vec::new(),
+                evidence: None,
             }],
             cost_usd: 0.03,
             judge_cost_usd: 0.01,

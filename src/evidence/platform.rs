@@ -319,6 +319,8 @@ mod tests {
                     with_only: false,
                     weight: *w,
                     explanation: String::new(),
+                    judge_votes: Vec::new(),
+                    evidence: None,
                 })
                 .collect(),
             cost_usd: 0.0,

@@ -276,6 +276,12 @@ pub struct ResultGrader {
     /// A with-only indicator.
     #[serde(default)]
     pub with_only: bool,
+    /// An llm grader's votes (three), absent for other graders.
+    #[serde(default)]
+    pub judge_votes: Vec<bool>,
+    /// The text an llm grader's judge saw, kept for later calibration.
+    #[serde(default)]
+    pub evidence: Option<String>,
 }
 
 fn one() -> f64 {
@@ -306,12 +312,23 @@ pub struct GraderOutcome {
     pub weight: f64,
     /// The platform's explanation.
     pub explanation: String,
+    /// An llm grader's judge votes; empty for other graders and old runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_votes: Vec<bool>,
+    /// The text the judge saw, kept so a later calibration can label it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
 }
 
 impl GraderOutcome {
     /// True when the grader threw (a fault of the suite, not of the model).
     pub fn threw(&self) -> bool {
         self.explanation.trim_start().starts_with(GRADER_THREW)
+    }
+
+    /// True when the judge's votes were not unanimous (false with no votes).
+    pub fn split_vote(&self) -> bool {
+        self.judge_votes.iter().any(|v| *v) && self.judge_votes.iter().any(|v| !*v)
     }
 }
 
@@ -612,6 +629,8 @@ impl ResultRun {
                     with_only: g.with_only,
                     weight: g.weight,
                     explanation: g.explanation.clone(),
+                    judge_votes: g.judge_votes.clone(),
+                    evidence: g.evidence.clone(),
                 })
                 .collect(),
             cost_usd: self.cost_usd,
@@ -669,4 +688,52 @@ pub fn rescore_as_with_without(run: &mut RunOutcome, graders: &[GraderDef]) {
         run.score = passed / total;
     }
     run.passed = !failed_otherwise && all_passed(&run.graders);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grader as the platform writes it, votes given as JSON.
+    fn grader(votes: &str) -> GraderOutcome {
+        let raw = format!(
+            r#"{{"name":"why","passed":true,"weight":1,"explanation":"judge votes",
+            "withOnly":false,"scored":true{votes}}}"#
+        );
+        let g: ResultGrader = serde_json::from_str(&raw).unwrap();
+        GraderOutcome {
+            name: g.name,
+            passed: g.passed,
+            scored: g.scored,
+            with_only: g.with_only,
+            weight: g.weight,
+            explanation: g.explanation,
+            judge_votes: g.judge_votes,
+            evidence: g.evidence,
+        }
+    }
+
+    #[test]
+    fn judge_votes_and_evidence_are_read_and_a_split_is_seen() {
+        let split = grader(r#","judgeVotes":[true,false,true],"evidence":"fix: x""#);
+        assert_eq!(split.judge_votes, vec![true, false, true]);
+        assert_eq!(split.evidence.as_deref(), Some("fix: x"));
+        assert!(split.split_vote());
+        assert!(!grader(r#","judgeVotes":[true,true,true]"#).split_vote());
+        let none = grader("");
+        assert!(none.judge_votes.is_empty() && none.evidence.is_none());
+        assert!(!none.split_vote());
+    }
+
+    #[test]
+    fn a_stored_outcome_without_votes_still_reads_and_round_trips() {
+        let old = r#"{"name":"a","passed":true,"scored":true,"with_only":false,
+            "weight":1.0,"explanation":""}"#;
+        let g: GraderOutcome = serde_json::from_str(old).unwrap();
+        assert!(g.judge_votes.is_empty());
+        let voted = grader(r#","judgeVotes":[false,false,true],"evidence":"e""#);
+        let back: GraderOutcome =
+            serde_json::from_str(&serde_json::to_string(&voted).unwrap()).unwrap();
+        assert_eq!(back, voted);
+    }
 }

@@ -8,8 +8,8 @@
 //! aggregates (docs/running.md).
 
 use crate::document::{
-    ArmCount, CaseEval, GraderEval, GraderRole, PartialReason, SKILL_EVAL, SkillEval, Verdict,
-    bounded_explanation, round4, sum_usd,
+    ArmCount, CaseEval, GraderEval, GraderRole, PartialReason, SKILL_EVAL, SkillEval, SplitVotes,
+    Verdict, bounded_explanation, round4, sum_usd,
 };
 use crate::error::{Error, Result};
 use crate::platform::result::{CaseOutcomes, PlatformResult, RunOutcome};
@@ -515,8 +515,9 @@ fn reduce_case(case: &FoldCase) -> ReducedCase {
 }
 
 /// Each grader named by the counted runs, in order of first appearance: its
-/// passes per arm and the explanation of its first failure (of its first
-/// error, when it threw on some run).
+/// passes per arm, the explanation of its first failure (of its first
+/// error, when it threw on some run) and, for a judged grader, how often its
+/// votes split over both arms' runs (Wilson 95 %).
 fn grader_detail(with: &[&RunOutcome], without: &[&RunOutcome]) -> Vec<GraderEval> {
     let mut out: Vec<GraderEval> = Vec::new();
     for (is_without, runs) in [(false, with), (true, without)] {
@@ -535,6 +536,7 @@ fn grader_detail(with: &[&RunOutcome], without: &[&RunOutcome]) -> Vec<GraderEva
                         without: None,
                         error: false,
                         failure: None,
+                        split_votes: None,
                     });
                     out.len() - 1
                 }
@@ -547,6 +549,17 @@ fn grader_detail(with: &[&RunOutcome], without: &[&RunOutcome]) -> Vec<GraderEva
             };
             count.runs += 1;
             count.passed += u32::from(g.passed);
+            if !g.judge_votes.is_empty() {
+                let votes = entry.split_votes.get_or_insert(SplitVotes {
+                    runs: 0,
+                    split: 0,
+                    rate: 0.0,
+                    low: 0.0,
+                    high: 1.0,
+                });
+                votes.runs += 1;
+                votes.split += u32::from(g.split_vote());
+            }
             if g.passed {
                 continue;
             }
@@ -561,6 +574,12 @@ fn grader_detail(with: &[&RunOutcome], without: &[&RunOutcome]) -> Vec<GraderEva
             }
             entry.error |= threw;
         }
+    }
+    for votes in out.iter_mut().filter_map(|e| e.split_votes.as_mut()) {
+        let interval = crate::stats::wilson(votes.split, votes.runs);
+        votes.rate = round4(f64::from(votes.split) / f64::from(votes.runs));
+        votes.low = round4(interval.low);
+        votes.high = round4(interval.high);
     }
     out
 }

@@ -334,3 +334,62 @@ fn a_run_that_met_a_missing_mcp_server_is_not_counted() {
     let r = reduce(&d, &ctx()).unwrap();
     assert!(!r.partial && r.cases[0].mocks.is_none());
 }
+
+#[test]
+fn split_votes_count_both_arms_runs_with_votes_and_carry_a_wilson_interval() {
+    let v =
+        |votes: serde_json::Value| json!({"name": "clear", "passed": true, "judgeVotes": votes});
+    let r = |g: Vec<serde_json::Value>| json!({"score": 1.0, "costUsd": 0.01, "graders": g});
+    let split = || v(json!([true, false, true]));
+    let same = || v(json!([true, true, true]));
+    let errored = json!({"score": 0.0, "costUsd": 0.01, "error": "api 500",
+        "graders": [v(json!([false, true, true]))]});
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {
+            "with": [r(vec![split()]), r(vec![split()]), r(vec![same()]), r(vec![same()]), r(vec![same()]),
+                     r(vec![json!({"name": "regex", "passed": true}), same()])],
+            "without": [r(vec![split()]), r(vec![split()]), r(vec![same()]), r(vec![same()]), errored]}}]));
+    let graders = reduce(&d, &ctx()).unwrap().cases[0]
+        .graders
+        .clone()
+        .unwrap();
+    let clear = graders.iter().find(|g| g.name == "clear").unwrap();
+    let votes = clear
+        .split_votes
+        .expect("a judged grader carries split votes");
+    // Ten counted runs (six with, four without; the errored one is not counted).
+    assert_eq!((votes.split, votes.runs), (4, 10));
+    assert_eq!(votes.rate, 0.4);
+    let wilson = crate::stats::wilson(4, 10);
+    assert_eq!(
+        (votes.low, votes.high),
+        (round4(wilson.low), round4(wilson.high))
+    );
+    // Wilson 95 % for 4/10 is about 16.8 %–68.7 %.
+    assert!((0.16..0.17).contains(&votes.low) && (0.68..0.69).contains(&votes.high));
+    assert!(votes.is_alarming());
+    let regex = graders.iter().find(|g| g.name == "regex").unwrap();
+    assert_eq!(
+        regex.split_votes, None,
+        "a grader with no votes has no split rate"
+    );
+}
+
+#[test]
+fn a_unanimous_judge_is_not_alarming() {
+    let r = json!({"score": 1.0, "costUsd": 0.01,
+        "graders": [{"name": "clear", "passed": true, "judgeVotes": [false, false, false]}]});
+    let d = doc(json!([{"name": "a", "graders": [],
+        "arms": {"with": [r.clone(), r.clone()], "without": [r]}}]));
+    let votes = reduce(&d, &ctx()).unwrap().cases[0]
+        .graders
+        .clone()
+        .unwrap()[0]
+        .split_votes
+        .unwrap();
+    assert_eq!(
+        (votes.split, votes.runs, votes.rate, votes.low),
+        (0, 3, 0.0, 0.0)
+    );
+    assert!(!votes.is_alarming());
+}

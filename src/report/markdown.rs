@@ -452,6 +452,20 @@ fn cases(out: &mut String, d: &SkillEval) {
     if !failed.is_empty() {
         let _ = writeln!(out, "\nGraders that failed:\n\n{}\n", failed.join("\n"));
     }
+    let unsure: Vec<String> = d
+        .cases
+        .iter()
+        .flat_map(|c| {
+            c.graders
+                .iter()
+                .flatten()
+                .filter_map(|g| super::run::judge_unsure(&c.name, g))
+        })
+        .map(|line| format!("- {}", plain(&line)))
+        .collect();
+    if !unsure.is_empty() {
+        let _ = writeln!(out, "\nJudges unsure:\n\n{}\n", unsure.join("\n"));
+    }
 }
 
 /// `bob-eval gate`: a heading with the outcome, the numbers compared, then one
@@ -619,6 +633,31 @@ mod tests {
             !md.contains("subject"),
             "a grader that passes with the item and fails without it did its job:\n{md}"
         );
+    }
+
+    #[test]
+    fn a_judge_unsure_is_said_under_the_cases() {
+        let mut doc = SkillEval::sample(1.0, 0.5);
+        doc.cases = vec![case_eval("fires", 1.0, 0.5, Some(1.0))];
+        doc.cases[0].graders = Some(
+            serde_json::from_value(serde_json::json!([
+                {"name": "clear", "kind": "scored", "with": {"passed": 2, "runs": 2},
+                 "split_votes": {"runs": 10, "split": 4, "rate": 0.4, "low": 0.1682, "high": 0.6873}},
+                {"name": "calm", "kind": "scored", "with": {"passed": 2, "runs": 2},
+                 "split_votes": {"runs": 10, "split": 1, "rate": 0.1, "low": 0.0179, "high": 0.4042}}
+            ]))
+            .unwrap(),
+        );
+        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        assert!(
+            md.contains("Judges unsure:\n\n- JUDGE UNSURE: grader"),
+            "{md}"
+        );
+        assert!(
+            md.contains("split its votes in 4 of 10 runs (40 %, 95 % Wilson CI 17–69 %)"),
+            "{md}"
+        );
+        assert!(!md.contains("calm"), "{md}");
     }
 
     #[test]

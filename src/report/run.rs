@@ -91,12 +91,37 @@ pub fn grader_line(g: &GraderEval) -> String {
     } else {
         String::new()
     };
+    let votes = g
+        .split_votes
+        .filter(|v| v.split > 0)
+        .map_or_else(String::new, |v| {
+            format!(" (judge split its votes in {}/{} runs)", v.split, v.runs)
+        });
     format!(
-        "{mark} {} ({kind}) with {}{without}: {}{tail}",
+        "{mark} {} ({kind}) with {}{without}: {}{tail}{votes}",
         clip(&g.name),
         count(g.with),
         reading.words()
     )
+}
+
+/// Advice when a judged grader's votes split often beyond doubt (the Wilson
+/// interval's lower limit above [`crate::document::SPLIT_VOTE_ALARM`]):
+/// `JUDGE UNSURE: grader `clear` of case `c` split its votes in 4 of 10 runs
+/// (40 %, 95 % Wilson CI 17–69 %): its criterion may be ambiguous; …`.
+pub fn judge_unsure(case: &str, g: &GraderEval) -> Option<String> {
+    let v = g.split_votes.filter(|v| v.is_alarming())?;
+    let pct = |x: f64| format!("{:.0}", x * 100.0);
+    Some(format!(
+        "JUDGE UNSURE: grader `{}` of case `{}` split its votes in {} of {} runs ({} %, 95 % Wilson CI {}–{} %): its criterion may be ambiguous; say plainly what passes and what fails",
+        clip(&g.name),
+        clip(case),
+        v.split,
+        v.runs,
+        pct(v.rate),
+        pct(v.low),
+        pct(v.high),
+    ))
 }
 
 /// The runs bought and reused, and what each cost, when the document says
@@ -248,6 +273,13 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
             errors.len(),
             names.join(", ")
         );
+    }
+    for c in &doc.cases {
+        for g in c.graders.iter().flatten() {
+            if let Some(line) = judge_unsure(&c.name, g) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
     }
     let width = doc
         .cases
@@ -427,7 +459,44 @@ mod tests {
             without: without.map(|(passed, runs)| ArmCount { passed, runs }),
             error: failure.is_some_and(|f| f.starts_with("grader threw")),
             failure: failure.map(str::to_string),
+            split_votes: None,
         }
+    }
+
+    #[test]
+    fn a_judge_that_splits_often_beyond_doubt_is_named_with_advice() {
+        use crate::document::SplitVotes;
+        let votes = |split, runs, low| SplitVotes {
+            runs,
+            split,
+            rate: f64::from(split) / f64::from(runs),
+            low,
+            high: 0.6873,
+        };
+        let mut d = doc(false);
+        d.cases[0].graders = Some(vec![
+            GraderEval {
+                split_votes: Some(votes(4, 10, 0.1682)),
+                ..grader("clear", (3, 5), Some((2, 5)), Some("unclear"))
+            },
+            GraderEval {
+                split_votes: Some(votes(1, 10, 0.0179)),
+                ..grader("calm", (5, 5), Some((5, 5)), None)
+            },
+        ]);
+        let text = summary(&d);
+        assert!(
+            text.contains("JUDGE UNSURE: grader `clear` of case `fires` split its votes in 4 of 10 runs (40 %, 95 % Wilson CI 17–69 %): its criterion may be ambiguous"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("grader `calm`"),
+            "a lower limit under 10 % is not flagged:\n{text}"
+        );
+        assert!(
+            text.contains("(judge split its votes in 1/10 runs)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub struct Grader {
     /// The first failure's explanation (the first thrown one, if any), on one
     /// line, cut to 300 characters (the last `…`).
     pub failure: Option<String>,
+    /// (split, runs): results carrying `judgeVotes`, and those not unanimous.
+    pub split_votes: Option<(u64, u64)>,
 }
 
 /// The graders of a case's runs, per contracts.md: counted per arm, the first
@@ -82,6 +84,7 @@ fn graders(with: &[&Value], without: &[&Value]) -> Vec<Grader> {
                     without: None,
                     error: false,
                     failure: None,
+                    split_votes: None,
                 });
                 first.push(None);
                 out.len() - 1
@@ -94,6 +97,12 @@ fn graders(with: &[&Value], without: &[&Value]) -> Vec<Grader> {
             };
             count.1 += 1;
             count.0 += u64::from(passed);
+            if let Some(votes) = g["judgeVotes"].as_array().filter(|v| !v.is_empty()) {
+                let split = votes.iter().any(|v| v == true) && votes.iter().any(|v| v == false);
+                let s = out[i].split_votes.get_or_insert((0, 0));
+                s.0 += u64::from(split);
+                s.1 += 1;
+            }
             if passed {
                 continue;
             }
@@ -358,6 +367,9 @@ pub fn assert_matches(out: &Value, exp: &Expected) {
                 without: g.get("without").map(count),
                 error: g["error"] == true,
                 failure: g["failure"].as_str().map(str::to_string),
+                split_votes: g
+                    .get("split_votes")
+                    .map(|v| (v["split"].as_u64().unwrap(), v["runs"].as_u64().unwrap())),
             })
             .collect();
         assert_eq!(got_graders, want.graders, "{} graders", want.name);

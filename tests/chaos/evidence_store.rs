@@ -58,6 +58,8 @@ fn result(writer: usize, result: usize, runs: usize) -> Vec<StoredRun> {
                     with_only: true,
                     weight: 1.0,
                     explanation: "Skill called 1x (expected 1..)".into(),
+                    judge_votes: Vec::new(),
+                    evidence: None,
                 }],
                 cost_usd: 0.01,
                 judge_cost_usd: 0.0,

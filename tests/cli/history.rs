@@ -177,6 +177,8 @@ fn stored(by: &str, model: &str, case: &str, arm: Arm, score: f64, n: i64) -> St
             with_only: false,
             weight: 1.0,
             explanation: String::new(),
+            judge_votes: Vec::new(),
+            evidence: None,
         }],
         cost_usd: 0.01,
         judge_cost_usd: 0.0,

@@ -30,6 +30,7 @@ mod gate;
 mod hardening;
 mod history;
 mod init;
+mod judge_votes;
 mod layers;
 mod pipelines;
 mod provenance;

@@ -22,6 +22,7 @@ mod evidence_real;
 mod grader_guard_real;
 mod graders_real;
 mod init_real;
+mod judge_votes_real;
 mod neighbours_real;
 mod payless_real;
 mod pipelines_real;
