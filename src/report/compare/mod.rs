@@ -190,14 +190,16 @@ fn case_text(out: &mut String, c: &CaseComparison) {
         .enumerate()
         .map(|(i, arm)| {
             vec![
-                format!("  {arm}"),
+                (*arm).to_string(),
                 arm_cell(c.a.as_ref(), i),
                 arm_cell(c.b.as_ref(), i),
             ]
         })
         .collect();
-    let headers: Vec<String> = ["  arm", "A", "B"].map(String::from).to_vec();
-    let _ = writeln!(out, "{}", crate::text::table(&headers, &rows));
+    let headers: Vec<String> = ["arm", "A", "B"].map(String::from).to_vec();
+    for row in crate::text::table(&headers, &rows).lines() {
+        let _ = writeln!(out, "  {row}");
+    }
     let _ = writeln!(
         out,
         "  delta of deltas: {}",
@@ -223,7 +225,7 @@ fn case_text(out: &mut String, c: &CaseComparison) {
         }
     }
     if no_answers(&c.answers) {
-        let _ = writeln!(out, "  answers: {NO_ANSWERS}");
+        let _ = writeln!(out, "  {NO_ANSWERS}");
         return;
     }
     for (arm, pair) in [("with", &c.answers.with), ("without", &c.answers.without)] {
