@@ -17,6 +17,7 @@ mod check;
 mod check_plugin;
 mod check_sharp;
 mod ci_formats;
+mod compare;
 mod completions;
 mod counting;
 mod decide;
