@@ -14,6 +14,8 @@ pub const BASELINE_SCHEMA: &str = include_str!("../schemas/skill-eval-baseline.s
 pub const HISTORY_SCHEMA: &str = include_str!("../schemas/bob-eval-history.schema.json");
 /// `schemas/bob-eval-shard.schema.json`, embedded.
 pub const SHARD_SCHEMA: &str = include_str!("../schemas/bob-eval-shard.schema.json");
+/// `schemas/bob-eval-compare.schema.json`, embedded.
+pub const COMPARE_SCHEMA: &str = include_str!("../schemas/bob-eval-compare.schema.json");
 
 fn compile(text: &str) -> Validator {
     let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
@@ -38,6 +40,11 @@ fn history() -> &'static Validator {
 fn shard() -> &'static Validator {
     static V: OnceLock<Validator> = OnceLock::new();
     V.get_or_init(|| compile(SHARD_SCHEMA))
+}
+
+fn compare() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(COMPARE_SCHEMA))
 }
 
 /// Compile the `skill-eval/1` validator on a background thread, so that a
@@ -89,6 +96,11 @@ pub fn validate_history(doc: &Value, path: &Utf8Path) -> Result<()> {
 /// Validate a `bob-eval-shard/1` manifest; `path` names it in the error.
 pub fn validate_shard(doc: &Value, path: &Utf8Path) -> Result<()> {
     check(shard(), "bob-eval-shard/1", doc, path)
+}
+
+/// Validate a `bob-eval-compare/1` document; `path` names it in the error.
+pub fn validate_compare(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(compare(), "bob-eval-compare/1", doc, path)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod args;
 pub mod check;
 pub mod check_wiki;
 pub mod collect;
+pub mod compare;
 pub mod completions;
 pub mod evidence;
 pub mod exam;
@@ -133,6 +134,13 @@ pub enum Command {
     ///
     /// Example: bob-eval history commit --html history.html
     History(history::HistoryArgs),
+    /// Two evaluations case by case: scores with intervals, graders that changed, answers.
+    ///
+    /// A and B are each a skill-eval/1 file, a kept evaluation's run id, `best`,
+    /// `last` or `last~N`; says when the two are not like for like.
+    ///
+    /// Example: bob-eval compare best last --format markdown
+    Compare(compare::CompareArgs),
     /// Print shell completions.
     ///
     /// Example: bob-eval completions bash > ~/.local/share/bash-completion/completions/bob-eval
@@ -165,6 +173,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Script(args) => script::exec(&ctx()?, &args),
         Command::Evidence(args) => evidence::exec(&ctx()?, &args),
         Command::History(args) => history::exec(&ctx()?, &args),
+        Command::Compare(args) => compare::exec(&ctx()?, &args),
         Command::Completions(args) => completions::exec(&args),
         Command::Man(args) => completions::exec_man(&args),
     }

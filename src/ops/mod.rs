@@ -4,6 +4,7 @@
 //! same rules wherever it is asked for, and what a pipeline hands back is a
 //! typed value `report/` can word without knowing the script host.
 
+pub mod compare;
 mod shard;
 
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};

@@ -40,7 +40,7 @@ fn one_line(s: &str) -> String {
 
 /// `s` as literal text in a table cell: ASCII punctuation that Markdown or a
 /// table could read as markup is backslash-escaped.
-fn plain(s: &str) -> String {
+pub(crate) fn plain(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in one_line(s).chars() {
         if matches!(

@@ -3,6 +3,7 @@
 //! the same outcomes for CI (`--format junit|markdown`).
 
 pub mod check;
+pub mod compare;
 pub mod estimate;
 pub mod evidence;
 pub mod gate;

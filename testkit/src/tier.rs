@@ -70,7 +70,7 @@ impl Tool {
         match self {
             Tool::Claude => "the real platform tier",
             Tool::Junitparser => "the JUnit read-back tests",
-            Tool::Chromium => "the browser tests of `history --html`",
+            Tool::Chromium => "the browser tests of `history --html` and `compare --html`",
         }
     }
 

@@ -426,7 +426,7 @@ fn the_page_is_self_contained() {
 /// Headless chromium on `page` with `args`, in a fresh profile and its own
 /// process group; its stdout. The group (which this test started) is killed
 /// if chromium has not finished in two minutes.
-fn headless(page: &Path, args: &[&str]) -> String {
+pub(crate) fn headless(page: &Path, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let stdout = profile.path().join("stdout");
     let stderr = profile.path().join("stderr");

@@ -18,6 +18,7 @@ mod check_mcp;
 mod check_plugin;
 mod check_sharp;
 mod ci_formats;
+mod compare;
 mod completions;
 mod counting;
 mod decide;
