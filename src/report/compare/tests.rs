@@ -14,6 +14,7 @@ fn grader(name: &str, with: u32, without: u32, runs: u32) -> GraderEval {
         }),
         error: false,
         failure: None,
+        split_votes: None,
     }
 }
 
