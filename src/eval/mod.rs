@@ -131,7 +131,7 @@ fn plan(
             .unwrap_or(u32::MAX),
         });
     }
-    refuse_unchosen_scaffolds(&found.name, &cases, run.scaffold)?;
+    plan::refuse_unchosen_scaffolds(&found.name, &cases, run.scaffold)?;
     if cases.is_empty() {
         let names: Vec<&str> = suite.cases.iter().map(|c| c.name.as_str()).collect();
         return Err(Error::Usage(format!(
@@ -175,33 +175,6 @@ pub fn options_key(run: &RunOptions) -> String {
             .chain(servers.as_deref().map(|s| ("mcp-servers", s)))
             .collect::<Vec<_>>(),
     )
-}
-
-/// A case with a scaffold script is measured as written only when the script
-/// runs, and it runs as the operator: neither is done silently. Without
-/// `--scaffold` or `--no-scaffold` (or the setting), such a suite is refused
-/// before anything is spent, naming its cases and both ways out.
-fn refuse_unchosen_scaffolds(
-    item: &crate::config::ItemName,
-    cases: &[PlannedCase],
-    scaffold: Option<bool>,
-) -> Result<()> {
-    let scripted: Vec<String> = cases
-        .iter()
-        .filter_map(|c| {
-            c.scaffold_script
-                .as_ref()
-                .map(|s| format!("`{}` (scaffold_script: {s})", c.name))
-        })
-        .collect();
-    if scripted.is_empty() || scaffold.is_some() {
-        return Ok(());
-    }
-    Err(Error::Usage(format!(
-        "{} case(s) of evals/{item} build their workspace with a scaffold script: {}. The platform runs such a script only under --scaffold, as you (it is bash the suite's author wrote: read it first); without it the case is measured on an empty workspace. Pass --scaffold to run the scripts, or --no-scaffold to measure these cases without their fixtures knowingly (settings.json `_workflow.scaffold` says it once for all runs)",
-        scripted.len(),
-        scripted.join(", ")
-    )))
 }
 
 /// What [`assemble_plugin`] prepared: a plugin folder and a started version
