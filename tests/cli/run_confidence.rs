@@ -78,6 +78,22 @@ fn auto_buys_under_the_confidence_mode_and_the_document_says_so() {
     );
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["stats"]["auto"]["confidence_mode"], 0.95, "{doc}");
+    // One level in what the run says: the mode's, its interval named by it.
+    let look = doc["stats"]["confidence"].as_f64().unwrap();
+    assert!(look < 0.95, "{doc}");
+    assert!(
+        !err.contains(&format!("{:.0} %", look * 100.0)),
+        "the look's level named: {err}"
+    );
+    // The stub's runs leave the suite within noise.
+    assert_eq!(
+        doc["stats"]["suite"]["advisory"]["advisory"], "within-noise",
+        "{doc}"
+    );
+    assert!(
+        err.contains("auto's last-look interval (held for 95 % over its looks) ["),
+        "{err}"
+    );
     // Its first round is the confidence mode's: 4 runs per arm, not 3.
     let round = err
         .lines()
