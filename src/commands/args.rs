@@ -202,8 +202,8 @@ pub fn dry_run(
 }
 
 /// `--confidence LEVEL` and `--rule bare|confidence`: the rule the gate
-/// decides under, shared by `gate`, `propose` and `exam` (and `run`, where
-/// it sets only when `--runs auto` stops buying).
+/// decides under, shared by `gate`, `propose` and `exam` (`run` has its
+/// own, which set only when `--runs auto` stops buying).
 #[derive(Debug, Clone, Copy, Args, Default)]
 pub struct ConfidenceArg {
     /// Accept only what holds clearly at this level (e.g. 0.95): with above

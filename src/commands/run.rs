@@ -19,11 +19,19 @@ pub struct RunArgs {
     pub item: String,
     #[command(flatten)]
     pub platform: PlatformArgs,
-    /// With `--runs auto`: the stopping rule it buys under (`--confidence
-    /// LEVEL` for the confidence mode's, as `gate`, `propose` and `exam`
-    /// use; `--rule bare` for the defaults); refused with a fixed `--runs`
-    #[command(flatten)]
-    pub confidence: super::args::ConfidenceArg,
+    /// With --runs auto: buy under the confidence mode's stopping rule at
+    /// this level (e.g. 0.95), as `exam` and `propose` do: a first round of
+    /// 4 runs per arm, the error budget the level asks for, no 0.2 margin.
+    /// `run` decides nothing (gate the result with `gate --confidence`), so
+    /// with a fixed --runs it is refused [default: settings.json
+    /// `_workflow.gate_confidence`, else the bare rule's stopping rule]
+    #[arg(long, value_name = "LEVEL", value_parser = crate::stats::confidence::parse_level)]
+    pub confidence: Option<f64>,
+    /// With --runs auto: `confidence` (the stopping rule above, at settings'
+    /// level or 0.95) or `bare` (the defaults, whatever settings say);
+    /// refused with a fixed --runs
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<crate::stats::confidence::RuleChoice>())]
+    pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// Write the skill-eval/1 document here (atomically) instead of stdout
     #[arg(long, value_name = "FILE", value_parser = super::path_arg)]
     pub out: Option<Utf8PathBuf>,
@@ -57,11 +65,11 @@ pub enum RunFormat {
 pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     let options = crate::eval::EvalOptions {
         best: args.best,
-        confidence: args.confidence.confidence,
-        rule: args.confidence.rule,
+        confidence: args.confidence,
+        rule: args.rule,
         ..args.platform.options()
     };
-    let asked = match (args.confidence.confidence, args.confidence.rule) {
+    let asked = match (args.confidence, args.rule) {
         (Some(_), _) => Some("--confidence"),
         (None, Some(_)) => Some("--rule"),
         (None, None) => None,

@@ -319,4 +319,22 @@ mod tests {
             (None, Basis::None)
         );
     }
+
+    #[test]
+    fn the_typical_run_table_in_docs_running_md_is_the_code_s() {
+        let doc = include_str!("../../docs/running.md");
+        for model in ["opus", "sonnet", "haiku"] {
+            let row = doc
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("| {model}")))
+                .unwrap_or_else(|| panic!("no row for {model} in docs/running.md"));
+            let agent = format!("${:.4}", default_agent_usd(model).unwrap());
+            let judge = format!("${:.4}", default_judge_usd(model).unwrap());
+            assert!(
+                row.contains(&agent) && row.contains(&judge),
+                "{row}: {agent}, {judge}"
+            );
+        }
+        assert_eq!(default_agent_usd("default"), default_agent_usd("opus"));
+    }
 }

@@ -13,6 +13,27 @@ pub fn effective_level(result: &SkillEval, level: f64) -> f64 {
     }
 }
 
+/// Under `--runs auto`, the one-sided level each bound was held at and the
+/// looks that spent the error budget ([`effective_level`]), when stricter
+/// than the level asked for; `None` otherwise.
+pub fn held(result: &SkillEval, level: f64) -> Option<Held> {
+    let held = effective_level(result, level);
+    let rounds = result.stats.as_ref()?.auto.as_ref()?.rounds;
+    (held > level).then_some(Held {
+        level: held,
+        looks: rounds,
+    })
+}
+
+/// The level a condition is stated at: `95 %`, or under auto's looks
+/// `95 % over auto's looks` (each bound held stricter, [`held`]).
+fn stated(level: f64, held: Option<Held>) -> String {
+    match held {
+        Some(_) => format!("{} over auto's looks", fmt_level(level)),
+        None => fmt_level(level),
+    }
+}
+
 /// A level in words: `95 %`, `97.65 %`.
 pub fn fmt_level(level: f64) -> String {
     let pct = format!("{:.2}", level * 100.0);
@@ -35,8 +56,8 @@ pub(super) fn confidence_conditions(
 ) -> Vec<Condition> {
     use crate::stats::Part;
     use crate::stats::confidence::{Side, check, check_delta};
+    let at = stated(level, held(result, level));
     let level = effective_level(result, level);
-    let at = fmt_level(level);
     let Some(mine) = mine else {
         let why = format!(
             "the result keeps no runs per case, so nothing can be said clearly at {at}; run the suite again with this bob-eval: {}",

@@ -107,6 +107,20 @@ pub struct Decision {
     /// no new measurement of the best was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best_measured: Option<String>,
+    /// Under `--runs auto` and the confidence mode: the stricter one-sided
+    /// level each bound was held at so that `confidence` holds over all the
+    /// looks ([`held`]). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<Held>,
+}
+
+/// How `--runs auto`'s looks held the confidence mode's bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Held {
+    /// The one-sided level each bound was held at (the look it stopped at).
+    pub level: f64,
+    /// The looks auto made (one per round), each spending part of the error budget.
+    pub looks: u32,
 }
 
 /// The rule a [`Decision`] was made under ([`crate::stats::confidence::Mode`] without its level).
@@ -213,7 +227,10 @@ impl Decision {
             "trigger-rate" => a.trigger_rate,
             _ => None,
         }?;
-        Some(advisory.in_words())
+        // Under auto's looks the interval is the last look's; the heading
+        // says the level its ends were held at, tied to the one stated.
+        let name = self.held.map(|_| "auto's last-look interval");
+        Some(advisory.in_words_as(name))
     }
 }
 
@@ -395,6 +412,7 @@ pub fn decide_under(
         },
         next,
         best_measured: None,
+        held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),

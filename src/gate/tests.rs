@@ -556,10 +556,19 @@ fn an_auto_result_is_judged_at_its_last_look() {
     });
     assert!((effective_level(&r, 0.95) - 0.9995).abs() < 1e-12);
     let d = decide_at(&r, &Baseline::empty("commit"), Some(0.95));
+    // Stated at the one level asked for; the held level is data, said once
+    // by the heading ([`Decision::held`]).
     assert!(
-        d.conditions[5].text.contains("at 99.95 %"),
+        d.conditions[5].text.contains("at 95 % over auto's looks"),
         "{}",
         d.conditions[5].text
+    );
+    let held = d.held.expect("held under auto");
+    assert!((held.level - 0.9995).abs() < 1e-12 && held.looks == 2);
+    assert!(
+        decide_at(&r, &Baseline::empty("commit"), Some(0.9999))
+            .held
+            .is_none()
     );
     assert_eq!(fmt_level(0.95), "95 %");
 }

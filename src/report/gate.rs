@@ -57,9 +57,17 @@ pub fn render(d: &Decision) -> String {
     );
     match (d.confidence, d.rule) {
         (Some(level), _) => {
+            let held = d.held.map_or_else(String::new, |h| {
+                format!(
+                    "; --runs auto stopped at look {} of a schedule fixed in advance, where each one-sided bound is held at {} so that {} holds over every look it might have made",
+                    h.looks,
+                    crate::gate::fmt_level(h.level),
+                    crate::gate::fmt_level(level)
+                )
+            });
             let _ = writeln!(
                 out,
-                "  confidence    {}: each estimated condition must also hold clearly",
+                "  confidence    {}: each estimated condition must also hold clearly{held}",
                 crate::gate::fmt_level(level)
             );
         }

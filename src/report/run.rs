@@ -172,12 +172,25 @@ pub fn replay_summary(doc: &SkillEval) -> String {
 /// The verdict as the headline says it: with the noise advisory when the
 /// suite's delta is within noise, so a lucky run never reads as a finding.
 pub fn verdict_words(doc: &SkillEval) -> String {
+    // Bought under the confidence mode, the one level said is the mode's:
+    // the interval is auto's last look's, held for that level over its looks.
+    let held = doc
+        .stats
+        .as_ref()
+        .and_then(|s| s.auto.as_ref())
+        .and_then(|a| a.confidence_mode)
+        .map(|level| {
+            format!(
+                "auto's last-look interval (held for {} over its looks)",
+                crate::gate::fmt_level(level)
+            )
+        });
     match doc.stats.as_ref().map(|s| &s.suite.advisory) {
         Some(a @ crate::stats::Advisory::WithinNoise { .. }) => {
             format!(
                 "{}, but may be luck: {}",
                 doc.verdict.as_str(),
-                a.in_words()
+                a.in_words_as(held.as_deref())
             )
         }
         _ => doc.verdict.as_str().to_string(),

@@ -69,6 +69,13 @@ impl Advisory {
     /// In words: `clear`, or `within noise: 95 % interval [a, b]; about N
     /// more runs per arm of each case would settle an effect this size`.
     pub fn in_words(&self) -> String {
+        self.in_words_as(None)
+    }
+
+    /// [`Advisory::in_words`] with the interval named `name` instead of by
+    /// its confidence (`auto's last-look interval`, where the level it is
+    /// read at is said once elsewhere).
+    pub fn in_words_as(&self, name: Option<&str>) -> String {
         match self {
             Advisory::Clear { .. } => "clear".into(),
             Advisory::WithinNoise {
@@ -91,11 +98,13 @@ impl Advisory {
                 } else {
                     ""
                 };
+                let name = name.map_or_else(
+                    || format!("{:.0} % interval", interval.confidence * 100.0),
+                    str::to_owned,
+                );
                 format!(
-                    "within noise: {:.0} % interval{of} [{:.2}, {:.2}]; {more}",
-                    interval.confidence * 100.0,
-                    interval.low,
-                    interval.high
+                    "within noise: {name}{of} [{:.2}, {:.2}]; {more}",
+                    interval.low, interval.high
                 )
             }
         }
