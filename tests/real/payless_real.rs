@@ -94,7 +94,7 @@ fn normalized(r: &Recorded) -> String {
         "",
     );
     let volatile =
-        regex::Regex::new(r"(claude-eval|bob-eval-commit)-[A-Za-z0-9]{6}\b|\.tmp[A-Za-z0-9]+|toolu_\w+|\d{4}-\d{2}-\d{2}")
+        regex::Regex::new(r"(claude-eval|bob-eval-commit(?:-tmp)?)-[A-Za-z0-9]{6}\b|\.tmp[A-Za-z0-9]+|toolu_\w+|\d{4}-\d{2}-\d{2}")
             .unwrap();
     volatile.replace_all(&text, "<v>").into_owned()
 }
