@@ -112,9 +112,12 @@ impl Run {
         }
     }
 
-    /// The processes still alive that carry this run's TMPDIR.
+    /// The processes still alive that carry this run's TMPDIR, or the
+    /// platform's (a folder inside it, which bob-eval gives the platform).
     fn left(&self) -> Vec<(libc::pid_t, String)> {
+        // bob-eval's own TMPDIR, or the platform's: a folder inside it.
         let entry = format!("TMPDIR={}", self.tmp().display());
+        let inside = format!("{entry}/");
         let mut left = vec![];
         for pid in std::fs::read_dir("/proc")
             .unwrap()
@@ -124,7 +127,10 @@ impl Run {
             let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
                 continue;
             };
-            if env.split(|b| *b == 0).any(|v| v == entry.as_bytes()) {
+            if env
+                .split(|b| *b == 0)
+                .any(|v| v == entry.as_bytes() || v.starts_with(inside.as_bytes()))
+            {
                 let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
                 left.push((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")));
             }
