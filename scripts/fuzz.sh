@@ -20,12 +20,14 @@ export CARGO_PROFILE_RELEASE_OPT_LEVEL="${FUZZ_OPT_LEVEL:-1}"
 export CARGO_PROFILE_RELEASE_DEBUG=0
 # --target keeps the flags off build scripts and proc-macros, as cargo-fuzz does.
 cargo build --locked --release --quiet --target "$target"
+# The fuzz crate's own target folder unless CARGO_TARGET_DIR moves it.
+bin="${CARGO_TARGET_DIR:-target}/$target/release"
 mkdir -p artifacts
 for t in frontmatter reduce wiki_row; do
   mkdir -p "corpus/$t"
   echo "fuzz $t for ${seconds}s"
   set +e
-  "target/$target/release/$t" "corpus/$t" -max_total_time="$seconds" \
+  "$bin/$t" "corpus/$t" -max_total_time="$seconds" \
     -artifact_prefix="artifacts/$t-" >"artifacts/$t.log" 2>&1
   status=$?
   set -e
