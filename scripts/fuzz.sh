@@ -14,12 +14,17 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 # A short run gains little from full optimisation, and the build is most of
-# its time: CI's few seconds a target build at opt-level 1 without debug
-# info (FUZZ_OPT_LEVEL=3 for a long session).
-export CARGO_PROFILE_RELEASE_OPT_LEVEL="${FUZZ_OPT_LEVEL:-1}"
+# its time: bob-eval and the targets build at FUZZ_OPT_LEVEL (default 1), the
+# other dependencies at FUZZ_DEPS_OPT_LEVEL (default 0; the hot ones are
+# pinned higher in fuzz/Cargo.toml), without debug info. For a long session:
+# FUZZ_OPT_LEVEL=3 FUZZ_DEPS_OPT_LEVEL=3.
+level="${FUZZ_OPT_LEVEL:-1}"
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="$level"
 export CARGO_PROFILE_RELEASE_DEBUG=0
+profile=(--config "profile.release.package.bob-eval.opt-level=$level"
+  --config "profile.release.package.\"*\".opt-level=${FUZZ_DEPS_OPT_LEVEL:-0}")
 # --target keeps the flags off build scripts and proc-macros, as cargo-fuzz does.
-cargo build --locked --release --quiet --target "$target"
+cargo build --locked --release --quiet --target "$target" "${profile[@]}"
 # The fuzz crate's own target folder unless CARGO_TARGET_DIR moves it.
 bin="${CARGO_TARGET_DIR:-target}/$target/release"
 mkdir -p artifacts
