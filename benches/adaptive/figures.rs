@@ -27,7 +27,8 @@ pub(crate) fn share(id: &str, k: usize, n: usize, decimals: usize, what: &str) {
         let centre = (p + Z * Z / (2.0 * nf)) / denom;
         let half = Z * (p * (1.0 - p) / nf + Z * Z / (4.0 * nf * nf)).sqrt() / denom;
         (
-            format!("{:.decimals$} %", 100.0 * p),
+            // As the tables compute it (100·k/n), so both round alike.
+            format!("{:.decimals$} %", 100.0 * k as f64 / nf),
             format!(
                 "95 % [{:.decimals$}, {:.decimals$}] %",
                 100.0 * (centre - half).max(0.0),
@@ -77,14 +78,26 @@ impl Moments {
     }
 }
 
-/// A mean with `decimals` (times `scale`, with `unit` after it), and its
-/// 95 % half-width.
-pub(crate) fn mean(id: &str, m: Moments, scale: f64, decimals: usize, unit: &str, what: &str) {
+/// A mean with `decimals`, and its 95 % half-width.
+pub(crate) fn mean(id: &str, m: Moments, decimals: usize, unit: &str, what: &str) {
+    estimate(
+        id,
+        m.mean(),
+        m.half(),
+        decimals,
+        unit,
+        &format!("{} {what}", m.n),
+    );
+}
+
+/// A value computed as its table computes it (so both round alike), and
+/// the 95 % half-width of its simulation error.
+pub(crate) fn estimate(id: &str, value: f64, half: f64, decimals: usize, unit: &str, basis: &str) {
     figure(
         id,
-        &format!("{:.decimals$}{unit}", scale * m.mean()),
-        &format!("± {:.decimals$}{unit}", scale * m.half()),
-        &format!("{} {what}", m.n),
+        &format!("{value:.decimals$}{unit}"),
+        &format!("± {half:.decimals$}{unit}"),
+        basis,
     );
 }
 

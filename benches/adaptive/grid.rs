@@ -88,7 +88,7 @@ pub(crate) fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<Str
             "no-difference suites",
         );
         share(&format!("{id}/b"), t.resolved, t.big, 1, "big suites");
-        mean(&format!("{id}/c"), t.runs_m, 1.0, 1, "", "suites");
+        mean(&format!("{id}/c"), t.runs_m, 1, "", "suites");
         share(
             &format!("{id}/d"),
             t.null_accepted,
@@ -165,7 +165,7 @@ pub(crate) fn main_grid(truths: &[Truth], nulls: &[Truth], results: &mut Vec<Str
             1,
             "no-difference suites",
         );
-        mean(&format!("{id}/c"), t.runs_m, 1.0, 1, "", "suites");
+        mean(&format!("{id}/c"), t.runs_m, 1, "", "suites");
     }
 
     // Single no-difference suites repeated: where the intervals are least exact.

@@ -1,7 +1,7 @@
 //! `mode`: the gate's confidence mode against the rule, and sequences of
 //! proposals on one item.
 
-use crate::figures::{Moments, mean, share};
+use crate::figures::{Moments, estimate, mean, share};
 use crate::grid::NULLS;
 use crate::sim::{Buy, CASES, MAIN, SEED, Simulated, SplitMix, Truth, best_of, document};
 use crate::tally::{on_cores, pct, verdict};
@@ -68,7 +68,7 @@ pub(crate) fn acceptance(truths: &[Truth], buy: Buy, level: Option<f64>) -> Acce
 fn acceptance_figures(id: &str, acc: &Acceptance, what: &str) {
     share(&format!("{id}/rule"), acc.rule, acc.suites, 1, what);
     share(&format!("{id}/mode"), acc.mode, acc.suites, 2, what);
-    mean(&format!("{id}/runs"), acc.runs_m, 1.0, 1, "", "suites");
+    mean(&format!("{id}/runs"), acc.runs_m, 1, "", "suites");
 }
 
 /// The sequence of proposals: the item starts at with 0.3 = without on every
@@ -281,14 +281,23 @@ pub(crate) fn confidence_mode(truths: &[Truth], nulls: &[Truth], results: &mut V
                 1,
                 "real proposals",
             );
-            mean(&format!("{id}/final"), t.final_m, 0.1, 2, "", "sequences");
-            mean(
+            let basis = format!("{SEQUENCES} sequences");
+            let (sequences, proposals) = (SEQUENCES as f64, (SEQUENCES * PROPOSALS) as f64);
+            estimate(
+                &format!("{id}/final"),
+                t.final_with_tenths as f64 / sequences / 10.0,
+                t.final_m.half() / 10.0,
+                2,
+                "",
+                &basis,
+            );
+            estimate(
                 &format!("{id}/runs"),
-                t.runs_m,
-                1.0 / PROPOSALS as f64,
+                t.runs as f64 / proposals,
+                t.runs_m.half() / PROPOSALS as f64,
                 1,
                 "",
-                "sequences",
+                &basis,
             );
         }
     }

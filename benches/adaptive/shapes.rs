@@ -1,6 +1,6 @@
 //! `shapes` and `oracle`: auto on the suites bob-eval's layout produces.
 
-use crate::figures::{Moments, mean, paired, share};
+use crate::figures::{Moments, estimate, mean, paired, share};
 use crate::policies::{chosen_alternatives, policy_filter};
 use crate::sim::{Buy, CHECK_SEED, SEED, SHAPES, Simulated, SplitMix, TENTHS, Truth};
 use crate::tally::{on_cores, setting, verdict};
@@ -119,7 +119,7 @@ pub(crate) fn shapes_grid(results: &mut Vec<String>) {
                 2,
                 "no-difference suites",
             );
-            mean(&format!("{id}/c"), t.runs_m, 1.0, 1, "", "suites");
+            mean(&format!("{id}/c"), t.runs_m, 1, "", "suites");
         }
         results.push(format!(
             "shapes {name}: (a0) of {count} no-difference suites, default auto {:.2} % (target <= 5 %) {}",
@@ -217,14 +217,14 @@ pub(crate) fn shapes_grid(results: &mut Vec<String>) {
                     1,
                     "small-effect suites",
                 );
-                mean(&format!("{id}/c"), a.runs_m, 1.0, 1, "", "suites");
-                mean(
+                mean(&format!("{id}/c"), a.runs_m, 1, "", "suites");
+                estimate(
                     &format!("{id}/share of fixed 10"),
-                    a.runs_m,
-                    100.0 / f.c(),
+                    100.0 * a.c() / f.c(),
+                    100.0 * a.runs_m.half() / f.c(),
                     0,
                     " %",
-                    "suites",
+                    &format!("{} suites", a.suites),
                 );
                 if policy_name == "default (auto:16)" {
                     results.push(format!(
@@ -290,22 +290,23 @@ pub(crate) fn oracle() {
             100.0 * a.c() / f10
         );
         let id = format!("oracle/{name}");
-        mean(&format!("{id}/runs"), runs_m, 1.0, 1, "", "suites");
-        mean(
+        mean(&format!("{id}/runs"), runs_m, 1, "", "suites");
+        let basis = format!("{} suites", suites.len());
+        estimate(
             &format!("{id}/share of fixed 10"),
-            runs_m,
-            100.0 / f10,
+            100.0 * per / f10,
+            100.0 * runs_m.half() / f10,
             0,
             " %",
-            "suites",
+            &basis,
         );
-        mean(
+        estimate(
             &format!("{id}/auto's share"),
-            a.runs_m,
-            100.0 / f10,
+            100.0 * a.c() / f10,
+            100.0 * a.runs_m.half() / f10,
             0,
             " %",
-            "suites",
+            &basis,
         );
     }
 }

@@ -94,7 +94,7 @@ pub(crate) fn store(results: &mut Vec<String>) {
                     "big suites",
                 );
                 figures::share(&format!("{id}/b auto"), a.resolved, a.big, 1, "big suites");
-                figures::mean(&format!("{id}/c auto"), a.runs_m, 1.0, 1, "", "suites");
+                figures::mean(&format!("{id}/c auto"), a.runs_m, 1, "", "suites");
             }
             let id = format!("{id}/top-up {top_up}");
             figures::share(&format!("{id}/b"), st.resolved, st.big, 1, "big suites");
@@ -104,14 +104,14 @@ pub(crate) fn store(results: &mut Vec<String>) {
                 &f.right_big,
                 "big suites",
             );
-            figures::mean(&format!("{id}/c"), st.runs_m, 1.0, 1, "", "suites");
-            figures::mean(
+            figures::mean(&format!("{id}/c"), st.runs_m, 1, "", "suites");
+            figures::estimate(
                 &format!("{id}/share of fixed 10"),
-                st.runs_m,
-                100.0 / f.c(),
+                share,
+                100.0 * st.runs_m.half() / f.c(),
                 0,
                 " %",
-                "suites",
+                &format!("{} suites", st.suites),
             );
             figures::share(
                 &format!("{id}/a0"),
@@ -164,7 +164,7 @@ pub(crate) fn store(results: &mut Vec<String>) {
             let id = format!("archive/{label}/top-up {top_up}");
             let mut m = Moments::default();
             rates.iter().for_each(|&r| m.push(r));
-            figures::mean(&format!("{id}/mean"), m, 1.0, 2, " %", "archives");
+            figures::mean(&format!("{id}/mean"), m, 2, " %", "archives");
             quantile(&format!("{id}/median"), &rates, 0.5, 2, "archives");
             quantile(&format!("{id}/90th percentile"), &rates, 0.9, 2, "archives");
             figure(
@@ -213,7 +213,7 @@ pub(crate) fn power(results: &mut Vec<String>) {
                 };
                 let id = format!("power/{k} cases/d {:.1}/{label}", d as f64 / 10.0);
                 figures::share(&id, yes, of, 1, "suites");
-                figures::mean(&format!("{id}/runs"), t.runs_m, 1.0, 1, "", "suites");
+                figures::mean(&format!("{id}/runs"), t.runs_m, 1, "", "suites");
                 (pct(yes, of), t.c())
             };
             let (f, fc) = cell("fixed 10", Buy::Fixed(10));
