@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO
 
-.PHONY: test test-fast test-real test-chaos claude test-deps demo evals check-wiki lint bench fuzz
+.PHONY: test test-fast test-real test-chaos claude test-deps demo evals check-wiki lint bench figures fuzz
 
 test: claude test-deps
 	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh
@@ -44,6 +44,11 @@ check-wiki:
 
 bench:
 	scripts/bench.sh
+
+# Every figure the simulation benches publish (docs/statistics.md,
+# BENCHMARKS.md), beside its published value, with the wall and CPU time.
+figures:
+	scripts/figures.sh
 
 # Coverage-guided fuzzing on stable, FUZZ_SECONDS per target (default 10).
 fuzz:

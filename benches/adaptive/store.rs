@@ -1,0 +1,235 @@
+//! `store` and `power`: auto from an archive of stored without-arm runs,
+//! the false-call rate given an archive, and the power curve.
+
+use crate::figures::{self, Moments, figure, paired, quantile};
+use crate::shapes::{SHAPE_LIST, shape_nulls, shape_suites, shape_suites_count};
+use crate::sim::{Buy, SEED, SHAPES, Simulated, Truth};
+use crate::tally::{on_cores_by, pct, setting, verdict};
+use bob_eval::stats::AutoPolicy;
+
+/// Archive draws per shape for the false-call rate given an archive, and
+/// evaluations per archive.
+pub(crate) const ARCHIVES: usize = 200;
+pub(crate) const PER_ARCHIVE: usize = 200;
+/// Stored without-arm runs per case in the archive measured.
+pub(crate) const ARCHIVE_RUNS: u32 = 20;
+
+/// The false-call rate of auto from one archive of each suite, over
+/// `PER_ARCHIVE` evaluations that share it (fresh with-arm runs and
+/// top-ups each): one rate per suite, sorted.
+pub(crate) fn rates_given_archive(suites: &[Truth], policy: AutoPolicy) -> Vec<f64> {
+    // A block of one suite: each is 200 evaluations.
+    let mut rates: Vec<f64> = on_cores_by(suites, 1, |suite, block| {
+        let truth = &block[0];
+        let wrong = (0..PER_ARCHIVE)
+            .filter(|&r| {
+                let mut s = Simulated::new(truth, suite, 0xA5C0 ^ ((r as u64) << 40));
+                let o = Buy::Stored(policy, ARCHIVE_RUNS).run(&mut s, None);
+                o.comparison.suite.advisory.direction().is_some()
+            })
+            .count();
+        pct(wrong, PER_ARCHIVE)
+    });
+    rates.sort_by(f64::total_cmp);
+    rates
+}
+
+/// Mean, median, 90th percentile and worst of sorted rates.
+pub(crate) fn spread(rates: &[f64]) -> (f64, f64, f64, f64) {
+    let n = rates.len();
+    let at = |q: f64| rates[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+    (
+        rates.iter().sum::<f64>() / n as f64,
+        at(0.5),
+        at(0.9),
+        rates[n - 1],
+    )
+}
+
+/// The without arm from the store: auto starting from an archive of
+/// [`ARCHIVE_RUNS`] stored without-arm runs per case (its top-ups bought
+/// and counted) against fixed `--runs 10` and auto bought fresh, on every
+/// shape; and the false-call rate given an archive.
+pub(crate) fn store(results: &mut Vec<String>) {
+    let policy = AutoPolicy::new(16);
+    let count = shape_suites_count();
+    println!();
+    println!(
+        "The without arm from the store ({count} suites per shape, an archive of {ARCHIVE_RUNS} without-arm runs per case; top-up: fresh without-arm runs per case and evaluation, default {}):",
+        policy.top_up
+    );
+    println!();
+    println!(
+        "| shape | top-up | (b) fixed 10 / auto / auto from the store (big suites, store − fixed 10) | (c) fixed 10 / auto / from the store | from the store's share of fixed 10's runs | (a0) from the store, {count} no-difference suites |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let suites = shape_suites(SEED, pairs, scoring);
+        let nulls = shape_nulls(pairs, scoring);
+        let f = setting(&suites, SHAPES, Buy::Fixed(10));
+        let a = setting(&suites, SHAPES, Buy::Auto(policy));
+        for top_up in [0, 1, 2, 3] {
+            let p = AutoPolicy { top_up, ..policy };
+            let st = setting(&suites, SHAPES, Buy::Stored(p, ARCHIVE_RUNS));
+            let n = setting(&nulls, SHAPES, Buy::Stored(p, ARCHIVE_RUNS));
+            let share = 100.0 * st.c() / f.c();
+            println!(
+                "| {name} | {top_up} | {:.1} / {:.1} / {:.1} % ({:+}) | {:.1} / {:.1} / {:.1} | {share:.0} % | {:.2} % |",
+                f.b(),
+                a.b(),
+                st.b(),
+                st.resolved as i64 - f.resolved as i64,
+                f.c(),
+                a.c(),
+                st.c(),
+                n.a0()
+            );
+            let id = format!("store/{name}");
+            if top_up == 0 {
+                figures::share(
+                    &format!("{id}/b fixed 10"),
+                    f.resolved,
+                    f.big,
+                    1,
+                    "big suites",
+                );
+                figures::share(&format!("{id}/b auto"), a.resolved, a.big, 1, "big suites");
+                figures::mean(&format!("{id}/c auto"), a.runs_m, 1, "", "suites");
+            }
+            let id = format!("{id}/top-up {top_up}");
+            figures::share(&format!("{id}/b"), st.resolved, st.big, 1, "big suites");
+            paired(
+                &format!("{id}/b against fixed 10"),
+                &st.right_big,
+                &f.right_big,
+                "big suites",
+            );
+            figures::mean(&format!("{id}/c"), st.runs_m, 1, "", "suites");
+            figures::estimate(
+                &format!("{id}/share of fixed 10"),
+                share,
+                100.0 * st.runs_m.half() / f.c(),
+                0,
+                " %",
+                &format!("{} suites", st.suites),
+            );
+            figures::share(
+                &format!("{id}/a0"),
+                n.null_false_calls,
+                n.null,
+                2,
+                "no-difference suites",
+            );
+            if top_up == policy.top_up {
+                results.push(format!(
+                    "store {name}: runs {share:.0} % of fixed 10 (target <= 45 %) {}; resolution {:.1} % vs fixed 10 {:.1} % {}",
+                    verdict(share <= 45.0),
+                    st.b(),
+                    f.b(),
+                    verdict(st.resolved >= f.resolved)
+                ));
+            }
+        }
+    }
+    println!();
+    println!(
+        "False-call rate given the archive ({ARCHIVES} archives per row, each evaluated {PER_ARCHIVE} times with fresh with-arm runs and top-ups):"
+    );
+    println!();
+    println!("| suites | top-up | mean | median | 90th percentile | worst |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let mut rows: Vec<(String, Vec<Truth>)> = SHAPE_LIST
+        .iter()
+        .map(|&(name, pairs, scoring)| {
+            let nulls = shape_nulls(pairs, scoring);
+            (
+                format!("{name}, no-difference suites"),
+                nulls[..ARCHIVES.min(nulls.len())].to_vec(),
+            )
+        })
+        .collect();
+    for k in [2, 4, 8] {
+        rows.push((
+            format!("{k} coin-flip cases (0.5 / 0.5)"),
+            vec![Truth(vec![(5, 5); k]); ARCHIVES],
+        ));
+    }
+    for (label, suites) in rows {
+        for top_up in [0, policy.top_up] {
+            let rates = rates_given_archive(&suites, AutoPolicy { top_up, ..policy });
+            let (mean, median, p90, worst) = spread(&rates);
+            println!(
+                "| {label} | {top_up} | {mean:.2} % | {median:.2} % | {p90:.2} % | {worst:.1} % |"
+            );
+            let id = format!("archive/{label}/top-up {top_up}");
+            let mut m = Moments::default();
+            rates.iter().for_each(|&r| m.push(r));
+            figures::mean(&format!("{id}/mean"), m, 2, " %", "archives");
+            quantile(&format!("{id}/median"), &rates, 0.5, 2, "archives");
+            quantile(&format!("{id}/90th percentile"), &rates, 0.9, 2, "archives");
+            figure(
+                &format!("{id}/worst"),
+                &format!("{worst:.1} %"),
+                "the largest of the archives' rates",
+                &format!("{} archives x {PER_ARCHIVE} evaluations", rates.len()),
+            );
+            if top_up == policy.top_up {
+                results.push(format!(
+                    "store, given the archive, {label}: mean {mean:.2} % (target <= 5 %) {}, 90th percentile {p90:.2} % (target <= 10 %) {}, worst {worst:.1} %",
+                    verdict(mean <= 5.0),
+                    verdict(p90 <= 10.0)
+                ));
+            }
+        }
+    }
+}
+
+/// Suites per point of the power curve.
+pub(crate) const POWER_SUITES: usize = 2_000;
+
+/// The power curve: the share of suites called clear above 0, against the
+/// true effect, for K cases whose without arms pass half the time and whose
+/// with arms pass 0.5 + d (every case the same effect d), for fixed
+/// `--runs 10` and the default auto (fresh, and from an archive of
+/// [`ARCHIVE_RUNS`] stored without-arm runs per case), with the runs spent.
+pub(crate) fn power(results: &mut Vec<String>) {
+    let policy = AutoPolicy::new(16);
+    println!();
+    println!(
+        "Power against the effect ({POWER_SUITES} suites per point; every case 0.5 without, 0.5 + d with): share called clear above 0, and runs per suite"
+    );
+    println!();
+    println!("| cases | d | fixed 10 | auto | auto from the store ({ARCHIVE_RUNS} stored) |");
+    println!("| --- | --- | --- | --- | --- |");
+    for k in [2usize, 3, 6, 8] {
+        for d in [0i64, 1, 2, 3] {
+            let suites = vec![Truth(vec![(5 + d, 5); k]); POWER_SUITES];
+            let cell = |label: &str, buy: Buy| {
+                let t = setting(&suites, 0x90E6 ^ ((k as u64) << 8) ^ (d as u64), buy);
+                let (yes, of) = if d == 0 {
+                    (t.null_false_calls, t.null)
+                } else {
+                    (t.resolved + t.small_right, t.big + t.small)
+                };
+                let id = format!("power/{k} cases/d {:.1}/{label}", d as f64 / 10.0);
+                figures::share(&id, yes, of, 1, "suites");
+                figures::mean(&format!("{id}/runs"), t.runs_m, 1, "", "suites");
+                (pct(yes, of), t.c())
+            };
+            let (f, fc) = cell("fixed 10", Buy::Fixed(10));
+            let (a, ac) = cell("auto", Buy::Auto(policy));
+            let (st, sc) = cell("from the store", Buy::Stored(policy, ARCHIVE_RUNS));
+            println!(
+                "| {k} | {:.1} | {f:.1} % ({fc:.0}) | {a:.1} % ({ac:.1}) | {st:.1} % ({sc:.1}) |",
+                d as f64 / 10.0
+            );
+            if d == 2 {
+                results.push(format!(
+                    "power at the minimum effect 0.2, {k} cases: auto {a:.1} % (target >= 80 %) {}, from the store {st:.1} % {}",
+                    verdict(a >= 80.0),
+                    verdict(st >= 80.0)
+                ));
+            }
+        }
+    }
+}
