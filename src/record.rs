@@ -166,12 +166,14 @@ pub fn record(
     let upgraded = decision.rule == gate::Rule::BareCheck;
     // Against the best measured again (`again`) when it still stands for
     // the best in force, else against the best as recorded.
-    let mut applied = gate::decide_again(
+    // Held to the item's sequence as the decision passed in was, when it was.
+    let mut applied = gate::decide_in_sequence(
         result,
         &baseline,
         decision.trust_imported,
         decision.mode().for_recording(),
         again,
+        decision.sequence,
     );
     if again.is_none() {
         // Why the best was not measured again, as the decision said.

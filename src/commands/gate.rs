@@ -72,6 +72,9 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         .as_ref()
         .map(|path| crate::document::load_result(path, &args.item).map(|doc| (doc, path)))
         .transpose()?;
+    // Where --record keeps the decision: a decision that records is held
+    // to its item's sequence, read from there.
+    let store = crate::evidence::Store::default_path(rec.evidence.as_deref(), &ctx.home);
     let mut decision = crate::ops::decide(
         ctx,
         &result,
@@ -81,11 +84,11 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         again
             .as_ref()
             .map(|(doc, path)| crate::ops::Again::Measured(doc, path)),
+        &store,
     )?;
     let mut recorded = None;
     if rec.record {
         let pr = rec.pr.as_deref().unwrap_or_default();
-        let store = crate::evidence::Store::default_path(rec.evidence.as_deref(), &ctx.home);
         let crate::ops::Recording {
             recorded: done,
             warnings,

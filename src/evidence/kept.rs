@@ -293,6 +293,12 @@ pub struct KeptDecision {
     pub best_after: Option<f64>,
     /// When it was recorded.
     pub recorded_at: DateTime<Utc>,
+    /// Under the confidence mode: the level this proposal of the item was
+    /// held to over its sequence, and its budget (what the next decision's
+    /// level is derived from). Absent for the bare rule and for decisions
+    /// recorded before the sequence was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<crate::stats::sequence::Sequence>,
     /// Where it came from (not exported).
     #[serde(skip)]
     pub provenance: RecordProvenance,
@@ -350,6 +356,7 @@ impl KeptDecision {
                 before
             },
             recorded_at: at,
+            sequence: applied.sequence,
             provenance: RecordProvenance::Here,
         }
     }

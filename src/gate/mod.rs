@@ -11,9 +11,11 @@ use serde::Serialize;
 mod again;
 mod confidence;
 mod next;
+mod sequence;
 pub use again::*;
 pub use confidence::*;
 use next::Commands;
+pub use sequence::{decide_in_sequence, sequence_words};
 
 /// The outcome of one condition of the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,6 +114,12 @@ pub struct Decision {
     /// looks ([`held`]). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<Held>,
+    /// Under the confidence mode, for a decision that records: the level
+    /// this proposal of the item was held to so that the chance of any false
+    /// accept over the item's proposals stays under the mode's α
+    /// ([`decide_in_sequence`]). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<crate::stats::sequence::Sequence>,
 }
 
 /// How `--runs auto`'s looks held the confidence mode's bounds.
@@ -412,6 +420,7 @@ pub fn decide_under(
         },
         next,
         best_measured: None,
+        sequence: None,
         held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,

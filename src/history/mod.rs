@@ -36,6 +36,8 @@ mod points;
 use points::*;
 mod marks;
 use marks::*;
+mod risk;
+pub use risk::{BARE_RISK, RunningRisk, next_in_sequence, running_risk};
 #[cfg(test)]
 mod tests;
 
@@ -87,6 +89,11 @@ pub struct Series {
     pub best: Option<Best>,
     /// The points, oldest first.
     pub points: Vec<Point>,
+    /// The running risk of the item's decisions kept for the model: the
+    /// chance of at least one false accept had none of them changed anything
+    /// ([`running_risk`]). Absent when none is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk: Option<RunningRisk>,
 }
 
 /// A model's best as `baseline.json` records it.
@@ -298,6 +305,7 @@ pub fn gather(
                             date: b.date.clone(),
                         }),
                         points,
+                        risk: running_risk(&kept.decisions, &item, &model),
                         model,
                     }
                 })

@@ -288,6 +288,7 @@ fn kept_decision(run: &str, pr: &str, after: f64, outcome: Outcome) -> KeptDecis
         before: Some(0.5),
         after,
         best_after: Some(after),
+        sequence: None,
         recorded_at: DateTime::from_timestamp(1_796_000_999, 0).unwrap(),
         provenance: Default::default(),
     }

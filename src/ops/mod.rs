@@ -41,7 +41,9 @@ pub enum Published {
 /// from `confidence` and `rule` (a flag or a script's `opts`), the home's
 /// settings, and whether the decision `records` (then the confidence mode
 /// unless the bare rule was chosen). `trust_imported` is the operator's
-/// flag, never a script's.
+/// flag, never a script's. A decision that records under the confidence
+/// mode is held to its item's sequence ([`sequence_for`]), read from the
+/// evidence store at `store`.
 pub fn decide(
     ctx: &Context,
     result: &SkillEval,
@@ -49,14 +51,23 @@ pub fn decide(
     choice: Choice,
     trust_imported: bool,
     again: Option<Again>,
+    store: &Utf8Path,
 ) -> Result<Decision> {
     crate::eval::measured_on_this_item(ctx, result, label)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
     let mode =
         crate::config::resolve_mode(choice.confidence, choice.rule, choice.records, &settings)?;
     let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
+    let sequence = if choice.records {
+        sequence_for(result, mode, store)?
+    } else {
+        None
+    };
+    let decide_under = |baseline: &crate::document::Baseline| {
+        crate::gate::decide_in_sequence(result, baseline, trust_imported, mode, None, sequence)
+    };
     Ok(match again {
-        None => crate::gate::decide_under(result, &baseline, trust_imported, mode),
+        None => decide_under(&baseline),
         // Given by the operator (`--best-again FILE`): one that cannot stand
         // for the best is refused, naming the file.
         Some(Again::Measured(fresh, path)) => {
@@ -69,15 +80,41 @@ pub fn decide(
                 })?;
             Decision {
                 best_measured: Some(words),
-                ..crate::gate::decide_under(result, &best, trust_imported, mode)
+                ..decide_under(&best)
             }
         }
         // A pipeline that could not measure the best again says why.
         Some(Again::Not(why)) => Decision {
             best_measured: Some(why.to_string()),
-            ..crate::gate::decide_under(result, &baseline, trust_imported, mode)
+            ..decide_under(&baseline)
         },
     })
+}
+
+/// The level the next recorded decision of `result`'s item on its model is
+/// held to under `mode` (the confidence mode only; `None` for the bare
+/// rule), from the decisions kept in the evidence store at `store` (none
+/// when it does not exist yet). A store that cannot be read is an error:
+/// the level depends on what it holds.
+pub fn sequence_for(
+    result: &SkillEval,
+    mode: crate::gate::Mode,
+    store: &Utf8Path,
+) -> Result<Option<crate::stats::sequence::Sequence>> {
+    let Some(level) = mode.level() else {
+        return Ok(None);
+    };
+    let decisions = if store.exists() {
+        crate::evidence::Store::open(store)?.decisions(&[result.item.to_string()])?
+    } else {
+        Vec::new()
+    };
+    Ok(Some(crate::history::next_in_sequence(
+        &decisions,
+        &result.item,
+        &result.model,
+        1.0 - level,
+    )))
 }
 
 /// The best measured again, for [`decide`].
@@ -143,6 +180,12 @@ pub fn record(
     let mut warnings: Vec<String> = crate::record::default_model_warning(&result.model)
         .into_iter()
         .collect();
+    // The item's sequence as the store holds it now: the level the record's
+    // own decision, made again under the lock, is held to.
+    let decision = &Decision {
+        sequence: sequence_for(result, decision.mode().for_recording(), store)?,
+        ..decision.clone()
+    };
     let recorded = crate::record::record(&ctx.source, result, decision, pr, pages, again)?;
     if recorded.raised {
         // The best's files, kept so it can be measured again head to head

@@ -70,6 +70,13 @@ pub fn render(d: &Decision) -> String {
                 "  confidence    {}: each estimated condition must also hold clearly{held}",
                 crate::gate::fmt_level(level)
             );
+            if let Some(s) = &d.sequence {
+                let _ = writeln!(
+                    out,
+                    "  sequence      {}",
+                    crate::gate::sequence_words(s, &d.item, &d.model)
+                );
+            }
         }
         (None, crate::gate::Rule::Bare) => {
             let _ = writeln!(

@@ -12,7 +12,9 @@
 //! - [`confidence`]: the gate's confidence mode (one-sided checks, two-sample
 //!   against a best that kept its runs);
 //! - [`adaptive`]: `--runs auto`, a group-sequential driver over a [`RunSource`];
-//! - [`runs`]: the `--runs` value.
+//! - [`runs`]: the `--runs` value;
+//! - [`sequence`]: the level each recorded decision of an item is held to so
+//!   that errors stay under the mode's α over the item's whole sequence.
 //!
 //! `docs/statistics.md` explains the methods and the measured error rates.
 
@@ -21,6 +23,7 @@ pub mod advisory;
 pub mod confidence;
 pub mod interval;
 pub mod runs;
+pub mod sequence;
 pub mod spending;
 
 pub use adaptive::{

@@ -831,6 +831,7 @@ fn crowded_page(dir: &Path) -> PathBuf {
     let series = (0..models)
         .map(|m| Series {
             model: format!("claude-model-{m}-{}", ["haiku", "sonnet", "opus"][m % 3]),
+            risk: None,
             best: Some(Best {
                 score: 0.8 + 0.02 * (m % 4) as f64,
                 run: "eval-commit-20261101T000000Z".into(),

@@ -40,6 +40,7 @@ mod run_confidence;
 mod run_key;
 mod run_stub;
 mod script_sandbox;
+mod sequence;
 mod shard;
 mod sweep_progress;
 mod workflow;

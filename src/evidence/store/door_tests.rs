@@ -82,6 +82,7 @@ fn decision(run: &str, outcome: Outcome) -> KeptDecision {
         before: Some(0.5),
         after: 0.8,
         best_after: Some(0.8),
+        sequence: None,
         recorded_at: Utc::now(),
         provenance: RecordProvenance::Here,
     }

@@ -20,6 +20,7 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Step(evaluations_and_decisions),
     Migration::Step(store_key_and_record_provenance),
     Migration::Step(mock_counts),
+    Migration::Step(decision_sequence),
 ];
 
 /// Schema 1: the runs.
@@ -231,6 +232,23 @@ pub(super) fn mock_counts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()
     )?;
     if !has {
         tx.execute_batch("ALTER TABLE runs ADD COLUMN mocks TEXT;")?;
+    }
+    Ok(())
+}
+
+/// Version 7 → 8: each recorded decision's place in its item's sequence and
+/// the level it was held to (`sequence`, JSON of
+/// [`crate::stats::sequence::Sequence`]; NULL for the bare rule and for every
+/// decision stored before). Only when missing, so a store whose version was
+/// set back keeps what it holds.
+pub(super) fn decision_sequence(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('decisions') WHERE name = 'sequence'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        tx.execute_batch("ALTER TABLE decisions ADD COLUMN sequence TEXT;")?;
     }
     Ok(())
 }

@@ -26,7 +26,7 @@ use migrations::{MIGRATIONS, Migration};
 use records::{insert_decisions, insert_evaluations};
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -170,7 +170,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT run, item, model, date, mode, rule, outcome, pr, pages, before, after, \
-                 best_after, recorded_at, provenance FROM decisions \
+                 best_after, recorded_at, provenance, sequence FROM decisions \
                  WHERE ?1 IS NULL OR item IN (SELECT value FROM json_each(?1)) \
                  ORDER BY item, recorded_at, id",
             )
@@ -180,6 +180,7 @@ impl Store {
         while let Some(row) = rows.next().map_err(fault)? {
             let text = |i: usize| row.get::<_, String>(i).map_err(fault);
             let outcome = text(6)?;
+            let sequence: Option<String> = row.get(14).map_err(fault)?;
             let read = || -> Result<KeptDecision> {
                 Ok(KeptDecision {
                     run: text(0)?,
@@ -196,6 +197,10 @@ impl Store {
                     best_after: row.get(11).map_err(fault)?,
                     recorded_at: self.time(&text(12)?)?,
                     provenance: RecordProvenance::parse(&text(13)?),
+                    sequence: sequence
+                        .as_deref()
+                        .map(|s| self.json(s, "sequence"))
+                        .transpose()?,
                 })
             };
             let run: String = row.get(0).map_err(fault)?;
@@ -280,8 +285,8 @@ pub(super) fn insert_decisions(
     let mut added = 0;
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO decisions (id, run, item, model, date, mode, rule, outcome, pr, \
-         pages, before, after, best_after, recorded_at, provenance) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+         pages, before, after, best_after, recorded_at, provenance, sequence) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?;
     for d in decisions {
         added += stmt.execute(params![
@@ -300,6 +305,9 @@ pub(super) fn insert_decisions(
             d.best_after,
             time_text(&d.recorded_at),
             d.provenance.as_str(),
+            d.sequence
+                .as_ref()
+                .map(|s| serde_json::to_string(s).expect("sequence serializes")),
         ])?;
     }
     Ok(added)

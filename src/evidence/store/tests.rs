@@ -666,7 +666,7 @@ fn a_version_4_store_gains_evaluations_and_decisions_and_keeps_its_runs() {
     }
     let mut store = Store::open(&path).unwrap();
     assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(SCHEMA_VERSION, 8);
     store.insert(&runs, &Origin::Bought).unwrap();
     assert!(store.evaluations(&[]).unwrap().is_empty());
     assert!(store.decisions(&[]).unwrap().is_empty());
@@ -826,4 +826,50 @@ fn mock_counts_are_kept_and_a_run_that_met_a_missing_server_is_not_reused() {
     let all = store.runs(&[]).unwrap();
     let kept = all.iter().find(|r| r.id == runs[1].id).unwrap();
     assert_eq!(kept.outcome.mocks, missing.outcome.mocks);
+}
+
+/// A decision's place in its item's sequence is kept, exported and imported
+/// with it; one without (the bare rule, or kept before) reads back as none.
+#[test]
+fn a_decision_s_sequence_round_trips_through_the_store_and_the_export() {
+    let (_t, path) = temp();
+    let mut store = Store::open(&path).unwrap();
+    let doc = crate::document::SkillEval::sample(0.8, 0.5);
+    let baseline = crate::document::Baseline::empty("commit");
+    let sequence = crate::stats::sequence::Sequence::next(0.05, None);
+    let decided = crate::gate::decide_in_sequence(
+        &doc,
+        &baseline,
+        false,
+        crate::gate::Mode::Confidence(0.95),
+        None,
+        Some(sequence),
+    );
+    let at = chrono::Utc::now() - chrono::Duration::seconds(5);
+    let held = KeptDecision::of(&doc, &decided, "#13", &[], at);
+    assert_eq!(held.sequence, Some(sequence));
+    assert_eq!(
+        held.mode, "confidence:0.95",
+        "the mode's level, not the held one"
+    );
+    // Recorded a second later: the store reads decisions back in time order.
+    let later = at + chrono::Duration::seconds(1);
+    let bare = KeptDecision::of(
+        &doc,
+        &crate::gate::decide(&doc, &baseline),
+        "#14",
+        &[],
+        later,
+    );
+    store
+        .insert_decisions(&[held.clone(), bare.clone()])
+        .unwrap();
+    assert_eq!(store.decisions(&[]).unwrap(), vec![held.clone(), bare]);
+    let line = crate::evidence::kept::decision_line(&held);
+    assert!(line.contains(r#""sequence":{"proposal":1"#), "{line}");
+    let mut out = Vec::new();
+    store.export(&[], &mut out, "-".into()).unwrap();
+    let mut other = Store::open(&path.with_file_name("other.db")).unwrap();
+    other.import(&out[..], "x.jsonl".into()).unwrap();
+    assert_eq!(other.decisions(&[]).unwrap()[0].sequence, Some(sequence));
 }

@@ -159,6 +159,23 @@ pub fn table(history: &History) -> String {
     }
     out.push_str(&crate::text::table(&headers, &rows));
     out.push_str("\n(a point: one evaluation of the whole suite, its document's numbers; with, without, trigger: the latest point's; best: baseline.json's)\n");
+    let risks: Vec<String> = history
+        .items
+        .iter()
+        .flat_map(|item| {
+            item.series.iter().filter_map(|s| {
+                s.risk
+                    .as_ref()
+                    .map(|r| format!("  {}: {}", crate::text::line(&item.item), r.words))
+            })
+        })
+        .collect();
+    if !risks.is_empty() {
+        out.push_str("\nErrors over each sequence of recorded decisions:\n");
+        for line in risks {
+            let _ = writeln!(out, "{line}");
+        }
+    }
 
     let headers = [
         "date", "item", "model", "run", "with", "interval", "without", "trigger", "cost", "kind",

@@ -60,6 +60,7 @@ fn history(points: Vec<Point>) -> History {
                     date: "2026-12-02".into(),
                 }),
                 points,
+                risk: None,
             }],
             unmatched: vec![],
             hidden: 0,
@@ -302,6 +303,7 @@ fn crowded(models: usize, points: usize) -> ItemHistory {
                     p
                 })
                 .collect(),
+            risk: None,
         })
         .collect();
     ItemHistory {

@@ -44,6 +44,7 @@ pub(super) fn gate_again(
         choice,
         h.options.trust_imported,
         again,
+        &crate::eval::evidence_path(&h.ctx, &h.options.eval),
     )
     .map_err(|e| raise(h, e))?;
     Ok(GateDecision {

@@ -1,0 +1,576 @@
+//! Errors over a sequence of proposals (`docs/statistics.md`, "Errors over
+//! a sequence"), measured on simulated suites with known truth through the
+//! gate's own functions (`gate::decide_in_sequence`, the best measured
+//! again head to head as `propose` does).
+//!
+//! Run with `cargo bench --bench sequence` (every section; fixed seeds, std
+//! threads, under 30 s on 2 cores), or name sections: `-- fwer power mixed`.
+//! `SEQUENCE_SEQUENCES=N` sets the simulated sequences per setting (2,000).
+//!
+//! - `fwer`: 12 proposals that change nothing, decided one after another
+//!   under the confidence mode at 95 %; the share of sequences with at least
+//!   one accept (every accept is false), at the plain level, under the
+//!   shipped online fallback, and under the alternatives measured.
+//! - `power`: one proposal a true +0.2 above what it is compared with,
+//!   decided at the plain 95 % and at the level the sequence gives it; the
+//!   power ratio (adjusted over plain) with its Monte-Carlo error.
+//! - `mixed`: 12 proposals, each a real +0.2 with probability 0.3, else
+//!   nothing: the chance of any false accept and the real gains accepted,
+//!   for the fallback and LORD++ (which controls the false discovery rate,
+//!   not this chance).
+
+use bob_eval::document::{Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, round4};
+use bob_eval::gate::{Mode, decide_in_sequence};
+use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
+use bob_eval::stats::{CONFIDENCE, CaseRuns, compare};
+use std::time::Instant;
+
+/// The mode's level: α = 5 % over the sequence.
+const LEVEL: f64 = 0.95;
+const FAMILY: f64 = 1.0 - LEVEL;
+/// Proposals per sequence.
+const PROPOSALS: u32 = 12;
+/// The effect whose power is measured.
+const EFFECT: f64 = 0.2;
+/// Each case's true pass rate of the best (or of the item), cycled: near ½,
+/// where pass/fail runs are noisiest.
+const BASES: [f64; 8] = [0.5, 0.4, 0.6, 0.5, 0.3, 0.7, 0.5, 0.4];
+/// Suite shapes: cases per suite (bob-eval's trigger pair, 3, 6 and 8 cases).
+const SHAPES: [usize; 4] = [2, 3, 6, 8];
+/// Runs per arm of each case.
+const RUNS: [usize; 2] = [10, 30];
+
+/// SplitMix64, the generator the library's own simulations use.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|_| f64::from(u8::from(self.uniform() < p)))
+            .collect()
+    }
+}
+
+/// One evaluation: per case the true (with, without) pass rates, `runs` per
+/// arm, as `bob-eval run` would write it, on the item version `version`.
+fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> SkillEval {
+    let cases: Vec<CaseRuns> = truth
+        .iter()
+        .enumerate()
+        .map(|(case, &(w, wo))| CaseRuns {
+            case,
+            with: rng.runs(w, runs),
+            without: rng.runs(wo, runs),
+            cost_usd: 0.0,
+            trigger: Default::default(),
+        })
+        .collect();
+    let c = compare(&cases, CONFIDENCE);
+    let docs: Vec<serde_json::Value> = c
+        .cases
+        .iter()
+        .map(|s| {
+            let s = s.clone().rounded();
+            serde_json::json!({
+                "name": format!("case-{}", s.case), "with": s.with.value,
+                "without": s.without.value, "delta": s.delta.value, "verdict": null,
+                "trigger_rate": null, "cost_usd": 0.0, "runs": s.runs_with + s.runs_without,
+                "stats": s,
+            })
+        })
+        .collect();
+    let with = round4(c.suite.with.value);
+    let without = round4(c.suite.without.value);
+    serde_json::from_value(serde_json::json!({
+        "schema": SKILL_EVAL, "item": "sim", "run": "eval-sim-20260101T000000Z",
+        "date": "2026-01-01", "model": "sim", "with": with, "without": without,
+        "delta": round4(with - without), "verdict": null, "trigger_rate": null,
+        "cost_usd": 0.0, "max_cost_usd": 100.0, "partial": false, "cases": docs,
+        "item_digest": format!("{version:064x}"),
+        "stats": {"confidence": c.confidence, "suite": c.suite.clone().rounded()},
+    }))
+    .expect("a skill-eval/1 document")
+}
+
+/// The best an accepted result leaves: its `with`, its runs and its version.
+fn best_of(r: &SkillEval) -> BestEntry {
+    BestEntry {
+        score: round4(r.with),
+        without: round4(r.without),
+        trigger_rate: None,
+        run: r.run.clone(),
+        date: r.date.clone(),
+        suite_digest: None,
+        cases: None,
+        runs: r.stats.as_ref().map(|s| s.suite.runs_per_arm),
+        interval: None,
+        evidence: BestEvidence::of(r),
+        confidence: Some(LEVEL),
+        item_digest: r.item_digest.clone(),
+    }
+}
+
+/// How each proposal's level is set.
+#[derive(Clone, Copy, PartialEq)]
+enum Procedure {
+    /// Every decision at the mode's level alone (today's gate without the sequence).
+    Plain,
+    /// The shipped online fallback ([`Sequence::next`]).
+    Fallback,
+    /// The online fallback with γᵢ = H/((i + H − 1)(i + H)), a smooth decline.
+    Smooth,
+    /// Alpha-spending: αᵢ = α·γᵢ, nothing carried forward.
+    Spending,
+    /// LORD++ (Ramdas et al. 2017) on the shipped γ, W₀ = α/2: earns α back
+    /// from every accept; controls the false discovery rate.
+    LordPlus,
+}
+
+impl Procedure {
+    fn name(self) -> &'static str {
+        match self {
+            Procedure::Plain => "plain 95 % each",
+            Procedure::Fallback => "online fallback, shipped γ",
+            Procedure::Smooth => "online fallback, smooth γ",
+            Procedure::Spending => "alpha-spending, shipped γ",
+            Procedure::LordPlus => "LORD++, shipped γ",
+        }
+    }
+
+    /// The sequence for proposal `i` (from 1), after the outcomes so far.
+    fn level(self, history: &[(Sequence, bool)]) -> Option<Sequence> {
+        let i = history.len() as u32 + 1;
+        let previous = history.last().map(|&(s, accepted)| Previous {
+            proposal: s.proposal,
+            alpha: s.alpha,
+            accepted,
+        });
+        let manual = |alpha: f64, carried: f64| Sequence {
+            proposal: i,
+            family: FAMILY,
+            alpha,
+            carried,
+            level: 1.0 - alpha,
+        };
+        match self {
+            Procedure::Plain => None,
+            Procedure::Fallback => Some(Sequence::next(FAMILY, previous)),
+            Procedure::Smooth => {
+                let h = f64::from(HORIZON);
+                let g = h / ((f64::from(i) + h - 1.0) * (f64::from(i) + h));
+                let carried = previous.filter(|p| p.accepted).map_or(0.0, |p| p.alpha);
+                Some(manual((FAMILY * g + carried).min(FAMILY), carried))
+            }
+            Procedure::Spending => Some(manual(FAMILY * gamma(i), 0.0)),
+            Procedure::LordPlus => {
+                let w0 = FAMILY / 2.0;
+                let accepts: Vec<u32> = history
+                    .iter()
+                    .filter(|(_, a)| *a)
+                    .map(|(s, _)| s.proposal)
+                    .collect();
+                let mut alpha = gamma(i) * w0;
+                for (j, &tau) in accepts.iter().enumerate() {
+                    let earned = if j == 0 { FAMILY - w0 } else { FAMILY };
+                    alpha += earned * gamma(i - tau);
+                }
+                Some(manual(alpha.min(0.5), 0.0))
+            }
+        }
+    }
+}
+
+/// Where a sequence starts: no best (an item that does nothing), or a best
+/// in force that the proposals are compared with head to head.
+#[derive(Clone, Copy, PartialEq)]
+enum Start {
+    NoBest,
+    Best,
+}
+
+/// Per case: (true rate of the version compared with, of the without arm).
+fn truth(cases: usize, start: Start) -> Vec<(f64, f64)> {
+    (0..cases)
+        .map(|c| {
+            let b = BASES[c % BASES.len()];
+            match start {
+                Start::NoBest => (b, b),
+                Start::Best => (b, b - 0.2),
+            }
+        })
+        .collect()
+}
+
+/// One sequence of `PROPOSALS` proposals, each real (+`EFFECT` on every
+/// case) with probability `real`; returns (false accepts, real gains, real
+/// gains accepted).
+fn sequence(
+    rng: &mut Rng,
+    cases: usize,
+    runs: usize,
+    start: Start,
+    real: f64,
+    procedure: Procedure,
+) -> (u32, u32, u32) {
+    let mut now = truth(cases, start);
+    let mut baseline = Baseline::empty("sim");
+    let mut version = 1u64;
+    if start == Start::Best {
+        let first = measure(rng, &now, runs, version);
+        baseline.best.insert("sim".into(), best_of(&first));
+    }
+    let mut history: Vec<(Sequence, bool)> = Vec::new();
+    let (mut false_accepts, mut gains, mut gains_accepted) = (0, 0, 0);
+    for _ in 0..PROPOSALS {
+        let is_real = rng.uniform() < real;
+        let proposed: Vec<(f64, f64)> = now
+            .iter()
+            .map(|&(w, wo)| {
+                if is_real {
+                    ((w + EFFECT).min(1.0), wo)
+                } else {
+                    (w, wo)
+                }
+            })
+            .collect();
+        let new = measure(rng, &proposed, runs, version + 1);
+        let fresh = baseline.best.get("sim").map(|b| {
+            let mut f = measure(rng, &now, runs, 0);
+            f.item_digest.clone_from(&b.item_digest);
+            f
+        });
+        let level = procedure.level(&history);
+        let d = decide_in_sequence(
+            &new,
+            &baseline,
+            false,
+            Mode::Confidence(LEVEL),
+            fresh.as_ref(),
+            level,
+        );
+        if let Some(s) = level {
+            history.push((s, d.accepted));
+        } else {
+            history.push((Sequence::next(FAMILY, None), d.accepted));
+        }
+        if is_real {
+            gains += 1;
+            gains_accepted += u32::from(d.accepted);
+        } else {
+            false_accepts += u32::from(d.accepted);
+        }
+        if d.accepted {
+            version += 1;
+            now = proposed;
+            baseline.best.insert("sim".into(), best_of(&new));
+        }
+    }
+    (false_accepts, gains, gains_accepted)
+}
+
+/// Run `n` jobs over the machine's threads, each with its own seeded
+/// generator; sum what they return.
+fn parallel<T: Send + Default + std::ops::AddAssign>(
+    n: usize,
+    seed: u64,
+    job: impl Fn(&mut Rng) -> T + Sync,
+) -> T {
+    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
+    let job = &job;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut total = T::default();
+                    for i in (t..n).step_by(threads) {
+                        let mut rng = Rng(seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+                        total += job(&mut rng);
+                    }
+                    total
+                })
+            })
+            .collect();
+        let mut total = T::default();
+        for h in handles {
+            total += h.join().expect("a simulation thread");
+        }
+        total
+    })
+}
+
+/// Counts summed over threads.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    n: f64,
+    any_false: f64,
+    gains: f64,
+    gains_accepted: f64,
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, o: Tally) {
+        self.n += o.n;
+        self.any_false += o.any_false;
+        self.gains += o.gains;
+        self.gains_accepted += o.gains_accepted;
+    }
+}
+
+fn pct(p: f64) -> String {
+    format!("{:.2} %", 100.0 * p)
+}
+
+/// A share and its Monte-Carlo standard error.
+fn share(k: f64, n: f64) -> String {
+    let p = k / n.max(1.0);
+    format!("{} ± {}", pct(p), pct((p * (1.0 - p) / n.max(1.0)).sqrt()))
+}
+
+fn fwer(sequences: usize) {
+    println!(
+        "\n## fwer: {PROPOSALS} proposals that change nothing, mode at {LEVEL}, {sequences} sequences per row"
+    );
+    println!("| start | cases | runs | procedure | any false accept |");
+    println!("| --- | --- | --- | --- | --- |");
+    let procedures = [
+        Procedure::Plain,
+        Procedure::Fallback,
+        Procedure::Smooth,
+        Procedure::Spending,
+    ];
+    for start in [Start::NoBest, Start::Best] {
+        for &cases in &SHAPES {
+            for &runs in &RUNS {
+                for &p in &procedures {
+                    let t = parallel(
+                        sequences,
+                        0x5E0 ^ cases as u64 ^ (runs as u64) << 8,
+                        |rng| {
+                            let (f, _, _) = sequence(rng, cases, runs, start, 0.0, p);
+                            Tally {
+                                n: 1.0,
+                                any_false: f64::from(u8::from(f > 0)),
+                                ..Tally::default()
+                            }
+                        },
+                    );
+                    println!(
+                        "| {} | {cases} | {runs} | {} | {} |",
+                        match start {
+                            Start::NoBest => "no best, item does nothing",
+                            Start::Best => "a best, measured again",
+                        },
+                        p.name(),
+                        share(t.any_false, t.n)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Paired accept counts at the plain level and at each sequence level.
+#[derive(Default, Clone, Copy)]
+struct Paired {
+    n: f64,
+    plain: f64,
+    at: [f64; 3],
+    both: [f64; 3],
+}
+
+impl std::ops::AddAssign for Paired {
+    fn add_assign(&mut self, o: Paired) {
+        self.n += o.n;
+        self.plain += o.plain;
+        for i in 0..3 {
+            self.at[i] += o.at[i];
+            self.both[i] += o.both[i];
+        }
+    }
+}
+
+/// Ratio p₁/p₀ of two paired shares and its delta-method standard error.
+fn ratio(n: f64, p0k: f64, p1k: f64, bothk: f64) -> String {
+    let (p0, p1, p11) = (p0k / n, p1k / n, bothk / n);
+    if p0 == 0.0 {
+        return "–".into();
+    }
+    let r = p1 / p0;
+    let var =
+        (p1 * (1.0 - p1) - 2.0 * r * (p11 - p1 * p0) + r * r * p0 * (1.0 - p0)) / (n * p0 * p0);
+    format!("{r:.3} ± {:.3}", var.max(0.0).sqrt())
+}
+
+fn power(decisions: usize) {
+    // The levels: proposals 1–12 with nothing accepted before, proposal 13,
+    // and a proposal after an accept (its share plus the one carried).
+    let first = Sequence::next(FAMILY, None);
+    let p = |proposal: u32, accepted: bool| Previous {
+        proposal,
+        alpha: first.alpha,
+        accepted,
+    };
+    let levels = [
+        first,
+        Sequence::next(FAMILY, Some(p(HORIZON, false))),
+        Sequence::next(FAMILY, Some(p(3, true))),
+    ];
+    println!(
+        "\n## power: one proposal +{EFFECT} above what it is compared with, {decisions} decisions per row; levels: proposals 1–12 α {}, proposal 13 α {}, after an accept α {}",
+        pct(levels[0].alpha),
+        pct(levels[1].alpha),
+        pct(levels[2].alpha)
+    );
+    println!(
+        "| start | cases | runs | power at 95 % | proposals 1–12: power, ratio | proposal 13: power, ratio | after an accept: power, ratio |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for start in [Start::NoBest, Start::Best] {
+        for &cases in &SHAPES {
+            for &runs in &RUNS {
+                let t = parallel(
+                    decisions,
+                    0x90E ^ cases as u64 ^ (runs as u64) << 8,
+                    |rng| {
+                        let now = truth(cases, start);
+                        let (mut baseline, mut fresh) = (Baseline::empty("sim"), None);
+                        let proposed: Vec<(f64, f64)> = match start {
+                            // The item helps by +0.2 over its without arm.
+                            Start::NoBest => now
+                                .iter()
+                                .map(|&(w, wo)| ((w + EFFECT).min(1.0), wo))
+                                .collect(),
+                            Start::Best => {
+                                let recorded = measure(rng, &now, runs, 1);
+                                baseline.best.insert("sim".into(), best_of(&recorded));
+                                fresh = Some(measure(rng, &now, runs, 1));
+                                now.iter()
+                                    .map(|&(w, wo)| ((w + EFFECT).min(1.0), wo))
+                                    .collect()
+                            }
+                        };
+                        let new = measure(rng, &proposed, runs, 2);
+                        let decide = |s: Option<Sequence>| {
+                            decide_in_sequence(
+                                &new,
+                                &baseline,
+                                false,
+                                Mode::Confidence(LEVEL),
+                                fresh.as_ref(),
+                                s,
+                            )
+                            .accepted
+                        };
+                        let plain = decide(None);
+                        let mut out = Paired {
+                            n: 1.0,
+                            plain: f64::from(u8::from(plain)),
+                            ..Paired::default()
+                        };
+                        for (i, s) in levels.iter().enumerate() {
+                            let a = decide(Some(*s));
+                            out.at[i] = f64::from(u8::from(a));
+                            out.both[i] = f64::from(u8::from(a && plain));
+                        }
+                        out
+                    },
+                );
+                let cell = |i: usize| {
+                    format!(
+                        "{}, {}",
+                        pct(t.at[i] / t.n),
+                        ratio(t.n, t.plain, t.at[i], t.both[i])
+                    )
+                };
+                println!(
+                    "| {} | {cases} | {runs} | {} | {} | {} | {} |",
+                    match start {
+                        Start::NoBest => "first baseline",
+                        Start::Best => "against a best measured again",
+                    },
+                    share(t.plain, t.n),
+                    cell(0),
+                    cell(1),
+                    cell(2)
+                );
+            }
+        }
+    }
+}
+
+fn mixed(sequences: usize) {
+    println!(
+        "\n## mixed: {PROPOSALS} proposals, each a real +{EFFECT} with probability 0.3, against a best measured again; {sequences} sequences per row"
+    );
+    println!("| cases | runs | procedure | any false accept | real gains accepted |");
+    println!("| --- | --- | --- | --- | --- |");
+    for &cases in &[3usize, 6] {
+        for &runs in &RUNS {
+            for p in [
+                Procedure::Plain,
+                Procedure::Fallback,
+                Procedure::Spending,
+                Procedure::LordPlus,
+            ] {
+                let t = parallel(
+                    sequences,
+                    0x313 ^ cases as u64 ^ (runs as u64) << 8,
+                    |rng| {
+                        let (f, g, ga) = sequence(rng, cases, runs, Start::Best, 0.3, p);
+                        Tally {
+                            n: 1.0,
+                            any_false: f64::from(u8::from(f > 0)),
+                            gains: f64::from(g),
+                            gains_accepted: f64::from(ga),
+                        }
+                    },
+                );
+                println!(
+                    "| {cases} | {runs} | {} | {} | {} |",
+                    p.name(),
+                    share(t.any_false, t.n),
+                    share(t.gains_accepted, t.gains)
+                );
+            }
+        }
+    }
+}
+
+fn main() {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wants = |s: &str| named.is_empty() || named.iter().any(|n| n == s);
+    let sequences: usize = std::env::var("SEQUENCE_SEQUENCES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    let start = Instant::now();
+    println!(
+        "# Errors over a sequence: the online fallback, γ {:.4} for proposals 1–{HORIZON}, then (1 − 0.8)·{HORIZON}/((i − 1)·i)",
+        gamma(1)
+    );
+    if wants("fwer") {
+        fwer(sequences);
+    }
+    if wants("power") {
+        power(sequences * 2);
+    }
+    if wants("mixed") {
+        mixed(sequences);
+    }
+    println!("\n({:.1} s)", start.elapsed().as_secs_f64());
+}
