@@ -166,12 +166,16 @@ pub fn record(
     let upgraded = decision.rule == gate::Rule::BareCheck;
     // Against the best measured again (`again`) when it still stands for
     // the best in force, else against the best as recorded.
-    let mut applied = gate::decide_again(
+    let mut applied = gate::limit_cost(
+        gate::decide_again(
+            result,
+            &baseline,
+            decision.trust_imported,
+            decision.mode().for_recording(),
+            again,
+        ),
         result,
-        &baseline,
-        decision.trust_imported,
-        decision.mode().for_recording(),
-        again,
+        decision.max_cost_ratio,
     );
     if again.is_none() {
         // Why the best was not measured again, as the decision said.

@@ -10,9 +10,11 @@ use serde::Serialize;
 
 mod again;
 mod confidence;
+mod cost;
 mod next;
 pub use again::*;
 pub use confidence::*;
+pub use cost::{cost_conditions, limit_cost};
 use next::Commands;
 
 /// The outcome of one condition of the rule.
@@ -31,7 +33,9 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
     /// `not-partial`, `bought-here` (only for a result using imported runs),
-    /// `beats-best`, `helps` or `trigger-rate`.
+    /// `beats-best`, `helps` or `trigger-rate`; under the confidence mode
+    /// its `…-clearly` conditions; with a cost limit `cost-ratio` (and
+    /// `cost-ratio-clearly-within` under the mode).
     pub name: &'static str,
     /// Whether it held.
     pub status: Status,
@@ -112,6 +116,11 @@ pub struct Decision {
     /// looks ([`held`]). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<Held>,
+    /// `--max-cost-ratio` (or settings `_workflow.max_cost_ratio`) when set:
+    /// the cost conditions ([`limit_cost`]) follow the others. Kept so that
+    /// recording applies the same limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_ratio: Option<f64>,
 }
 
 /// How `--runs auto`'s looks held the confidence mode's bounds.
@@ -412,6 +421,7 @@ pub fn decide_under(
         },
         next,
         best_measured: None,
+        max_cost_ratio: None,
         held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,

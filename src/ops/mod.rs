@@ -55,7 +55,8 @@ pub fn decide(
     let mode =
         crate::config::resolve_mode(choice.confidence, choice.rule, choice.records, &settings)?;
     let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
-    Ok(match again {
+    let limit = crate::config::resolve_max_cost_ratio(choice.max_cost_ratio, &settings)?;
+    let decision = match again {
         None => crate::gate::decide_under(result, &baseline, trust_imported, mode),
         // Given by the operator (`--best-again FILE`): one that cannot stand
         // for the best is refused, naming the file.
@@ -77,7 +78,8 @@ pub fn decide(
             best_measured: Some(why.to_string()),
             ..crate::gate::decide_under(result, &baseline, trust_imported, mode)
         },
-    })
+    };
+    Ok(crate::gate::limit_cost(decision, result, limit))
 }
 
 /// The best measured again, for [`decide`].
@@ -99,6 +101,10 @@ pub struct Choice {
     pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// The decision raises a best when accepted (`gate --record`, `propose`).
     pub records: bool,
+    /// `--max-cost-ratio R`: refuse runs with the item dearer than R times
+    /// those without ([`crate::gate::limit_cost`]); `None` falls back to
+    /// settings `_workflow.max_cost_ratio`.
+    pub max_cost_ratio: Option<f64>,
 }
 
 /// Keep the files of the version `result` was measured on beside the store

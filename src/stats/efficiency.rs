@@ -163,6 +163,27 @@ pub fn ratio_bounds(with: &Pooled, without: &Pooled, level: f64) -> Option<(f64,
     Some((value * (-half).exp(), value * half.exp()))
 }
 
+/// A `--max-cost-ratio` as written (`1.5`): see [`check_cost_ratio`].
+pub fn parse_cost_ratio(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a ratio (e.g. 1.5: runs with the item may cost at most 1.5 times those without)"))?;
+    check_cost_ratio(value)
+}
+
+/// A most cost ratio is a number from 0.01 to 1000 (below 1 asks the item
+/// to make runs cheaper).
+pub fn check_cost_ratio(value: f64) -> Result<f64, String> {
+    if value.is_finite() && (0.01..=1000.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} is not a cost ratio: a number from 0.01 to 1000 (e.g. 1.5: runs with the item may cost at most 1.5 times those without)"
+        ))
+    }
+}
+
 /// Student's t quantile: the `t` with `P(T ≤ t) = p` on `df` degrees of
 /// freedom (any real df > 0), by bisection on the distribution function
 /// (the regularized incomplete beta), to about 1e-12.
@@ -321,6 +342,16 @@ mod tests {
             (2.0 * p - 1.0) / (2.0 * p * (1.0 - p)).sqrt(),
             1e-9
         ));
+    }
+
+    #[test]
+    fn cost_ratios_are_checked_where_they_enter() {
+        assert_eq!(parse_cost_ratio(" 1.5 "), Ok(1.5));
+        assert_eq!(parse_cost_ratio("0.5"), Ok(0.5));
+        for bad in ["0", "-1", "x", "inf", "1e9"] {
+            let err = parse_cost_ratio(bad).unwrap_err();
+            assert!(err.contains("e.g. 1.5"), "{bad}: {err}");
+        }
     }
 
     #[test]
