@@ -409,6 +409,31 @@ mod tests {
     }
 
     #[test]
+    fn the_cost_limit_is_applied_again_under_the_lock() {
+        let (_d, s) = source();
+        // The bare rule accepts it, but the decision carries a cost limit and
+        // the result states no cost per run: decided again, it is refused.
+        let r = result(0.8, "eval-commit-20261202T000005Z");
+        let d = Decision {
+            max_cost_ratio: Some(1.5),
+            ..bare(&r, &Baseline::empty("commit"))
+        };
+        assert!(d.accepted);
+        let done = record(&s, &r, &d, "#5", &pages(), None).unwrap();
+        assert!(!done.raised && !done.decision.accepted);
+        let cost = done
+            .decision
+            .conditions
+            .iter()
+            .find(|c| c.name == "cost-ratio");
+        assert!(
+            cost.is_some_and(|c| c.text.contains("states no cost per run")),
+            "{:#?}",
+            done.decision.conditions
+        );
+    }
+
+    #[test]
     fn a_blank_wiki_file_gets_the_header_before_the_row() {
         let (_d, s) = source();
         fs::write(s.join("wiki/skill-impact.md"), "\n").unwrap();

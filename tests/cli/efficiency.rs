@@ -180,3 +180,45 @@ fn the_gate_refuses_runs_dearer_than_the_limit_in_words() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("e.g. 1.5"), "{stderr}");
 }
+
+#[test]
+fn propose_holds_its_decision_to_the_limit_too() {
+    let w = world();
+    let out = cmd(&w)
+        .args([
+            "propose",
+            "commit",
+            "--pr",
+            "#7",
+            "--pages",
+            "commit-skipped-hook",
+            "--runs",
+            "3",
+            "--max-cost-ratio",
+            "0.25",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    let d = &out["decision"];
+    assert_eq!(d["max_cost_ratio"], 0.25, "{d}");
+    let failed: Vec<&str> = d["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    // A proposal records, so it decides under the confidence mode: both
+    // cost conditions are there, and both fail.
+    assert!(
+        failed.contains(&"cost-ratio") && failed.contains(&"cost-ratio-clearly-within"),
+        "{failed:?}"
+    );
+    // The record (decided again under the lock) kept the limit: a rejected row.
+    let wiki = std::fs::read_to_string(w.source.join("wiki/skill-impact.md")).unwrap();
+    assert!(wiki.contains("| rejected |"), "{wiki}");
+}
