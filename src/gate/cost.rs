@@ -138,6 +138,10 @@ pub fn limit_cost(mut decision: Decision, result: &SkillEval, limit: Option<f64>
         .conditions
         .extend(cost_conditions(result, limit, decision.confidence));
     decision.max_cost_ratio = Some(limit);
+    decision.cost_ratio = result
+        .efficiency
+        .as_ref()
+        .and_then(|e| e.suite.figures.cost_usd.ratio);
     decision.accepted = decision.conditions.iter().all(|c| c.status != Status::Fail);
     decision
 }
@@ -214,6 +218,9 @@ mod tests {
         assert_eq!(c.status, Status::Pass, "{}", c.text);
         assert!(c.text.contains("within noise"), "{}", c.text);
         assert!(d.accepted);
+        // A check that accepts on it says it may be luck.
+        assert_eq!(d.within_noise(), vec!["cost-ratio"]);
+        assert_eq!(d.cost_ratio.unwrap().value, 1.2);
         // The mode wants the upper bound within the limit: not at 4 runs.
         let d = decide(&r, 1.5, Some(0.95));
         let c = condition(&d, "cost-ratio-clearly-within");

@@ -121,6 +121,10 @@ pub struct Decision {
     /// recording applies the same limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cost_ratio: Option<f64>,
+    /// With a cost limit: the result's with/without cost per run, the ratio
+    /// the cost conditions read (the suite's, 95 % interval).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_ratio: Option<crate::document::RatioFigure>,
 }
 
 /// How `--runs auto`'s looks held the confidence mode's bounds.
@@ -168,6 +172,13 @@ impl Decision {
                     "beats-best" => Some(a.beats_best),
                     "helps" => Some(a.helps),
                     "trigger-rate" => a.trigger_rate,
+                    // Within the limit on the point ratio, its interval reaching above it.
+                    "cost-ratio" => {
+                        return self
+                            .cost_ratio
+                            .zip(self.max_cost_ratio)
+                            .is_some_and(|(r, limit)| r.high.is_some_and(|h| h > limit));
+                    }
                     _ => None,
                 };
                 advisory.is_some_and(|x| !x.is_clear())
@@ -422,6 +433,7 @@ pub fn decide_under(
         next,
         best_measured: None,
         max_cost_ratio: None,
+        cost_ratio: None,
         held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,
