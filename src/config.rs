@@ -259,6 +259,8 @@ pub struct Settings {
     pub gate_rule: Option<Value>,
     /// `_workflow.min_effect`, as written (validated by [`resolve_min_effect`]).
     pub min_effect: Option<Value>,
+    /// `_workflow.max_cost_ratio`, as written (validated by [`resolve_max_cost_ratio`]).
+    pub max_cost_ratio: Option<Value>,
     /// `_workflow.scaffold`: run the cases' scaffold scripts (`true`) or
     /// measure them without (`false`), as `--scaffold` / `--no-scaffold` do.
     pub scaffold: Option<bool>,
@@ -305,6 +307,10 @@ impl Settings {
             .get("_workflow")
             .and_then(|w| w.get("min_effect"))
             .cloned();
+        let max_cost_ratio = doc
+            .get("_workflow")
+            .and_then(|w| w.get("max_cost_ratio"))
+            .cloned();
         let scaffold = match doc.get("_workflow").and_then(|w| w.get("scaffold")) {
             None | Some(Value::Null) => None,
             Some(Value::Bool(b)) => Some(*b),
@@ -321,6 +327,7 @@ impl Settings {
             gate_confidence,
             gate_rule,
             min_effect,
+            max_cost_ratio,
             scaffold,
             path: Some(path),
         })
@@ -475,6 +482,33 @@ pub fn resolve_ceiling(flag: Option<Ceiling>, settings: &Settings) -> Result<Cei
         other => Err(format!("{other} is not a number of dollars")),
     };
     parsed.map_err(|m| Error::invalid(path, format!("_workflow.eval_max_cost_usd: {m}")))
+}
+
+/// The gate's cost limit: `--max-cost-ratio` (or a script's
+/// `opts.max_cost_ratio`), else settings `_workflow.max_cost_ratio`, else
+/// none. A bad setting is refused naming the file.
+pub fn resolve_max_cost_ratio(flag: Option<f64>, settings: &Settings) -> Result<Option<f64>> {
+    use crate::stats::efficiency::{check_cost_ratio, parse_cost_ratio};
+    if let Some(limit) = flag {
+        return check_cost_ratio(limit)
+            .map(Some)
+            .map_err(|m| Error::Usage(format!("--max-cost-ratio: {m}")));
+    }
+    let path = settings
+        .path
+        .clone()
+        .unwrap_or_else(|| "settings.json".into());
+    match &settings.max_cost_ratio {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| format!("{n} is not a number"))
+            .and_then(check_cost_ratio)
+            .map(Some),
+        Some(Value::String(s)) => parse_cost_ratio(s).map(Some),
+        Some(other) => Err(format!("{other} is not a cost ratio (e.g. 1.5)")),
+    }
+    .map_err(|m| Error::invalid(&path, format!("_workflow.max_cost_ratio: {m}")))
 }
 
 /// The gate's confidence mode: `--confidence` (or a script's
@@ -663,6 +697,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("_workflow.gate_rule"), "{err}");
+    }
+
+    #[test]
+    fn the_cost_limit_comes_from_the_flag_else_the_settings() {
+        let none = Settings::default();
+        assert_eq!(resolve_max_cost_ratio(None, &none).unwrap(), None);
+        let house = Settings {
+            max_cost_ratio: Some(serde_json::json!(1.5)),
+            path: Some("home/settings.json".into()),
+            ..Settings::default()
+        };
+        assert_eq!(resolve_max_cost_ratio(None, &house).unwrap(), Some(1.5));
+        assert_eq!(
+            resolve_max_cost_ratio(Some(2.0), &house).unwrap(),
+            Some(2.0)
+        );
+        let bad = Settings {
+            max_cost_ratio: Some(serde_json::json!("lots")),
+            path: Some("home/settings.json".into()),
+            ..Settings::default()
+        };
+        let err = resolve_max_cost_ratio(None, &bad).unwrap_err().to_string();
+        assert!(
+            err.contains("home/settings.json") && err.contains("_workflow.max_cost_ratio"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -166,14 +166,19 @@ pub fn record(
     let upgraded = decision.rule == gate::Rule::BareCheck;
     // Against the best measured again (`again`) when it still stands for
     // the best in force, else against the best as recorded.
-    // Held to the item's sequence as the decision passed in was, when it was.
-    let mut applied = gate::decide_in_sequence(
+    // Held to the item's sequence as the decision passed in was, when it
+    // was, and to the same cost limit.
+    let mut applied = gate::limit_cost(
+        gate::decide_in_sequence(
+            result,
+            &baseline,
+            decision.trust_imported,
+            decision.mode().for_recording(),
+            again,
+            decision.sequence,
+        ),
         result,
-        &baseline,
-        decision.trust_imported,
-        decision.mode().for_recording(),
-        again,
-        decision.sequence,
+        decision.max_cost_ratio,
     );
     if again.is_none() {
         // Why the best was not measured again, as the decision said.
@@ -404,6 +409,31 @@ mod tests {
         let done = record(&s, &lucky, &chosen, "#4", &pages(), None).unwrap();
         assert!(done.raised && !done.upgraded);
         assert_eq!(done.decision.rule, gate::Rule::Bare);
+    }
+
+    #[test]
+    fn the_cost_limit_is_applied_again_under_the_lock() {
+        let (_d, s) = source();
+        // The bare rule accepts it, but the decision carries a cost limit and
+        // the result states no cost per run: decided again, it is refused.
+        let r = result(0.8, "eval-commit-20261202T000005Z");
+        let d = Decision {
+            max_cost_ratio: Some(1.5),
+            ..bare(&r, &Baseline::empty("commit"))
+        };
+        assert!(d.accepted);
+        let done = record(&s, &r, &d, "#5", &pages(), None).unwrap();
+        assert!(!done.raised && !done.decision.accepted);
+        let cost = done
+            .decision
+            .conditions
+            .iter()
+            .find(|c| c.name == "cost-ratio");
+        assert!(
+            cost.is_some_and(|c| c.text.contains("states no cost per run")),
+            "{:#?}",
+            done.decision.conditions
+        );
     }
 
     #[test]

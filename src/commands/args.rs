@@ -173,6 +173,7 @@ impl PlatformArgs {
             dry_run: self.dry_run,
             confidence: None,
             rule: None,
+            max_cost_ratio: None,
             best: false,
             min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),
@@ -221,6 +222,13 @@ pub struct ConfidenceArg {
     /// decision that records, `bare` for a check]
     #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<crate::stats::confidence::RuleChoice>())]
     pub rule: Option<crate::stats::confidence::RuleChoice>,
+    /// Refuse a change whose runs with the item cost more than R times the
+    /// runs without it (the model's mean cost per run, the judge's left
+    /// out; e.g. 1.5). The rule reads the point ratio; the confidence mode
+    /// also wants its one-sided upper bound at the level not above R
+    /// [default: settings.json `_workflow.max_cost_ratio`, else no limit]
+    #[arg(long, value_name = "R", value_parser = crate::stats::efficiency::parse_cost_ratio)]
+    pub max_cost_ratio: Option<f64>,
 }
 
 impl ConfidenceArg {
@@ -230,6 +238,7 @@ impl ConfidenceArg {
             confidence: self.confidence,
             rule: self.rule,
             records,
+            max_cost_ratio: self.max_cost_ratio,
         }
     }
 }

@@ -35,6 +35,7 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
         eval: crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
             rule: args.confidence.rule,
+            max_cost_ratio: args.confidence.max_cost_ratio,
             ..args.platform.options()
         },
         json: args.json,

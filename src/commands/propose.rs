@@ -61,6 +61,7 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
                 }
                 _ => crate::stats::confidence::RuleChoice::Bare,
             }),
+            max_cost_ratio: args.confidence.max_cost_ratio,
             ..args.platform.options()
         },
         pr: Some(args.pr.clone()),

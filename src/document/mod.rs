@@ -17,6 +17,11 @@ mod baseline;
 pub use baseline::*;
 mod partial;
 pub use partial::{PartialReason, RUN_ERRORS};
+mod efficiency;
+pub use efficiency::{
+    ArmFigure, ArmValues, CaseFigures, EFFICIENCY_METHOD, Efficiency, Figure, FigureKind, Figures,
+    RatioFigure, SuiteFigures,
+};
 
 /// Schema tag of a result document.
 pub const SKILL_EVAL: &str = "skill-eval/1";
@@ -142,6 +147,11 @@ pub struct SkillEval {
     /// the MCP servers a case could call, when not its default. Keyed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<String>,
+    /// Per case and for the suite, per arm: the model's cost, turns and
+    /// duration per run with their intervals, and the with/without ratios.
+    /// Absent in documents written before bob-eval measured them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<Efficiency>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -532,6 +542,7 @@ impl SkillEval {
             platform_env: None,
             scaffold: None,
             mcp_servers: None,
+            efficiency: None,
         }
     }
 }

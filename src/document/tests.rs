@@ -118,3 +118,45 @@ fn a_result_dated_on_no_calendar_day_is_refused() {
         assert_eq!(loaded.is_ok(), ok, "{date}: {loaded:?}");
     }
 }
+
+#[test]
+fn efficiency_is_optional_old_documents_still_read_and_new_ones_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Utf8Path::from_path(dir.path()).unwrap().join("old.json");
+    // A document written before efficiency was measured: no such key.
+    let mut old = serde_json::to_value(SkillEval::sample(0.9, 0.5)).unwrap();
+    assert!(old.get("efficiency").is_none());
+    old.as_object_mut().unwrap().remove("efficiency");
+    std::fs::write(&path, old.to_string()).unwrap();
+    let read = load_result(&path, "commit").unwrap();
+    assert_eq!(read.efficiency, None);
+    // A new one carries it, and the schema takes it.
+    let values = |w: &'static [f64], wo: &'static [f64]| ArmValues {
+        with: w,
+        without: wo,
+    };
+    let case = CaseFigures::of(
+        "fires",
+        [
+            values(&[0.02, 0.03], &[0.01, 0.01]),
+            values(&[3.0, 3.0], &[1.0, 1.0]),
+            values(&[2.0, 3.0], &[1.0, 1.0]),
+        ],
+        0.95,
+    );
+    let doc = SkillEval {
+        efficiency: Efficiency::of(vec![case], 1, 0.95),
+        ..SkillEval::sample(0.9, 0.5)
+    };
+    let value = serde_json::to_value(&doc).unwrap();
+    assert_eq!(value["efficiency"]["suite"]["turns"]["ratio"]["value"], 3.0);
+    assert_eq!(value["efficiency"]["cases"][0]["name"], "fires");
+    let checked = crate::schema::validate_skill_eval(&value, Utf8Path::new("new.json"));
+    assert!(checked.is_ok(), "{checked:?}");
+    std::fs::write(&path, value.to_string()).unwrap();
+    assert_eq!(load_result(&path, "commit").unwrap(), doc);
+    // An unknown key inside it is refused, as elsewhere in the document.
+    let mut bad = value.clone();
+    bad["efficiency"]["suite"]["turns"]["with"]["median"] = 3.into();
+    assert!(crate::schema::validate_skill_eval(&bad, Utf8Path::new("bad.json")).is_err());
+}

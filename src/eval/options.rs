@@ -68,6 +68,11 @@ pub struct EvalOptions {
     /// decides under ([`crate::config::resolve_mode`]); `None` falls back to
     /// settings `_workflow.gate_rule`.
     pub rule: Option<crate::stats::confidence::RuleChoice>,
+    /// `--max-cost-ratio R` (a script's `opts.max_cost_ratio`): the gate
+    /// refuses runs with the item dearer than R times those without
+    /// ([`crate::gate::limit_cost`]); `None` falls back to settings
+    /// `_workflow.max_cost_ratio`.
+    pub max_cost_ratio: Option<f64>,
     /// `--best`: measure the recorded best's kept version of the item (for
     /// the model) instead of the source tree's, its with arm bought anew.
     pub best: bool,

@@ -10,10 +10,12 @@ use serde::Serialize;
 
 mod again;
 mod confidence;
+mod cost;
 mod next;
 mod sequence;
 pub use again::*;
 pub use confidence::*;
+pub use cost::{cost_conditions, limit_cost};
 use next::Commands;
 pub use sequence::{decide_in_sequence, sequence_words};
 
@@ -33,7 +35,9 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
     /// `not-partial`, `bought-here` (only for a result using imported runs),
-    /// `beats-best`, `helps` or `trigger-rate`.
+    /// `beats-best`, `helps` or `trigger-rate`; under the confidence mode
+    /// its `…-clearly` conditions; with a cost limit `cost-ratio` (and
+    /// `cost-ratio-clearly-within` under the mode).
     pub name: &'static str,
     /// Whether it held.
     pub status: Status,
@@ -120,6 +124,15 @@ pub struct Decision {
     /// ([`decide_in_sequence`]). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sequence: Option<crate::stats::sequence::Sequence>,
+    /// `--max-cost-ratio` (or settings `_workflow.max_cost_ratio`) when set:
+    /// the cost conditions ([`limit_cost`]) follow the others. Kept so that
+    /// recording applies the same limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_ratio: Option<f64>,
+    /// With a cost limit: the result's with/without cost per run, the ratio
+    /// the cost conditions read (the suite's, 95 % interval).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_ratio: Option<crate::document::RatioFigure>,
 }
 
 /// How `--runs auto`'s looks held the confidence mode's bounds.
@@ -167,6 +180,13 @@ impl Decision {
                     "beats-best" => Some(a.beats_best),
                     "helps" => Some(a.helps),
                     "trigger-rate" => a.trigger_rate,
+                    // Within the limit on the point ratio, its interval reaching above it.
+                    "cost-ratio" => {
+                        return self
+                            .cost_ratio
+                            .zip(self.max_cost_ratio)
+                            .is_some_and(|(r, limit)| r.high.is_some_and(|h| h > limit));
+                    }
                     _ => None,
                 };
                 advisory.is_some_and(|x| !x.is_clear())
@@ -421,6 +441,8 @@ pub fn decide_under(
         next,
         best_measured: None,
         sequence: None,
+        max_cost_ratio: None,
+        cost_ratio: None,
         held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,

@@ -66,7 +66,8 @@ pub fn decide(
     let decide_under = |baseline: &crate::document::Baseline| {
         crate::gate::decide_in_sequence(result, baseline, trust_imported, mode, None, sequence)
     };
-    Ok(match again {
+    let limit = crate::config::resolve_max_cost_ratio(choice.max_cost_ratio, &settings)?;
+    let decision = match again {
         None => decide_under(&baseline),
         // Given by the operator (`--best-again FILE`): one that cannot stand
         // for the best is refused, naming the file.
@@ -88,7 +89,8 @@ pub fn decide(
             best_measured: Some(why.to_string()),
             ..decide_under(&baseline)
         },
-    })
+    };
+    Ok(crate::gate::limit_cost(decision, result, limit))
 }
 
 /// The level the next recorded decision of `result`'s item on its model is
@@ -136,6 +138,10 @@ pub struct Choice {
     pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// The decision raises a best when accepted (`gate --record`, `propose`).
     pub records: bool,
+    /// `--max-cost-ratio R`: refuse runs with the item dearer than R times
+    /// those without ([`crate::gate::limit_cost`]); `None` falls back to
+    /// settings `_workflow.max_cost_ratio`.
+    pub max_cost_ratio: Option<f64>,
 }
 
 /// Keep the files of the version `result` was measured on beside the store

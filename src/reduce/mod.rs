@@ -17,6 +17,7 @@ use camino::Utf8Path;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
+mod efficiency;
 mod faults;
 pub use faults::RunFaults;
 
@@ -233,8 +234,13 @@ pub fn fold(
     let mut triggers = TriggerTally::default();
     let mut samples = Vec::with_capacity(cases.len());
     let mut faults = RunFaults::default();
+    let (mut figures, mut runs_without_figures) = (Vec::new(), 0);
     for case in cases {
         let reduced = reduce_case(case);
+        if let Some((f, lacking)) = reduced.figures {
+            figures.push(f);
+            runs_without_figures += lacking;
+        }
         run_errors |= reduced.not_comparable;
         triggers.add(reduced.triggers);
         faults.merge(&reduced.faults);
@@ -324,6 +330,11 @@ pub fn fold(
         platform_env: None,
         scaffold: None,
         mcp_servers: None,
+        efficiency: crate::document::Efficiency::of(
+            figures,
+            runs_without_figures,
+            crate::stats::CONFIDENCE,
+        ),
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),
@@ -343,6 +354,8 @@ pub fn fold(
 
 struct ReducedCase {
     eval: Option<CaseEval>,
+    /// The counted runs' cost, turns and duration, and how many had none.
+    figures: Option<(crate::document::CaseFigures, u32)>,
     /// The counted runs' scores, with and without.
     scores: (Vec<f64>, Vec<f64>),
     not_comparable: bool,
@@ -503,6 +516,7 @@ fn reduce_case(case: &FoldCase) -> ReducedCase {
         }
     });
     ReducedCase {
+        figures: efficiency::case(case.name, &with, &without),
         scores: (
             with.iter().map(|r| r.score).collect(),
             without.iter().map(|r| r.score).collect(),

@@ -232,6 +232,52 @@ fn sums_stay_finite_on_absurd_costs() {
     d.cost_usd = 1e308;
     let r = reduce(&d, &ctx()).unwrap();
     assert!(r.cost_usd.is_finite() && r.cases[0].cost_usd.is_finite());
+    let cost = &r.efficiency.unwrap().suite.figures.cost_usd;
+    assert!(cost.with.unwrap().mean.is_finite() && cost.with.unwrap().mean > 0.0);
+}
+
+/// A run with its efficiency figures, as the platform writes them.
+fn timed(turns: u32, cost: f64, judge: f64, secs: f64) -> serde_json::Value {
+    json!({"score": 1.0, "turns": turns, "costUsd": cost, "judgeCostUsd": judge,
+           "durationSeconds": secs, "graders": []})
+}
+
+#[test]
+fn efficiency_per_arm_and_ratios_from_the_runs() {
+    let d = doc(json!([
+        {"name": "fires", "graders": [],
+         "arms": {"with": [timed(3, 0.05, 0.01, 4.0), timed(3, 0.06, 0.01, 6.0), timed(3, 0.05, 0.01, 5.0)],
+                  "without": [timed(1, 0.03, 0.01, 2.0), timed(1, 0.03, 0.01, 2.0), timed(1, 0.04, 0.01, 3.0)]}},
+        {"name": "old", "graders": [],
+         "arms": {"with": [run(1.0, &[])], "without": [run(1.0, &[])]}}
+    ]));
+    let e = reduce(&d, &ctx()).unwrap().efficiency.unwrap();
+    let fires = &e.cases[0].figures;
+    // The judge's cost is left out: with 0.04, 0.05, 0.04; without 0.02, 0.02, 0.03.
+    let cost = fires.cost_usd.with.unwrap();
+    assert_eq!((cost.runs, cost.mean), (3, round4(0.13 / 3.0 * 1e2) / 1e2));
+    assert_eq!(fires.turns.ratio.unwrap().value, 3.0);
+    assert!(fires.turns.ratio.unwrap().clearly_above_one());
+    assert_eq!(
+        fires.duration_seconds.without.unwrap().mean,
+        round4(7.0 / 3.0)
+    );
+    // The "old" case's runs report a cost but no turns nor duration: they
+    // count (a cost was reported); turns 0 is then a figure as written.
+    assert_eq!(e.runs_without_figures, None);
+    assert_eq!(e.suite.cases, 2);
+    assert!(e.method.contains("t-interval") && e.method.contains("log-ratio"));
+    // A run reporting nothing at all is left out, and said.
+    let d = doc(json!([
+        {"name": "fires", "graders": [],
+         "arms": {"with": [timed(2, 0.02, 0.0, 1.0), timed(0, 0.0, 0.0, 0.0)],
+                  "without": [timed(1, 0.01, 0.0, 1.0)]}}
+    ]));
+    let e = reduce(&d, &ctx()).unwrap().efficiency.unwrap();
+    assert_eq!(e.runs_without_figures, Some(1));
+    assert_eq!(e.cases[0].figures.turns.with.unwrap().runs, 1);
+    // One run per arm: means and the ratio, but no interval.
+    assert_eq!(e.cases[0].figures.turns.ratio.unwrap().low, None);
 }
 
 #[test]

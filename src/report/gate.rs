@@ -217,6 +217,46 @@ mod tests {
     }
 
     #[test]
+    fn an_accept_within_the_cost_limit_only_by_its_point_ratio_may_be_luck() {
+        use crate::document::{ArmValues, CaseFigures, Efficiency};
+        // Cost per run 0.022, 0.03, 0.018, 0.026 against 0.02, 0.021, 0.019,
+        // 0.02: a point ratio of 1.20 under a limit of 1.5, the interval above it.
+        let ones = [1.0; 4];
+        let case = CaseFigures::of(
+            "fires",
+            [
+                ArmValues {
+                    with: &[0.022, 0.03, 0.018, 0.026],
+                    without: &[0.02, 0.021, 0.019, 0.02],
+                },
+                ArmValues {
+                    with: &ones,
+                    without: &ones,
+                },
+                ArmValues {
+                    with: &ones,
+                    without: &ones,
+                },
+            ],
+            0.95,
+        );
+        let r = SkillEval {
+            efficiency: Efficiency::of(vec![case], 0, 0.95),
+            ..SkillEval::measured(&[(&[1.0; 20], &[0.0; 20])], None)
+        };
+        let d = crate::gate::limit_cost(decide(&r, &Baseline::empty("commit")), &r, Some(1.5));
+        let text = render(&d);
+        assert!(
+            text.starts_with("ACCEPTED, but may be luck (cost-ratio within noise)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("✓ cost per run with the item is 1.20× the cost without it (the point ratio), not above the limit 1.5× (--max-cost-ratio); within noise: its 95 % interval ["),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn first_baseline_and_partial() {
         insta::assert_snapshot!(render(&decide(
             &result(0.9, None, Some("cost_ceiling")),

@@ -436,6 +436,7 @@ fn cases(out: &mut String, d: &SkillEval) {
         ],
         &rows,
     );
+    efficiency(out, d);
     let failed: Vec<String> = d
         .cases
         .iter()
@@ -466,6 +467,71 @@ fn cases(out: &mut String, d: &SkillEval) {
     if !unsure.is_empty() {
         let _ = writeln!(out, "\nJudges unsure:\n\n{}\n", unsure.join("\n"));
     }
+}
+
+/// The suite's cost, turns and duration per arm with their ratios, then
+/// each case's ratios, when the document measured them.
+fn efficiency(out: &mut String, d: &SkillEval) {
+    use super::efficiency::{arm, ratio};
+    use crate::document::FigureKind;
+    let Some(e) = &d.efficiency else {
+        return;
+    };
+    let _ = writeln!(out, "\n{}:\n", plain(&super::efficiency::heading(e)));
+    let rows: Vec<Vec<String>> = FigureKind::ALL
+        .iter()
+        .map(|k| {
+            let f = e.suite.figures.get(*k);
+            vec![
+                k.word().to_string(),
+                plain(&arm(*k, f.with)),
+                plain(&arm(*k, f.without)),
+                plain(&ratio(f)),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("suite", Align::Left),
+            ("with", Align::Right),
+            ("without", Align::Right),
+            ("with/without", Align::Right),
+        ],
+        &rows,
+    );
+    if let Some(words) = super::efficiency::headline(d) {
+        let _ = writeln!(out, "**Efficiency:** {}\n", plain(&words));
+    }
+    if let Some(n) = e.runs_without_figures {
+        let _ = writeln!(
+            out,
+            "{n} run(s) report no cost, turns nor duration: left out of these figures.\n"
+        );
+    }
+    let rows: Vec<Vec<String>> = e
+        .cases
+        .iter()
+        .map(|c| {
+            let mut row = vec![plain(&c.name)];
+            row.extend(
+                FigureKind::ALL
+                    .iter()
+                    .map(|k| plain(&ratio(c.figures.get(*k)))),
+            );
+            row
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("case (with/without per run)", Align::Left),
+            ("cost", Align::Right),
+            ("turns", Align::Right),
+            ("duration", Align::Right),
+        ],
+        &rows,
+    );
 }
 
 /// `bob-eval gate`: a heading with the outcome, the numbers compared, then one

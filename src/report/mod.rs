@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod efficiency;
 pub mod estimate;
 pub mod evidence;
 pub mod gate;

@@ -249,6 +249,9 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
     if let Some(line) = bought_and_reused(doc) {
         let _ = writeln!(out, "  {line}");
     }
+    for line in super::efficiency::suite_lines(doc) {
+        let _ = writeln!(out, "  {line}");
+    }
     for c in doc.scored_by_trigger() {
         let _ = writeln!(
             out,
@@ -324,6 +327,9 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         graders.sort_by_key(|g| (!g.error, !g.is_failure()));
         for g in graders {
             let _ = writeln!(out, "      {}", grader_line(g));
+        }
+        if let Some(line) = super::efficiency::case_line(doc, &c.name) {
+            let _ = writeln!(out, "      {line}");
         }
         if let Some(words) = &c.mocks {
             let _ = writeln!(out, "      MCP: {}", crate::text::line(words));

@@ -12,6 +12,8 @@
 //! - [`confidence`]: the gate's confidence mode (one-sided checks, two-sample
 //!   against a best that kept its runs);
 //! - [`adaptive`]: `--runs auto`, a group-sequential driver over a [`RunSource`];
+//! - [`efficiency`]: cost, turns and duration per run: t-intervals on
+//!   each arm's mean and log-ratio intervals on with/without;
 //! - [`runs`]: the `--runs` value;
 //! - [`sequence`]: the level each recorded decision of an item is held to so
 //!   that errors stay under the mode's α over the item's whole sequence.
@@ -21,6 +23,7 @@
 pub mod adaptive;
 pub mod advisory;
 pub mod confidence;
+pub mod efficiency;
 pub mod interval;
 pub mod runs;
 pub mod sequence;

@@ -25,6 +25,7 @@ mod decide;
 mod docs_commands;
 mod doors;
 mod dry_run;
+mod efficiency;
 mod estimates;
 mod faults;
 mod gate;

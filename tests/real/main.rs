@@ -17,6 +17,7 @@ mod auto_store_real;
 mod best_again_real;
 mod clean_room_real;
 mod counting_real;
+mod efficiency_real;
 mod estimates_real;
 mod evidence_real;
 mod grader_guard_real;

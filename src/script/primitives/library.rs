@@ -245,6 +245,7 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             let choice = crate::eval::EvalOptions {
                 confidence: opts.confidence.or(h.options.eval.confidence),
                 rule: opts.rule.or(h.options.eval.rule),
+                max_cost_ratio: opts.max_cost_ratio.or(h.options.eval.max_cost_ratio),
                 ..Default::default()
             };
             gate_at(&h, &result, &choice)

@@ -32,6 +32,10 @@ pub fn options_map(o: &PipelineOptions) -> Map {
             None => Dynamic::UNIT,
         },
     );
+    m.insert(
+        "max_cost_ratio".into(),
+        p.max_cost_ratio.map_or(Dynamic::UNIT, Dynamic::from_float),
+    );
     m.insert("judge_model".into(), opt_str(&p.judge_model));
     m.insert("jobs".into(), opt_int(o.suite_jobs.or(p.jobs)));
     m.insert("keep".into(), p.keep.into());
@@ -194,6 +198,15 @@ pub fn eval_options(
                     ),
                 }
             }
+            "max_cost_ratio" => {
+                opts.max_cost_ratio = match text(key, v)? {
+                    None => None,
+                    Some(r) => Some(
+                        crate::stats::efficiency::parse_cost_ratio(&r)
+                            .map_err(|e| format!("option `max_cost_ratio`: {e}"))?,
+                    ),
+                }
+            }
             "rule" => {
                 opts.rule = text(key, v)?
                     .map(|r| r.parse::<crate::stats::confidence::RuleChoice>())
@@ -275,7 +288,7 @@ pub fn eval_options(
             k if NOT_PLATFORM.contains(&k) => {}
             other => {
                 return Err(format!(
-                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
+                    "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, max_cost_ratio, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
                 ));
             }
         }

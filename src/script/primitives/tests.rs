@@ -162,3 +162,35 @@ fn a_script_report_goes_under_the_results_folder_and_the_operators_is_kept() {
         assert!(err.contains("option `report`"), "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn opts_max_cost_ratio_is_a_number_checked_and_round_trips() {
+    let base = EvalOptions::default();
+    let with = |v: Dynamic| {
+        let mut map = Map::new();
+        map.insert("max_cost_ratio".into(), v);
+        eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+    };
+    assert_eq!(
+        with(Dynamic::from_float(1.5)).unwrap().max_cost_ratio,
+        Some(1.5)
+    );
+    assert_eq!(with("2".into()).unwrap().max_cost_ratio, Some(2.0));
+    assert_eq!(with(Dynamic::UNIT).unwrap().max_cost_ratio, None);
+    let err = with(Dynamic::from_float(0.0)).unwrap_err();
+    assert!(err.contains("option `max_cost_ratio`"), "{err}");
+    let o = PipelineOptions {
+        eval: EvalOptions {
+            max_cost_ratio: Some(1.25),
+            ..EvalOptions::default()
+        },
+        ..PipelineOptions::default()
+    };
+    let back = eval_options(
+        &options_map(&o),
+        &base,
+        camino::Utf8Path::new("/nonexistent/results"),
+    )
+    .unwrap();
+    assert_eq!(back.max_cost_ratio, Some(1.25));
+}

@@ -27,6 +27,7 @@ pub(super) fn gate_again(
         confidence: opts.confidence,
         rule: opts.rule,
         records: h.options.pr.is_some(),
+        max_cost_ratio: opts.max_cost_ratio,
     };
     let best_label = best
         .and_then(Result::ok)
