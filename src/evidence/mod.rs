@@ -51,6 +51,7 @@ mod digest;
 mod kept;
 mod platform;
 mod store;
+pub mod transcript;
 mod versions;
 
 pub use digest::{
@@ -62,8 +63,8 @@ pub use kept::{
 };
 pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform, runs_from_result};
 pub use store::{
-    Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, PastCosts, SCHEMA_VERSION, Store,
-    pending_dir, pending_tag, read_export,
+    Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, KeptTranscript, PastCosts, SCHEMA_VERSION,
+    Store, TranscriptGc, TranscriptsKept, pending_dir, pending_tag, read_export,
 };
 pub use versions::{keep_version, kept_version, versions_dir};
 
@@ -571,6 +572,10 @@ pub struct ImportReport {
     /// Evaluations and decisions refused (dated in the future, impossible
     /// values), each with its line; not counted in `evaluations` nor `decisions`.
     pub records_refused: Vec<RefusedRecord>,
+    /// Run transcripts in the file.
+    pub transcripts: usize,
+    /// Transcripts newly kept (of runs the store holds, within its cap).
+    pub transcripts_added: usize,
 }
 
 /// An evaluation or decision line an import refused.

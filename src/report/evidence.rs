@@ -14,11 +14,19 @@ pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
     if report.refused > 0 {
         let _ = write!(out, ", {} refused (not stored)", report.refused);
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
         "; {} evaluation(s), {} added; {} decision(s), {} added",
         report.evaluations, report.evaluations_added, report.decisions, report.decisions_added
     );
+    if report.transcripts > 0 {
+        let _ = write!(
+            out,
+            "; {} transcript(s), {} added",
+            report.transcripts, report.transcripts_added
+        );
+    }
+    out.push('\n');
     for r in &report.records_refused {
         let _ = writeln!(
             out,

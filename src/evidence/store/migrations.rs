@@ -20,6 +20,8 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Step(evaluations_and_decisions),
     Migration::Step(store_key_and_record_provenance),
     Migration::Step(mock_counts),
+    // Step 8 (transcripts): its own block at the end of this file.
+    Migration::Step(transcripts),
 ];
 
 /// Schema 1: the runs.
@@ -233,4 +235,28 @@ pub(super) fn mock_counts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()
         tx.execute_batch("ALTER TABLE runs ADD COLUMN mocks TEXT;")?;
     }
     Ok(())
+}
+
+// ---- Step 8: transcripts (issue 36) ---------------------------------------
+
+/// Version 7 → 8: the transcripts. Only when missing, so a store whose
+/// version was set back keeps what it holds.
+pub(super) fn transcripts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE IF NOT EXISTS transcript_blobs (
+    digest TEXT    NOT NULL PRIMARY KEY,
+    bytes  INTEGER NOT NULL,
+    data   BLOB    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_transcripts (
+    run_id  TEXT NOT NULL PRIMARY KEY,
+    digest  TEXT NOT NULL,
+    prompt  TEXT,
+    answer  TEXT,
+    kept_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS run_transcripts_by_digest ON run_transcripts (digest);
+"#,
+    )
 }
