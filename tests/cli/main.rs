@@ -42,4 +42,5 @@ mod run_stub;
 mod script_sandbox;
 mod shard;
 mod sweep_progress;
+mod transcripts;
 mod workflow;

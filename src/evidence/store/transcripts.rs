@@ -332,6 +332,58 @@ impl Store {
         })
     }
 
+    /// The stored runs whose id is `id` or starts with it (at most two: more
+    /// than one means the prefix is ambiguous).
+    pub fn runs_by_id(&self, id: &str) -> Result<Vec<crate::evidence::StoredRun>> {
+        let fault = |e| self.fault("finding a run", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {} FROM runs WHERE id = ?1 OR substr(id, 1, length(?1)) = ?1 \
+                 ORDER BY id = ?1 DESC, id LIMIT 2",
+                super::COLUMNS
+            ))
+            .map_err(fault)?;
+        let mut rows = stmt.query([id]).map_err(fault)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(fault)? {
+            out.push(self.run_from_row(row)?);
+        }
+        if out.first().is_some_and(|r| r.id == id) {
+            out.truncate(1);
+        }
+        Ok(out)
+    }
+
+    /// The most recent stored run of `item`'s case `case` on `arm`
+    /// (`model` when given), preferring one with a transcript.
+    pub fn last_run(
+        &self,
+        item: &str,
+        case: &str,
+        arm: crate::evidence::Arm,
+        model: Option<&str>,
+    ) -> Result<Option<crate::evidence::StoredRun>> {
+        let fault = |e| self.fault("finding the last run", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {} FROM runs WHERE item = ?1 AND case_name = ?2 AND arm = ?3 \
+                 AND (?4 IS NULL OR model = ?4) \
+                 ORDER BY id IN (SELECT run_id FROM run_transcripts) DESC, started_at DESC, \
+                 run DESC, id DESC LIMIT 1",
+                super::COLUMNS
+            ))
+            .map_err(fault)?;
+        let mut rows = stmt
+            .query(params![item, case, arm.as_str(), model])
+            .map_err(fault)?;
+        match rows.next().map_err(fault)? {
+            Some(row) => Ok(Some(self.run_from_row(row)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Every transcript of the runs `run_ids`, for the export.
     pub(super) fn transcripts_of(&self, run_ids: &[String]) -> Result<Vec<KeptTranscript>> {
         let mut out = Vec::new();
