@@ -36,6 +36,11 @@
 //! An evaluation is known by its run id, a decision by its run, model, PR,
 //! outcome and time: importing them twice adds nothing.
 //!
+//! Last come the exported runs' transcripts (`kind: transcript`, a
+//! [`KeptTranscript`]: run id, the trace's sha256, prompt, answer, trace),
+//! checked against their digest on import and kept for runs the store
+//! holds; an export written before has none (`docs/transcripts.md`).
+//!
 //! **Provenance.** Every stored run also says where it came from
 //! ([`Provenance`]): bought here, imported with `evidence import` (from which
 //! file, when), collected from one of the project's shard folders, or

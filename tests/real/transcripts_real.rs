@@ -76,6 +76,25 @@ fn the_kept_answer_is_what_the_model_said_on_each_arm() {
         "no key in a transcript"
     );
 
+    // Compressed and stored once per content: the figures, measured.
+    let path = w.home().join("evidence.db");
+    let store =
+        bob_eval::evidence::Store::open_read_only(camino::Utf8Path::from_path(&path).unwrap())
+            .unwrap();
+    let mut raw = std::collections::BTreeMap::new();
+    for id in store.transcript_runs().unwrap() {
+        let t = store.transcript(&id).unwrap().unwrap();
+        raw.insert(t.digest, t.trace.len() as u64);
+    }
+    let packed = store.transcript_bytes().unwrap();
+    let total: u64 = raw.values().sum();
+    eprintln!(
+        "transcripts: {} run(s), {} distinct trace(s), {total} bytes of trace, {packed} bytes compressed",
+        store.transcript_runs().unwrap().len(),
+        raw.len()
+    );
+    assert!(packed > 0 && packed < total, "{packed} of {total}");
+
     let export = bob(&w, &["evidence", "export"]).1;
     assert!(export.contains(r#""kind":"transcript""#));
     assert!(

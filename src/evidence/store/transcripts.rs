@@ -569,4 +569,42 @@ mod tests {
         );
         assert_eq!(third.transcript(&run.id).unwrap(), None);
     }
+
+    #[test]
+    fn a_version_7_store_gains_the_transcript_tables_and_its_runs_have_none() {
+        use super::super::migrations::{MIGRATIONS, Migration};
+        use crate::evidence::tests::sample;
+        use crate::evidence::{Arm, Origin};
+        let dir = tempfile::tempdir().unwrap();
+        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("e.db")).unwrap();
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            let tx = conn.transaction().unwrap();
+            for step in &MIGRATIONS[..7] {
+                match step {
+                    Migration::Sql(sql) => tx.execute_batch(sql),
+                    Migration::Step(step) => step(&tx),
+                }
+                .unwrap();
+            }
+            tx.pragma_update(None, "application_id", super::super::APPLICATION_ID)
+                .unwrap();
+            tx.pragma_update(None, "user_version", 7).unwrap();
+            tx.commit().unwrap();
+        }
+        {
+            let mut old = Store::open(&path).unwrap();
+            old.insert(&[sample("fires", Arm::With, 0, "b")], &Origin::Bought)
+                .unwrap();
+        }
+        let read = Store::open_read_only(&path).unwrap();
+        let run = read.runs(&[]).unwrap().remove(0);
+        assert_eq!(
+            read.transcript(&run.id).unwrap(),
+            None,
+            "bought before: none"
+        );
+        assert_eq!(read.answer(&run.id).unwrap(), None);
+        assert_eq!(read.transcript_bytes().unwrap(), 0);
+    }
 }
