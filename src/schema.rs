@@ -16,6 +16,8 @@ pub const HISTORY_SCHEMA: &str = include_str!("../schemas/bob-eval-history.schem
 pub const SHARD_SCHEMA: &str = include_str!("../schemas/bob-eval-shard.schema.json");
 /// `schemas/bob-eval-compare.schema.json`, embedded.
 pub const COMPARE_SCHEMA: &str = include_str!("../schemas/bob-eval-compare.schema.json");
+/// `schemas/bob-eval-show.schema.json`, embedded.
+pub const SHOW_SCHEMA: &str = include_str!("../schemas/bob-eval-show.schema.json");
 
 fn compile(text: &str) -> Validator {
     let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
@@ -45,6 +47,11 @@ fn shard() -> &'static Validator {
 fn compare() -> &'static Validator {
     static V: OnceLock<Validator> = OnceLock::new();
     V.get_or_init(|| compile(COMPARE_SCHEMA))
+}
+
+fn show() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(SHOW_SCHEMA))
 }
 
 /// Compile the `skill-eval/1` validator on a background thread, so that a
@@ -101,6 +108,11 @@ pub fn validate_shard(doc: &Value, path: &Utf8Path) -> Result<()> {
 /// Validate a `bob-eval-compare/1` document; `path` names it in the error.
 pub fn validate_compare(doc: &Value, path: &Utf8Path) -> Result<()> {
     check(compare(), "bob-eval-compare/1", doc, path)
+}
+
+/// Validate a `bob-eval-show/1` document; `path` names it in the error.
+pub fn validate_show(doc: &Value, path: &Utf8Path) -> Result<()> {
+    check(show(), "bob-eval-show/1", doc, path)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! `bob-eval evidence list|export|import`: the runs kept in the evidence
+//! `bob-eval evidence list|export|import|gc`: the runs kept in the evidence
 //! store, listed (with where they came from), written as JSON Lines, or
 //! joined from another machine's export (a CI job's) — importing the same
 //! runs twice adds nothing; imported runs are marked so, and the gate does
-//! not accept on them without `--trust-imported`.
+//! not accept on them without `--trust-imported`; `gc` drops the transcripts
+//! no best nor recent decision uses.
 
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
@@ -62,6 +63,23 @@ pub enum Action {
         #[arg(long)]
         json: bool,
     },
+    /// Drop the transcripts that no best (each item's baseline.json, read
+    /// from --source) and no decision recorded in the last --keep-days days
+    /// uses; the runs themselves are all kept. Items whose suite is not in
+    /// this source tree keep every transcript. Says what it kept and freed.
+    ///
+    /// Example: bob-eval evidence gc --dry-run
+    Gc {
+        /// Keep the transcripts of decisions recorded in this many last days
+        #[arg(long, value_name = "DAYS", default_value_t = 30)]
+        keep_days: u32,
+        /// Count what would be dropped; drop nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Print what was kept and freed as JSON on stdout
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Run the action on the store.
@@ -102,6 +120,25 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
             }
             if *json {
                 super::print(&super::json(&reports))?;
+            }
+        }
+        Action::Gc {
+            keep_days,
+            dry_run,
+            json,
+        } => {
+            let mut store = if *dry_run {
+                open_existing(&path)?
+            } else {
+                open_existing(&path)?;
+                Store::open(&path)?
+            };
+            let outcome =
+                crate::ops::show::collect_transcripts(ctx, &mut store, *keep_days, *dry_run)?;
+            if *json {
+                super::print(&super::json(&outcome))?;
+            } else {
+                super::print(&crate::report::evidence::collected(&path, &outcome))?;
             }
         }
     }

@@ -16,6 +16,7 @@ pub mod init;
 pub mod propose;
 pub mod run;
 pub mod script;
+pub mod show;
 pub mod sweep;
 
 use crate::config::Context;
@@ -141,6 +142,13 @@ pub enum Command {
     ///
     /// Example: bob-eval compare best last --format markdown
     Compare(compare::CompareArgs),
+    /// One stored run as a person reads it: prompt, tool calls, answer, each grader's verdict.
+    ///
+    /// RUN is a run id; `show ITEM --case NAME [--arm without]` shows that
+    /// case's last run. Runs bought before transcripts were kept say so.
+    ///
+    /// Example: bob-eval show commit --case fires --arm without
+    Show(show::ShowArgs),
     /// Print shell completions.
     ///
     /// Example: bob-eval completions bash > ~/.local/share/bash-completion/completions/bob-eval
@@ -174,6 +182,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Evidence(args) => evidence::exec(&ctx()?, &args),
         Command::History(args) => history::exec(&ctx()?, &args),
         Command::Compare(args) => compare::exec(&ctx()?, &args),
+        Command::Show(args) => show::exec(&ctx()?, &args),
         Command::Completions(args) => completions::exec(&args),
         Command::Man(args) => completions::exec_man(&args),
     }

@@ -307,6 +307,7 @@ fn buy_once_in(
         &runs,
         shop.observer.as_ref(),
     )?;
+    keep_transcripts(shop, plan, &result, &runs);
     // Every run is attributed to its case by name, and only the cases asked
     // for are used (the platform reads `--case` as a pattern): the others
     // are kept in the store, under their own case's key, never counted here.
@@ -334,6 +335,42 @@ fn buy_once_in(
         output: out,
         runs,
     })
+}
+
+/// Keep the transcripts of `runs`, just bought and kept, read from the
+/// platform's temp folder before it goes with the plugin. Never fails the
+/// evaluation: the runs are kept and counted whatever becomes of their
+/// transcripts, and a run over the store's cap, or a store that cannot take
+/// them, is said.
+fn keep_transcripts(
+    shop: &mut Purchase,
+    plan: &Plan,
+    result: &platform::result::PlatformResult,
+    runs: &[StoredRun],
+) {
+    let (list, _missing) = evidence::transcript::read_traces(result, runs, &shop.plugin.scratch);
+    if list.is_empty() {
+        return;
+    }
+    let path = shop.store.path().to_owned();
+    match shop.store.keep_transcripts(&list) {
+        Ok(kept) if !kept.over_cap.is_empty() => {
+            shop.observer.event(&Event::Notice(format!(
+                "{}: the evidence store {path} holds {:.1} MiB of transcripts, its cap (${} = {} MiB): {} run(s) just bought are kept and counted, but without their transcript; free room with `bob-eval evidence gc`, or raise ${}",
+                plan.item,
+                kept.held as f64 / 1048576.0,
+                evidence::transcript::CAP_ENV,
+                kept.cap >> 20,
+                kept.over_cap.len(),
+                evidence::transcript::CAP_ENV,
+            )))
+        }
+        Ok(_) => {}
+        Err(e) => shop.observer.event(&Event::Notice(format!(
+            "{}: the transcripts of the runs just bought were not kept ({e}); the runs are kept and counted",
+            plan.item
+        ))),
+    }
 }
 
 /// Keep `runs`, just bought by `run_id`, in `store`: paid runs are never

@@ -501,6 +501,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
+            store.set_transcript_cap(options::transcript_cap()?);
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();

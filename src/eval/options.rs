@@ -271,3 +271,10 @@ pub fn evidence_wait() -> Result<Duration> {
             ))
         })
 }
+
+/// The transcript cap of [`evidence::transcript::CAP_ENV`], in bytes; a bad
+/// value is a usage error.
+pub fn transcript_cap() -> Result<u64> {
+    evidence::transcript::cap_from(std::env::var(evidence::transcript::CAP_ENV).ok().as_deref())
+        .map_err(Error::Usage)
+}

@@ -468,6 +468,11 @@ fn kind_line<T: Serialize>(kind: &str, record: &T) -> String {
     .expect("a record serializes")
 }
 
+/// A run's transcript as one export line (no newline).
+pub fn transcript_line(t: &super::KeptTranscript) -> String {
+    kind_line("transcript", t)
+}
+
 /// One line of an export, by kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -477,6 +482,8 @@ pub enum Record {
     Evaluation(Box<Evaluation>),
     /// A recorded decision.
     Decision(KeptDecision),
+    /// A run's transcript (exports since schema 8 of the store).
+    Transcript(Box<super::KeptTranscript>),
 }
 
 /// Parse one export line of any kind, a run with `parse_run`; the error
@@ -517,8 +524,17 @@ pub fn parse_record(
             check_schema(&line.schema)?;
             Ok(Record::Decision(line.record))
         }
+        Some("transcript") => {
+            let line: KindLine<super::KeptTranscript> =
+                serde_json::from_value(value).map_err(|e| e.to_string())?;
+            check_schema(&line.schema)?;
+            match line.record.problem() {
+                Some(why) => Err(why),
+                None => Ok(Record::Transcript(Box::new(line.record))),
+            }
+        }
         Some(other) => Err(format!(
-            "kind {other:?} is not `evaluation` nor `decision` (written by a newer bob-eval?)"
+            "kind {other:?} is not `evaluation`, `decision` nor `transcript` (written by a newer bob-eval?)"
         )),
     }
 }

@@ -36,6 +36,11 @@
 //! An evaluation is known by its run id, a decision by its run, model, PR,
 //! outcome and time: importing them twice adds nothing.
 //!
+//! Last come the exported runs' transcripts (`kind: transcript`, a
+//! [`KeptTranscript`]: run id, the trace's sha256, prompt, answer, trace),
+//! checked against their digest on import and kept for runs the store
+//! holds; an export written before has none (`docs/transcripts.md`).
+//!
 //! **Provenance.** Every stored run also says where it came from
 //! ([`Provenance`]): bought here, imported with `evidence import` (from which
 //! file, when), collected from one of the project's shard folders, or
@@ -51,6 +56,7 @@ mod digest;
 mod kept;
 mod platform;
 mod store;
+pub mod transcript;
 mod versions;
 
 pub use digest::{
@@ -62,8 +68,8 @@ pub use kept::{
 };
 pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform, runs_from_result};
 pub use store::{
-    Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, PastCosts, SCHEMA_VERSION, Store,
-    pending_dir, pending_tag, read_export,
+    Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, KeptTranscript, PastCosts, SCHEMA_VERSION,
+    Store, TranscriptGc, TranscriptsKept, pending_dir, pending_tag, read_export,
 };
 pub use versions::{keep_version, kept_version, versions_dir};
 
@@ -571,6 +577,10 @@ pub struct ImportReport {
     /// Evaluations and decisions refused (dated in the future, impossible
     /// values), each with its line; not counted in `evaluations` nor `decisions`.
     pub records_refused: Vec<RefusedRecord>,
+    /// Run transcripts in the file.
+    pub transcripts: usize,
+    /// Transcripts newly kept (of runs the store holds, within its cap).
+    pub transcripts_added: usize,
 }
 
 /// An evaluation or decision line an import refused.

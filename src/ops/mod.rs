@@ -6,6 +6,7 @@
 
 pub mod compare;
 mod shard;
+pub mod show;
 
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 

@@ -232,6 +232,9 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
         format!("{}", opts.max_cost_usd),
         "--trust-plugin".into(),
         "--no-publish".into(),
+        // Each run's trace outlives the run, in the plugin's own temp folder
+        // (removed with the plugin), so that it can be kept as a transcript.
+        "--keep-temp".into(),
     ];
     if opts.model != "default" {
         args.extend(["--model".into(), opts.model.clone()]);

@@ -99,6 +99,9 @@ pub struct ResultCase {
     /// The platform's advisories for the case, in its words.
     #[serde(default)]
     pub advisories: Vec<String>,
+    /// The case's prompt, as the platform read it (`promptMarkdown`).
+    #[serde(default, rename = "promptMarkdown")]
+    pub prompt_markdown: Option<String>,
 }
 
 /// A grader definition of a case.
@@ -206,6 +209,9 @@ pub struct ResultRun {
     /// Grader results.
     #[serde(default)]
     pub graders: Vec<ResultGrader>,
+    /// Where the platform wrote the run's trace (kept with `--keep-temp`).
+    #[serde(default)]
+    pub trace_path: Option<String>,
 }
 
 /// A run's `mocks`: the platform's warnings and its count of calls.

@@ -123,7 +123,7 @@ fn argument_list() {
     let args = arguments(Utf8Path::new("/p"), &opts).join(" ");
     assert_eq!(
         args,
-        "plugin eval /p --ablation with-without --output-dir /p/.bob-eval/out --threshold 0 --max-cost-usd 2 --trust-plugin --no-publish"
+        "plugin eval /p --ablation with-without --output-dir /p/.bob-eval/out --threshold 0 --max-cost-usd 2 --trust-plugin --no-publish --keep-temp"
     );
     let opts = RunOptions {
         runs: Some(2),
@@ -146,7 +146,7 @@ fn argument_list() {
             .join(" ")
             .starts_with("plugin eval /p --ablation none --output-dir")
     );
-    assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --model haiku --runs 2 --judge-model sonnet -j 4 --case fi* --tag a --tag b --allow-tools Write Bash(git:*) --disallow-tools Agent"), "{args}");
+    assert!(args.ends_with("--max-cost-usd 0.25 --trust-plugin --no-publish --keep-temp --model haiku --runs 2 --judge-model sonnet -j 4 --case fi* --tag a --tag b --allow-tools Write Bash(git:*) --disallow-tools Agent"), "{args}");
 }
 
 #[test]

@@ -14,11 +14,19 @@ pub fn imported(file: &Utf8Path, report: &ImportReport) -> String {
     if report.refused > 0 {
         let _ = write!(out, ", {} refused (not stored)", report.refused);
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
         "; {} evaluation(s), {} added; {} decision(s), {} added",
         report.evaluations, report.evaluations_added, report.decisions, report.decisions_added
     );
+    if report.transcripts > 0 {
+        let _ = write!(
+            out,
+            "; {} transcript(s), {} added",
+            report.transcripts, report.transcripts_added
+        );
+    }
+    out.push('\n');
     for r in &report.records_refused {
         let _ = writeln!(
             out,
@@ -98,5 +106,28 @@ pub fn list(path: &Utf8Path, entries: &[ListEntry]) -> String {
     format!(
         "{}\n{runs} run(s) kept in {path}, ${cost:.4} in all{untrusted}\n",
         crate::text::table(&headers, &rows)
+    )
+}
+
+/// What `evidence gc` kept and freed, in words.
+pub fn collected(path: &Utf8Path, o: &crate::ops::show::GcOutcome) -> String {
+    let g = &o.gc;
+    let mib = |b: u64| b as f64 / 1048576.0;
+    let verb = if g.dry_run { "would drop" } else { "dropped" };
+    format!(
+        "{path}: kept the transcripts of {} run(s) ({} trace(s), {:.2} MiB): those behind {} best(s) and the decisions recorded since {}\n{verb} the transcripts of {} run(s) ({} trace(s), {:.2} MiB freed){}\n",
+        g.kept_runs,
+        g.kept_traces,
+        mib(g.kept_bytes),
+        o.bests.len(),
+        o.decisions_since.format("%Y-%m-%d"),
+        g.dropped_runs,
+        g.dropped_traces,
+        mib(g.freed_bytes),
+        if g.dry_run {
+            "; nothing was dropped (--dry-run)"
+        } else {
+            "; the runs are all kept"
+        }
     )
 }

@@ -13,6 +13,7 @@ pub mod junit;
 pub mod markdown;
 pub mod progress;
 pub mod run;
+pub mod show;
 pub mod sweep;
 pub mod wiki;
 

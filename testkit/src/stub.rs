@@ -12,6 +12,10 @@
 //! - writes [`Switches::fixture`] to `OUT/aggregate-result.json`, with
 //!   `bob-eval-commit` renamed to the name in PLUGIN's manifest, so one capture
 //!   of the commit item answers for every item;
+//! - writes [`Switches::trace`] where the platform keeps a run's trace
+//!   under `--keep-temp` (`$TMPDIR/claude-eval-stub/out/trace.jsonl`, only
+//!   in a temp folder bob-eval made for the platform), and points every
+//!   run's `tracePath` of the document to it;
 //! - writes [`Switches::report`] to `OUT/report.html` and says so on stderr
 //!   (`Report: OUT/report.html`), as the platform does;
 //! - prints [`Switches::stderr`], [`Switches::stdout`], and a platform table
@@ -61,6 +65,17 @@ if [ -f "$D/fixture" ]; then
   else
     cp "$D/fixture" "$out/aggregate-result.json"
   fi
+fi
+if [ -f "$D/fixture" ] && [ -f "$D/trace" ]; then
+  case "$TMPDIR" in
+    *bob-eval-*-tmp-*)
+      t="$TMPDIR/claude-eval-stub/out"
+      mkdir -p "$t"
+      cp "$D/trace" "$t/trace.jsonl"
+      sed "s|\"tracePath\": *\"[^\"]*\"|\"tracePath\": \"$t/trace.jsonl\"|g" "$out/aggregate-result.json" > "$out/.with-traces"
+      mv "$out/.with-traces" "$out/aggregate-result.json"
+      ;;
+  esac
 fi
 if [ -f "$D/report" ]; then
   mkdir -p "$out"
@@ -133,7 +148,28 @@ pub struct Switches {
     /// A plugin (`bob-eval-<item>`) the stub cannot load: a case load error on
     /// stderr, exit 1, no document.
     pub fail_plugin: Option<&'static str>,
+    /// The trace (stream-json) every run of the document is said to have
+    /// written ([`STUB_TRACE`] by default); `None` writes none.
+    pub trace: Option<String>,
 }
+
+/// The answer of the stub's default trace ([`STUB_TRACE`]).
+pub const STUB_ANSWER: &str = "fix(hooks): skip the pre-commit hook on docs-only commits";
+
+/// The stub's default trace: the model calls the Skill tool, then answers
+/// [`STUB_ANSWER`].
+pub const STUB_TRACE: &str = concat!(
+    r#"{"type":"system","subtype":"init","session_id":"stub"}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Using the commit skill."},{"type":"tool_use","id":"toolu_stub","name":"Skill","input":{"skill":"bob-eval-commit:commit"}}]}}"#,
+    "\n",
+    r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_stub","content":"Launching skill: bob-eval-commit:commit"}]}}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"fix(hooks): skip the pre-commit hook on docs-only commits"}]}}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success","result":"fix(hooks): skip the pre-commit hook on docs-only commits"}"#,
+    "\n"
+);
 
 impl Default for Switches {
     /// A stub reporting 2.1.328 that exits 0 and writes nothing.
@@ -150,6 +186,7 @@ impl Default for Switches {
             sleep: Duration::ZERO,
             version_sleep: Duration::ZERO,
             fail_plugin: None,
+            trace: Some(STUB_TRACE.to_string()),
         }
     }
 }
@@ -195,6 +232,7 @@ impl Stub {
             sleep,
             version_sleep,
             fail_plugin,
+            trace,
         } = switches;
         stub.set("version", version.as_bytes());
         stub.set("code", format!("{code}\n").as_bytes());
@@ -224,6 +262,9 @@ impl Stub {
                 "version_sleep",
                 version_sleep.as_secs_f64().to_string().as_bytes(),
             );
+        }
+        if let Some(trace) = trace {
+            stub.set("trace", trace.as_bytes());
         }
         if let Some(plugin) = fail_plugin {
             stub.set(&format!("fail-{plugin}"), b"");

@@ -6,6 +6,9 @@
 //! not like for like; `--json` holds to its schema, `--format markdown` and
 //! `--html` say the same (the page's DOM as headless Chromium builds it,
 //! when Debian's `chromium` is installed, else as parsed from the file).
+//! The stub writes each run's trace, so the two evaluations' answers (the
+//! second stub answers [`LATER`]) sit side by side; a run with no trace
+//! kept shows "not kept".
 
 use crate::support;
 
@@ -15,11 +18,14 @@ use serde_json::Value;
 use std::process::Command;
 use support::cmd::bob;
 use support::data::data;
-use support::stub::{Stub, Switches};
+use support::stub::{STUB_ANSWER, STUB_TRACE, Stub, Switches};
 use support::tier::{self, Tool};
 use support::world::{World, outcome, succeeds};
 
 const SONNET: &str = "claude-sonnet-5-5";
+
+/// What the model answers on the second evaluation.
+const LATER: &str = "fix(hooks): name the hook that failed";
 
 /// What the tests compare: the world and the first and second documents.
 struct Bought {
@@ -109,6 +115,7 @@ fn bought() -> Bought {
     .unwrap();
     let later = Stub::new(Switches {
         fixture: Some(later_capture()),
+        trace: Some(STUB_TRACE.replace(STUB_ANSWER, LATER)),
         ..Switches::default()
     });
     // --fresh: the stub's capture holds both arms, so both are bought.
@@ -144,7 +151,7 @@ fn documents_ids_and_keywords_name_the_same_two_evaluations() {
     assert_eq!(files["a"]["with"]["value"], b.first["with"], "{files}");
     assert_eq!(files["b"]["with"]["value"], b.second["with"]);
     assert_eq!(files["like_for_like"], true, "{files}");
-    assert_eq!(files["answers_kept"], false);
+    assert_eq!(files["answers_kept"], true);
 
     let q = quiet(&files);
     let (aw, bw) = (
@@ -152,6 +159,13 @@ fn documents_ids_and_keywords_name_the_same_two_evaluations() {
         q["b"]["with"]["value"].as_f64().unwrap(),
     );
     assert!(bw < aw, "quiet fails with the item on B: {q}");
+    for arm in ["with", "without"] {
+        assert_eq!(
+            q["answers"][arm],
+            serde_json::json!([STUB_ANSWER, LATER]),
+            "each side's kept answer: {q}"
+        );
+    }
     let dd = q["delta_of_deltas"]["value"].as_f64().unwrap();
     let expected =
         q["b"]["delta"]["value"].as_f64().unwrap() - q["a"]["delta"]["value"].as_f64().unwrap();
@@ -186,19 +200,26 @@ fn documents_ids_and_keywords_name_the_same_two_evaluations() {
         "delta of deltas",
         "case quiet",
         "Like for like",
-        "answers not kept for these runs",
+        &format!("answer with A: {STUB_ANSWER}"),
+        &format!("answer without B: {LATER}"),
         "Wilson",
     ] {
         assert!(text.contains(words), "{words:?} in:\n{text}");
     }
+    assert!(!text.contains("answers not kept"), "{text}");
 }
 
 #[test]
 fn a_run_on_another_model_is_not_like_for_like_and_every_format_says_so() {
     let b = bought();
-    let opus: Value =
-        serde_json::from_slice(&succeeds(cmd(&b.w, &["run", "commit", "--model", "opus"])).stdout)
-            .unwrap();
+    // Bought where the platform wrote no trace: its answers are not kept.
+    let traceless = Stub::new(Switches {
+        trace: None,
+        ..Switches::answering(data("pipelines/aggregate-result.json"))
+    });
+    let mut opus = cmd(&b.w, &["run", "commit", "--model", "opus"]);
+    opus.env("BOB_EVAL_CLAUDE", &traceless.bin);
+    let opus: Value = serde_json::from_slice(&succeeds(opus).stdout).unwrap();
     std::fs::write(b.w.root.join("opus.json"), opus.to_string()).unwrap();
     let c = json(&b.w, &["compare", "second.json", "opus.json", "--json"]);
     assert_eq!(c["like_for_like"], false, "{c}");
@@ -229,7 +250,11 @@ fn a_run_on_another_model_is_not_like_for_like_and_every_format_says_so() {
     assert!(md.contains("> - model: A claude-sonnet-5-5"), "{md}");
     assert!(md.contains("| case |"), "{md}");
     assert!(md.contains("| quiet |"), "{md}");
-    assert!(md.contains("answers not kept for these runs"), "{md}");
+    assert!(md.contains("<summary>Answers</summary>"), "{md}");
+    assert!(
+        md.contains("| quiet | with | fix(hooks): name the hook that failed | _not kept_ |"),
+        "{md}"
+    );
 
     let page = b.w.root.join("compare.html");
     let out = stdout(
@@ -274,7 +299,15 @@ fn a_run_on_another_model_is_not_like_for_like_and_every_format_says_so() {
     let warning = select("div.warning li[data-what=\"model\"]");
     assert_eq!(warning.len(), 1, "{dom}");
     assert!(warning[0].contains("opus"), "{warning:?}");
-    assert_eq!(select("p.answers-missing").len(), names.len());
+    assert_eq!(select("p.answers-missing").len(), 0, "A's answers are kept");
+    assert_eq!(
+        select("div.answer[data-arm=\"with\"][data-side=\"a\"]"),
+        vec![LATER.to_string(); names.len()]
+    );
+    assert_eq!(
+        select("div.answer[data-side=\"b\"]"),
+        vec!["(not kept)".to_string(); 2 * names.len()]
+    );
     assert_eq!(select("tr.side").len(), 2);
 }
 

@@ -44,4 +44,5 @@ mod script_sandbox;
 mod sequence;
 mod shard;
 mod sweep_progress;
+mod transcripts;
 mod workflow;

@@ -597,9 +597,18 @@ fn evidence_list_export_and_import() {
     let lines = stdout(&out);
     let kinds: Vec<bool> = lines
         .lines()
+        .filter(|l| !l.contains(r#""kind":"transcript""#))
         .map(|l| l.contains(r#""kind":"evaluation""#))
         .collect();
     assert_eq!(kinds.len(), 9, "8 runs, then the evaluation they made");
+    let transcripts = lines.lines().skip(9);
+    assert!(
+        transcripts.clone().count() == 8
+            && transcripts
+                .clone()
+                .all(|l| l.contains(r#""kind":"transcript""#)),
+        "then the runs' transcripts: {lines}"
+    );
     assert_eq!(kinds.iter().filter(|e| **e).count(), 1);
     assert!(kinds[8], "the evaluation comes after the runs");
     let file = w.root.join("runs.jsonl");

@@ -242,11 +242,13 @@ fn import_refuses_future_and_impossible_runs_and_counts_them_per_reason() {
     let w = World::new();
     let out = w.run(&["run", "commit", "--runs", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let lines: Vec<String> = stdout(&w.run(&["evidence", "export", "commit"]))
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let (transcripts, lines): (Vec<String>, Vec<String>) =
+        stdout(&w.run(&["evidence", "export", "commit"]))
+            .lines()
+            .map(str::to_owned)
+            .partition(|l| l.contains(r#""kind":"transcript""#));
     assert_eq!(lines.len(), 9, "8 runs, then the evaluation they made");
+    assert_eq!(transcripts.len(), 8, "and a transcript per run");
     assert!(lines[8].contains(r#""kind":"evaluation""#), "{}", lines[8]);
     // A run dated 2999 (its id recomputed, as a forger would) and one costing 1e308.
     let mut future = StoredRun::from_line(&lines[0]).unwrap();

@@ -111,7 +111,13 @@ fn default_model_argv_cwd_plugin_and_numbers() {
         argv,
         expected_args(
             &plugin,
-            &["--max-cost-usd", "2", "--trust-plugin", "--no-publish"]
+            &[
+                "--max-cost-usd",
+                "2",
+                "--trust-plugin",
+                "--no-publish",
+                "--keep-temp"
+            ]
         )
     );
     let cwd = stub.record("cwd").unwrap();
@@ -181,6 +187,7 @@ fn explicit_options_are_passed_in_order() {
         "0.5",
         "--trust-plugin",
         "--no-publish",
+        "--keep-temp",
         "--model",
         "haiku",
         "--runs",
@@ -207,7 +214,7 @@ fn model_and_ceiling_from_environment_and_settings() {
     let argv = eval_argv(&stub).unwrap();
     assert_eq!(
         argv[9..].join(" "),
-        "--max-cost-usd 0.75 --trust-plugin --no-publish --model from-settings"
+        "--max-cost-usd 0.75 --trust-plugin --no-publish --keep-temp --model from-settings"
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -220,7 +227,7 @@ fn model_and_ceiling_from_environment_and_settings() {
         .assert()
         .code(0);
     assert_eq!(
-        eval_argv(&stub).unwrap()[13..].join(" "),
+        eval_argv(&stub).unwrap()[14..].join(" "),
         "--model from-env"
     );
 }

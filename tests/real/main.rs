@@ -34,4 +34,5 @@ mod plugin_corpus_real;
 mod plugin_traps_real;
 mod real_platform;
 mod scaffold_real;
+mod transcripts_real;
 mod trigger_real;

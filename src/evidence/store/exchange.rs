@@ -5,9 +5,10 @@
 
 use super::super::kept::{
     Evaluation, KeptDecision, Record, RecordProvenance, Records, decision_line, evaluation_line,
-    parse_record,
+    parse_record, transcript_line,
 };
 use super::super::{EXPORT_SCHEMA, ImportReport, Origin, Refused, RefusedRecord, StoredRun};
+use super::transcripts::KeptTranscript;
 use super::{COLUMNS, Store, items_filter, pending_dir};
 use crate::error::{Error, Location, Result};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -39,12 +40,14 @@ impl Store {
         let keep = |imported: bool| !(own_only && imported);
         let mut out = std::io::BufWriter::new(out);
         let mut count = 0;
+        let mut ids = Vec::new();
         let fail = |e| Error::io(name, "writing the export", e);
         self.each_run(items, "exporting runs", |run| {
             if !keep(run.is_imported()) {
                 return Ok(());
             }
             count += 1;
+            ids.push(run.id.clone());
             writeln!(out, "{}", run.to_line()).map_err(fail)
         })?;
         for e in self.evaluations(items)? {
@@ -56,6 +59,9 @@ impl Store {
             if keep(d.provenance.is_imported()) {
                 writeln!(out, "{}", decision_line(&d)).map_err(fail)?;
             }
+        }
+        for t in self.transcripts_of(&ids)? {
+            writeln!(out, "{}", transcript_line(&t)).map_err(fail)?;
         }
         out.flush().map_err(fail)?;
         Ok(count)
@@ -168,7 +174,13 @@ impl Store {
             &evaluations,
             &decisions,
         )?;
+        let transcripts = lines.transcripts.len();
+        let transcripts_added = self
+            .import_transcripts(lines.transcripts.into_iter().map(|(_, t)| t).collect())?
+            .kept;
         Ok(ImportReport {
+            transcripts,
+            transcripts_added,
             runs: total,
             added: added.runs,
             already: runs.len() - added.runs,
@@ -438,6 +450,7 @@ pub(super) struct Lines {
     pub(super) runs: Vec<(usize, StoredRun)>,
     pub(super) evaluations: Vec<(usize, Evaluation)>,
     pub(super) decisions: Vec<(usize, KeptDecision)>,
+    pub(super) transcripts: Vec<(usize, KeptTranscript)>,
 }
 
 /// Each line of an export, a run read by `parse_run`; the first line that
@@ -451,6 +464,7 @@ pub(super) fn read_lines(
         runs: Vec::new(),
         evaluations: Vec::new(),
         decisions: Vec::new(),
+        transcripts: Vec::new(),
     };
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| Error::unreadable(path, e))?;
@@ -468,6 +482,7 @@ pub(super) fn read_lines(
             Record::Run(run) => lines.runs.push((i + 1, run)),
             Record::Evaluation(e) => lines.evaluations.push((i + 1, *e)),
             Record::Decision(d) => lines.decisions.push((i + 1, d)),
+            Record::Transcript(t) => lines.transcripts.push((i + 1, *t)),
         }
     }
     Ok(lines)

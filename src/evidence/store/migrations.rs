@@ -21,6 +21,8 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration::Step(store_key_and_record_provenance),
     Migration::Step(mock_counts),
     Migration::Step(decision_sequence),
+    // Step 9 (transcripts): its own block at the end of this file.
+    Migration::Step(transcripts),
 ];
 
 /// Schema 1: the runs.
@@ -251,4 +253,28 @@ pub(super) fn decision_sequence(tx: &rusqlite::Transaction<'_>) -> rusqlite::Res
         tx.execute_batch("ALTER TABLE decisions ADD COLUMN sequence TEXT;")?;
     }
     Ok(())
+}
+
+// ---- Step 9: transcripts (issue 36) ---------------------------------------
+
+/// Version 8 → 9: the transcripts. Only when missing, so a store whose
+/// version was set back keeps what it holds.
+pub(super) fn transcripts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE IF NOT EXISTS transcript_blobs (
+    digest TEXT    NOT NULL PRIMARY KEY,
+    bytes  INTEGER NOT NULL,
+    data   BLOB    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_transcripts (
+    run_id  TEXT NOT NULL PRIMARY KEY,
+    digest  TEXT NOT NULL,
+    prompt  TEXT,
+    answer  TEXT,
+    kept_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS run_transcripts_by_digest ON run_transcripts (digest);
+"#,
+    )
 }

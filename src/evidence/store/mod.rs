@@ -20,13 +20,15 @@ mod costs;
 mod exchange;
 mod migrations;
 mod records;
+mod transcripts;
 pub use costs::{CostGroup, PastCosts};
 pub use exchange::{pending_tag, read_export};
 use migrations::{MIGRATIONS, Migration};
 use records::{insert_decisions, insert_evaluations};
+pub use transcripts::{KeptTranscript, TranscriptGc, TranscriptsKept};
 
 /// The schema version this bob-eval writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// How long a write waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -98,6 +100,8 @@ pub struct Store {
     bought_wait: Duration,
     /// Opened by [`Store::open_read_only`]: the one writer refuses.
     read_only: bool,
+    /// The most bytes of compressed traces kept ([`Store::set_transcript_cap`]).
+    transcript_cap: u64,
 }
 
 impl Store {
@@ -150,6 +154,7 @@ impl Store {
             busy_timeout,
             bought_wait: BOUGHT_WAIT,
             read_only: false,
+            transcript_cap: super::transcript::DEFAULT_CAP_MIB << 20,
         };
         store.conn.busy_timeout(busy_timeout).map_err(fault)?;
         if store.conn.is_readonly("main").map_err(fault)? {
@@ -191,6 +196,7 @@ impl Store {
             busy_timeout: BUSY_TIMEOUT,
             bought_wait: BOUGHT_WAIT,
             read_only: true,
+            transcript_cap: super::transcript::DEFAULT_CAP_MIB << 20,
         };
         store.conn.busy_timeout(BUSY_TIMEOUT).map_err(fault)?;
         store.check_identity()?;

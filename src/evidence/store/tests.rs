@@ -666,7 +666,7 @@ fn a_version_4_store_gains_evaluations_and_decisions_and_keeps_its_runs() {
     }
     let mut store = Store::open(&path).unwrap();
     assert_eq!(store.user_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 8);
+    assert_eq!(SCHEMA_VERSION, 9);
     store.insert(&runs, &Origin::Bought).unwrap();
     assert!(store.evaluations(&[]).unwrap().is_empty());
     assert!(store.decisions(&[]).unwrap().is_empty());

@@ -96,11 +96,13 @@ impl Side {
 }
 
 /// The final answer the model gave on the stored run `run_id`, when the store
-/// keeps it. Runs keep no transcript yet: always `None` until transcripts are
-/// stored, when this is wired to them (the one place `compare` reads answers).
+/// keeps its transcript ([`crate::evidence::transcript::answer`]); `None` for
+/// a run bought before transcripts were kept, or with no store (the one place
+/// `compare` reads answers). A store that cannot be read answers nothing.
 pub fn kept_answer(store: Option<&Store>, run_id: &str) -> Option<String> {
-    let _ = (store, run_id);
-    None
+    crate::evidence::transcript::answer(store?, run_id)
+        .ok()
+        .flatten()
 }
 
 /// Resolve `a` and `b` (as given) under `want`: files and run ids first, so
