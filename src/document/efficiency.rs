@@ -2,8 +2,9 @@
 //! arm, the model's cost, turns and duration per run with their intervals,
 //! and the with/without ratios (methods in [`crate::stats::efficiency`]).
 
-use super::*;
+use super::{SkillEval, round4};
 use crate::stats::efficiency::{Pooled, Sample, ratio};
+use serde::{Deserialize, Serialize};
 
 /// How the efficiency intervals are computed, as the document states it.
 pub const EFFICIENCY_METHOD: &str = "t-interval on each arm's mean per run (the suite: mean of case means, Welch-Satterthwaite df); ratio with/without: delta method on the log-ratio, Welch-Satterthwaite df; an arm with one run has no interval";
