@@ -2,8 +2,9 @@
 //! arm, the model's cost, turns and duration per run with their intervals,
 //! and the with/without ratios (methods in [`crate::stats::efficiency`]).
 
-use super::*;
+use super::{SkillEval, round4};
 use crate::stats::efficiency::{Pooled, Sample, ratio};
+use serde::{Deserialize, Serialize};
 
 /// How the efficiency intervals are computed, as the document states it.
 pub const EFFICIENCY_METHOD: &str = "t-interval on each arm's mean per run (the suite: mean of case means, Welch-Satterthwaite df); ratio with/without: delta method on the log-ratio, Welch-Satterthwaite df; an arm with one run has no interval";
@@ -294,12 +295,19 @@ impl Efficiency {
 
     /// "Same score, half the cost": when the suite's delta is within noise
     /// (`delta_clear` false) and the cost ratio's interval lies wholly below
-    /// or above 1, the result in words; `None` otherwise.
-    pub fn headline(&self, delta_clear: bool) -> Option<String> {
+    /// or above 1, the result in words; `None` otherwise. `same_point`: the
+    /// delta is 0 as written ("same score"); else the score is said to have
+    /// no clear change.
+    pub fn headline(&self, delta_clear: bool, same_point: bool) -> Option<String> {
         let r = self.suite.figures.cost_usd.ratio?;
         if delta_clear {
             return None;
         }
+        let score = if same_point {
+            "same score"
+        } else {
+            "no clear change in score"
+        };
         let share = if (0.45..0.55).contains(&r.value) {
             "half the".to_string()
         } else {
@@ -308,12 +316,12 @@ impl Efficiency {
         let level = format!("{:.0} %", self.confidence * 100.0);
         if r.clearly_below_one() {
             Some(format!(
-                "same score, {share} cost: the score's change is within noise and the item clearly makes runs cheaper (cost per run {}, {level} interval)",
+                "{score}, {share} cost: the score's change is within noise and the item clearly makes runs cheaper (cost per run {}, {level} interval)",
                 r.words()
             ))
         } else if r.clearly_above_one() {
             Some(format!(
-                "same score, {share} cost: the score's change is within noise and the item clearly makes runs dearer (cost per run {}, {level} interval)",
+                "{score}, {share} cost: the score's change is within noise and the item clearly makes runs dearer (cost per run {}, {level} interval)",
                 r.words()
             ))
         } else {
@@ -336,6 +344,18 @@ fn suite_samples(cases: &[CaseFigures], kind: FigureKind) -> (Vec<Sample>, Vec<S
             .collect()
     };
     (arm(|f| f.with), arm(|f| f.without))
+}
+
+impl SkillEval {
+    /// "Same score, half the cost" for this document ([`Efficiency::headline`]):
+    /// its suite's delta within noise by its advisory, the cost ratio clear
+    /// of 1. `None` without efficiency or intervals.
+    pub fn efficiency_headline(&self) -> Option<String> {
+        let clear = self.stats.as_ref()?.suite.advisory.is_clear();
+        self.efficiency
+            .as_ref()?
+            .headline(clear, round4(self.delta) == 0.0)
+    }
 }
 
 impl SuiteFigures {
@@ -437,11 +457,17 @@ mod tests {
             (&[1.0, 1.0], &[2.0, 2.0]),
         );
         let e = Efficiency::of(vec![a], 0, 0.95).unwrap();
-        let words = e.headline(false).unwrap();
+        let words = e.headline(false, true).unwrap();
         assert!(words.starts_with("same score, half the cost"), "{words}");
         assert!(words.contains("cheaper"), "{words}");
+        // A delta within noise but not 0 is no clear change, not the same.
+        let words = e.headline(false, false).unwrap();
+        assert!(
+            words.starts_with("no clear change in score, half the cost"),
+            "{words}"
+        );
         // A clear change in the score: not "the same score".
-        assert_eq!(e.headline(true), None);
+        assert_eq!(e.headline(true, true), None);
         // Within noise on cost too: nothing to name.
         let b = case(
             "b",
@@ -449,7 +475,9 @@ mod tests {
             (&[1.0, 1.0], &[1.0, 1.0]),
         );
         assert_eq!(
-            Efficiency::of(vec![b], 0, 0.95).unwrap().headline(false),
+            Efficiency::of(vec![b], 0, 0.95)
+                .unwrap()
+                .headline(false, true),
             None
         );
     }

@@ -8,8 +8,8 @@
 //! model in the same evaluation, so the ratio is what loading the item
 //! costs; bests record no cost per run to compare with.
 
-use super::*;
-use crate::document::FigureKind;
+use super::{Condition, Decision, Status, fail, fmt_level, pass};
+use crate::document::{FigureKind, SkillEval};
 use crate::stats::efficiency::{Pooled, ratio_bounds};
 
 /// The rule's condition (`cost-ratio`, on the point ratio) and, under the
@@ -149,7 +149,8 @@ pub fn limit_cost(mut decision: Decision, result: &SkillEval, limit: Option<f64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{ArmValues, CaseFigures, Efficiency};
+    use crate::document::{ArmValues, Baseline, CaseFigures, Efficiency};
+    use crate::gate::decide_at;
 
     /// A result whose one case's runs cost these amounts per arm.
     fn costing(with: &[f64], without: &[f64]) -> SkillEval {

@@ -75,11 +75,7 @@ pub fn suite_lines(doc: &SkillEval) -> Vec<String> {
 /// "Same score, half the cost" ([`Efficiency::headline`]) when the suite's
 /// delta is within noise and the cost ratio clearly below (or above) 1.
 pub fn headline(doc: &SkillEval) -> Option<String> {
-    let clear = doc
-        .stats
-        .as_ref()
-        .is_some_and(|s| s.suite.advisory.is_clear());
-    doc.efficiency.as_ref()?.headline(clear)
+    doc.efficiency_headline()
 }
 
 /// A case's ratios on one line: `with/without: cost 5.00× [4.71, 5.30],

@@ -222,3 +222,37 @@ fn propose_holds_its_decision_to_the_limit_too() {
     let wiki = std::fs::read_to_string(w.source.join("wiki/skill-impact.md")).unwrap();
     assert!(wiki.contains("| rejected |"), "{wiki}");
 }
+
+#[test]
+fn exam_and_propose_name_it_too() {
+    let w = world();
+    let out = cmd(&w)
+        .args(["exam", "commit", "--runs", "3"])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("note: efficiency: same score, half the cost: the score's change is within noise and the item clearly makes runs cheaper"),
+        "{stdout}"
+    );
+    let out = cmd(&w)
+        .args([
+            "propose",
+            "commit",
+            "--pr",
+            "#8",
+            "--pages",
+            "commit-skipped-hook",
+            "--runs",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("  EFFICIENCY: same score, half the cost"),
+        "{stdout}{}",
+        text(&out.stderr)
+    );
+}

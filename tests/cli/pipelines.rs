@@ -135,9 +135,17 @@ fn exam_json_holds_the_document_and_the_meaning() {
         v["meaning"].as_str().unwrap().starts_with("keeps helping"),
         "{v}"
     );
-    // The stub's result scores 1.00 with the item: the suite is saturated.
+    // The stub's result scores 1.00 with the item: the suite is saturated;
+    // its with arm takes 3 turns on fires against 1: runs clearly dearer.
     let notes = v["notes"].as_array().unwrap();
-    assert_eq!(notes.len(), 1, "{v}");
+    assert_eq!(notes.len(), 2, "{v}");
+    assert!(
+        notes[1]
+            .as_str()
+            .unwrap()
+            .starts_with("efficiency: no clear change in score, 1.50× the cost"),
+        "{v}"
+    );
     assert!(
         notes[0]
             .as_str()

@@ -107,6 +107,14 @@ fn register_properties(props: &mut Props) {
         }
     });
     props.get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
+    props.get("efficiency", |r: &mut EvalResult| {
+        read_only(&r.doc.efficiency)
+    });
+    props.get("efficiency_finding", |r: &mut EvalResult| {
+        r.doc
+            .efficiency_headline()
+            .map_or(Dynamic::UNIT, Dynamic::from)
+    });
     props.get("scored_by_trigger", |r: &mut EvalResult| -> Array {
         r.doc
             .scored_by_trigger()
