@@ -219,7 +219,12 @@ pub fn criterion_text(grader: &Grader) -> String {
 
 /// `sha256:<hex>` of the grader's criterion text: the one digest labels are given for.
 pub fn criterion_digest(grader: &Grader) -> String {
-    let hash = Sha256::digest(criterion_text(grader).as_bytes());
+    text_digest(&criterion_text(grader))
+}
+
+/// `sha256:<hex>` of a criterion text ([`criterion_digest`] of a grader with it).
+pub fn text_digest(criterion: &str) -> String {
+    let hash = Sha256::digest(criterion.as_bytes());
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in hash.iter() {
@@ -261,6 +266,17 @@ pub fn path(suite_dir: &Utf8Path, case_dir: &Utf8Path, grader: &str) -> Result<U
 /// True when `file_name` is a labels file's (`*.labels.json`).
 pub fn is_labels_file(file_name: &str) -> bool {
     file_name.len() > SUFFIX.len() && file_name.ends_with(SUFFIX)
+}
+
+/// True when `path` is a labels file in a `graders/` folder: a file of the
+/// source tree the platform never reads, kept out of the run's plugin and of
+/// the case's digest (labelling a run never makes its evidence stale).
+pub fn is_labels_path(path: &Utf8Path) -> bool {
+    path.file_name().is_some_and(is_labels_file)
+        && path
+            .parent()
+            .and_then(Utf8Path::file_name)
+            .is_some_and(|d| d == "graders")
 }
 
 /// Read a labels file: `None` when it does not exist. Not JSON, not valid
@@ -310,9 +326,12 @@ pub fn parse(text: &str, path: &Utf8Path) -> Result<Labels> {
     Ok(labels)
 }
 
-/// Write a labels file atomically, creating `graders/` when needed. A symlink
-/// at its path is refused, never written through (a file of the source tree).
+/// Write a labels file atomically, creating `graders/` when needed, a signal
+/// held off until it is written. A symlink at its path is refused, never
+/// written through (a file of the source tree).
 pub fn save(path: &Utf8Path, labels: &Labels) -> Result<()> {
+    // A signal waits for the write to end: no temp file is left in graders/.
+    let _guard = crate::error::interrupt::guard()?;
     if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "creating", e))?;
     }
