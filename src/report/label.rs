@@ -51,7 +51,10 @@ pub fn revealed(human: Verdict, judge: Verdict, answered: &Answered) -> String {
 }
 
 fn indent(text: &str) -> String {
-    let body: Vec<String> = text.lines().map(|l| format!("  │ {l}")).collect();
+    let body: Vec<String> = text
+        .lines()
+        .map(|l| format!("  │ {l}").trim_end().to_owned())
+        .collect();
     if body.is_empty() {
         "  │".to_owned()
     } else {
@@ -114,6 +117,22 @@ pub fn status(rows: &[GraderStatus]) -> String {
             class("TNR", &n.fail)
         );
         let _ = writeln!(out, "  {}", verdict(n));
+    }
+    let open: Vec<&GraderStatus> = rows.iter().filter(|r| !r.need.reached).collect();
+    if rows.len() > 1 && !open.is_empty() {
+        let reachable: Vec<&&GraderStatus> =
+            open.iter().filter(|r| r.more_labels.is_some()).collect();
+        let more: u32 = reachable.iter().filter_map(|r| r.more_labels).sum();
+        let minutes: u32 = reachable.iter().filter_map(|r| r.minutes).sum();
+        let _ = writeln!(
+            out,
+            "calibrating the {} grader(s) not calibrated yet: about {more} more label(s), ≈ {minutes} min of a person's time{}",
+            reachable.len(),
+            match open.len() - reachable.len() {
+                0 => String::new(),
+                n => format!(" ({n} more cannot reach the threshold at the agreement seen so far)"),
+            }
+        );
     }
     let _ = writeln!(
         out,
@@ -197,4 +216,84 @@ pub fn imported(r: &ImportReport) -> String {
         let _ = writeln!(out, "wrote {file}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Arm;
+    use crate::ops::label::{class_need, need};
+    use crate::suite::labels::Label;
+
+    fn candidate() -> Candidate {
+        Candidate {
+            entry: "e0123456789abcdef".into(),
+            run: "3f2a9c0d1e4b5a6978".into(),
+            case: "fires".into(),
+            grader: "why".into(),
+            arm: Arm::Without,
+            criterion: "The body says why the hook is skipped.".into(),
+            saw: "fix(hooks): skip the hook\n\nDocs-only commits need no lint.".into(),
+            judge: Verdict::Fail,
+        }
+    }
+
+    #[test]
+    fn a_run_to_label_never_shows_the_judge() {
+        let text = prompt(&candidate(), 2, 7);
+        assert!(!text.contains("FAIL") && !text.contains("fail"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn the_reveal_says_agreement_and_replacement() {
+        assert_eq!(
+            revealed(Verdict::Fail, Verdict::Fail, &Answered::Added),
+            "saved FAIL · the judge said FAIL: you agree\n"
+        );
+        let old = Label {
+            run: "r".into(),
+            arm: "with".into(),
+            human: Verdict::Fail,
+            judge: Verdict::Fail,
+            at: "2026-12-05T08:00:00Z".into(),
+            by: None,
+            criterion_digest: None,
+        };
+        assert_eq!(
+            revealed(Verdict::Pass, Verdict::Fail, &Answered::Replaced(old)),
+            "saved PASS (replaces your earlier FAIL for this run) · the judge said FAIL: you disagree\n"
+        );
+    }
+
+    fn row(grader: &str, pass: (u32, u32), fail: (u32, u32)) -> GraderStatus {
+        let mut n = need(&[]);
+        n.pass = class_need(pass.0, pass.1);
+        n.fail = class_need(fail.0, fail.1);
+        n.reached = n.pass.low >= THRESHOLD && n.fail.low >= THRESHOLD;
+        n.reachable = n.pass.total_needed.is_some() && n.fail.total_needed.is_some();
+        n.by_judge = [pass.0 + fail.1 - fail.0, fail.0 + pass.1 - pass.0];
+        GraderStatus {
+            case: "fires".into(),
+            grader: grader.into(),
+            labels_file: format!("evals/commit/fires/graders/{grader}.labels.json").into(),
+            labels: (pass.1 + fail.1) as usize,
+            stale: 0,
+            unlabelled: 12,
+            more_labels: n.more(),
+            minutes: n.minutes(),
+            need: n,
+        }
+    }
+
+    #[test]
+    fn each_grader_against_the_threshold() {
+        let rows = [
+            row("new", (0, 0), (0, 0)),
+            row("close", (18, 20), (10, 10)),
+            row("poor", (15, 20), (20, 20)),
+            row("done", (30, 30), (30, 30)),
+        ];
+        insta::assert_snapshot!(status(&rows));
+    }
 }

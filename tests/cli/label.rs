@@ -136,6 +136,11 @@ fn export_fill_import_writes_the_labels_file_beside_the_grader() {
     assert_eq!(why["need"]["fail"]["labels"], 3, "{why}");
     assert_eq!(why["need"]["fail"]["agreed"], 2, "{why}");
     assert_eq!(why["need"]["reached"], false);
+    assert_eq!(
+        why["more_labels"],
+        Value::Null,
+        "2 of 3 cannot reach 0.80: {why}"
+    );
 
     let file = json(&std::fs::read_to_string(world.root.join(LABELS)).unwrap());
     assert!(
@@ -214,6 +219,10 @@ fn an_edited_criterion_makes_the_labels_stale() {
     let report = json(&out);
     assert_eq!(report["stale"], 4, "{report}");
     assert_eq!(report["graders"][0]["labels"], 0);
+    // With no labels, a judge that always agrees needs 16 of each class:
+    // 32 labels, 16 minutes at 30 s a label.
+    assert_eq!(report["graders"][0]["more_labels"], 32, "{report}");
+    assert_eq!(report["graders"][0]["minutes"], 16, "{report}");
     let (code, _, err) = label(&world, &["--dry-run"]);
     assert_eq!(code, 0);
     assert!(

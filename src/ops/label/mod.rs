@@ -402,6 +402,11 @@ pub struct GraderStatus {
     pub unlabelled: usize,
     /// What the labels say about the threshold.
     pub need: Need,
+    /// More labels calibration needs in all (`None`: not reachable at the
+    /// agreement seen so far).
+    pub more_labels: Option<u32>,
+    /// The person's time for them, in minutes at [`SECONDS_PER_LABEL`].
+    pub minutes: Option<u32>,
 }
 
 /// Every grader's status in `pool`, in suite order.
@@ -422,7 +427,14 @@ pub fn status(pool: &Pool) -> Vec<GraderStatus> {
                     .filter(|c| c.case == g.case && c.grader == g.grader)
                     .count(),
                 need: need(&current),
+                more_labels: None,
+                minutes: None,
             }
+        })
+        .map(|mut row| {
+            row.more_labels = row.need.more();
+            row.minutes = row.need.minutes();
+            row
         })
         .collect()
 }
