@@ -186,6 +186,33 @@ fn verdict(n: &Need) -> String {
     }
 }
 
+/// What calibrating the judged graders of `item` would cost, in one line
+/// (`run --dry-run`); `None` when every one is calibrated (or there is none).
+pub fn calibration_cost(item: &str, rows: &[GraderStatus]) -> Option<String> {
+    let open: Vec<&GraderStatus> = rows.iter().filter(|r| !r.need.reached).collect();
+    if open.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = open
+        .iter()
+        .map(|r| format!("`{}` of `{}`", r.grader, r.case))
+        .collect();
+    let reachable: Vec<&&GraderStatus> = open.iter().filter(|r| r.more_labels.is_some()).collect();
+    let more: u32 = reachable.iter().filter_map(|r| r.more_labels).sum();
+    let minutes: u32 = reachable.iter().filter_map(|r| r.minutes).sum();
+    let stuck = open.len() - reachable.len();
+    Some(format!(
+        "calibration: {} llm grader(s) not calibrated ({}): about {more} more label(s), ≈ {minutes} min of a person's time at {SECONDS_PER_LABEL} s a label{}; `bob-eval label {item}`",
+        open.len(),
+        names.join(", "),
+        if stuck > 0 {
+            format!(" ({stuck} cannot reach the threshold at the agreement seen so far)")
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// What an import did, in one line.
 pub fn imported(r: &ImportReport) -> String {
     let mut out = format!(

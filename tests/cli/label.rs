@@ -385,3 +385,28 @@ fn the_terminal_flow_saves_each_answer_and_resumes_after_quit_and_ctrl_c() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn run_dry_run_states_the_calibration_in_a_persons_time() {
+    let world = World::copy_of(
+        &data("source"),
+        Switches::answering(data("platform/split-votes.json")),
+    );
+    let (code, _, err) = outcome(args(&world, &["run", "commit", "--dry-run"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains("calibration:"),
+        "no llm grader, nothing to say: {err}"
+    );
+    world.write(
+        "evals/commit/fires/graders/why.md",
+        &format!("---\ntype: llm\n---\n{CRITERION}\n"),
+    );
+    let (code, out, err) = outcome(args(&world, &["run", "commit", "--dry-run", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    json(&out);
+    assert!(
+        err.contains("calibration: 1 llm grader(s) not calibrated (`why` of `fires`): about 32 more label(s), ≈ 16 min of a person's time at 30 s a label; `bob-eval label commit`"),
+        "{err}"
+    );
+}

@@ -175,8 +175,8 @@ pub fn gather(suite: &Suite, store: &Store, filter: &Filter) -> Result<Pool> {
             crate::evidence::case_digest(&suite.dir, &case.dir)?,
         );
         for g in judged {
-            match judged_grader(suite, case, g) {
-                Ok(j) => graders.push(j),
+            match labels::check_name(&g.name) {
+                Ok(()) => graders.push(judged_grader(suite, case, g)?),
                 Err(e) => unnamed.push(format!("case `{}`: {e}", case.name)),
             }
         }
@@ -407,6 +407,30 @@ pub struct GraderStatus {
     pub more_labels: Option<u32>,
     /// The person's time for them, in minutes at [`SECONDS_PER_LABEL`].
     pub minutes: Option<u32>,
+}
+
+/// What calibrating `suite`'s judged graders still needs, from their labels
+/// files alone (no store: `unlabelled` is 0): what `run --dry-run` states.
+/// Graders whose name cannot name a labels file are left out.
+pub fn calibration(suite: &Suite) -> Result<Vec<GraderStatus>> {
+    let mut graders = Vec::new();
+    for case in &suite.cases {
+        for g in &case.graders {
+            if g.kind().is_some_and(|k| k.asks_judge()) && labels::check_name(&g.name).is_ok() {
+                graders.push(judged_grader(suite, case, g)?);
+            }
+        }
+    }
+    let pool = Pool {
+        graders,
+        todo: Vec::new(),
+        done: Vec::new(),
+        older: Vec::new(),
+        no_evidence: 0,
+        other_version: 0,
+        unnamed: Vec::new(),
+    };
+    Ok(status(&pool))
 }
 
 /// Every grader's status in `pool`, in suite order.
