@@ -69,9 +69,11 @@ pub struct Answer {
     pub human: Option<Verdict>,
 }
 
-/// Read a batch file: every non-blank line an [`Entry`] of `item`, each
-/// entry once, `human` blank, `pass` or `fail` (any case). Errors name the
-/// file and line; nothing is read into labels before the whole file is good.
+/// Read a batch file: JSON Lines as exported (every non-blank line an
+/// [`Entry`]), or the same entries as one JSON array. Each entry of `item`,
+/// given once, `human` blank (or null), `pass` or `fail` (any case; `true`
+/// and `false` too). Errors name the file and line; nothing is read into
+/// labels before the whole file is good.
 pub fn read_entries(path: &Utf8Path, item: &str) -> Result<Vec<Answer>> {
     let text =
         crate::fsio::read_text(path, MAX_BATCH_FILE).map_err(|e| Error::unreadable(path, e))?;
@@ -81,19 +83,8 @@ pub fn read_entries(path: &Utf8Path, item: &str) -> Result<Vec<Answer>> {
     };
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut answers = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let entry: Entry = serde_json::from_str(raw).map_err(|e| {
-            at(
-                line,
-                format!(
-                    "not a {ENTRY_FORMAT} line: {e} (keep one JSON object a line, as exported)"
-                ),
-            )
-        })?;
+    for (line, value) in values(&text, path)? {
+        let (entry, human) = entry_of(value).map_err(|e| at(line, e))?;
         if entry.format != ENTRY_FORMAT {
             return Err(at(
                 line,
@@ -118,18 +109,101 @@ pub fn read_entries(path: &Utf8Path, item: &str) -> Result<Vec<Answer>> {
                 ),
             ));
         }
-        let human = match entry.human.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(text) => Some(Verdict::parse(text).ok_or_else(|| {
-                at(
-                    line,
-                    format!("`human` is {text:?}: write pass or fail, or leave it blank to skip"),
-                )
-            })?),
-        };
         answers.push(Answer { line, entry, human });
     }
     Ok(answers)
+}
+
+/// The entries of a batch with the line each starts on: one a line, or the
+/// elements of one JSON array.
+fn values(text: &str, path: &Utf8Path) -> Result<Vec<(usize, serde_json::Value)>> {
+    if !text.trim_start().starts_with('[') {
+        let mut out = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let value = serde_json::from_str(raw).map_err(|e| Error::InvalidInput {
+                at: Location::at(path, i + 1),
+                message: format!(
+                    "not a {ENTRY_FORMAT} line: {e} (keep one JSON object a line, as exported)"
+                ),
+            })?;
+            out.push((i + 1, value));
+        }
+        return Ok(out);
+    }
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| Error::InvalidInput {
+            at: Location::at(path, e.line().max(1)),
+            message: format!("not a JSON array of {ENTRY_FORMAT} entries: {e}"),
+        })?;
+    let lines = element_lines(text);
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| (lines.get(i).copied().unwrap_or(1), v))
+        .collect())
+}
+
+/// The 1-based line where each element of the top-level array of `text` starts.
+fn element_lines(text: &str) -> Vec<usize> {
+    let (mut depth, mut in_string, mut escaped, mut line) = (0usize, false, false, 1);
+    let mut out = Vec::new();
+    let mut expect = false;
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if expect && depth == 1 && !c.is_whitespace() && c != ']' {
+            out.push(line);
+            expect = false;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth == 1 {
+                    expect = true;
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => expect = true,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// An entry and its verdict from one JSON value: `human` a string (blank
+/// skips), a boolean or null.
+fn entry_of(mut value: serde_json::Value) -> std::result::Result<(Entry, Option<Verdict>), String> {
+    let human = match value.get_mut("human").map(serde_json::Value::take) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Bool(b)) => Some(Verdict::from_passed(b)),
+        Some(serde_json::Value::String(text)) if text.trim().is_empty() => None,
+        Some(serde_json::Value::String(text)) => Some(Verdict::parse(&text).ok_or_else(|| {
+            format!("`human` is {text:?}: write pass or fail, or leave it blank to skip")
+        })?),
+        Some(other) => {
+            return Err(format!(
+                "`human` is {other}: write pass or fail, or leave it blank to skip"
+            ));
+        }
+    };
+    let mut entry: Entry = serde_json::from_value(value)
+        .map_err(|e| format!("not a {ENTRY_FORMAT} entry: {e} (keep the fields as exported)"))?;
+    entry.human = human.map(|h| h.as_str().to_owned());
+    Ok((entry, human))
 }
 
 /// What an import did.

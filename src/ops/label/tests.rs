@@ -253,3 +253,27 @@ fn the_need_follows_the_wilson_lower_limit() {
     let done = class_need(40, 40);
     assert_eq!((done.more, done.total_needed), (Some(0), Some(40)));
 }
+
+#[test]
+fn a_batch_may_be_one_json_array_with_booleans() {
+    let entry = |id: &str, human: serde_json::Value| {
+        serde_json::json!({"format": ENTRY_FORMAT, "entry": id, "item": "commit", "case": "fires",
+            "grader": "why", "arm": "with", "criterion": "c", "saw": "s", "human": human})
+    };
+    let pretty = serde_json::to_string_pretty(&vec![
+        entry("e1", true.into()),
+        entry("e2", serde_json::Value::Null),
+        entry("e3", "Fail".into()),
+    ])
+    .unwrap();
+    let (_d, path) = write_batch(&[pretty.clone()]);
+    let answers = read_entries(&path, "commit").unwrap();
+    let got: Vec<(usize, Option<Verdict>)> = answers.iter().map(|a| (a.line, a.human)).collect();
+    // Each element of the pretty array spans 11 lines, after the `[`.
+    assert_eq!(got, [(2, Some(Pass)), (13, None), (24, Some(Fail))]);
+
+    let bad = pretty.replace("\"Fail\"", "3");
+    let (_d, path) = write_batch(&[bad]);
+    let err = read_entries(&path, "commit").unwrap_err().to_string();
+    assert!(err.contains(":24: `human` is 3"), "{err}");
+}
