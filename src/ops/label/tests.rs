@@ -266,7 +266,7 @@ fn a_batch_may_be_one_json_array_with_booleans() {
         entry("e3", "Fail".into()),
     ])
     .unwrap();
-    let (_d, path) = write_batch(&[pretty.clone()]);
+    let (_d, path) = write_batch(std::slice::from_ref(&pretty));
     let answers = read_entries(&path, "commit").unwrap();
     let got: Vec<(usize, Option<Verdict>)> = answers.iter().map(|a| (a.line, a.human)).collect();
     // Each element of the pretty array spans 11 lines, after the `[`.
