@@ -155,3 +155,80 @@ fn real_runs_are_labelled_through_a_file() {
         );
     }
 }
+
+#[test]
+fn every_error_of_an_erring_judge_shows_in_the_labels() {
+    if !tier::present(Tool::Claude) {
+        return;
+    }
+    // The judge is right except on every third run's votes: it flips them.
+    let votes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&votes);
+    let api = FakeApi::start(
+        Script::new()
+            .fire_skill(SKILL, FIRES_PROMPT, GOOD)
+            .otherwise(BAD)
+            .judge(move |r| {
+                let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                r.text().contains(MARKER) != ((n / 3) % 3 == 2)
+            }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let source = source_copy(dir.path());
+    let home = dir.path().join("bob-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = |args: &[&str]| {
+        let out = offline(bob(&source, &home), &api, dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&["run", "commit", "--runs", "4", "--max-cost-usd", "2"]);
+    // What the store says the judge decided, run by run.
+    let mut wrong = 0;
+    let mut stored = 0;
+    for line in run(&["evidence", "export", "commit"]).lines() {
+        let l: Value = serde_json::from_str(line).unwrap();
+        for g in l["outcome"]["graders"].as_array().into_iter().flatten() {
+            if g["name"] == "why" {
+                stored += 1;
+                let truth = g["evidence"].as_str().unwrap().contains(MARKER);
+                wrong += usize::from(g["passed"].as_bool().unwrap() != truth);
+            }
+        }
+    }
+    assert_eq!(stored, 8, "four runs an arm");
+    assert!(wrong > 0, "the fake judge erred on no run");
+    let batch = dir.path().join("batch.jsonl");
+    let batch_arg = batch.to_str().unwrap();
+    run(&["label", "commit", "--export", batch_arg]);
+    let filled: Vec<String> = std::fs::read_to_string(&batch)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut e: Value = serde_json::from_str(l).unwrap();
+            e["human"] = e["saw"].as_str().unwrap().contains(MARKER).into();
+            e.to_string()
+        })
+        .collect();
+    assert_eq!(filled.len(), 8);
+    std::fs::write(&batch, filled.join("\n") + "\n").unwrap();
+    let report: Value =
+        serde_json::from_str(&run(&["label", "commit", "--import", batch_arg, "--json"])).unwrap();
+    let need = &report["graders"][0]["need"];
+    let agreed =
+        need["pass"]["agreed"].as_u64().unwrap() + need["fail"]["agreed"].as_u64().unwrap();
+    assert_eq!(
+        (
+            need["pass"]["labels"].as_u64(),
+            need["fail"]["labels"].as_u64()
+        ),
+        (Some(4), Some(4)),
+        "{report}"
+    );
+    // Every error of the judge the store holds shows in the labels.
+    assert_eq!(8 - agreed as usize, wrong, "{report}");
+}
