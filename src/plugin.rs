@@ -246,7 +246,8 @@ fn refuse_unusual(path: &Utf8Path, meta: &fs::Metadata) -> Result<()> {
     Err(Error::invalid(path, why))
 }
 
-/// Copy `from` into `to`; at the top level leave out `baseline.json` and `results/`.
+/// Copy `from` into `to`; at the top level leave out `baseline.json` and
+/// `results/`, and everywhere the graders' labels files.
 fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
     make_dir(to)?;
     let entries = from
@@ -262,6 +263,10 @@ fn copy_suite(from: &Utf8Path, to: &Utf8Path, top: bool) -> Result<()> {
         if top
             && ((name == "baseline.json" && meta.is_file()) || (name == "results" && meta.is_dir()))
         {
+            continue;
+        }
+        // A grader's labels stay in the source tree: the with arm never sees them.
+        if meta.is_file() && crate::suite::labels::is_labels_path(src) {
             continue;
         }
         let dst = to.join(name);
@@ -374,6 +379,23 @@ mod tests {
         drop(plugin);
         assert!(!dir.exists(), "an unkept plugin is removed");
         assert!(!scratch.exists(), "so is the platform's temp folder");
+    }
+
+    #[test]
+    fn labels_files_never_reach_the_plugin() {
+        let (_d, root) = source();
+        write(&root, "evals/commit/fires/graders/why.labels.json", "{}");
+        write(
+            &root,
+            "evals/commit/fires/notes.labels.json",
+            "kept: not a grader's",
+        );
+        let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
+        let plugin = assemble(&root, &it).unwrap();
+        let case = plugin.dir.join("evals/commit/fires");
+        assert!(case.join("graders/fires.md").is_file());
+        assert!(!case.join("graders/why.labels.json").exists());
+        assert!(case.join("notes.labels.json").is_file());
     }
 
     #[test]

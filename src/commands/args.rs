@@ -193,11 +193,22 @@ pub fn dry_run(
     opts: &eval::EvalOptions,
     json: bool,
 ) -> crate::error::Result<u8> {
-    let estimate = eval::estimate::estimate(ctx, &crate::config::ItemName::new(item)?, opts)?;
+    let name = crate::config::ItemName::new(item)?;
+    let estimate = eval::estimate::estimate(ctx, &name, opts)?;
     if json {
         super::print(&super::json(&estimate))?;
     } else {
         super::print(&crate::report::estimate::estimate(&estimate))?;
+    }
+    // The judges' calibration costs a person's time, not dollars: said apart.
+    let suite = crate::suite::load(&ctx.source, &name)?;
+    match crate::ops::label::calibration(&suite) {
+        Ok(rows) => {
+            if let Some(line) = crate::report::label::calibration_cost(item, &rows) {
+                eprintln!("bob-eval: {line}");
+            }
+        }
+        Err(e) => eprintln!("bob-eval: warning: {}", crate::text::line(&e.to_string())),
     }
     Ok(crate::error::exit::OK)
 }

@@ -13,6 +13,7 @@ pub mod exam;
 pub mod gate;
 pub mod history;
 pub mod init;
+pub mod label;
 pub mod propose;
 pub mod run;
 pub mod script;
@@ -135,6 +136,14 @@ pub enum Command {
     ///
     /// Example: bob-eval history commit --html history.html
     History(history::HistoryArgs),
+    /// Label stored runs of an item's llm graders PASS or FAIL, to measure the judge.
+    ///
+    /// In a terminal, one run at a time (the judge's verdict shown after your
+    /// answer), or through a file: --export a batch, fill it in, --import it.
+    /// Labels are saved beside each grader (graders/<grader>.labels.json).
+    ///
+    /// Example: bob-eval label commit --export batch.jsonl
+    Label(label::LabelArgs),
     /// Two evaluations case by case: scores with intervals, graders that changed, answers.
     ///
     /// A and B are each a skill-eval/1 file, a kept evaluation's run id, `best`,
@@ -181,6 +190,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Script(args) => script::exec(&ctx()?, &args),
         Command::Evidence(args) => evidence::exec(&ctx()?, &args),
         Command::History(args) => history::exec(&ctx()?, &args),
+        Command::Label(args) => label::exec(&ctx()?, &args),
         Command::Compare(args) => compare::exec(&ctx()?, &args),
         Command::Show(args) => show::exec(&ctx()?, &args),
         Command::Completions(args) => completions::exec(&args),

@@ -93,7 +93,7 @@ pub fn case_digest(root: &Utf8Path, case_dir: &Utf8Path) -> Result<String> {
     let mut parts = vec![
         "bob-eval-case/2".to_string(),
         slashed(rel),
-        digest_dir(case_dir)?,
+        digest_case_files(case_dir)?,
     ];
     let mut at = root.to_owned();
     let mut layers = vec![at.join(MOCKS)];
@@ -122,6 +122,15 @@ pub fn case_digest(root: &Utf8Path, case_dir: &Utf8Path) -> Result<String> {
         parts.push(digest);
     }
     Ok(digest_parts(parts.iter().map(String::as_str)))
+}
+
+/// [`digest_dir`] of a case folder less its labels files
+/// (`graders/*.labels.json`): the platform never reads them, so labelling a
+/// run leaves the case's runs reusable.
+fn digest_case_files(case_dir: &Utf8Path) -> Result<String> {
+    let mut files = files_under(case_dir)?;
+    files.retain(|f| !crate::suite::labels::is_labels_path(f));
+    digest_files(case_dir, &files)
 }
 
 /// Digest of the options that change an outcome beyond the key's named
@@ -321,11 +330,13 @@ mod tests {
         }
         let before = d();
         fs::write(suite.join("other/mocks/db/query.md"), "other!").unwrap();
+        // Labels of a grader are the person's, never the platform's input.
+        fs::write(suite.join("group/fires/graders/g.labels.json"), "{}").unwrap();
         fs::write(suite.join("quiet/prompt.md"), "sibling!").unwrap();
         assert_eq!(
             before,
             d(),
-            "another group's mocks and a sibling do not count"
+            "another group's mocks, a sibling and a labels file do not count"
         );
         support_copy(&suite.join("group/fires"), &suite.join("group/fires-2"));
         assert_ne!(

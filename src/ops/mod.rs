@@ -5,6 +5,7 @@
 //! typed value `report/` can word without knowing the script host.
 
 pub mod compare;
+pub mod label;
 mod shard;
 pub mod show;
 

@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod gate;
 pub mod history;
 pub mod junit;
+pub mod label;
 pub mod markdown;
 pub mod progress;
 pub mod run;

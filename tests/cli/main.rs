@@ -33,6 +33,7 @@ mod hardening;
 mod history;
 mod init;
 mod judge_votes;
+mod label;
 mod layers;
 mod pipelines;
 mod provenance;

@@ -24,6 +24,7 @@ mod grader_guard_real;
 mod graders_real;
 mod init_real;
 mod judge_votes_real;
+mod labels_real;
 mod neighbours_real;
 mod payless_real;
 mod pipelines_real;
