@@ -12,12 +12,15 @@
 //! - [`confidence`]: the gate's confidence mode (one-sided checks, two-sample
 //!   against a best that kept its runs);
 //! - [`adaptive`]: `--runs auto`, a group-sequential driver over a [`RunSource`];
-//! - [`runs`]: the `--runs` value.
+//! - [`runs`]: the `--runs` value;
+//! - [`calibration`]: an llm grader's record against human labels, and
+//!   scores corrected for its errors (Rogan–Gladen).
 //!
 //! `docs/statistics.md` explains the methods and the measured error rates.
 
 pub mod adaptive;
 pub mod advisory;
+pub mod calibration;
 pub mod confidence;
 pub mod interval;
 pub mod runs;
