@@ -16,6 +16,8 @@ pub const HISTORY_SCHEMA: &str = include_str!("../schemas/bob-eval-history.schem
 pub const SHARD_SCHEMA: &str = include_str!("../schemas/bob-eval-shard.schema.json");
 /// `schemas/bob-eval-compare.schema.json`, embedded.
 pub const COMPARE_SCHEMA: &str = include_str!("../schemas/bob-eval-compare.schema.json");
+/// `schemas/bob-eval-labels.schema.json`, embedded.
+pub const LABELS_SCHEMA: &str = include_str!("../schemas/bob-eval-labels.schema.json");
 
 fn compile(text: &str) -> Validator {
     let schema: Value = serde_json::from_str(text).expect("embedded schema is JSON");
@@ -45,6 +47,11 @@ fn shard() -> &'static Validator {
 fn compare() -> &'static Validator {
     static V: OnceLock<Validator> = OnceLock::new();
     V.get_or_init(|| compile(COMPARE_SCHEMA))
+}
+
+fn labels() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| compile(LABELS_SCHEMA))
 }
 
 /// Compile the `skill-eval/1` validator on a background thread, so that a
@@ -101,6 +108,15 @@ pub fn validate_shard(doc: &Value, path: &Utf8Path) -> Result<()> {
 /// Validate a `bob-eval-compare/1` document; `path` names it in the error.
 pub fn validate_compare(doc: &Value, path: &Utf8Path) -> Result<()> {
     check(compare(), "bob-eval-compare/1", doc, path)
+}
+
+/// Every violation of the `bob-eval-labels/1` schema by `doc`, as
+/// `(json pointer, message)`, so the caller can name the line.
+pub fn labels_violations(doc: &Value) -> Vec<(String, String)> {
+    labels()
+        .iter_errors(doc)
+        .map(|e| (e.instance_path().to_string(), e.to_string()))
+        .collect()
 }
 
 #[cfg(test)]
