@@ -173,6 +173,9 @@ pub fn record(
         decision.mode().for_recording(),
         again,
     );
+    if decision.require_calibrated {
+        applied = gate::require_calibrated(applied, result);
+    }
     if again.is_none() {
         // Why the best was not measured again, as the decision said.
         applied.best_measured.clone_from(&decision.best_measured);

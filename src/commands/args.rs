@@ -221,6 +221,13 @@ pub struct ConfidenceArg {
     /// decision that records, `bare` for a check]
     #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<crate::stats::confidence::RuleChoice>())]
     pub rule: Option<crate::stats::confidence::RuleChoice>,
+    /// Refuse to call a change clear while a judged (llm) grader is not
+    /// calibrated: both 95 % lower bounds of its TPR and TNR against
+    /// people's labels at least 0.80 (`bob-eval label ITEM --grader NAME`
+    /// gives them; docs/judges.md) [default: settings.json
+    /// `_workflow.require_calibrated`]
+    #[arg(long)]
+    pub require_calibrated: bool,
 }
 
 impl ConfidenceArg {
@@ -230,6 +237,7 @@ impl ConfidenceArg {
             confidence: self.confidence,
             rule: self.rule,
             records,
+            require_calibrated: self.require_calibrated,
         }
     }
 }

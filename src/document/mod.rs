@@ -17,6 +17,8 @@ mod baseline;
 pub use baseline::*;
 mod partial;
 pub use partial::{PartialReason, RUN_ERRORS};
+mod calibration;
+pub use calibration::{CORRECTION_METHOD, Calibration, JudgeEntry};
 
 /// Schema tag of a result document.
 pub const SKILL_EVAL: &str = "skill-eval/1";
@@ -142,6 +144,11 @@ pub struct SkillEval {
     /// the MCP servers a case could call, when not its default. Keyed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<String>,
+    /// Each judged (`llm`, `baseline`) grader's record against its labels,
+    /// and the scores corrected for the labelled ones' errors; absent when
+    /// no case has a judged grader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -532,6 +539,7 @@ impl SkillEval {
             platform_env: None,
             scaffold: None,
             mcp_servers: None,
+            calibration: None,
         }
     }
 }

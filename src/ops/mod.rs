@@ -55,7 +55,8 @@ pub fn decide(
     let mode =
         crate::config::resolve_mode(choice.confidence, choice.rule, choice.records, &settings)?;
     let baseline = crate::document::load_baseline(&ctx.source, &result.item)?;
-    Ok(match again {
+    let require = choice.require_calibrated || settings.require_calibrated == Some(true);
+    let decision = match again {
         None => crate::gate::decide_under(result, &baseline, trust_imported, mode),
         // Given by the operator (`--best-again FILE`): one that cannot stand
         // for the best is refused, naming the file.
@@ -77,7 +78,42 @@ pub fn decide(
             best_measured: Some(why.to_string()),
             ..crate::gate::decide_under(result, &baseline, trust_imported, mode)
         },
+    };
+    Ok(if require {
+        crate::gate::require_calibrated(decision, result)
+    } else {
+        decision
     })
+}
+
+/// Before spending on a decision that must not rest on an uncalibrated
+/// judge (`--require-calibrated`, or settings `_workflow.require_calibrated`):
+/// refuse when a judged grader of `item`'s suite is not calibrated by its
+/// labels, naming each with the command that labels it.
+pub fn refuse_uncalibrated(ctx: &Context, item: &crate::config::ItemName) -> Result<()> {
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let threshold = crate::config::resolve_judge_threshold(&settings)?;
+    let suite = crate::suite::load(&ctx.source, item)?;
+    let lacking: Vec<String> = crate::suite::judges::records(&suite, threshold)?
+        .iter()
+        .filter(|r| !r.record.calibrated)
+        .map(|r| {
+            format!(
+                "{}/{} ({}): {}",
+                r.case,
+                r.grader,
+                r.words(),
+                r.label_command(item.as_str())
+            )
+        })
+        .collect();
+    if lacking.is_empty() {
+        return Ok(());
+    }
+    Err(crate::error::Error::Usage(format!(
+        "--require-calibrated: nothing was spent, because a change cannot be called clear on a judge nobody checked; label these judged graders first: {}",
+        lacking.join("; ")
+    )))
 }
 
 /// The best measured again, for [`decide`].
@@ -99,6 +135,9 @@ pub struct Choice {
     pub rule: Option<crate::stats::confidence::RuleChoice>,
     /// The decision raises a best when accepted (`gate --record`, `propose`).
     pub records: bool,
+    /// `--require-calibrated`: refuse to call a change clear on a judged
+    /// grader that is not calibrated.
+    pub require_calibrated: bool,
 }
 
 /// Keep the files of the version `result` was measured on beside the store

@@ -17,7 +17,9 @@ use camino::Utf8Path;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
+mod calibrate;
 mod faults;
+pub use calibrate::{CountedCase, calibrate};
 pub use faults::RunFaults;
 
 /// What the reduced document says beyond the runs.
@@ -324,6 +326,7 @@ pub fn fold(
         platform_env: None,
         scaffold: None,
         mcp_servers: None,
+        calibration: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),

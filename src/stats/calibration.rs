@@ -271,6 +271,9 @@ pub struct Corrected {
     pub low: f64,
     /// Upper limit.
     pub high: f64,
+    /// Its standard error (delta method): what a one-sided bound at
+    /// another level reads.
+    pub se: f64,
     /// The correction fell outside the range and was clamped into it (the
     /// labels and the runs disagree: more of either settles it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -310,6 +313,7 @@ impl Corrected {
             value: r(self.value),
             low: r(self.low),
             high: r(self.high),
+            se: r(self.se),
             ..self
         }
     }
@@ -379,10 +383,12 @@ impl Linear {
                 a * a * j.var_tpr + b * b * j.var_tnr
             })
             .sum();
-        let half = z * (self.var_runs + var_labels).sqrt();
+        let se = (self.var_runs + var_labels).sqrt();
+        let half = z * se;
         let value = self.value.clamp(range.0, range.1);
         Corrected {
             value,
+            se,
             low: (self.value - half).clamp(range.0, range.1),
             high: (self.value + half).clamp(range.0, range.1),
             clamped: value != self.value,

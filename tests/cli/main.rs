@@ -31,6 +31,7 @@ mod gate;
 mod hardening;
 mod history;
 mod init;
+mod judge_calibration;
 mod judge_votes;
 mod layers;
 mod pipelines;

@@ -27,6 +27,8 @@ pub(super) fn gate_again(
         confidence: opts.confidence,
         rule: opts.rule,
         records: h.options.pr.is_some(),
+        // A pipeline follows the settings (`_workflow.require_calibrated`).
+        require_calibrated: false,
     };
     let best_label = best
         .and_then(Result::ok)
