@@ -79,11 +79,30 @@ pub struct Record {
     pub threshold: f64,
     /// Both lower bounds reach the threshold.
     pub calibrated: bool,
+    /// Present when the labels were weighted back to the runs they were
+    /// drawn from ([`record_weighted`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weighted: Option<Weighted>,
 }
 
 /// The judge's record from `pairs` at `confidence`, calibrated when both
 /// Wilson lower bounds reach `threshold`.
 pub fn record(pairs: &[Pair], confidence: f64, threshold: f64) -> Record {
+    record_weighted(pairs, None, confidence, threshold)
+}
+
+/// [`record`] with each label weighted (`weights[i]` for `pairs[i]`): the
+/// labels were drawn unevenly from the runs (stratified by arm × the
+/// judge's verdict), and a label of a stratum stands for the stratum's runs
+/// over its labels. TPR and TNR are weighted shares; their intervals and
+/// variances take Kish's effective number of labels, (Σw)²/Σw². The counts
+/// and κ stay those of the labels as given.
+pub fn record_weighted(
+    pairs: &[Pair],
+    weights: Option<&[f64]>,
+    confidence: f64,
+    threshold: f64,
+) -> Record {
     let count = |h: bool, j: bool| count(pairs.iter().filter(|p| p.human == h && p.judge == j));
     let (tp, ff, tn, fp) = (
         count(true, true),
@@ -91,17 +110,29 @@ pub fn record(pairs: &[Pair], confidence: f64, threshold: f64) -> Record {
         count(false, false),
         count(false, true),
     );
-    let rate = |x: u32, n: u32| {
-        (n > 0).then(|| {
-            let i = wilson_at(x, n, confidence);
-            Rate {
-                value: f64::from(x) / f64::from(n),
-                low: i.low,
-                high: i.high,
+    let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
+    // Weighted agreement and effective labels among the truly `human` ones.
+    let side = |human: bool| {
+        let (mut agree, mut sum, mut squares) = (0.0, 0.0, 0.0);
+        for (i, p) in pairs.iter().enumerate().filter(|(_, p)| p.human == human) {
+            let w = weight(i);
+            sum += w;
+            squares += w * w;
+            if p.judge == human {
+                agree += w;
             }
+        }
+        (sum > 0.0).then(|| (agree / sum, sum * sum / squares))
+    };
+    let z = z_for(confidence);
+    let rate = |side: Option<(f64, f64)>| {
+        side.map(|(value, n)| {
+            let (low, high) = wilson_limits(value, n, z);
+            Rate { value, low, high }
         })
     };
-    let (tpr, tnr) = (rate(tp, tp + ff), rate(tn, tn + fp));
+    let (pass_side, fail_side) = (side(true), side(false));
+    let (tpr, tnr) = (rate(pass_side), rate(fail_side));
     let calibrated =
         matches!((tpr, tnr), (Some(a), Some(b)) if a.low >= threshold && b.low >= threshold);
     Record {
@@ -117,7 +148,40 @@ pub fn record(pairs: &[Pair], confidence: f64, threshold: f64) -> Record {
         confidence,
         threshold,
         calibrated,
+        weighted: weights.map(|_| Weighted {
+            pass_labels: pass_side.map_or(0.0, |s| s.1),
+            fail_labels: fail_side.map_or(0.0, |s| s.1),
+        }),
     }
+}
+
+/// Wilson limits for a share `p` of `n` (possibly fractional, an effective
+/// number of labels) at critical value `z`; exact at 0 and 1.
+fn wilson_limits(p: f64, n: f64, z: f64) -> (f64, f64) {
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let low = if p <= 0.0 {
+        0.0
+    } else {
+        (centre - half).clamp(0.0, p)
+    };
+    let high = if p >= 1.0 {
+        1.0
+    } else {
+        (centre + half).clamp(p, 1.0)
+    };
+    (low, high)
+}
+
+/// How a weighted record counted its labels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Weighted {
+    /// Effective number of truly passing labels (Kish).
+    pub pass_labels: f64,
+    /// Effective number of truly failing labels (Kish).
+    pub fail_labels: f64,
 }
 
 fn count<T>(it: impl Iterator<Item = T>) -> u32 {
@@ -199,24 +263,31 @@ impl Judge {
     /// The judge of `record` at `confidence`, or why it cannot correct.
     pub fn of(record: &Record, confidence: f64) -> Result<Judge, Uncorrectable> {
         let z2 = z_for(confidence).powi(2);
-        let var = |x: u32, n: u32| {
-            let n_adj = f64::from(n) + z2;
-            let p = (f64::from(x) + z2 / 2.0) / n_adj;
+        // Agresti–Coull: z²/2 pseudo-labels on each side.
+        let var = |p: f64, n: f64| {
+            let n_adj = n + z2;
+            let p = (p * n + z2 / 2.0) / n_adj;
             p * (1.0 - p) / n_adj
         };
-        let positives = record.true_pass + record.false_fail;
-        let negatives = record.true_fail + record.false_pass;
-        if positives == 0 {
-            return Err(Uncorrectable::NoPassLabel);
-        }
-        if negatives == 0 {
-            return Err(Uncorrectable::NoFailLabel);
-        }
+        let (Some(tpr), Some(tnr)) = (record.tpr, record.tnr) else {
+            return Err(if record.tpr.is_none() {
+                Uncorrectable::NoPassLabel
+            } else {
+                Uncorrectable::NoFailLabel
+            });
+        };
+        let (n_pass, n_fail) = match record.weighted {
+            Some(w) => (w.pass_labels, w.fail_labels),
+            None => (
+                f64::from(record.true_pass + record.false_fail),
+                f64::from(record.true_fail + record.false_pass),
+            ),
+        };
         let judge = Judge {
-            tpr: f64::from(record.true_pass) / f64::from(positives),
-            tnr: f64::from(record.true_fail) / f64::from(negatives),
-            var_tpr: var(record.true_pass, positives),
-            var_tnr: var(record.true_fail, negatives),
+            tpr: tpr.value,
+            tnr: tnr.value,
+            var_tpr: var(tpr.value, n_pass),
+            var_tnr: var(tnr.value, n_fail),
         };
         if judge.youden() <= 0.0 {
             return Err(Uncorrectable::NoBetterThanChance);

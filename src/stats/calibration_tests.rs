@@ -224,6 +224,29 @@ pub(crate) fn simulate(
     labels: usize,
     seeds: u64,
 ) -> Coverage {
+    simulate_drawn(tpr, tnr, truth, runs, labels, seeds, Draw::Random)
+}
+
+/// How the labelled runs are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Draw {
+    /// A simple random sample of the runs.
+    Random,
+    /// One run from each stratum arm × judge verdict in turn (as `label`
+    /// offers them), weighted back (`weighted`) or not.
+    Stratified { weighted: bool },
+}
+
+/// [`simulate`] with the labels drawn as `draw` says.
+pub(crate) fn simulate_drawn(
+    tpr: f64,
+    tnr: f64,
+    truth: (f64, f64),
+    runs: usize,
+    labels: usize,
+    seeds: u64,
+    draw: Draw,
+) -> Coverage {
     let (mut bias, mut raw_bias, mut covered, mut undefined) = (0.0, 0.0, 0usize, 0usize);
     let true_delta = truth.0 - truth.1;
     for seed in 0..seeds {
@@ -240,13 +263,42 @@ pub(crate) fn simulate(
                 all.push((with, Pair { human, judge }));
             }
         }
-        // A simple random sample of the runs, labelled (partial Fisher–Yates).
-        for i in 0..labels {
+        // A shuffle of the runs (Fisher–Yates); the first `labels` of them
+        // are a simple random sample.
+        for i in 0..all.len() {
             let j = i + (rng.uniform() * (all.len() - i) as f64) as usize;
             all.swap(i, j);
         }
-        let labelled: Vec<Pair> = all[..labels].iter().map(|(_, p)| *p).collect();
-        let record = record(&labelled, CONFIDENCE, DEFAULT_THRESHOLD);
+        let record = match draw {
+            Draw::Random => {
+                let labelled: Vec<Pair> = all[..labels].iter().map(|(_, p)| *p).collect();
+                record(&labelled, CONFIDENCE, DEFAULT_THRESHOLD)
+            }
+            Draw::Stratified { weighted } => {
+                let stratum = |(w, p): &(bool, Pair)| usize::from(*w) * 2 + usize::from(p.judge);
+                let mut strata: Vec<Vec<Pair>> = vec![vec![]; 4];
+                for r in &all {
+                    strata[stratum(r)].push(r.1);
+                }
+                let sizes: Vec<usize> = strata.iter().map(Vec::len).collect();
+                let (mut taken, mut labelled, mut from) = (vec![0usize; 4], vec![], vec![]);
+                while labelled.len() < labels {
+                    for (s, list) in strata.iter().enumerate() {
+                        if taken[s] < list.len() && labelled.len() < labels {
+                            labelled.push(list[taken[s]]);
+                            from.push(s);
+                            taken[s] += 1;
+                        }
+                    }
+                }
+                let weights: Vec<f64> = from
+                    .iter()
+                    .map(|&s| sizes[s] as f64 / taken[s] as f64)
+                    .collect();
+                let weights = weighted.then_some(weights.as_slice());
+                record_weighted(&labelled, weights, CONFIDENCE, DEFAULT_THRESHOLD)
+            }
+        };
         let Ok(judge) = Judge::of(&record, CONFIDENCE) else {
             undefined += 1;
             continue;
@@ -289,6 +341,35 @@ fn a_known_judge_is_corrected_to_the_truth_and_its_interval_covers_it() {
     assert!(c.bias.abs() <= 0.03, "{c:?}");
     assert!((0.93..=0.97).contains(&c.covered), "{c:?}");
     assert_eq!(c.undefined, 0.0);
+}
+
+#[test]
+fn labels_drawn_by_the_judges_verdict_are_weighted_back() {
+    // True rates 0.9 and 0.6: the judge passes 62.5 % of the runs, yet the
+    // stratified draw gives its two verdicts equal labels. Counted straight,
+    // TPR leans low and the corrected delta high; weighted back, neither.
+    let straight = simulate_drawn(
+        0.8,
+        0.9,
+        (0.9, 0.6),
+        200,
+        100,
+        1000,
+        Draw::Stratified { weighted: false },
+    );
+    let weighted = simulate_drawn(
+        0.8,
+        0.9,
+        (0.9, 0.6),
+        200,
+        100,
+        2000,
+        Draw::Stratified { weighted: true },
+    );
+    println!("stratified, straight: {straight:?}\nstratified, weighted: {weighted:?}");
+    assert!(straight.bias > 0.03, "{straight:?}");
+    assert!(weighted.bias.abs() <= 0.015, "{weighted:?}");
+    assert!((0.93..=0.97).contains(&weighted.covered), "{weighted:?}");
 }
 
 /// The coverage figures `docs/statistics.md` quotes, over true rates and

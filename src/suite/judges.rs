@@ -18,6 +18,9 @@ pub struct JudgeRecord {
     pub file: Utf8PathBuf,
     /// Its record over the labels given for its current criterion (none: 0 labels).
     pub record: Record,
+    /// Those labels, each with the arm of its run (`with`, `without`): what
+    /// a document weighs back to its runs.
+    pub labels: Vec<(String, Pair)>,
 }
 
 impl JudgeRecord {
@@ -91,20 +94,24 @@ pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
                 continue;
             };
             let digest = labels::criterion_digest(grader);
-            let (pairs, stale) = match labels::load(&file)? {
+            let (given, stale) = match labels::load(&file)? {
                 Some(given) => {
                     let (current, stale) = given.current(&digest);
-                    let pairs: Vec<Pair> = current
+                    let pairs: Vec<(String, Pair)> = current
                         .iter()
-                        .map(|l| Pair {
-                            human: l.human.passed(),
-                            judge: l.judge.passed(),
+                        .map(|l| {
+                            let pair = Pair {
+                                human: l.human.passed(),
+                                judge: l.judge.passed(),
+                            };
+                            (l.arm.clone(), pair)
                         })
                         .collect();
                     (pairs, stale)
                 }
                 None => (Vec::new(), 0),
             };
+            let pairs: Vec<Pair> = given.iter().map(|(_, p)| *p).collect();
             let mut record = calibration::record(&pairs, crate::stats::CONFIDENCE, threshold);
             record.stale = u32::try_from(stale).unwrap_or(u32::MAX);
             out.push(JudgeRecord {
@@ -112,6 +119,7 @@ pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
                 grader: grader.name.clone(),
                 file,
                 record,
+                labels: given,
             });
         }
     }
