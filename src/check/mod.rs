@@ -220,9 +220,9 @@ fn check_one(
     (Some(summary), diagnostics, judges)
 }
 
-/// Each judged grader's record over its labels (the threshold from the
-/// home settings is `run`'s; `check` shows the default's verdict); a labels
-/// file that cannot be read is an error finding.
+/// Each judged grader's record over its labels, at the default threshold
+/// (the `check` command holds it to the house setting); a labels file that
+/// cannot be read is an error finding.
 fn judge_lines(
     source: &Utf8Path,
     suite: &suite::Suite,

@@ -184,6 +184,18 @@ pub struct Weighted {
     pub fail_labels: f64,
 }
 
+impl Record {
+    /// The same record held to another `threshold` (a setting).
+    pub fn at_threshold(self, threshold: f64) -> Record {
+        let calibrated = matches!((self.tpr, self.tnr), (Some(a), Some(b)) if a.low >= threshold && b.low >= threshold);
+        Record {
+            threshold,
+            calibrated,
+            ..self
+        }
+    }
+}
+
 fn count<T>(it: impl Iterator<Item = T>) -> u32 {
     count_len(it.count())
 }

@@ -67,6 +67,8 @@ fn calibrated_only_when_both_lower_bounds_reach_the_threshold() {
     assert!(!r.calibrated && r.tnr.is_none() && r.kappa.is_none());
     // A lower threshold certifies the 100-label judge of TPR 0.8 / TNR 0.9.
     assert!(record(&pairs(40, 10, 45, 5), CONFIDENCE, 0.65).calibrated);
+    let held = record(&pairs(40, 10, 45, 5), CONFIDENCE, DEFAULT_THRESHOLD).at_threshold(0.65);
+    assert!(held.calibrated && held.threshold == 0.65);
 }
 
 #[test]

@@ -187,6 +187,20 @@ fn labels_make_a_record_check_shows_and_documents_carry_with_corrected_scores() 
         .clone();
     assert_eq!(condition["status"], "pass", "{condition} (exit {code})");
 
+    // The house threshold holds check's verdict: 20 of 20 each way has a
+    // lower bound of 0.84, under 0.9.
+    std::fs::write(
+        w.home().join("settings.json"),
+        r#"{"_workflow": {"judge_threshold": 0.9}}"#,
+    )
+    .unwrap();
+    let (_, out, _) = outcome(run(&w, &["check", "commit"]));
+    assert!(
+        out.contains("; not calibrated (needs both 95 % lower bounds ≥ 0.9)"),
+        "{out}"
+    );
+    std::fs::remove_file(w.home().join("settings.json")).unwrap();
+
     // Labels for an earlier criterion do not count, and are said.
     labels(&w, &format!("sha256:{}", "0".repeat(64)), 6);
     let (_, out, _) = outcome(run(&w, &["check", "commit"]));
