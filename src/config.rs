@@ -264,6 +264,12 @@ pub struct Settings {
     /// `_workflow.scaffold`: run the cases' scaffold scripts (`true`) or
     /// measure them without (`false`), as `--scaffold` / `--no-scaffold` do.
     pub scaffold: Option<bool>,
+    /// `_workflow.judge_threshold`: the lower bound a judge's TPR and TNR
+    /// must reach to be calibrated, as written (validated by [`resolve_judge_threshold`]).
+    pub judge_threshold: Option<Value>,
+    /// `_workflow.require_calibrated`: the gate refuses to call a change
+    /// clear on an uncalibrated judge, as `--require-calibrated` does.
+    pub require_calibrated: Option<bool>,
     /// The file read, for messages.
     pub path: Option<Utf8PathBuf>,
 }
@@ -321,7 +327,22 @@ impl Settings {
                 ));
             }
         };
+        let workflow_bool = |key: &str| match doc.get("_workflow").and_then(|w| w.get(key)) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(Error::invalid(
+                &path,
+                format!("`_workflow.{key}` must be true or false, not {other}"),
+            )),
+        };
+        let require_calibrated = workflow_bool("require_calibrated")?;
+        let judge_threshold = doc
+            .get("_workflow")
+            .and_then(|w| w.get("judge_threshold"))
+            .cloned();
         Ok(Settings {
+            judge_threshold,
+            require_calibrated,
             model,
             eval_max_cost_usd,
             gate_confidence,
@@ -609,9 +630,48 @@ pub fn resolve_min_effect(flag: Option<f64>, settings: &Settings) -> Result<f64>
     parsed.map_err(|m| Error::invalid(path, format!("_workflow.min_effect: {m}")))
 }
 
+/// The lower bound a judge's TPR and TNR must both reach (at 95 %) to be
+/// calibrated: settings `_workflow.judge_threshold` (0.5 to 1), else
+/// [`crate::stats::calibration::DEFAULT_THRESHOLD`].
+pub fn resolve_judge_threshold(settings: &Settings) -> Result<f64> {
+    let path = settings
+        .path
+        .clone()
+        .unwrap_or_else(|| "settings.json".into());
+    match &settings.judge_threshold {
+        None | Some(Value::Null) => Ok(crate::stats::calibration::DEFAULT_THRESHOLD),
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| (0.5..=1.0).contains(&x)) => Ok(n
+            .as_f64()
+            .unwrap_or(crate::stats::calibration::DEFAULT_THRESHOLD)),
+        Some(other) => Err(Error::invalid(
+            path,
+            format!(
+                "_workflow.judge_threshold: {other} is not a lower bound from 0.5 to 1 (e.g. 0.8)"
+            ),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_judge_threshold_comes_from_the_settings() {
+        let settings = |v: Value| Settings {
+            judge_threshold: Some(v),
+            ..Settings::default()
+        };
+        assert_eq!(resolve_judge_threshold(&Settings::default()).unwrap(), 0.8);
+        assert_eq!(
+            resolve_judge_threshold(&settings(serde_json::json!(0.9))).unwrap(),
+            0.9
+        );
+        let err = resolve_judge_threshold(&settings(serde_json::json!(1.5)))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("_workflow.judge_threshold"), "{err}");
+    }
 
     #[test]
     fn the_minimum_effect_comes_from_the_flag_then_the_settings() {

@@ -125,6 +125,7 @@ codes! {
     FileUnwritable = "file-unwritable",
     ScaffoldScript = "scaffold-script",
     McpUnmocked = "mcp-unmocked",
+    LabelsInvalid = "labels-invalid",
 }
 
 impl fmt::Display for Code {

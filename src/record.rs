@@ -180,6 +180,9 @@ pub fn record(
         result,
         decision.max_cost_ratio,
     );
+    if decision.require_calibrated {
+        applied = gate::require_calibrated(applied, result);
+    }
     if again.is_none() {
         // Why the best was not measured again, as the decision said.
         applied.best_measured.clone_from(&decision.best_measured);

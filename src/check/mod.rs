@@ -75,6 +75,29 @@ pub struct CheckReport {
     pub notes: usize,
     /// Every finding, sorted by file and line.
     pub diagnostics: Vec<Diagnostic>,
+    /// Each judged grader's record against its labels (`check` only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<JudgeLine>,
+}
+
+/// One judged grader's record, as `check` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeLine {
+    /// The item.
+    pub item: String,
+    /// The case.
+    pub case: String,
+    /// The grader.
+    pub grader: String,
+    /// Its labels file, relative to the source (it may not exist yet).
+    pub file: Utf8PathBuf,
+    /// Its record.
+    pub record: crate::stats::calibration::Record,
+    /// The record in words.
+    pub words: String,
+    /// The command that labels it, when it is not calibrated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 impl CheckReport {
@@ -165,7 +188,7 @@ fn check_one(
     item: &str,
     others: &Index,
     baseline: bool,
-) -> (Option<SuiteSummary>, Vec<Diagnostic>) {
+) -> (Option<SuiteSummary>, Vec<Diagnostic>, Vec<JudgeLine>) {
     let mut diagnostics = Vec::new();
     let Ok(item) = ItemName::new(item) else {
         // A folder under evals/ that cannot be an item name.
@@ -177,19 +200,66 @@ fn check_one(
             message: format!("`{item}` is not a valid item name, so the suite can never run"),
             fix: "rename the folder to the item's name (lower-case letters, digits and '-')".into(),
         });
-        return (None, diagnostics);
+        return (None, diagnostics, Vec::new());
     };
     let suite = suite::load_dir(&suite_dir(source, &item), &item);
     check_suite(source, &suite, others, &mut diagnostics);
     if baseline {
         check_baseline(source, &suite, &mut Out(&mut diagnostics));
     }
+    let judges = if baseline {
+        judge_lines(source, &suite, &mut diagnostics)
+    } else {
+        Vec::new()
+    };
     let summary = SuiteSummary {
         item: item.to_string(),
         dir: relative(source, &suite.dir),
         cases: suite.cases.iter().map(|c| c.name.clone()).collect(),
     };
-    (Some(summary), diagnostics)
+    (Some(summary), diagnostics, judges)
+}
+
+/// Each judged grader's record over its labels, at the default threshold
+/// (the `check` command holds it to the house setting); a labels file that
+/// cannot be read is an error finding.
+fn judge_lines(
+    source: &Utf8Path,
+    suite: &suite::Suite,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<JudgeLine> {
+    let threshold = crate::stats::calibration::DEFAULT_THRESHOLD;
+    match suite::judges::records(suite, threshold) {
+        Ok(records) => records
+            .into_iter()
+            .map(|r| JudgeLine {
+                item: suite.item.to_string(),
+                words: r.words(),
+                fix: (!r.record.calibrated).then(|| r.label_command(suite.item.as_str())),
+                case: r.case,
+                grader: r.grader,
+                file: relative(source, &r.file),
+                record: r.record,
+            })
+            .collect(),
+        Err(e) => {
+            let (file, line, message) = match &e {
+                crate::error::Error::InvalidInput { at, message } => {
+                    (at.path.clone(), at.line, message.clone())
+                }
+                other => (suite.dir.clone(), None, other.to_string()),
+            };
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                code: Code::LabelsInvalid.as_str(),
+                file,
+                line,
+                message,
+                fix: "fix the labels file, or delete it and label again (bob-eval label)".into(),
+            });
+            Vec::new()
+        }
+    }
 }
 
 /// Check the suites of `items` under `source` (every suite when `items` is
@@ -220,16 +290,20 @@ fn check_suites_for(source: &Utf8Path, items: &[ItemName], baseline: bool) -> Re
     });
     let mut suites = Vec::new();
     let mut diagnostics = Vec::new();
-    for (summary, found) in checked {
+    let mut judges = Vec::new();
+    for (summary, found, judged) in checked {
         suites.extend(summary);
         diagnostics.extend(found);
+        judges.extend(judged);
     }
     // `check` itself (not `run`'s preflight) compares the items' descriptions.
     if baseline {
         let read = others.read.into_inner().unwrap_or_default();
         neighbours::check(source, &items, &read, &mut Out(&mut diagnostics));
     }
-    Ok(report(source, suites, diagnostics))
+    let mut out = report(source, suites, diagnostics);
+    out.judges = judges;
+    Ok(out)
 }
 
 /// The report of `suites` with `diagnostics`: paths made relative to `root`,
@@ -256,6 +330,7 @@ fn report(
         warnings: count(Severity::Warning),
         notes: count(Severity::Note),
         diagnostics,
+        judges: Vec::new(),
     }
 }
 

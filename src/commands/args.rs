@@ -240,6 +240,13 @@ pub struct ConfidenceArg {
     /// [default: settings.json `_workflow.max_cost_ratio`, else no limit]
     #[arg(long, value_name = "R", value_parser = crate::stats::efficiency::parse_cost_ratio)]
     pub max_cost_ratio: Option<f64>,
+    /// Refuse to call a change clear while a judged (llm) grader is not
+    /// calibrated: both 95 % lower bounds of its TPR and TNR against
+    /// people's labels at least 0.80 (`bob-eval label ITEM --grader NAME`
+    /// gives them; docs/judges.md) [default: settings.json
+    /// `_workflow.require_calibrated`]
+    #[arg(long)]
+    pub require_calibrated: bool,
 }
 
 impl ConfidenceArg {
@@ -250,6 +257,7 @@ impl ConfidenceArg {
             rule: self.rule,
             records,
             max_cost_ratio: self.max_cost_ratio,
+            require_calibrated: self.require_calibrated,
         }
     }
 }

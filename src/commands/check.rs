@@ -42,7 +42,17 @@ pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
                 .iter()
                 .map(|item| crate::config::ItemName::new(item))
                 .collect::<Result<Vec<_>>>()?;
-            crate::check::check_suites(&ctx.source, &items)?
+            let mut report = crate::check::check_suites(&ctx.source, &items)?;
+            // Each judge's verdict at the house threshold (settings).
+            let settings = crate::config::Settings::load(&ctx.home)?;
+            let threshold = crate::config::resolve_judge_threshold(&settings)?;
+            for j in &mut report.judges {
+                j.record = j.record.clone().at_threshold(threshold);
+                j.words = crate::suite::judges::words(&j.record);
+                j.fix = (!j.record.calibrated)
+                    .then(|| crate::suite::judges::label_command(&j.item, &j.case, &j.grader));
+            }
+            report
         }
     };
     super::print(&match args.output.format() {

@@ -30,6 +30,10 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
         };
         return super::args::dry_run(ctx, &args.item, &opts, args.json);
     }
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    if args.confidence.require_calibrated || settings.require_calibrated == Some(true) {
+        crate::ops::refuse_uncalibrated(ctx, &crate::config::ItemName::new(&args.item)?)?;
+    }
     let options = PipelineOptions {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {

@@ -51,6 +51,9 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         true,
         &settings,
     )?;
+    if args.confidence.require_calibrated || settings.require_calibrated == Some(true) {
+        crate::ops::refuse_uncalibrated(ctx, &crate::config::ItemName::new(&args.item)?)?;
+    }
     let options = PipelineOptions {
         item: Some(args.item.clone()),
         eval: crate::eval::EvalOptions {

@@ -22,6 +22,8 @@ pub use efficiency::{
     ArmFigure, ArmValues, CaseFigures, EFFICIENCY_METHOD, Efficiency, Figure, FigureKind, Figures,
     RatioFigure, SuiteFigures,
 };
+mod calibration;
+pub use calibration::{CORRECTION_METHOD, Calibration, JudgeEntry};
 
 /// Schema tag of a result document.
 pub const SKILL_EVAL: &str = "skill-eval/1";
@@ -152,6 +154,11 @@ pub struct SkillEval {
     /// Absent in documents written before bob-eval measured them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub efficiency: Option<Efficiency>,
+    /// Each judged (`llm`, `baseline`) grader's record against its labels,
+    /// and the scores corrected for the labelled ones' errors; absent when
+    /// no case has a judged grader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// What `--neighbours` measured: the trigger pair's prompts run on one arm
@@ -543,6 +550,7 @@ impl SkillEval {
             scaffold: None,
             mcp_servers: None,
             efficiency: None,
+            calibration: None,
         }
     }
 }

@@ -505,6 +505,7 @@ mod tests {
             all_cases: Default::default(),
             model: "haiku".into(),
             judge_model: "default".into(),
+            judge_records: vec![],
             tools: vec![],
             options: String::new(),
             platform_env: Default::default(),

@@ -143,6 +143,9 @@ fn plan(
         )));
     }
     let tools = evidence::RunKey::tool_list(&run.allow_tools, &run.disallow_tools);
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let threshold = crate::config::resolve_judge_threshold(&settings)?;
+    let judge_records = crate::suite::judges::records(&suite, threshold)?;
     Ok(Plan {
         item: found.name.clone(),
         item_digest,
@@ -151,6 +154,7 @@ fn plan(
         cases,
         model: run.model.clone(),
         judge_model,
+        judge_records,
         tools,
         options,
         scaffold,
@@ -787,6 +791,7 @@ fn reduce_evidence(run: &Gathered) -> Result<SkillEval> {
             .map(|c| c.digest.clone());
     }
     doc.suite_digest = Some(evidence.plan.suite_digest());
+    doc.calibration = plan::calibration(&evidence.plan, &evidence.used);
     doc.platform_env =
         (!evidence.plan.platform_env.is_empty()).then(|| evidence.plan.platform_env.clone());
     if let Some(auto) = &evidence.auto {

@@ -62,6 +62,9 @@ pub struct Plan {
     pub model: String,
     /// The judge model as asked (`default` when not named).
     pub judge_model: String,
+    /// Each judged grader's record against its labels (every case of the
+    /// suite): documents carry them with the corrected scores.
+    pub judge_records: Vec<crate::suite::judges::JudgeRecord>,
     /// The tool grants (`--allow-tools`, then `!`-marked `--disallow-tools`).
     pub tools: Vec<String>,
     /// Digest of the other options that change an outcome.
@@ -345,6 +348,22 @@ pub fn document(
     })
 }
 
+/// The `calibration` of the runs `used` (one entry per planned case).
+pub fn calibration(plan: &Plan, used: &[UsedRuns]) -> Option<crate::document::Calibration> {
+    let cases: Vec<crate::reduce::CountedCase> = plan
+        .cases
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| !u.with.is_empty())
+        .map(|(c, u)| crate::reduce::CountedCase {
+            name: &c.name,
+            with: u.with.iter().map(|r| &r.outcome).collect(),
+            without: u.without.iter().map(|r| &r.outcome).collect(),
+        })
+        .collect();
+    crate::reduce::calibrate(&cases, &plan.judge_records)
+}
+
 /// A case with a scaffold script is measured as written only when the script
 /// runs, and it runs as the operator: neither is done silently. Without
 /// `--scaffold` or `--no-scaffold` (or the setting), such a suite is refused
@@ -417,6 +436,7 @@ mod tests {
             all_cases: Default::default(),
             model: "default".into(),
             judge_model: "default".into(),
+            judge_records: vec![],
             tools: vec![],
             options: String::new(),
             platform_env: Default::default(),

@@ -78,21 +78,25 @@ pub(super) fn confidence_conditions(
     let all = |n: usize| vec![true; n];
 
     let helps_check = check_delta(&delta_parts, level);
-    let helps = judged(
-        "helps-clearly",
-        &helps_check,
-        format!(
-            "delta {} is clearly above 0 at {at} (one-sided bound {})",
-            fmt_score(helps_check.estimate.value),
-            fmt_score(helps_check.bound)
-        ),
-        format!(
-            "delta {} is within noise at {at}: its one-sided bound {} is not above 0",
-            fmt_score(helps_check.estimate.value),
-            fmt_score(helps_check.bound)
-        ),
-        commands,
-    );
+    // Where judged graders have labels, the delta corrected for their errors decides.
+    let corrected = super::calibrated::helps_corrected(result, level, &at);
+    let helps = corrected.unwrap_or_else(|| {
+        judged(
+            "helps-clearly",
+            &helps_check,
+            format!(
+                "delta {} is clearly above 0 at {at} (one-sided bound {})",
+                fmt_score(helps_check.estimate.value),
+                fmt_score(helps_check.bound)
+            ),
+            format!(
+                "delta {} is within noise at {at}: its one-sided bound {} is not above 0",
+                fmt_score(helps_check.estimate.value),
+                fmt_score(helps_check.bound)
+            ),
+            commands,
+        )
+    });
 
     let beats = match best {
         None => judged(

@@ -9,11 +9,13 @@ pub use crate::stats::confidence::Mode;
 use serde::Serialize;
 
 mod again;
+mod calibrated;
 mod confidence;
 mod cost;
 mod next;
 mod sequence;
 pub use again::*;
+pub use calibrated::{calibrated_condition, corrected_delta, require_calibrated};
 pub use confidence::*;
 pub use cost::{cost_conditions, limit_cost};
 use next::Commands;
@@ -92,6 +94,11 @@ pub struct Decision {
     /// accept. Kept so that recording applies the rule the same way.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub trust_imported: bool,
+    /// `--require-calibrated` (or settings `_workflow.require_calibrated`):
+    /// the `judges-calibrated` condition is part of the rule. Kept so that
+    /// recording applies it again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub require_calibrated: bool,
     /// The confidence mode's level when it was in force (`--confidence`, or
     /// settings `_workflow.gate_confidence`): its conditions follow the
     /// rule's. Absent when the rule alone decided.
@@ -462,6 +469,7 @@ pub fn decide_under(
         best,
         conditions,
         trust_imported,
+        require_calibrated: false,
     }
 }
 

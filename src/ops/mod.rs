@@ -68,6 +68,7 @@ pub fn decide(
     let decide_under = |baseline: &crate::document::Baseline| {
         crate::gate::decide_in_sequence(result, baseline, trust_imported, mode, None, sequence)
     };
+    let require = choice.require_calibrated || settings.require_calibrated == Some(true);
     let limit = crate::config::resolve_max_cost_ratio(choice.max_cost_ratio, &settings)?;
     let decision = match again {
         None => decide_under(&baseline),
@@ -92,7 +93,12 @@ pub fn decide(
             ..decide_under(&baseline)
         },
     };
-    Ok(crate::gate::limit_cost(decision, result, limit))
+    let decision = crate::gate::limit_cost(decision, result, limit);
+    Ok(if require {
+        crate::gate::require_calibrated(decision, result)
+    } else {
+        decision
+    })
 }
 
 /// The level the next recorded decision of `result`'s item on its model is
@@ -121,6 +127,36 @@ pub fn sequence_for(
     )))
 }
 
+/// Before spending on a decision that must not rest on an uncalibrated
+/// judge (`--require-calibrated`, or settings `_workflow.require_calibrated`):
+/// refuse when a judged grader of `item`'s suite is not calibrated by its
+/// labels, naming each with the command that labels it.
+pub fn refuse_uncalibrated(ctx: &Context, item: &crate::config::ItemName) -> Result<()> {
+    let settings = crate::config::Settings::load(&ctx.home)?;
+    let threshold = crate::config::resolve_judge_threshold(&settings)?;
+    let suite = crate::suite::load(&ctx.source, item)?;
+    let lacking: Vec<String> = crate::suite::judges::records(&suite, threshold)?
+        .iter()
+        .filter(|r| !r.record.calibrated)
+        .map(|r| {
+            format!(
+                "{}/{} ({}): {}",
+                r.case,
+                r.grader,
+                r.words(),
+                r.label_command(item.as_str())
+            )
+        })
+        .collect();
+    if lacking.is_empty() {
+        return Ok(());
+    }
+    Err(crate::error::Error::Usage(format!(
+        "--require-calibrated: nothing was spent, because a change cannot be called clear on a judge nobody checked; label these judged graders first: {}",
+        lacking.join("; ")
+    )))
+}
+
 /// The best measured again, for [`decide`].
 #[derive(Debug, Clone, Copy)]
 pub enum Again<'a> {
@@ -144,6 +180,9 @@ pub struct Choice {
     /// those without ([`crate::gate::limit_cost`]); `None` falls back to
     /// settings `_workflow.max_cost_ratio`.
     pub max_cost_ratio: Option<f64>,
+    /// `--require-calibrated`: refuse to call a change clear on a judged
+    /// grader that is not calibrated.
+    pub require_calibrated: bool,
 }
 
 /// Keep the files of the version `result` was measured on beside the store

@@ -18,7 +18,9 @@ use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
 mod efficiency;
+mod calibrate;
 mod faults;
+pub use calibrate::{CountedCase, calibrate};
 pub use faults::RunFaults;
 
 /// What the reduced document says beyond the runs.
@@ -335,6 +337,7 @@ pub fn fold(
             runs_without_figures,
             crate::stats::CONFIDENCE,
         ),
+        calibration: None,
         stats: Some(crate::document::Stats {
             confidence: comparison.confidence,
             suite: comparison.suite.rounded(),

@@ -10,6 +10,25 @@ pub fn render(report: &CheckReport) -> String {
     for d in &report.diagnostics {
         let _ = writeln!(out, "{d}");
     }
+    // Each judge's record, once some judged grader of the suites has labels.
+    if report
+        .judges
+        .iter()
+        .any(|j| j.record.labels > 0 || j.record.stale > 0)
+    {
+        for j in &report.judges {
+            let fix = j
+                .fix
+                .as_deref()
+                .map(|f| format!(" — fix: {f}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "judge {}/{} {}: {}{fix}",
+                j.item, j.case, j.grader, j.words
+            );
+        }
+    }
     let suites = plural(report.suites.len(), "suite", "suites");
     let cases = plural(report.case_count(), "case", "cases");
     if report.diagnostics.is_empty() {
@@ -68,6 +87,7 @@ pub(crate) mod tests {
             warnings: count(Severity::Warning),
             notes: count(Severity::Note),
             diagnostics,
+            judges: vec![],
         }
     }
 

@@ -222,6 +222,7 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         signed(doc.delta),
         verdict_words(doc)
     );
+    calibration_words(&mut out, doc);
     let cost = if replayed {
         format!(
             "cost ${:.4} when that result ran (replayed from a file: nothing spent now)",
@@ -342,6 +343,65 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         neighbours(&mut out, n);
     }
     crate::text::block(&out).into_owned()
+}
+
+/// The judged graders' records and the corrected scores, in words, once
+/// some judged grader has labels (current or stale).
+fn calibration_words(out: &mut String, doc: &SkillEval) {
+    let Some(c) = &doc.calibration else {
+        return;
+    };
+    if !c
+        .graders
+        .iter()
+        .any(|g| g.record.labels > 0 || g.record.stale > 0)
+    {
+        return;
+    }
+    if let Some(k) = &c.corrected {
+        let pair = |e: &crate::stats::calibration::Corrected| {
+            format!("{:.4} [{:.4}, {:.4}]", e.value, e.low, e.high)
+        };
+        let clamped = if k.with.clamped || k.without.clamped || k.delta.clamped {
+            " (a correction fell outside [0, 1] and was clamped: the labels and the runs disagree; more of either settles it)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  corrected for the judges' errors: with {}  without {}  delta {} (95 %, runs and labels){clamped}",
+            pair(&k.with),
+            pair(&k.without),
+            pair(&k.delta)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  not corrected for the judges' errors: no labelled grader could be (see each below)"
+        );
+    }
+    for g in &c.graders {
+        let not = g
+            .uncorrected
+            .as_deref()
+            .map(|why| format!("; not corrected: {why}"))
+            .unwrap_or_default();
+        let fix = if g.record.calibrated {
+            String::new()
+        } else {
+            format!(
+                " — {}",
+                crate::suite::judges::label_command(doc.item.as_str(), &g.case, &g.grader)
+            )
+        };
+        let _ = writeln!(
+            out,
+            "  judge {}/{}: {}{not}{fix}",
+            clip(&g.case),
+            clip(&g.grader),
+            crate::suite::judges::words(&g.record)
+        );
+    }
 }
 
 /// `--neighbours`: per trigger case, which item fired in how many runs.

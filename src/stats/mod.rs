@@ -12,6 +12,8 @@
 //! - [`confidence`]: the gate's confidence mode (one-sided checks, two-sample
 //!   against a best that kept its runs);
 //! - [`adaptive`]: `--runs auto`, a group-sequential driver over a [`RunSource`];
+//! - [`calibration`]: an llm grader's record against human labels, and
+//!   scores corrected for its errors (Rogan–Gladen);
 //! - [`efficiency`]: cost, turns and duration per run: t-intervals on
 //!   each arm's mean and log-ratio intervals on with/without;
 //! - [`runs`]: the `--runs` value;
@@ -22,6 +24,7 @@
 
 pub mod adaptive;
 pub mod advisory;
+pub mod calibration;
 pub mod confidence;
 pub mod efficiency;
 pub mod interval;

@@ -29,6 +29,7 @@ mod frontmatter;
 pub use frontmatter::*;
 mod grader;
 pub use grader::*;
+pub mod judges;
 pub mod labels;
 mod read;
 pub use read::*;

@@ -32,6 +32,7 @@ mod gate;
 mod hardening;
 mod history;
 mod init;
+mod judge_calibration;
 mod judge_votes;
 mod label;
 mod layers;

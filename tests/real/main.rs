@@ -15,6 +15,7 @@ mod support {
 mod auto_real;
 mod auto_store_real;
 mod best_again_real;
+mod calibration_real;
 mod clean_room_real;
 mod counting_real;
 mod efficiency_real;

@@ -28,6 +28,8 @@ pub(super) fn gate_again(
         rule: opts.rule,
         records: h.options.pr.is_some(),
         max_cost_ratio: opts.max_cost_ratio,
+        // A pipeline follows the settings (`_workflow.require_calibrated`).
+        require_calibrated: false,
     };
     let best_label = best
         .and_then(Result::ok)
