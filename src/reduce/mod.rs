@@ -17,8 +17,8 @@ use camino::Utf8Path;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
-mod efficiency;
 mod calibrate;
+mod efficiency;
 mod faults;
 pub use calibrate::{CountedCase, calibrate};
 pub use faults::RunFaults;
