@@ -4,8 +4,10 @@
 //! again head to head as `propose` does).
 //!
 //! Run with `cargo bench --bench sequence` (every section; fixed seeds, std
-//! threads, under 30 s on 2 cores), or name sections: `-- fwer power mixed`.
-//! `SEQUENCE_SEQUENCES=N` sets the simulated sequences per setting (2,000).
+//! threads: 44 CPU-seconds in all, about 22 s on 2 free cores), or name
+//! sections: `-- fwer power mixed` (and `timing`, only when named).
+//! `SEQUENCE_SEQUENCES=N` sets the simulated sequences per row (1,000; `power`
+//! decides as many single proposals per row, `mixed` half as many sequences).
 //!
 //! - `fwer`: 12 proposals that change nothing, decided one after another
 //!   under the confidence mode at 95 %; the share of sequences with at least
@@ -19,7 +21,9 @@
 //!   for the fallback and LORD++ (which controls the false discovery rate,
 //!   not this chance).
 
-use bob_eval::document::{Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, round4};
+use bob_eval::document::{
+    Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
+};
 use bob_eval::gate::{Mode, decide_in_sequence};
 use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
 use bob_eval::stats::{CONFIDENCE, CaseRuns, compare};
@@ -96,7 +100,8 @@ fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> Sk
     serde_json::from_value(serde_json::json!({
         "schema": SKILL_EVAL, "item": "sim", "run": "eval-sim-20260101T000000Z",
         "date": "2026-01-01", "model": "sim", "with": with, "without": without,
-        "delta": round4(with - without), "verdict": null, "trigger_rate": null,
+        "delta": round4(with - without), "verdict": Verdict::of(round4(with - without)),
+        "trigger_rate": null,
         "cost_usd": 0.0, "max_cost_usd": 100.0, "partial": false, "cases": docs,
         "item_digest": format!("{version:064x}"),
         "stats": {"confidence": c.confidence, "suite": c.suite.clone().rounded()},
@@ -338,45 +343,121 @@ fn share(k: f64, n: f64) -> String {
     format!("{} ± {}", pct(p), pct((p * (1.0 - p) / n.max(1.0)).sqrt()))
 }
 
+/// Any false accept over one sequence of `PROPOSALS` proposals that change
+/// nothing, for each of `procedures`. Until the first accept every
+/// procedure sees the same item, best and measurements (common random
+/// numbers), and with nothing accepted each procedure's levels are fixed,
+/// so one pass decides all of them; a stricter level accepts only what the
+/// plain one does (a one-sided bound falls as its level rises).
+fn null_sequence(
+    rng: &mut Rng,
+    cases: usize,
+    runs: usize,
+    start: Start,
+    procedures: &[Procedure],
+) -> Vec<bool> {
+    let now = truth(cases, start);
+    let mut baseline = Baseline::empty("sim");
+    if start == Start::Best {
+        let first = measure(rng, &now, runs, 1);
+        baseline.best.insert("sim".into(), best_of(&first));
+    }
+    let levels: Vec<Vec<Option<Sequence>>> = procedures
+        .iter()
+        .map(|p| {
+            let mut history = Vec::new();
+            (0..PROPOSALS)
+                .map(|_| {
+                    let l = p.level(&history);
+                    history.push((l.unwrap_or_else(|| Sequence::next(FAMILY, None)), false));
+                    l
+                })
+                .collect()
+        })
+        .collect();
+    // Per proposal, each procedure's level.
+    let by_proposal: Vec<Vec<Option<Sequence>>> = (0..PROPOSALS as usize)
+        .map(|i| levels.iter().map(|l| l[i]).collect())
+        .collect();
+    let mut any = vec![false; procedures.len()];
+    for at in &by_proposal {
+        let new = measure(rng, &now, runs, 2);
+        let fresh = (start == Start::Best).then(|| measure(rng, &now, runs, 1));
+        let decide = |s: Option<Sequence>| {
+            decide_in_sequence(
+                &new,
+                &baseline,
+                false,
+                Mode::Confidence(LEVEL),
+                fresh.as_ref(),
+                s,
+            )
+            .accepted
+        };
+        if !decide(None) {
+            continue;
+        }
+        for (j, p) in procedures.iter().enumerate() {
+            if !any[j] {
+                any[j] = *p == Procedure::Plain || decide(at[j]);
+            }
+        }
+        if any.iter().all(|a| *a) {
+            break;
+        }
+    }
+    any
+}
+
 fn fwer(sequences: usize) {
+    let procedures = [Procedure::Plain, Procedure::Fallback, Procedure::Smooth];
     println!(
-        "\n## fwer: {PROPOSALS} proposals that change nothing, mode at {LEVEL}, {sequences} sequences per row"
+        "\n## fwer: {PROPOSALS} proposals that change nothing, mode at {LEVEL}, {sequences} sequences per row (alpha-spending decides as the fallback until an accept: the same figure)"
     );
-    println!("| start | cases | runs | procedure | any false accept |");
-    println!("| --- | --- | --- | --- | --- |");
-    let procedures = [
-        Procedure::Plain,
-        Procedure::Fallback,
-        Procedure::Smooth,
-        Procedure::Spending,
-    ];
+    println!(
+        "| start | cases | runs | {} |",
+        procedures.map(Procedure::name).join(" | ")
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
     for start in [Start::NoBest, Start::Best] {
         for &cases in &SHAPES {
             for &runs in &RUNS {
-                for &p in &procedures {
-                    let t = parallel(
-                        sequences,
-                        0x5E0 ^ cases as u64 ^ (runs as u64) << 8,
-                        |rng| {
-                            let (f, _, _) = sequence(rng, cases, runs, start, 0.0, p);
-                            Tally {
-                                n: 1.0,
-                                any_false: f64::from(u8::from(f > 0)),
-                                ..Tally::default()
-                            }
-                        },
-                    );
-                    println!(
-                        "| {} | {cases} | {runs} | {} | {} |",
-                        match start {
-                            Start::NoBest => "no best, item does nothing",
-                            Start::Best => "a best, measured again",
-                        },
-                        p.name(),
-                        share(t.any_false, t.n)
-                    );
-                }
+                let t = parallel(
+                    sequences,
+                    0x5E0 ^ cases as u64 ^ (runs as u64) << 8,
+                    |rng| {
+                        let any = null_sequence(rng, cases, runs, start, &procedures);
+                        Counts(any.iter().map(|a| f64::from(u8::from(*a))).collect())
+                    },
+                );
+                let n = sequences as f64;
+                let cells: Vec<String> = (0..procedures.len())
+                    .map(|j| share(t.0.get(j).copied().unwrap_or(0.0), n))
+                    .collect();
+                println!(
+                    "| {} | {cases} | {runs} | {} |",
+                    match start {
+                        Start::NoBest => "no best, item does nothing",
+                        Start::Best => "a best, measured again",
+                    },
+                    cells.join(" | ")
+                );
             }
+        }
+    }
+}
+
+/// Counts per procedure, summed over threads.
+#[derive(Default)]
+struct Counts(Vec<f64>);
+
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Counts) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0.0);
+        }
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a += b;
         }
     }
 }
@@ -516,7 +597,8 @@ fn mixed(sequences: usize) {
     );
     println!("| cases | runs | procedure | any false accept | real gains accepted |");
     println!("| --- | --- | --- | --- | --- |");
-    for &cases in &[3usize, 6] {
+    let cases = 6;
+    {
         for &runs in &RUNS {
             for p in [
                 Procedure::Plain,
@@ -548,6 +630,31 @@ fn mixed(sequences: usize) {
     }
 }
 
+/// What one measurement and one decision cost, per shape (only when named).
+fn timing() {
+    println!("\n## timing: one measurement, one decision");
+    for &cases in &SHAPES {
+        for &runs in &RUNS {
+            let mut rng = Rng(7);
+            let now = truth(cases, Start::NoBest);
+            let t = Instant::now();
+            let docs: Vec<SkillEval> = (0..200).map(|_| measure(&mut rng, &now, runs, 1)).collect();
+            let m = t.elapsed().as_secs_f64() / 200.0;
+            let baseline = Baseline::empty("sim");
+            let t = Instant::now();
+            for d in &docs {
+                decide_in_sequence(d, &baseline, false, Mode::Confidence(LEVEL), None, None);
+            }
+            let d = t.elapsed().as_secs_f64() / 200.0;
+            println!(
+                "| {cases} | {runs} | {:.0} µs | {:.0} µs |",
+                m * 1e6,
+                d * 1e6
+            );
+        }
+    }
+}
+
 fn main() {
     let named: Vec<String> = std::env::args()
         .skip(1)
@@ -557,7 +664,7 @@ fn main() {
     let sequences: usize = std::env::var("SEQUENCE_SEQUENCES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000);
+        .unwrap_or(1_000);
     let start = Instant::now();
     println!(
         "# Errors over a sequence: the online fallback, γ {:.4} for proposals 1–{HORIZON}, then (1 − 0.8)·{HORIZON}/((i − 1)·i)",
@@ -567,10 +674,13 @@ fn main() {
         fwer(sequences);
     }
     if wants("power") {
-        power(sequences * 2);
+        power(sequences);
     }
     if wants("mixed") {
-        mixed(sequences);
+        mixed(sequences / 2);
+    }
+    if named.iter().any(|n| n == "timing") {
+        timing();
     }
     println!("\n({:.1} s)", start.elapsed().as_secs_f64());
 }

@@ -398,6 +398,9 @@ impl KeptDecision {
         {
             return Some(problem);
         }
+        if let Some(problem) = self.sequence.as_ref().and_then(|s| s.problem()) {
+            return Some(problem);
+        }
         day_problem("date", &self.date, now)
             .or_else(|| time_problem("recorded_at", self.recorded_at, now))
     }

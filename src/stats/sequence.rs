@@ -68,7 +68,7 @@ impl Sequence {
     /// The next decision of a sequence held under `family`, after `previous`
     /// (none: the first).
     pub fn next(family: f64, previous: Option<Previous>) -> Sequence {
-        let proposal = previous.map_or(1, |p| p.proposal + 1);
+        let proposal = previous.map_or(1, |p| p.proposal.saturating_add(1));
         let carried = previous
             .filter(|p| p.accepted)
             .map_or(0.0, |p| p.alpha.clamp(0.0, family));
@@ -80,6 +80,25 @@ impl Sequence {
             carried,
             level: 1.0 - alpha,
         }
+    }
+
+    /// Why it cannot be a kept decision's sequence, if it cannot: a place
+    /// from 1, a family in (0, 0.4] (the mode's levels), a budget within the
+    /// family, what was carried within the budget, a level in (0, 1).
+    pub fn problem(&self) -> Option<String> {
+        let ok = self.proposal >= 1
+            && self.family > 0.0
+            && self.family <= 0.4
+            && (0.0..=self.family).contains(&self.alpha)
+            && (0.0..=self.alpha).contains(&self.carried)
+            && self.level > 0.0
+            && self.level < 1.0;
+        (!ok).then(|| {
+            format!(
+                "sequence {{proposal {}, family {}, alpha {}, carried {}, level {}}} is not a sequence's place and level",
+                self.proposal, self.family, self.alpha, self.carried, self.level
+            )
+        })
     }
 
     /// Its own share of the budget, without what was carried: the most this
@@ -189,6 +208,22 @@ mod tests {
             );
         }
         assert!(s.alpha <= 0.05 && s.alpha > 0.04);
+    }
+
+    #[test]
+    fn a_sequence_out_of_range_is_named() {
+        assert_eq!(Sequence::next(0.05, None).problem(), None);
+        let bad = Sequence {
+            alpha: 0.5,
+            ..Sequence::next(0.05, None)
+        };
+        assert!(bad.problem().unwrap().contains("alpha 0.5"));
+        let last = Previous {
+            proposal: u32::MAX,
+            alpha: 0.0,
+            accepted: false,
+        };
+        assert_eq!(Sequence::next(0.05, Some(last)).proposal, u32::MAX);
     }
 
     #[test]

@@ -6,11 +6,12 @@
 use crate::suite::labels::{Label, Verdict};
 use serde::Serialize;
 
-/// The lower limit both TPR and TNR must reach for a calibrated judge.
-pub const THRESHOLD: f64 = 0.80;
+/// The lower limit both TPR and TNR must reach for a calibrated judge: the
+/// one rule `check` and the documents apply ([`crate::stats::calibration`]).
+pub const THRESHOLD: f64 = crate::stats::calibration::DEFAULT_THRESHOLD;
 
 /// The confidence of the intervals held to [`THRESHOLD`].
-pub const CONFIDENCE: f64 = 0.95;
+pub const CONFIDENCE: f64 = crate::stats::CONFIDENCE;
 
 /// Seconds a person takes to label one run, for the time estimate: reading
 /// the criterion and an answer, deciding (an assumption, stated with it).
