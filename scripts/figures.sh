@@ -20,7 +20,7 @@ echo "figures: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 # One build of every bench listed; the executables named by cargo itself.
 echo "figures: building ${benches[*]} (bench profile)"
 build_started=$(date +%s)
-executables=$(cargo bench --locked --no-run --message-format=json "${benches[@]/#/--bench=}" \
+executables=$(cargo bench --locked --no-run --message-format=json-render-diagnostics "${benches[@]/#/--bench=}" \
   | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p')
 echo "figures: built in $(($(date +%s) - build_started)) s"
 
