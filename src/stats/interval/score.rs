@@ -121,8 +121,8 @@ pub(crate) fn continuity(parts: &[Part]) -> f64 {
 /// test does not reject, the test being
 /// `(|θ̂ − θ₀| − cc) / √V(θ₀) < z`, where `V(θ₀) = Σ cᵢ²·p̃ᵢ(1 − p̃ᵢ)/nᵢ` is
 /// evaluated at the means p̃ most likely under the constraint Σ cᵢ·p̃ᵢ = θ₀
-/// (as Wilson does for one arm, and Miettinen–Nurminen and Mee for a
-/// difference) and `cc` is the continuity correction, half the finest step
+/// (as Wilson does for one arm, and Mee for a difference: no N/(N − 1)
+/// factor, which Miettinen and Nurminen's interval adds) and `cc` is the continuity correction, half the finest step
 /// the estimate can take: min |cᵢ|/(2nᵢ).
 ///
 /// Scores are treated as pass shares: a score in `[0, 1]` with mean μ has a
