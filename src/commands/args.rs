@@ -174,6 +174,7 @@ impl PlatformArgs {
             confidence: None,
             rule: None,
             max_cost_ratio: None,
+            for_record: false,
             best: false,
             min_effect: self.min_effect,
             neighbours: self.neighbours.clone(),

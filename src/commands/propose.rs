@@ -35,15 +35,10 @@ pub struct ProposeArgs {
 
 /// Run `pipelines/proposer.rhai`.
 pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
-    if args.platform.dry_run {
-        let opts = crate::eval::EvalOptions {
-            confidence: args.confidence.confidence,
-            ..args.platform.options()
-        };
-        return super::args::dry_run(ctx, &args.item, &opts, args.json);
-    }
     // A proposal records: it decides under the confidence mode unless the
-    // bare rule is chosen, and `--runs auto` buys for that mode.
+    // bare rule is chosen, and `--runs auto` buys for that mode at the
+    // level the item's sequence holds the decision to; a dry run estimates
+    // that same purchase.
     let settings = crate::config::Settings::load(&ctx.home)?;
     let mode = crate::config::resolve_mode(
         args.confidence.confidence,
@@ -51,22 +46,25 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
         true,
         &settings,
     )?;
+    let eval = crate::eval::EvalOptions {
+        confidence: mode.level(),
+        rule: Some(match mode {
+            crate::gate::Mode::Confidence(_) => crate::stats::confidence::RuleChoice::Confidence,
+            _ => crate::stats::confidence::RuleChoice::Bare,
+        }),
+        max_cost_ratio: args.confidence.max_cost_ratio,
+        for_record: true,
+        ..args.platform.options()
+    };
+    if args.platform.dry_run {
+        return super::args::dry_run(ctx, &args.item, &eval, args.json);
+    }
     if args.confidence.require_calibrated || settings.require_calibrated == Some(true) {
         crate::ops::refuse_uncalibrated(ctx, &crate::config::ItemName::new(&args.item)?)?;
     }
     let options = PipelineOptions {
         item: Some(args.item.clone()),
-        eval: crate::eval::EvalOptions {
-            confidence: mode.level(),
-            rule: Some(match mode {
-                crate::gate::Mode::Confidence(_) => {
-                    crate::stats::confidence::RuleChoice::Confidence
-                }
-                _ => crate::stats::confidence::RuleChoice::Bare,
-            }),
-            max_cost_ratio: args.confidence.max_cost_ratio,
-            ..args.platform.options()
-        },
+        eval,
         pr: Some(args.pr.clone()),
         pages: args.pages.clone(),
         json: args.json,

@@ -225,9 +225,6 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
     // As the evaluation resolves it: `--rule bare` drops the settings' level.
     let level = config::resolve_mode(asked.confidence, asked.rule, false, &settings)?.level();
     let min_effect = config::resolve_min_effect(asked.min_effect, &settings)?;
-    let looks = asked
-        .auto
-        .map(|max| super::auto_policy(max, level).schedule());
     let path = evidence_path(ctx, &opts);
     // Read, never written: a dry run neither upgrades nor creates the store.
     let store = if path.exists() {
@@ -235,6 +232,14 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
     } else {
         None
     };
+    let level = super::buying_level(level, asked, item, &run.model, || match &store {
+        Some(store) => store.decisions(&[item.to_string()]),
+        None => Ok(Vec::new()),
+    })?
+    .map(|(level, _)| level);
+    let looks = asked
+        .auto
+        .map(|max| super::auto_policy(max, level).schedule());
     let version = match &store {
         Some(store) => store.last_platform_version(item)?,
         None => None,

@@ -280,6 +280,24 @@ pub fn assemble_plugin(
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
+    let level = match buying_level(level, opts, item, &run.model, || {
+        let store = evidence_path(ctx, opts);
+        Ok(if store.exists() {
+            Store::open(&store)?.decisions(&[item.to_string()])?
+        } else {
+            Vec::new()
+        })
+    })? {
+        Some((level, Some(sequence))) => {
+            observer.event(&Event::Notice(format!(
+                "{item}: runs auto buys at {}: {}",
+                crate::gate::fmt_level(level),
+                crate::gate::sequence_words(&sequence, item, &run.model)
+            )));
+            Some(level)
+        }
+        other => other.map(|(level, _)| level),
+    };
     let min_effect = config::resolve_min_effect(opts.min_effect, &settings)?;
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
@@ -372,6 +390,29 @@ pub fn best_version(
             best.run
         ))),
     }
+}
+
+/// The level `--runs auto` buys at under the confidence mode at `level`:
+/// the mode's own, or for an evaluation that feeds a recorded decision
+/// (`for_record`, `propose`) the level the item's sequence will hold that
+/// decision to (`ops::decide`, [`crate::stats::sequence`]), from the item's
+/// kept `decisions`, with that sequence: auto then plans the power of the
+/// decision it feeds. `None` without the mode.
+pub fn buying_level(
+    level: Option<f64>,
+    opts: &EvalOptions,
+    item: &str,
+    model: &str,
+    decisions: impl FnOnce() -> Result<Vec<evidence::KeptDecision>>,
+) -> Result<Option<(f64, Option<crate::stats::sequence::Sequence>)>> {
+    Ok(match level {
+        Some(level) if opts.for_record && opts.auto.is_some() => {
+            let sequence =
+                crate::history::next_in_sequence(&decisions()?, item, model, 1.0 - level);
+            Some((sequence.level, Some(sequence)))
+        }
+        other => other.map(|level| (level, None)),
+    })
 }
 
 /// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence

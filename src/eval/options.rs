@@ -73,6 +73,12 @@ pub struct EvalOptions {
     /// ([`crate::gate::limit_cost`]); `None` falls back to settings
     /// `_workflow.max_cost_ratio`.
     pub max_cost_ratio: Option<f64>,
+    /// The evaluation feeds a decision that records (`propose`): under the
+    /// confidence mode, `--runs auto` buys at the level the item's sequence
+    /// holds that decision to ([`super::buying_level`]), not the mode's own,
+    /// so the decision has the power auto plans for. The operator's choice:
+    /// a script cannot set it.
+    pub for_record: bool,
     /// `--best`: measure the recorded best's kept version of the item (for
     /// the model) instead of the source tree's, its with arm bought anew.
     pub best: bool,

@@ -23,7 +23,16 @@ pub fn decide_in_sequence(
     let (Mode::Confidence(level), Some(s)) = (mode, sequence) else {
         return decide_again(result, baseline, trust_imported, mode, fresh);
     };
-    let share = (1.0 - effective_level(result, level)) / (1.0 - level);
+    // The share of the budget auto's looks took, of the level auto planned
+    // at: the mode's, or the sequence's when it bought for this decision.
+    let planned = result
+        .stats
+        .as_ref()
+        .and_then(|s| s.auto.as_ref())
+        .and_then(|a| a.confidence_mode)
+        .filter(|p| *p > level && *p < 1.0)
+        .unwrap_or(level);
+    let share = (1.0 - effective_level(result, planned)) / (1.0 - planned);
     let s = s.under_looks(share);
     Decision {
         confidence: Some(level),
@@ -133,5 +142,68 @@ mod tests {
             none,
             decide_again(&result, &baseline, false, Mode::Confidence(0.95), None)
         );
+    }
+
+    /// Auto's looks spend the error budget of the level auto planned at: a
+    /// purchase planned at the mode's level is held at the looks' share of
+    /// the proposal's α, one planned at the sequence's level (`propose`)
+    /// already spent its looks out of that α, so it is held where its last
+    /// look was, not twice as strict.
+    fn under_auto(planned: Option<f64>, last_look: f64) -> SkillEval {
+        let mut result = noisy();
+        let stats = result.stats.as_mut().unwrap();
+        stats.confidence = last_look;
+        stats.auto = Some(crate::document::AutoRounds {
+            rounds: 3,
+            stop: "clear".into(),
+            confidence_mode: planned,
+        });
+        result
+    }
+
+    #[test]
+    fn auto_s_looks_are_counted_against_the_level_auto_planned_at() {
+        let s = Sequence::next(0.05, None);
+        let held = |planned: Option<f64>, last_look: f64| {
+            let result = under_auto(planned, last_look);
+            let baseline = Baseline::empty(&result.item);
+            decide_in_sequence(
+                &result,
+                &baseline,
+                false,
+                Mode::Confidence(0.95),
+                None,
+                Some(s),
+            )
+            .sequence
+            .unwrap()
+            .level
+        };
+        // Planned at 95 %, the last look held 97.5 % one-sided: half of the
+        // mode's α, so half of the proposal's α.
+        let at_mode = held(Some(0.95), 0.95);
+        assert!((at_mode - (1.0 - s.alpha * 0.5)).abs() < 1e-12, "{at_mode}");
+        // Planned at the proposal's own level, its last look held at
+        // 1 − α/2: the decision is held there.
+        let last_look = 1.0 - s.alpha;
+        let at_sequence = held(Some(s.level), last_look);
+        assert!(
+            (at_sequence - (0.5 + last_look / 2.0)).abs() < 1e-12,
+            "{at_sequence}"
+        );
+        // A fixed number of runs: the proposal's level as it is.
+        let fixed = {
+            let result = noisy();
+            let baseline = Baseline::empty(&result.item);
+            decide_in_sequence(
+                &result,
+                &baseline,
+                false,
+                Mode::Confidence(0.95),
+                None,
+                Some(s),
+            )
+        };
+        assert_eq!(fixed.sequence.unwrap().level, s.level);
     }
 }

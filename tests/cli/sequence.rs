@@ -109,3 +109,80 @@ fn recorded_decisions_lower_the_next_level_and_history_states_the_risk() {
         "{text}"
     );
 }
+
+#[test]
+fn a_proposal_under_auto_buys_at_the_level_its_sequence_holds_it_to() {
+    let w = World::new(
+        &["commit"],
+        Switches::answering(data("pipelines/aggregate-result.json")),
+    );
+    let result = w.path("r.json");
+    succeeds(bob_in(
+        &w,
+        &["run", "commit", "--model", "haiku", "--out", &result],
+    ));
+    for _ in 0..2 {
+        gate(&w, &result, RECORD);
+    }
+    let planned = |args: &[&str]| -> f64 {
+        let out = succeeds(bob_in(&w, args));
+        let estimate: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found = estimate
+            .pointer("/items/0/auto/confidence_mode")
+            .or_else(|| estimate.pointer("/auto/confidence_mode"))
+            .and_then(Value::as_f64);
+        found.unwrap_or_else(|| panic!("no auto level: {estimate}"))
+    };
+    let auto = [
+        "--model",
+        "haiku",
+        "--runs",
+        "auto:6",
+        "--dry-run",
+        "--json",
+    ];
+    // A run records nothing: auto plans at the mode's 95 %.
+    let run = planned(&[&["run", "commit", "--confidence", "0.95"], &auto[..]].concat());
+    assert_eq!(run, 0.95);
+    // A proposal is the item's third recorded decision: auto plans at the
+    // level the sequence will hold it to (its 0.33 % share of the 5 %).
+    let proposal = planned(
+        &[
+            &[
+                "propose",
+                "commit",
+                "--pr",
+                "#2",
+                "--pages",
+                "commit-skipped-hook",
+            ],
+            &auto[..],
+        ]
+        .concat(),
+    );
+    assert!(
+        (proposal - (1.0 - 0.05 * 0.8 / 12.0)).abs() < 1e-9,
+        "{proposal}"
+    );
+    // And the purchase says so before it buys.
+    let c = bob_in(
+        &w,
+        &[
+            "propose",
+            "commit",
+            "--pr",
+            "#2",
+            "--pages",
+            "commit-skipped-hook",
+            "--model",
+            "haiku",
+            "--runs",
+            "auto:2",
+        ],
+    );
+    let (_, out, err) = outcome(c);
+    assert!(
+        err.contains("commit: runs auto buys at 99.67 %: proposal 3 of commit on haiku"),
+        "{out}{err}"
+    );
+}

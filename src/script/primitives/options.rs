@@ -124,6 +124,7 @@ pub fn eval_options(
         report: base.report.clone(),
         // The operator's --dry-run holds whatever the script asks.
         dry_run: base.dry_run,
+        for_record: base.for_record,
         ..EvalOptions::default()
     };
     let text = |key: &str, v: &Dynamic| -> Result<Option<String>, String> {
