@@ -20,6 +20,14 @@
 //!   nothing: the chance of any false accept and the real gains accepted,
 //!   for the fallback and LORD++ (which controls the false discovery rate,
 //!   not this chance).
+//!
+//! Beside each table row, one `FIGURE` line per figure `docs/statistics.md`
+//! publishes from it (`make figures`; the convention of
+//! `benches/adaptive/figures.rs`): the id (section, start, cases, runs,
+//! column, as the doc labels them), the value as the table prints it, its
+//! Monte-Carlo error (a share's 95 % Wilson interval, a ratio's 95 %
+//! half-width, 1.96 delta-method standard errors; the tables print one
+//! standard error) and what it rests on.
 
 use bob_eval::document::{
     Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
@@ -28,6 +36,11 @@ use bob_eval::gate::{Mode, decide_in_sequence};
 use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
 use bob_eval::stats::{CONFIDENCE, CaseRuns, compare};
 use std::time::Instant;
+
+#[path = "adaptive/figures.rs"]
+#[allow(dead_code)] // the sequence prints shares and ratios only
+mod figures;
+use figures::figure;
 
 /// The mode's level: α = 5 % over the sequence.
 const LEVEL: f64 = 0.95;
@@ -337,6 +350,31 @@ fn pct(p: f64) -> String {
     format!("{:.2} %", 100.0 * p)
 }
 
+/// z for a two-sided 95 % interval (as `figures`).
+const Z: f64 = 1.959_963_984_540_054;
+
+/// The `FIGURE` line of a share `k` of `n`: the value as [`pct`] prints it
+/// in the tables, its 95 % Wilson interval.
+fn share_figure(id: &str, k: f64, n: f64, basis: &str) {
+    let (value, error) = if n <= 0.0 {
+        ("–".to_string(), "–".to_string())
+    } else {
+        let p = k / n;
+        let denom = 1.0 + Z * Z / n;
+        let centre = (p + Z * Z / (2.0 * n)) / denom;
+        let half = Z * (p * (1.0 - p) / n + Z * Z / (4.0 * n * n)).sqrt() / denom;
+        (
+            pct(p),
+            format!(
+                "95 % [{:.2}, {:.2}] %",
+                100.0 * (centre - half).max(0.0),
+                100.0 * (centre + half).min(1.0)
+            ),
+        )
+    };
+    figure(id, &value, &error, basis);
+}
+
 /// A share and its Monte-Carlo standard error.
 fn share(k: f64, n: f64) -> String {
     let p = k / n.max(1.0);
@@ -442,6 +480,26 @@ fn fwer(sequences: usize) {
                     },
                     cells.join(" | ")
                 );
+                // The doc's column headers.
+                let columns = [
+                    "plain 95 % each",
+                    "online fallback (shipped)",
+                    "fallback, smooth γ",
+                ];
+                for (j, column) in columns.iter().enumerate() {
+                    share_figure(
+                        &format!(
+                            "fwer/{}/{cases} cases/runs {runs}/{column}",
+                            start_label(start)
+                        ),
+                        t.0.get(j).copied().unwrap_or(0.0),
+                        n,
+                        &format!(
+                            "{sequences} sequences of {PROPOSALS} no-effect proposals, {}",
+                            start_label(start)
+                        ),
+                    );
+                }
             }
         }
     }
@@ -482,16 +540,40 @@ impl std::ops::AddAssign for Paired {
     }
 }
 
-/// Ratio p₁/p₀ of two paired shares and its delta-method standard error.
-fn ratio(n: f64, p0k: f64, p1k: f64, bothk: f64) -> String {
+/// Ratio p₁/p₀ of two paired shares and its delta-method standard error
+/// (none when p₀ is 0).
+fn ratio_se(n: f64, p0k: f64, p1k: f64, bothk: f64) -> Option<(f64, f64)> {
     let (p0, p1, p11) = (p0k / n, p1k / n, bothk / n);
     if p0 == 0.0 {
-        return "–".into();
+        return None;
     }
     let r = p1 / p0;
     let var =
         (p1 * (1.0 - p1) - 2.0 * r * (p11 - p1 * p0) + r * r * p0 * (1.0 - p0)) / (n * p0 * p0);
-    format!("{r:.3} ± {:.3}", var.max(0.0).sqrt())
+    Some((r, var.max(0.0).sqrt()))
+}
+
+/// Ratio p₁/p₀ of two paired shares and its delta-method standard error.
+fn ratio(n: f64, p0k: f64, p1k: f64, bothk: f64) -> String {
+    ratio_se(n, p0k, p1k, bothk).map_or_else(|| "–".into(), |(r, se)| format!("{r:.3} ± {se:.3}"))
+}
+
+/// The `FIGURE` line of a ratio: the value as [`ratio`] prints it, its 95 %
+/// half-width (1.96 delta-method standard errors).
+fn ratio_figure(id: &str, n: f64, p0k: f64, p1k: f64, bothk: f64, basis: &str) {
+    let (value, error) = ratio_se(n, p0k, p1k, bothk).map_or_else(
+        || ("–".to_string(), "–".to_string()),
+        |(r, se)| (format!("{r:.3}"), format!("± {:.3}", Z * se)),
+    );
+    figure(id, &value, &error, basis);
+}
+
+/// How `docs/statistics.md` labels a start in its tables (the figures' ids).
+fn start_label(start: Start) -> &'static str {
+    match start {
+        Start::NoBest => "no best",
+        Start::Best => "a best",
+    }
 }
 
 fn power(decisions: usize) {
@@ -586,6 +668,23 @@ fn power(decisions: usize) {
                     cell(1),
                     cell(2)
                 );
+                let id = format!("power/{}/{cases} cases/runs {runs}", start_label(start));
+                let basis = format!("{decisions} decisions on +{EFFECT}, {}", start_label(start));
+                share_figure(&format!("{id}/power at 95 %"), t.plain, t.n, &basis);
+                for (i, level) in ["proposals 1–12", "proposal 13", "after an accept"]
+                    .iter()
+                    .enumerate()
+                {
+                    share_figure(&format!("{id}/{level}/power"), t.at[i], t.n, &basis);
+                    ratio_figure(
+                        &format!("{id}/{level}/ratio"),
+                        t.n,
+                        t.plain,
+                        t.at[i],
+                        t.both[i],
+                        &format!("{basis}, paired"),
+                    );
+                }
             }
         }
     }
@@ -624,6 +723,27 @@ fn mixed(sequences: usize) {
                     p.name(),
                     share(t.any_false, t.n),
                     share(t.gains_accepted, t.gains)
+                );
+                // The doc's row labels.
+                let label = match p {
+                    Procedure::Plain => "plain 95 % each",
+                    Procedure::Fallback => "online fallback (shipped)",
+                    Procedure::Spending => "alpha-spending",
+                    Procedure::LordPlus => "LORD++ (W₀ = α/2)",
+                    Procedure::Smooth => "fallback, smooth γ",
+                };
+                let id = format!("mixed/{cases} cases/runs {runs}/{label}");
+                share_figure(
+                    &format!("{id}/any false accept"),
+                    t.any_false,
+                    t.n,
+                    &format!("{sequences} sequences of {PROPOSALS} proposals"),
+                );
+                share_figure(
+                    &format!("{id}/real gains accepted"),
+                    t.gains_accepted,
+                    t.gains,
+                    &format!("real gains over {sequences} sequences"),
                 );
             }
         }

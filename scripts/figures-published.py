@@ -1,7 +1,8 @@
 """Write benches/published.tsv (make figures' list) from docs/statistics.md:
-each figure the adaptive bench's default sections reproduce, as the doc
-prints it (bracketed figures of earlier rounds left out), with the section
-it is published in. Run from the repository root after a doc's figures are
+each figure the adaptive bench's default sections and the sequence bench
+(the tables of "Errors over a sequence") reproduce, as the doc prints it
+(bracketed figures of earlier rounds and the tables' ± errors left out),
+with the section it is published in. Run from the repository root after a doc's figures are
 measured again: python3 scripts/figures-published.py > benches/published.tsv"""
 import re, sys
 doc = open('docs/statistics.md').read().split('\n')
@@ -30,8 +31,8 @@ def section(line):
             return l.lstrip('#').strip()
     return ''
 
-def put(id_, value, where):
-    out.append(f"adaptive\t{id_}\t{value}\tdocs/statistics.md, {section(where)}")
+def put(id_, value, where, bench="adaptive"):
+    out.append(f"{bench}\t{id_}\t{value}\tdocs/statistics.md, {section(where)}")
 
 line, rows = table('| setting | (a) false calls')
 names = ["--runs 1", "--runs 3", "--runs 5", "--runs 10", "--runs auto (auto:16)", "--runs auto:10",
@@ -143,6 +144,27 @@ for n, runs, sh, auto in zip(names, ['15.9', '20.2', '35.6', '50.0'], ['40', '34
     put(f"oracle/{n}/runs", runs, line)
     put(f"oracle/{n}/share of fixed 10", sh + ' %', line)
     put(f"oracle/{n}/auto's share", auto + ' %', line + 1)
+# The sequence bench (benches/sequence.rs): its three tables, each value
+# without the table's ± (one standard error; the bench prints its own).
+def seq(id_, value, where):
+    put(id_, value.split(' ± ')[0].strip(), where, "sequence")
+line, rows = table('| start | cases | runs | plain 95 % each')
+for r in rows:
+    for col, v in zip(["plain 95 % each", "online fallback (shipped)", "fallback, smooth γ"], r[3:]):
+        seq(f"fwer/{r[0]}/{r[1]} cases/runs {r[2]}/{col}", v, line)
+line, rows = table('| start | cases | runs | power at 95 %')
+for r in rows:
+    id_ = f"power/{r[0]}/{r[1]} cases/runs {r[2]}"
+    seq(f"{id_}/power at 95 %", r[3], line)
+    for level, v in zip(["proposals 1–12", "proposal 13", "after an accept"], r[4:]):
+        power_, ratio = v.split(', ')
+        seq(f"{id_}/{level}/power", power_, line)
+        seq(f"{id_}/{level}/ratio", ratio, line)
+line, rows = table('| runs | procedure | any false accept')
+cases = re.search(r'(\d+) cases:', ' '.join(doc[line - 5:line])).group(1)  # "…per row, 6 cases:"
+for r in rows:
+    for col, v in zip(["any false accept", "real gains accepted"], r[2:]):
+        seq(f"mixed/{cases} cases/runs {r[0]}/{r[1]}/{col}", v, line)
 print("# bench\tfigure\tpublished value\twhere (make figures, scripts/figures.sh; written by scripts/figures-published.py)")
 for l in out:
     print(l)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The benches whose figures are published. Add one by its name.
-benches=(adaptive)
+benches=(adaptive sequence)
 
 out=${CARGO_TARGET_DIR:-target}/figures
 mkdir -p "$out"
