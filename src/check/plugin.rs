@@ -54,7 +54,7 @@ const MAX_DEPTH: usize = 16;
 const MAX_FOLDERS: usize = 100_000;
 
 /// The manifest, parsed.
-struct Manifest {
+struct PluginManifest {
     path: Utf8PathBuf,
     json: Map<String, Value>,
 }
@@ -168,7 +168,7 @@ fn folder_name(dir: &Utf8Path) -> String {
 }
 
 /// The manifest the platform reads, if any; what it cannot use is reported.
-fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
+fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<PluginManifest> {
     for rel in [".claude-plugin/plugin.json", "plugin.json"] {
         let path = dir.join(rel);
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -202,7 +202,7 @@ fn read_manifest(dir: &Utf8Path, out: &mut Out) -> Option<Manifest> {
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         return match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(json)) => Some(Manifest { path, json }),
+            Ok(Value::Object(json)) => Some(PluginManifest { path, json }),
             Ok(_) => {
                 out.error(
                     Code::ManifestInvalid,
@@ -262,7 +262,7 @@ pub(super) fn has_hooks(source: &Utf8Path) -> bool {
 }
 
 /// The eval folder the manifest names, as the platform settles it.
-fn eval_dir(manifest: &Manifest, out: &mut Out) -> EvalDir {
+fn eval_dir(manifest: &PluginManifest, out: &mut Out) -> EvalDir {
     let path = &manifest.path;
     let experimental = manifest
         .json

@@ -271,7 +271,7 @@ pub(super) const POLL: Duration = Duration::from_millis(50);
 
 /// What the wait loop does to the platform's process group next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Action {
+pub(super) enum WaitAction {
     /// Nothing yet: poll again.
     Wait,
     /// Send this signal (a forwarded one, or SIGTERM past the timeout).
@@ -320,17 +320,17 @@ impl Waiter {
         elapsed: Duration,
         caught: Option<libc::c_int>,
         timeout: Option<Duration>,
-    ) -> Action {
+    ) -> WaitAction {
         let stopping = self.forwarded.or(self.timed_out);
         if let Some(sig) = caught
             && self.forwarded.is_none()
         {
             self.forwarded = Some(now);
-            return Action::Signal(forwarded(sig));
+            return WaitAction::Signal(forwarded(sig));
         }
         if stopping.is_none() && timeout.is_some_and(|t| elapsed > t) {
             self.timed_out = Some(now);
-            return Action::Signal(libc::SIGTERM);
+            return WaitAction::Signal(libc::SIGTERM);
         }
         if let Some(at) = stopping {
             let grace = if self.forwarded.is_some() {
@@ -341,10 +341,10 @@ impl Waiter {
             if !self.killed && now.saturating_duration_since(at) > grace {
                 // The platform had its chance to finish up; do not hang on it.
                 self.killed = true;
-                return Action::Kill;
+                return WaitAction::Kill;
             }
         }
-        Action::Wait
+        WaitAction::Wait
     }
 }
 
@@ -386,9 +386,9 @@ pub(super) fn wait_for_exit(
                     continue;
                 }
                 match waiter.tick(now, now.saturating_duration_since(clock), caught, timeout) {
-                    Action::Wait => {}
-                    Action::Signal(s) => group.signal(s),
-                    Action::Kill => group.signal(libc::SIGKILL),
+                    WaitAction::Wait => {}
+                    WaitAction::Signal(s) => group.signal(s),
+                    WaitAction::Kill => group.signal(libc::SIGKILL),
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {

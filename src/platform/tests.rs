@@ -2,7 +2,7 @@ use super::probe::start_locate;
 use super::probe::{parse_version, version_tuple};
 use super::process::TAG;
 use super::process::{
-    Action, KILL_AFTER, POLL, TIMEOUT_GRACE, Tracked, Waited, Waiter, kill_tagged, tagged,
+    KILL_AFTER, POLL, TIMEOUT_GRACE, Tracked, WaitAction, Waited, Waiter, kill_tagged, tagged,
     wait_at_most,
 };
 use super::stderr::{parse_progress, read_line_bounded};
@@ -108,12 +108,15 @@ fn sighup_sigterm_and_sigquit_reach_the_platform_as_sigterm() {
         let t0 = Instant::now();
         assert_eq!(
             w.tick(t0, Duration::ZERO, Some(caught), None),
-            Action::Signal(sent),
+            WaitAction::Signal(sent),
             "{}",
             interrupt::name(caught)
         );
         let later = KILL_AFTER + MS;
-        assert_eq!(w.tick(t0 + later, later, Some(caught), None), Action::Kill);
+        assert_eq!(
+            w.tick(t0 + later, later, Some(caught), None),
+            WaitAction::Kill
+        );
     }
 }
 
@@ -214,16 +217,22 @@ fn a_caught_signal_is_forwarded_once_then_killed_after_kill_after() {
     let t0 = Instant::now();
     let mut w = Waiter::default();
     let int = Some(libc::SIGINT);
-    assert_eq!(w.tick(t0, Duration::ZERO, None, None), Action::Wait);
+    assert_eq!(w.tick(t0, Duration::ZERO, None, None), WaitAction::Wait);
     assert_eq!(
         w.tick(t0, Duration::ZERO, int, None),
-        Action::Signal(libc::SIGINT)
+        WaitAction::Signal(libc::SIGINT)
     );
-    assert_eq!(w.tick(t0 + POLL, POLL, int, None), Action::Wait);
-    assert_eq!(w.tick(t0 + KILL_AFTER, KILL_AFTER, int, None), Action::Wait);
+    assert_eq!(w.tick(t0 + POLL, POLL, int, None), WaitAction::Wait);
+    assert_eq!(
+        w.tick(t0 + KILL_AFTER, KILL_AFTER, int, None),
+        WaitAction::Wait
+    );
     let later = KILL_AFTER + MS;
-    assert_eq!(w.tick(t0 + later, later, int, None), Action::Kill);
-    assert_eq!(w.tick(t0 + later * 2, later * 2, int, None), Action::Wait);
+    assert_eq!(w.tick(t0 + later, later, int, None), WaitAction::Kill);
+    assert_eq!(
+        w.tick(t0 + later * 2, later * 2, int, None),
+        WaitAction::Wait
+    );
     assert!(w.forwarded.is_some() && w.timed_out.is_none());
 }
 
@@ -234,18 +243,25 @@ fn a_timeout_sends_sigterm_then_sigkill_after_the_grace() {
     let mut w = Waiter::default();
     let at = |d: Duration| (t0 + d, d);
     let (now, e) = at(Duration::from_secs(10));
-    assert_eq!(w.tick(now, e, None, limit), Action::Wait, "not past it yet");
+    assert_eq!(
+        w.tick(now, e, None, limit),
+        WaitAction::Wait,
+        "not past it yet"
+    );
     let (now, e) = at(Duration::from_secs(10) + MS);
-    assert_eq!(w.tick(now, e, None, limit), Action::Signal(libc::SIGTERM));
+    assert_eq!(
+        w.tick(now, e, None, limit),
+        WaitAction::Signal(libc::SIGTERM)
+    );
     let term = e;
     let (now, e) = at(term + TIMEOUT_GRACE);
-    assert_eq!(w.tick(now, e, None, limit), Action::Wait);
+    assert_eq!(w.tick(now, e, None, limit), WaitAction::Wait);
     let (now, e) = at(term + TIMEOUT_GRACE + MS);
-    assert_eq!(w.tick(now, e, None, limit), Action::Kill);
+    assert_eq!(w.tick(now, e, None, limit), WaitAction::Kill);
     let (now, e) = at(term + TIMEOUT_GRACE * 3);
     assert_eq!(
         w.tick(now, e, None, limit),
-        Action::Wait,
+        WaitAction::Wait,
         "one SIGTERM, one SIGKILL"
     );
     assert!(w.timed_out.is_some() && w.forwarded.is_none());
@@ -257,7 +273,7 @@ fn without_a_timeout_or_a_signal_it_waits_forever() {
     let mut w = Waiter::default();
     for hours in [0, 1, 24, 24 * 365] {
         let e = Duration::from_secs(hours * 3600);
-        assert_eq!(w.tick(t0 + e, e, None, None), Action::Wait);
+        assert_eq!(w.tick(t0 + e, e, None, None), WaitAction::Wait);
     }
     assert!(w.forwarded.is_none() && w.timed_out.is_none() && !w.killed);
 }
@@ -270,22 +286,22 @@ fn a_signal_during_the_timeout_grace_is_forwarded_and_gets_kill_after() {
     let term = Duration::from_secs(2);
     assert_eq!(
         w.tick(t0 + term, term, None, limit),
-        Action::Signal(libc::SIGTERM)
+        WaitAction::Signal(libc::SIGTERM)
     );
     let caught = term + Duration::from_secs(1);
     let int = Some(libc::SIGINT);
     assert_eq!(
         w.tick(t0 + caught, caught, int, limit),
-        Action::Signal(libc::SIGINT)
+        WaitAction::Signal(libc::SIGINT)
     );
     let e = term + TIMEOUT_GRACE + MS;
     assert_eq!(
         w.tick(t0 + e, e, int, limit),
-        Action::Wait,
+        WaitAction::Wait,
         "the signal's grace applies"
     );
     let e = caught + KILL_AFTER + MS;
-    assert_eq!(w.tick(t0 + e, e, int, limit), Action::Kill);
+    assert_eq!(w.tick(t0 + e, e, int, limit), WaitAction::Kill);
     assert!(w.forwarded.is_some() && w.timed_out.is_some());
 }
 
@@ -298,9 +314,12 @@ fn a_signal_caught_past_the_timeout_is_forwarded_instead_of_sigterm() {
     let limit = Some(Duration::from_secs(1));
     assert_eq!(
         w.tick(t0 + e, e, term, limit),
-        Action::Signal(libc::SIGTERM)
+        WaitAction::Signal(libc::SIGTERM)
     );
-    assert_eq!(w.tick(t0 + e + POLL, e + POLL, term, limit), Action::Wait);
+    assert_eq!(
+        w.tick(t0 + e + POLL, e + POLL, term, limit),
+        WaitAction::Wait
+    );
     assert!(w.forwarded.is_some() && w.timed_out.is_none());
 }
 
@@ -310,10 +329,10 @@ fn sigkill_is_sent_only_once() {
     let mut w = Waiter::default();
     let int = Some(libc::SIGINT);
     let limit = Some(Duration::ZERO);
-    assert_eq!(w.tick(t0, MS, int, limit), Action::Signal(libc::SIGINT));
+    assert_eq!(w.tick(t0, MS, int, limit), WaitAction::Signal(libc::SIGINT));
     let kills = (1..1000)
         .map(|i| KILL_AFTER + POLL * i)
-        .filter(|&e| w.tick(t0 + e, e, int, limit) == Action::Kill)
+        .filter(|&e| w.tick(t0 + e, e, int, limit) == WaitAction::Kill)
         .count();
     assert_eq!(kills, 1);
     assert!(w.killed);

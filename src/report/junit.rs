@@ -37,7 +37,7 @@ enum Ending {
     },
 }
 
-struct Case {
+struct JunitCase {
     classname: String,
     name: String,
     result: Ending,
@@ -45,10 +45,10 @@ struct Case {
     out: Option<String>,
 }
 
-struct Suite {
+struct JunitSuite {
     name: String,
     properties: Vec<(&'static str, String)>,
-    cases: Vec<Case>,
+    cases: Vec<JunitCase>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -60,7 +60,7 @@ struct Counts {
 }
 
 impl Counts {
-    fn of<'a>(cases: impl IntoIterator<Item = &'a Case>) -> Counts {
+    fn of<'a>(cases: impl IntoIterator<Item = &'a JunitCase>) -> Counts {
         let mut n = Counts::default();
         for case in cases {
             n.tests += 1;
@@ -102,7 +102,7 @@ pub fn escape(text: &str) -> String {
 }
 
 /// The whole document: `<testsuites name="…">` holding `suites`.
-fn document(name: &str, suites: &[Suite]) -> String {
+fn document(name: &str, suites: &[JunitSuite]) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let all = Counts::of(suites.iter().flat_map(|s| &s.cases));
     let _ = writeln!(
@@ -191,16 +191,16 @@ fn document(name: &str, suites: &[Suite]) -> String {
 /// without findings has one passing testcase, `no problems`. Findings outside
 /// every suite's folder go to a testsuite of their own, `bob-eval check`.
 pub fn check(report: &CheckReport) -> String {
-    let mut suites: Vec<Suite> = report
+    let mut suites: Vec<JunitSuite> = report
         .suites
         .iter()
-        .map(|s| Suite {
+        .map(|s| JunitSuite {
             name: s.item.clone(),
             properties: vec![("dir", s.dir.to_string()), ("cases", s.cases.join(", "))],
             cases: Vec::new(),
         })
         .collect();
-    let mut stray = Suite {
+    let mut stray = JunitSuite {
         name: "bob-eval check".into(),
         properties: Vec::new(),
         cases: Vec::new(),
@@ -212,7 +212,7 @@ pub fn check(report: &CheckReport) -> String {
             None => d.file.to_string(),
         };
         let classname = owner.map_or_else(|| "bob-eval check".into(), |i| suites[i].name.clone());
-        let case = Case {
+        let case = JunitCase {
             classname,
             name: format!("{} {at}", d.code),
             result: match d.severity {
@@ -232,7 +232,7 @@ pub fn check(report: &CheckReport) -> String {
     }
     for suite in &mut suites {
         if suite.cases.is_empty() {
-            suite.cases.push(Case {
+            suite.cases.push(JunitCase {
                 classname: suite.name.clone(),
                 name: "no problems".into(),
                 result: Ending::Passed,
@@ -251,7 +251,7 @@ pub fn check(report: &CheckReport) -> String {
 /// regressed case is a failure, a case without a without arm is skipped, an
 /// item that could not run is one `run` testcase in error.
 pub fn results(name: &str, outcomes: &[Outcome<'_>]) -> String {
-    let suites: Vec<Suite> = outcomes
+    let suites: Vec<JunitSuite> = outcomes
         .iter()
         .map(|o| match *o {
             Outcome::Ran(doc) => result_suite(doc),
@@ -259,10 +259,10 @@ pub fn results(name: &str, outcomes: &[Outcome<'_>]) -> String {
                 item,
                 error,
                 exit_code,
-            } => Suite {
+            } => JunitSuite {
                 name: item.to_string(),
                 properties: Vec::new(),
-                cases: vec![Case {
+                cases: vec![JunitCase {
                     classname: item.to_string(),
                     name: "run".into(),
                     result: Ending::Error {
@@ -289,7 +289,7 @@ fn signed(x: f64) -> String {
     }
 }
 
-fn result_suite(doc: &SkillEval) -> Suite {
+fn result_suite(doc: &SkillEval) -> JunitSuite {
     let mut properties = vec![
         ("model", doc.model.clone()),
         ("run", doc.run.clone()),
@@ -309,14 +309,14 @@ fn result_suite(doc: &SkillEval) -> Suite {
     if let Some(problem) = doc.trigger_problem() {
         properties.push(("trigger_problem", problem.into()));
     }
-    Suite {
+    JunitSuite {
         name: doc.item.to_string(),
         properties,
         cases: doc.cases.iter().map(|c| case(doc, c)).collect(),
     }
 }
 
-fn case(doc: &SkillEval, c: &CaseEval) -> Case {
+fn case(doc: &SkillEval, c: &CaseEval) -> JunitCase {
     let numbers = format!(
         "with {}, without {}, delta {}, verdict {}, trigger rate {}, runs {}, cost ${}",
         fmt_score(c.with),
@@ -381,7 +381,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> Case {
             },
         },
     };
-    Case {
+    JunitCase {
         classname: doc.item.to_string(),
         name: c.name.clone(),
         out: (!matches!(result, Ending::Failure { .. })).then_some(numbers),
@@ -409,7 +409,7 @@ pub fn gate(decision: &Decision) -> String {
     let cases = d
         .conditions
         .iter()
-        .map(|c| Case {
+        .map(|c| JunitCase {
             classname: d.item.clone(),
             name: c.name.to_string(),
             result: match c.status {
@@ -428,7 +428,7 @@ pub fn gate(decision: &Decision) -> String {
         .collect();
     document(
         "bob-eval gate",
-        &[Suite {
+        &[JunitSuite {
             name: d.item.clone(),
             properties,
             cases,

@@ -59,15 +59,15 @@ pub fn split_markdown(text: &str) -> std::result::Result<Markdown<'_>, Untermina
 /// A line scan, not a parser: flow style and odd layouts just get no line.
 pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
     #[derive(Clone)]
-    struct Frame {
+    struct KeyFrame {
         indent: usize,
         seg: String,
         item: bool,
     }
-    let mut stack: Vec<Frame> = Vec::new();
+    let mut stack: Vec<KeyFrame> = Vec::new();
     let mut counters: HashMap<String, usize> = HashMap::new();
     let mut out = HashMap::new();
-    let path = |stack: &[Frame]| {
+    let path = |stack: &[KeyFrame]| {
         stack
             .iter()
             .map(|f| f.seg.as_str())
@@ -101,7 +101,7 @@ pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
                     format!("{parent}.{seg}")
                 };
                 out.entry(full).or_insert(line_no);
-                stack.push(Frame {
+                stack.push(KeyFrame {
                     indent,
                     seg,
                     item: true,
@@ -126,7 +126,7 @@ pub fn key_lines(text: &str, first_line: usize) -> HashMap<String, usize> {
                 full.push_str(&key);
                 counters.remove(&full);
                 out.entry(full).or_insert(line_no);
-                stack.push(Frame {
+                stack.push(KeyFrame {
                     indent,
                     seg: key,
                     item: false,
