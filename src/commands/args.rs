@@ -4,7 +4,7 @@
 
 use crate::eval::{self, EvalOptions};
 use camino::Utf8PathBuf;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 /// Options shared by everything that runs the platform.
 #[derive(Debug, Clone, Args, Default)]
@@ -261,4 +261,14 @@ impl ConfidenceArg {
             require_calibrated: self.require_calibrated,
         }
     }
+}
+
+/// An arm, as `--arm` names it (`show`, `label`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ArmArg {
+    /// The item loaded
+    #[default]
+    With,
+    /// Without it
+    Without,
 }

@@ -3,6 +3,7 @@
 //! saved beside each grader as `graders/<grader>.labels.json`; and how many
 //! labels calibration still needs (`--dry-run`). See docs/judges.md.
 
+use super::args::ArmArg;
 use crate::config::{Context, ItemName};
 use crate::error::{Error, Result, exit};
 use crate::evidence::{Arm, Store};
@@ -10,18 +11,9 @@ use crate::ops::label::{self, Candidate, Filter, Pool};
 use crate::report::label as words;
 use crate::suite::labels::Verdict;
 use camino::Utf8PathBuf;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
-
-/// An arm, as `--arm` takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ArmArg {
-    /// Runs with the item loaded.
-    With,
-    /// Runs without it.
-    Without,
-}
 
 /// `label`.
 #[derive(Debug, Args)]

@@ -3,22 +3,13 @@
 //! calls, the answer, each grader's verdict and why), in the terminal, as
 //! JSON (`bob-eval-show/1`) or as one self-contained HTML page.
 
+use super::args::ArmArg;
 use crate::config::{Context, ItemName};
 use crate::error::{Error, Result, exit};
 use crate::evidence::{Arm, Store};
 use crate::ops::show::{find, last, view};
 use camino::Utf8PathBuf;
-use clap::{Args, ValueEnum};
-
-/// An arm, as `--arm` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ArmArg {
-    /// The item loaded
-    #[default]
-    With,
-    /// Without it
-    Without,
-}
+use clap::Args;
 
 /// `show`.
 #[derive(Debug, Args)]
