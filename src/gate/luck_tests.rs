@@ -13,30 +13,7 @@
 
 use super::*;
 use crate::document::{BestEntry, BestEvidence};
-
-/// splitmix64: a small, fixed, portable generator (the figures must not
-/// change with a crate's version).
-pub(super) struct Rng(pub(super) u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub(super) fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    pub(super) fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
-        (0..n)
-            .map(|_| if self.uniform() < p { 1.0 } else { 0.0 })
-            .collect()
-    }
-}
+use crate::stats::calibration::tests::Rng;
 
 /// One measurement of a no-effect item: per case, the pass rate `p[i]` on both arms.
 fn measure(rng: &mut Rng, p: &[f64], runs: usize, run: &str) -> SkillEval {

@@ -14,9 +14,9 @@
 //! or above the gain's own true `with`), the share of null changes
 //! accepted, and the final true `with`.
 
-use super::luck_tests::Rng;
 use super::*;
 use crate::document::{BestEntry, BestEvidence};
+use crate::stats::calibration::tests::Rng;
 
 const CASES: usize = 4;
 const RUNS: usize = 10;

@@ -592,4 +592,4 @@ pub fn correct(cases: &[CaseRuns], confidence: f64) -> Option<CorrectedScores> {
 
 #[cfg(test)]
 #[path = "calibration_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -189,16 +189,31 @@ fn suite_numbers_are_means_of_case_numbers() {
     assert!(correct(&[], CONFIDENCE).is_none());
 }
 
-/// splitmix64: small, portable, fixed by its seed.
+/// splitmix64: small, portable, fixed by its seed (the figures must not
+/// change with a crate's version). The one test generator: the gate's
+/// Monte-Carlo tests use it too.
 pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    pub(crate) fn uniform(&mut self) -> f64 {
+    /// The next 64 random bits.
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub(crate) fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// `n` runs, each passing (1.0) with probability `p`.
+    pub(crate) fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|_| if self.uniform() < p { 1.0 } else { 0.0 })
+            .collect()
     }
 }
 
