@@ -6,7 +6,7 @@
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::{Result, exit};
-use crate::report::Outcome;
+use crate::report::CiOutcome;
 use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
 use clap::{Args, ValueEnum};
@@ -103,11 +103,11 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
         RunFormat::Json => {}
         RunFormat::Junit => super::print(&crate::report::junit::results(
             "bob-eval run",
-            &[Outcome::Ran(&doc)],
+            &[CiOutcome::Ran(&doc)],
         ))?,
         RunFormat::Markdown => super::print(&crate::report::markdown::results(
             "bob-eval run",
-            &[Outcome::Ran(&doc)],
+            &[CiOutcome::Ran(&doc)],
         ))?,
     }
     let summary = if args.platform.platform_result.is_some() {

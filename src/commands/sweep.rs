@@ -9,7 +9,7 @@ use super::{Format, FormatArgs};
 use crate::config::{Ceiling, Context};
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
-use crate::report::Outcome;
+use crate::report::CiOutcome;
 use crate::script::{PipelineOptions, Published};
 use crate::shard::{self, Shard};
 use camino::Utf8PathBuf;
@@ -169,7 +169,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
 /// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return the exit code
 /// they give. `collect` prints merged shards through this same function.
 pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<u8> {
-    let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
+    let outcomes: Vec<CiOutcome<'_>> = rows.iter().map(CiOutcome::from).collect();
     let markdown = crate::report::markdown::results(TITLE, &outcomes);
     match format {
         Format::Human => super::print(&crate::report::sweep::human(rows))?,

@@ -43,7 +43,7 @@ pub(super) fn mark(
         {
             unmatched.push(row);
         }
-        point.decision = Some(Decision {
+        point.decision = Some(RecordedDecision {
             outcome: d.outcome,
             pr: Some(d.pr.clone()),
             before: d.before,
@@ -77,7 +77,7 @@ pub(super) fn mark(
         });
         match found {
             Some(&(s, p)) => {
-                series[s].points[p].decision = Some(Decision {
+                series[s].points[p].decision = Some(RecordedDecision {
                     outcome: row.outcome,
                     pr: Some(row.pr.clone()),
                     before: row.before,
@@ -101,7 +101,7 @@ pub(super) fn mark(
             .iter_mut()
             .find(|p| p.run == best.run && p.decision.is_none())
         {
-            point.decision = Some(Decision {
+            point.decision = Some(RecordedDecision {
                 outcome: Outcome::Accepted,
                 pr: None,
                 before: None,
@@ -120,7 +120,7 @@ pub(super) fn mark(
 }
 
 /// A decision a later one on the same point replaced, as a row.
-pub(super) fn earlier_row(d: &Decision, point: &Point, item: &str) -> Option<Row> {
+pub(super) fn earlier_row(d: &RecordedDecision, point: &Point, item: &str) -> Option<Row> {
     Some(Row {
         date: point.date.clone(),
         item: item.to_string(),

@@ -168,7 +168,7 @@ pub struct Point {
     /// The stored runs it used, by id (evaluations only).
     pub used_runs: Vec<String>,
     /// The gate's decision on it, when one is recorded.
-    pub decision: Option<Decision>,
+    pub decision: Option<RecordedDecision>,
     /// The model's recorded best after this point, as far as the decisions tell.
     pub best: Option<f64>,
     /// True for an evaluation imported from a file (`evidence import`).
@@ -178,7 +178,7 @@ pub struct Point {
 
 /// A recorded decision on a point.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Decision {
+pub struct RecordedDecision {
     /// Accepted or rejected.
     pub outcome: Outcome,
     /// The pull request; `None` when only the baseline tells.

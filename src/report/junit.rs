@@ -11,7 +11,7 @@
 //! Written by hand: the elements are few, and every text and attribute goes
 //! through [`escape`], which also keeps out the characters XML 1.0 forbids.
 
-use super::Outcome;
+use super::CiOutcome;
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
 use crate::document::{CaseEval, SkillEval, Verdict, fmt_score};
@@ -250,12 +250,12 @@ pub fn check(report: &CheckReport) -> String {
 /// the root name `name`: a testsuite per item, a testcase per case; a
 /// regressed case is a failure, a case without a without arm is skipped, an
 /// item that could not run is one `run` testcase in error.
-pub fn results(name: &str, outcomes: &[Outcome<'_>]) -> String {
+pub fn results(name: &str, outcomes: &[CiOutcome<'_>]) -> String {
     let suites: Vec<JunitSuite> = outcomes
         .iter()
         .map(|o| match *o {
-            Outcome::Ran(doc) => result_suite(doc),
-            Outcome::Failed {
+            CiOutcome::Ran(doc) => result_suite(doc),
+            CiOutcome::Failed {
                 item,
                 error,
                 exit_code,
@@ -475,7 +475,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_regressed_case_is_a_failure_with_its_reason() {
-        let xml = results("bob-eval run", &[Outcome::Ran(&regressed_doc())]);
+        let xml = results("bob-eval run", &[CiOutcome::Ran(&regressed_doc())]);
         assert!(
             xml.contains(
                 r#"<testsuite name="commit" tests="2" failures="1" errors="0" skipped="0">"#
@@ -502,14 +502,14 @@ pub(crate) mod tests {
     fn failed_graders_give_the_reason_and_a_grader_that_threw_is_an_error() {
         let mut doc = regressed_doc();
         doc.cases[1].graders = Some(graders("pattern not found in last_message"));
-        let xml = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        let xml = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
         assert!(
             xml.contains("the item makes this case worse; failed graders: subject: pattern not found in last_message\""),
             "{xml}"
         );
         doc.cases[1].graders = Some(graders("grader threw: failed to read baseline"));
         doc.cases[1].graders.as_mut().unwrap()[0].error = true;
-        let xml = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        let xml = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
         assert!(
             xml.contains(
                 r#"<testsuite name="commit" tests="2" failures="0" errors="1" skipped="0">"#
@@ -530,7 +530,7 @@ pub(crate) mod tests {
     fn an_item_that_could_not_run_is_an_error() {
         let xml = results(
             "bob-eval sweep",
-            &[Outcome::Failed {
+            &[CiOutcome::Failed {
                 item: "beta",
                 error: "the plugin did not load",
                 exit_code: 3,

@@ -8,7 +8,7 @@
 //! punctuation backslash-escaped, line breaks made spaces, the spans a message
 //! quotes in backticks kept as code.
 
-use super::Outcome;
+use super::CiOutcome;
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
 use crate::document::{SkillEval, Verdict, fmt_score};
@@ -229,24 +229,26 @@ pub fn check(report: &CheckReport) -> String {
 /// per item, the notes (could not run, partial, trigger problems), then each
 /// item's cases, one row per case (folded under `<details>` when there are
 /// several items).
-pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
+pub fn results(title: &str, outcomes: &[CiOutcome<'_>]) -> String {
     let mut out = String::new();
     let mut tally: Vec<(String, usize)> = Vec::new();
     for o in outcomes {
         let word = match o {
-            Outcome::Ran(doc) => doc.verdict.as_str(),
-            Outcome::Failed { exit_code, .. } => super::sweep::not_run_word(*exit_code),
+            CiOutcome::Ran(doc) => doc.verdict.as_str(),
+            CiOutcome::Failed { exit_code, .. } => super::sweep::not_run_word(*exit_code),
         };
         match tally.iter_mut().find(|(w, _)| w == word) {
             Some((_, n)) => *n += 1,
             None => tally.push((word.to_string(), 1)),
         }
     }
-    let failed = outcomes.iter().any(|o| matches!(o, Outcome::Failed { .. }));
+    let failed = outcomes
+        .iter()
+        .any(|o| matches!(o, CiOutcome::Failed { .. }));
     // A regressed item, or a regressed case inside an item that did not regress.
     let regressed = outcomes
         .iter()
-        .any(|o| matches!(o, Outcome::Ran(d) if regressed_cases(d) > 0 || d.verdict == Verdict::Regressed));
+        .any(|o| matches!(o, CiOutcome::Ran(d) if regressed_cases(d) > 0 || d.verdict == Verdict::Regressed));
     let mark = if failed {
         "❌"
     } else if regressed {
@@ -268,7 +270,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
     let rows: Vec<Vec<String>> = outcomes
         .iter()
         .map(|o| match o {
-            Outcome::Ran(d) => vec![
+            CiOutcome::Ran(d) => vec![
                 plain(&d.item),
                 plain(&d.model),
                 score(d.with),
@@ -282,7 +284,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                 rate(d.trigger_rate),
                 format!("{} of {}", dollars(d.cost_usd), dollars(d.max_cost_usd)),
             ],
-            Outcome::Failed {
+            CiOutcome::Failed {
                 item, exit_code, ..
             } => {
                 let none = "—".to_string();
@@ -319,7 +321,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
     let mut notes = Vec::new();
     for o in outcomes {
         match o {
-            Outcome::Failed {
+            CiOutcome::Failed {
                 item,
                 error,
                 exit_code,
@@ -329,7 +331,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
                 super::sweep::not_run_word(*exit_code),
                 prose(error)
             )),
-            Outcome::Ran(d) => {
+            CiOutcome::Ran(d) => {
                 if d.partial {
                     notes.push(format!(
                         "**{}** is partial ({}): not every case ran comparably; the gate will not accept it",
@@ -356,7 +358,7 @@ pub fn results(title: &str, outcomes: &[Outcome<'_>]) -> String {
     }
     let fold = outcomes.len() > 1;
     for o in outcomes {
-        let Outcome::Ran(d) = o else { continue };
+        let CiOutcome::Ran(d) = o else { continue };
         if fold {
             let worse = match regressed_cases(d) {
                 0 => String::new(),
@@ -673,7 +675,7 @@ mod tests {
     fn a_run_is_a_row_and_a_row_per_case() {
         let mut doc = SkillEval::sample(1.0, 0.5);
         doc.cases = vec![case_eval("fires|x", 1.0, 0.5, Some(1.0))];
-        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        let md = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
         insta::assert_snapshot!(md);
     }
 
@@ -690,7 +692,7 @@ mod tests {
             ]))
             .unwrap(),
         );
-        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        let md = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
         assert!(
             md.contains("Graders that failed:\n\n- fires: ✗ body (scored) with 0/2, without 0/2: fails on both arms; with the item: no body in \\`last\\_message\\`\n"),
             "{md}"
@@ -714,7 +716,7 @@ mod tests {
             ]))
             .unwrap(),
         );
-        let md = results("bob-eval run", &[Outcome::Ran(&doc)]);
+        let md = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
         assert!(
             md.contains("Judges unsure:\n\n- JUDGE UNSURE: grader"),
             "{md}"

@@ -24,7 +24,7 @@ use crate::ops::Published;
 
 /// One item's outcome in a run or a sweep, as the CI formats render it.
 #[derive(Debug, Clone, Copy)]
-pub enum Outcome<'a> {
+pub enum CiOutcome<'a> {
     /// The item ran: its result.
     Ran(&'a SkillEval),
     /// It could not run.
@@ -38,11 +38,11 @@ pub enum Outcome<'a> {
     },
 }
 
-impl<'a> From<&'a ItemOutcome> for Outcome<'a> {
+impl<'a> From<&'a ItemOutcome> for CiOutcome<'a> {
     fn from(o: &'a ItemOutcome) -> Self {
         match &o.outcome {
-            Ok(doc) => Outcome::Ran(doc),
-            Err(f) => Outcome::Failed {
+            Ok(doc) => CiOutcome::Ran(doc),
+            Err(f) => CiOutcome::Failed {
                 item: &o.item,
                 error: &f.message,
                 exit_code: f.exit_code,
@@ -57,7 +57,7 @@ impl<'a> From<&'a ItemOutcome> for Outcome<'a> {
 pub fn published_markdown(title: &str, published: &Published) -> String {
     match published {
         Published::Outcomes(rows) => {
-            let outcomes: Vec<Outcome<'_>> = rows.iter().map(Outcome::from).collect();
+            let outcomes: Vec<CiOutcome<'_>> = rows.iter().map(CiOutcome::from).collect();
             markdown::results(title, &outcomes)
         }
         Published::Decided { result, decision } => markdown::proposal(title, result, decision),

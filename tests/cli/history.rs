@@ -825,7 +825,7 @@ fn a_real_browser_puts_each_mark_over_its_run_and_no_labels_overlap() {
 /// A page of ten models with ten decided evaluations each (a hundred marks),
 /// every model's best recorded, made by the library as `history --html` makes it.
 fn crowded_page(dir: &Path) -> PathBuf {
-    use bob_eval::history::{Best, Decision, History, ItemHistory, Point, Series};
+    use bob_eval::history::{Best, History, ItemHistory, Point, RecordedDecision, Series};
     use bob_eval::wiki::Outcome;
     let models = 10;
     let series = (0..models)
@@ -866,7 +866,7 @@ fn crowded_page(dir: &Path) -> PathBuf {
                         partial_reason: None,
                         intervals: None,
                         used_runs: vec![],
-                        decision: Some(Decision {
+                        decision: Some(RecordedDecision {
                             outcome,
                             pr: Some(format!("#{}", 4000 + slot)),
                             before: None,

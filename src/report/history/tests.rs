@@ -1,5 +1,5 @@
 use super::*;
-use crate::history::{Best, Decision};
+use crate::history::{Best, RecordedDecision};
 use chrono::DateTime;
 
 fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> Point {
@@ -28,8 +28,8 @@ fn point(run: &str, day: u32, with: Option<f64>, decision: Option<Outcome>) -> P
     }
 }
 
-fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> Decision {
-    Decision {
+fn wiki_decision(outcome: Outcome, pr: &str, after: f64) -> RecordedDecision {
+    RecordedDecision {
         outcome,
         pr: Some(pr.into()),
         before: None,
