@@ -17,7 +17,7 @@ mod support {
 }
 
 use bob_eval::evidence::StoredRun;
-use bob_eval::shard::{self, Entry, Manifest, Shard};
+use bob_eval::shard::{self, Manifest, Shard, ShardEntry};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use support::cmd::bob;
@@ -188,7 +188,7 @@ fn collect_thousand() {
             suites: ITEMS,
             items: mine
                 .iter()
-                .map(|item| Entry {
+                .map(|item| ShardEntry {
                     item: item.clone(),
                     exit_code: 0,
                     error: None,

@@ -169,7 +169,7 @@ pub struct Manifest {
     /// How many suites the tree holds.
     pub suites: usize,
     /// The suites given to this shard, in sweep order.
-    pub items: Vec<Entry>,
+    pub items: Vec<ShardEntry>,
     /// The sweep's budget and this shard's share, under `--max-total-usd`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
@@ -177,7 +177,7 @@ pub struct Manifest {
 
 /// One suite of a [`Manifest`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct ShardEntry {
     /// The item.
     pub item: String,
     /// 0 when it ran (its document is `<item>.json`), else why not.
@@ -239,12 +239,12 @@ pub fn write_out_dir(
         items: rows
             .iter()
             .map(|r| match &r.outcome {
-                Ok(_) => Entry {
+                Ok(_) => ShardEntry {
                     item: r.item.clone(),
                     exit_code: 0,
                     error: None,
                 },
-                Err(f) => Entry {
+                Err(f) => ShardEntry {
                     item: r.item.clone(),
                     exit_code: f.exit_code,
                     error: Some(f.message.clone()),

@@ -9,7 +9,7 @@ use crate::error::{Error, Result, exit};
 use crate::evidence::{Arm, Store};
 use crate::ops::label::{self, Candidate, Filter, Pool};
 use crate::report::label as words;
-use crate::suite::labels::Verdict;
+use crate::suite::labels::LabelVerdict;
 use camino::Utf8PathBuf;
 use clap::Args;
 use serde_json::json;
@@ -216,15 +216,15 @@ fn report(args: &LabelArgs, pool: &Pool, mut head: serde_json::Value) -> Result<
 
 /// What a person typed.
 enum Reply {
-    Answer(Verdict),
+    Answer(LabelVerdict),
     Skip,
     Quit,
 }
 
 fn parse_reply(line: &str) -> Option<Reply> {
     match line.trim().to_ascii_lowercase().as_str() {
-        "p" | "pass" => Some(Reply::Answer(Verdict::Pass)),
-        "f" | "fail" => Some(Reply::Answer(Verdict::Fail)),
+        "p" | "pass" => Some(Reply::Answer(LabelVerdict::Pass)),
+        "f" | "fail" => Some(Reply::Answer(LabelVerdict::Fail)),
         "s" | "skip" => Some(Reply::Skip),
         "q" | "quit" => Some(Reply::Quit),
         _ => None,

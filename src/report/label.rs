@@ -3,10 +3,10 @@
 //! calibration threshold.
 
 use crate::ops::label::{
-    CONFIDENCE, Candidate, ClassNeed, GraderStatus, ImportReport, Need, Pool, SECONDS_PER_LABEL,
-    THRESHOLD,
+    CONFIDENCE, Candidate, ClassNeed, GraderStatus, LabelImportReport, Need, Pool,
+    SECONDS_PER_LABEL, THRESHOLD,
 };
-use crate::suite::labels::{Answered, Verdict, stale_words};
+use crate::suite::labels::{Answered, LabelVerdict, stale_words};
 use std::fmt::Write;
 
 /// One run to label: where it is from, the criterion and what the judge saw.
@@ -30,7 +30,7 @@ pub const QUESTION: &str =
     "Does it meet the criterion? [p]ass, [f]ail, [s]kip, [q]uit (each answer is saved at once): ";
 
 /// The reveal after an answer: what was saved, what the judge said.
-pub fn revealed(human: Verdict, judge: Verdict, answered: &Answered) -> String {
+pub fn revealed(human: LabelVerdict, judge: LabelVerdict, answered: &Answered) -> String {
     let agree = if human == judge {
         "you agree"
     } else {
@@ -214,7 +214,7 @@ pub fn calibration_cost(item: &str, rows: &[GraderStatus]) -> Option<String> {
 }
 
 /// What an import did, in one line.
-pub fn imported(r: &ImportReport) -> String {
+pub fn imported(r: &LabelImportReport) -> String {
     let mut out = format!(
         "imported {}: {} entr{} · {} new label(s) · {} replaced an earlier label · {} left blank (skipped)",
         r.file,
@@ -261,7 +261,7 @@ mod tests {
             arm: Arm::Without,
             criterion: "The body says why the hook is skipped.".into(),
             saw: "fix(hooks): skip the hook\n\nDocs-only commits need no lint.".into(),
-            judge: Verdict::Fail,
+            judge: LabelVerdict::Fail,
         }
     }
 
@@ -275,20 +275,24 @@ mod tests {
     #[test]
     fn the_reveal_says_agreement_and_replacement() {
         assert_eq!(
-            revealed(Verdict::Fail, Verdict::Fail, &Answered::Added),
+            revealed(LabelVerdict::Fail, LabelVerdict::Fail, &Answered::Added),
             "saved FAIL · the judge said FAIL: you agree\n"
         );
         let old = Label {
             run: "r".into(),
             arm: "with".into(),
-            human: Verdict::Fail,
-            judge: Verdict::Fail,
+            human: LabelVerdict::Fail,
+            judge: LabelVerdict::Fail,
             at: "2026-12-05T08:00:00Z".into(),
             by: None,
             criterion_digest: None,
         };
         assert_eq!(
-            revealed(Verdict::Pass, Verdict::Fail, &Answered::Replaced(old)),
+            revealed(
+                LabelVerdict::Pass,
+                LabelVerdict::Fail,
+                &Answered::Replaced(old)
+            ),
             "saved PASS (replaces your earlier FAIL for this run) · the judge said FAIL: you disagree\n"
         );
     }

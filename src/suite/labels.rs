@@ -26,37 +26,41 @@ pub const MAX_NAME: usize = 128;
 /// A PASS or FAIL: the person's, or the judge's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum LabelVerdict {
     /// The run meets the criterion.
     Pass,
     /// It does not.
     Fail,
 }
 
-impl Verdict {
+impl LabelVerdict {
     /// `pass` or `fail`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
+            LabelVerdict::Pass => "pass",
+            LabelVerdict::Fail => "fail",
         }
     }
 
     /// The verdict of a grader outcome's `passed`.
-    pub fn from_passed(passed: bool) -> Verdict {
-        if passed { Verdict::Pass } else { Verdict::Fail }
+    pub fn from_passed(passed: bool) -> LabelVerdict {
+        if passed {
+            LabelVerdict::Pass
+        } else {
+            LabelVerdict::Fail
+        }
     }
 
-    /// True for [`Verdict::Pass`].
+    /// True for [`LabelVerdict::Pass`].
     pub fn passed(self) -> bool {
-        self == Verdict::Pass
+        self == LabelVerdict::Pass
     }
 
     /// `pass` or `fail` in any case (also `PASS`, `Fail`); anything else is `None`.
-    pub fn parse(text: &str) -> Option<Verdict> {
+    pub fn parse(text: &str) -> Option<LabelVerdict> {
         match text.trim().to_ascii_lowercase().as_str() {
-            "pass" => Some(Verdict::Pass),
-            "fail" => Some(Verdict::Fail),
+            "pass" => Some(LabelVerdict::Pass),
+            "fail" => Some(LabelVerdict::Fail),
             _ => None,
         }
     }
@@ -70,9 +74,9 @@ pub struct Label {
     /// The arm of that run: `with` or `without`.
     pub arm: String,
     /// The person's verdict.
-    pub human: Verdict,
+    pub human: LabelVerdict,
     /// The judge's verdict on that run for this grader (the stored outcome's `passed`).
-    pub judge: Verdict,
+    pub judge: LabelVerdict,
     /// When it was given (RFC 3339, UTC).
     pub at: String,
     /// Who gave it, when known.

@@ -20,7 +20,7 @@ fn grader(criteria: &str) -> Grader {
     }
 }
 
-fn label(run: &str, human: Verdict, judge: Verdict) -> Label {
+fn label(run: &str, human: LabelVerdict, judge: LabelVerdict) -> Label {
     Label {
         run: run.into(),
         arm: "with".into(),
@@ -68,14 +68,23 @@ fn paths_sit_beside_the_grader_and_refuse_unsafe_names() {
 #[test]
 fn stale_labels_do_not_count_and_are_counted() {
     let mut labels = Labels::new("tone", "sha256:old");
-    labels.answer(label("r1", Verdict::Pass, Verdict::Pass), "sha256:old");
-    labels.answer(label("r2", Verdict::Fail, Verdict::Pass), "sha256:old");
+    labels.answer(
+        label("r1", LabelVerdict::Pass, LabelVerdict::Pass),
+        "sha256:old",
+    );
+    labels.answer(
+        label("r2", LabelVerdict::Fail, LabelVerdict::Pass),
+        "sha256:old",
+    );
     let (current, stale) = labels.current("sha256:old");
     assert_eq!((current.len(), stale), (2, 0));
     assert_eq!(labels.current("sha256:new").1, 2);
 
     // A label under the new criterion keeps the old ones, stale.
-    labels.answer(label("r3", Verdict::Pass, Verdict::Fail), "sha256:new");
+    labels.answer(
+        label("r3", LabelVerdict::Pass, LabelVerdict::Fail),
+        "sha256:new",
+    );
     assert_eq!(labels.criterion_digest, "sha256:new");
     let (current, stale) = labels.current("sha256:new");
     assert_eq!(current.len(), 1);
@@ -93,15 +102,24 @@ fn stale_labels_do_not_count_and_are_counted() {
 fn a_second_answer_for_a_run_replaces_the_first() {
     let mut labels = Labels::new("tone", "sha256:a");
     assert_eq!(
-        labels.answer(label("r1", Verdict::Pass, Verdict::Fail), "sha256:a"),
+        labels.answer(
+            label("r1", LabelVerdict::Pass, LabelVerdict::Fail),
+            "sha256:a"
+        ),
         Answered::Added
     );
-    let again = labels.answer(label("r1", Verdict::Fail, Verdict::Fail), "sha256:a");
-    assert!(matches!(again, Answered::Replaced(ref old) if old.human == Verdict::Pass));
+    let again = labels.answer(
+        label("r1", LabelVerdict::Fail, LabelVerdict::Fail),
+        "sha256:a",
+    );
+    assert!(matches!(again, Answered::Replaced(ref old) if old.human == LabelVerdict::Pass));
     assert_eq!(labels.labels.len(), 1);
-    assert_eq!(labels.labels[0].human, Verdict::Fail);
+    assert_eq!(labels.labels[0].human, LabelVerdict::Fail);
     // A stale label of the run is replaced by the answer under the new criterion.
-    let again = labels.answer(label("r1", Verdict::Pass, Verdict::Fail), "sha256:b");
+    let again = labels.answer(
+        label("r1", LabelVerdict::Pass, LabelVerdict::Fail),
+        "sha256:b",
+    );
     assert!(matches!(again, Answered::Replaced(_)));
     assert_eq!(labels.current("sha256:b"), (vec![&labels.labels[0]], 0));
 }
@@ -114,10 +132,13 @@ fn save_then_load_round_trips_and_validates() {
     assert_eq!(load(&file).unwrap(), None);
     let digest = criterion_digest(&grader("Is it polite?"));
     let mut labels = Labels::new("tone", &digest);
-    let mut l = label("eval-x-1", Verdict::Pass, Verdict::Fail);
+    let mut l = label("eval-x-1", LabelVerdict::Pass, LabelVerdict::Fail);
     l.by = Some("ana".into());
     labels.answer(l, &digest);
-    labels.answer(label("eval-x-2", Verdict::Fail, Verdict::Fail), &digest);
+    labels.answer(
+        label("eval-x-2", LabelVerdict::Fail, LabelVerdict::Fail),
+        &digest,
+    );
     save(&file, &labels).unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     assert_eq!(text.lines().filter(|l| l.contains("\"run\"")).count(), 2);
@@ -164,9 +185,9 @@ fn errors_name_the_file_and_line() {
 
 #[test]
 fn verdicts_parse_in_any_case() {
-    assert_eq!(Verdict::parse(" PASS "), Some(Verdict::Pass));
-    assert_eq!(Verdict::parse("Fail"), Some(Verdict::Fail));
-    assert_eq!(Verdict::parse("yes"), None);
-    assert_eq!(Verdict::from_passed(true), Verdict::Pass);
-    assert!(!Verdict::Fail.passed());
+    assert_eq!(LabelVerdict::parse(" PASS "), Some(LabelVerdict::Pass));
+    assert_eq!(LabelVerdict::parse("Fail"), Some(LabelVerdict::Fail));
+    assert_eq!(LabelVerdict::parse("yes"), None);
+    assert_eq!(LabelVerdict::from_passed(true), LabelVerdict::Pass);
+    assert!(!LabelVerdict::Fail.passed());
 }

@@ -5,7 +5,7 @@
 
 use super::{Candidate, Pool, answer, answer_stale};
 use crate::error::{Error, Location, Result};
-use crate::suite::labels::{Answered, Verdict};
+use crate::suite::labels::{Answered, LabelVerdict};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -18,7 +18,7 @@ const MAX_BATCH_FILE: u64 = 64 << 20;
 
 /// One line of a batch: a run to label, without the judge's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct BatchEntry {
     /// Always [`ENTRY_FORMAT`].
     pub format: String,
     /// The opaque entry id ([`super::entry_id`]).
@@ -41,10 +41,10 @@ pub struct Entry {
 }
 
 /// The entries for `candidates`, in order.
-pub fn export_entries(item: &str, candidates: &[Candidate]) -> Vec<Entry> {
+pub fn export_entries(item: &str, candidates: &[Candidate]) -> Vec<BatchEntry> {
     candidates
         .iter()
-        .map(|c| Entry {
+        .map(|c| BatchEntry {
             format: ENTRY_FORMAT.to_owned(),
             entry: c.entry.clone(),
             item: item.to_owned(),
@@ -64,13 +64,13 @@ pub struct Answer {
     /// The 1-based line.
     pub line: usize,
     /// The entry as read.
-    pub entry: Entry,
+    pub entry: BatchEntry,
     /// The verdict; `None` when left blank.
-    pub human: Option<Verdict>,
+    pub human: Option<LabelVerdict>,
 }
 
 /// Read a batch file: JSON Lines as exported (every non-blank line an
-/// [`Entry`]), or the same entries as one JSON array. Each entry of `item`,
+/// [`BatchEntry`]), or the same entries as one JSON array. Each entry of `item`,
 /// given once, `human` blank (or null), `pass` or `fail` (any case; `true`
 /// and `false` too). Errors name the file and line; nothing is read into
 /// labels before the whole file is good.
@@ -186,21 +186,25 @@ fn element_lines(text: &str) -> Vec<usize> {
 
 /// An entry and its verdict from one JSON value: `human` a string (blank
 /// skips), a boolean or null.
-fn entry_of(mut value: serde_json::Value) -> std::result::Result<(Entry, Option<Verdict>), String> {
+fn entry_of(
+    mut value: serde_json::Value,
+) -> std::result::Result<(BatchEntry, Option<LabelVerdict>), String> {
     let human = match value.get_mut("human").map(serde_json::Value::take) {
         None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::Bool(b)) => Some(Verdict::from_passed(b)),
+        Some(serde_json::Value::Bool(b)) => Some(LabelVerdict::from_passed(b)),
         Some(serde_json::Value::String(text)) if text.trim().is_empty() => None,
-        Some(serde_json::Value::String(text)) => Some(Verdict::parse(&text).ok_or_else(|| {
-            format!("`human` is {text:?}: write pass or fail, or leave it blank to skip")
-        })?),
+        Some(serde_json::Value::String(text)) => {
+            Some(LabelVerdict::parse(&text).ok_or_else(|| {
+                format!("`human` is {text:?}: write pass or fail, or leave it blank to skip")
+            })?)
+        }
         Some(other) => {
             return Err(format!(
                 "`human` is {other}: write pass or fail, or leave it blank to skip"
             ));
         }
     };
-    let mut entry: Entry = serde_json::from_value(value)
+    let mut entry: BatchEntry = serde_json::from_value(value)
         .map_err(|e| format!("not a {ENTRY_FORMAT} entry: {e} (keep the fields as exported)"))?;
     entry.human = human.map(|h| h.as_str().to_owned());
     Ok((entry, human))
@@ -208,7 +212,7 @@ fn entry_of(mut value: serde_json::Value) -> std::result::Result<(Entry, Option<
 
 /// What an import did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ImportReport {
+pub struct LabelImportReport {
     /// The batch file.
     pub file: Utf8PathBuf,
     /// Lines read (entries).
@@ -232,7 +236,7 @@ pub struct ImportReport {
 #[derive(Debug, Clone)]
 pub struct Imported {
     /// Counts.
-    pub report: ImportReport,
+    pub report: LabelImportReport,
     /// The graders with their labels as written.
     pub pool: Pool,
 }
@@ -270,11 +274,11 @@ pub fn import(
             planned.push(((*c).clone(), human, a.entry.criterion.clone()));
         }
     }
-    let mut report = ImportReport {
+    let mut report = LabelImportReport {
         file: file.to_owned(),
         entries: answers.len(),
         skipped: answers.iter().filter(|a| a.human.is_none()).count(),
-        ..ImportReport::default()
+        ..LabelImportReport::default()
     };
     for (c, human, criterion) in planned {
         let Some(g) = pool

@@ -24,12 +24,14 @@ mod need;
 #[cfg(test)]
 mod tests;
 
-pub use file::{ENTRY_FORMAT, Entry, ImportReport, Imported, export_entries, import, read_entries};
+pub use file::{
+    BatchEntry, ENTRY_FORMAT, Imported, LabelImportReport, export_entries, import, read_entries,
+};
 pub use need::{CONFIDENCE, ClassNeed, Need, SECONDS_PER_LABEL, THRESHOLD, class_need, need};
 
 use crate::error::{Error, Result};
 use crate::evidence::{Arm, Store, StoredRun};
-use crate::suite::labels::{self, Answered, Label, Labels, Verdict};
+use crate::suite::labels::{self, Answered, Label, LabelVerdict, Labels};
 use crate::suite::{Case, Suite};
 use camino::Utf8PathBuf;
 use serde::Serialize;
@@ -104,7 +106,7 @@ pub struct Candidate {
     /// What the judge saw (the outcome's `evidence`).
     pub saw: String,
     /// The judge's verdict (never shown before the person answers).
-    pub judge: Verdict,
+    pub judge: LabelVerdict,
 }
 
 /// What can be labelled for an item.
@@ -213,7 +215,7 @@ pub fn gather(suite: &Suite, store: &Store, filter: &Filter) -> Result<Pool> {
                 continue;
             };
             let g = &pool.graders[i];
-            let candidate = candidate(&run, g, saw, Verdict::from_passed(outcome.passed));
+            let candidate = candidate(&run, g, saw, LabelVerdict::from_passed(outcome.passed));
             if !current {
                 pool.other_version += 1;
                 pool.older.push(candidate);
@@ -255,7 +257,7 @@ fn judged_grader(suite: &Suite, case: &Case, g: &crate::suite::Grader) -> Result
     })
 }
 
-fn candidate(run: &StoredRun, g: &JudgedGrader, saw: String, judge: Verdict) -> Candidate {
+fn candidate(run: &StoredRun, g: &JudgedGrader, saw: String, judge: LabelVerdict) -> Candidate {
     Candidate {
         entry: entry_id(&run.id, &g.case, &g.grader),
         run: run.id.clone(),
@@ -269,7 +271,7 @@ fn candidate(run: &StoredRun, g: &JudgedGrader, saw: String, judge: Verdict) -> 
 }
 
 /// One grader's runs by arm and judge verdict.
-type Strata = BTreeMap<(Arm, Verdict), Vec<Candidate>>;
+type Strata = BTreeMap<(Arm, LabelVerdict), Vec<Candidate>>;
 
 /// `candidates` in the order to label them: per grader, the strata arm ×
 /// judge verdict drawn from in turn, each in a fixed shuffle; the graders in
@@ -321,7 +323,7 @@ fn round_robin(mut lists: Vec<std::vec::IntoIter<Candidate>>) -> Vec<Candidate> 
 pub fn answer(
     grader: &mut JudgedGrader,
     candidate: &Candidate,
-    human: Verdict,
+    human: LabelVerdict,
     by: Option<&str>,
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Answered> {
@@ -342,7 +344,7 @@ pub fn answer(
 pub(crate) fn answer_stale(
     grader: &mut JudgedGrader,
     candidate: &Candidate,
-    human: Verdict,
+    human: LabelVerdict,
     by: Option<&str>,
     at: chrono::DateTime<chrono::Utc>,
     digest: &str,
@@ -370,7 +372,7 @@ pub(crate) fn answer_stale(
 
 fn new_label(
     candidate: &Candidate,
-    human: Verdict,
+    human: LabelVerdict,
     by: Option<&str>,
     at: chrono::DateTime<chrono::Utc>,
 ) -> Label {

@@ -3,7 +3,7 @@
 //! TPR (agreement on the runs the person passed) and TNR (on the runs the
 //! person failed) both reach [`THRESHOLD`] (docs/judges.md).
 
-use crate::suite::labels::{Label, Verdict};
+use crate::suite::labels::{Label, LabelVerdict};
 use serde::Serialize;
 
 /// The lower limit both TPR and TNR must reach for a calibrated judge: the
@@ -68,20 +68,20 @@ impl Need {
 
 /// What `labels` (the current ones) say about reaching the threshold.
 pub fn need(labels: &[&Label]) -> Need {
-    let class = |human: Verdict| {
+    let class = |human: LabelVerdict| {
         let of: Vec<_> = labels.iter().filter(|l| l.human == human).collect();
         let n = of.len() as u32;
         let agreed = of.iter().filter(|l| l.judge == human).count() as u32;
         class_need(agreed, n)
     };
-    let (pass, fail) = (class(Verdict::Pass), class(Verdict::Fail));
-    let judged = |v: Verdict| labels.iter().filter(|l| l.judge == v).count() as u32;
+    let (pass, fail) = (class(LabelVerdict::Pass), class(LabelVerdict::Fail));
+    let judged = |v: LabelVerdict| labels.iter().filter(|l| l.judge == v).count() as u32;
     Need {
         pass,
         fail,
         reached: pass.low >= THRESHOLD && fail.low >= THRESHOLD,
         reachable: pass.total_needed.is_some() && fail.total_needed.is_some(),
-        by_judge: [judged(Verdict::Pass), judged(Verdict::Fail)],
+        by_judge: [judged(LabelVerdict::Pass), judged(LabelVerdict::Fail)],
     }
 }
 

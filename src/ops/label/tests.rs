@@ -1,8 +1,8 @@
 use super::*;
-use crate::suite::labels::Verdict::{Fail, Pass};
+use crate::suite::labels::LabelVerdict::{Fail, Pass};
 use camino::Utf8Path;
 
-fn cand(n: usize, grader: &str, arm: Arm, judge: Verdict) -> Candidate {
+fn cand(n: usize, grader: &str, arm: Arm, judge: LabelVerdict) -> Candidate {
     let run = format!("run{n:03}");
     Candidate {
         entry: entry_id(&run, "fires", grader),
@@ -92,7 +92,8 @@ fn a_batch_is_read_with_blanks_skipped_and_bad_lines_named() {
         line("e3", " fail "),
     ]);
     let answers = read_entries(&path, "commit").unwrap();
-    let got: Vec<(usize, Option<Verdict>)> = answers.iter().map(|a| (a.line, a.human)).collect();
+    let got: Vec<(usize, Option<LabelVerdict>)> =
+        answers.iter().map(|a| (a.line, a.human)).collect();
     assert_eq!(got, [(1, Some(Pass)), (3, None), (4, Some(Fail))]);
 
     let (_d, path) = write_batch(&[line("e1", "pass"), line("e2", "maybe")]);
@@ -268,7 +269,8 @@ fn a_batch_may_be_one_json_array_with_booleans() {
     .unwrap();
     let (_d, path) = write_batch(std::slice::from_ref(&pretty));
     let answers = read_entries(&path, "commit").unwrap();
-    let got: Vec<(usize, Option<Verdict>)> = answers.iter().map(|a| (a.line, a.human)).collect();
+    let got: Vec<(usize, Option<LabelVerdict>)> =
+        answers.iter().map(|a| (a.line, a.human)).collect();
     // Each element of the pretty array spans 11 lines, after the `[`.
     assert_eq!(got, [(2, Some(Pass)), (13, None), (24, Some(Fail))]);
 
