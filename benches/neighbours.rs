@@ -6,7 +6,7 @@
 //! "code" and "test" are in a real plugin); every 100th item is a copy of the
 //! one before with two words changed, so each join has pairs to find.
 
-use bob_eval::check::neighbours::{Neighbours, words};
+use bob_eval::check::neighbours::{SimilarityGroups, words};
 use std::time::{Duration, Instant};
 
 const ITERATIONS: usize = 7;
@@ -55,7 +55,7 @@ fn measure(texts: &[String]) -> (Duration, usize) {
     for _ in 0..ITERATIONS {
         let start = Instant::now();
         let sets: Vec<Vec<String>> = texts.iter().map(|t| words(t)).collect();
-        let index = Neighbours::build(&sets);
+        let index = SimilarityGroups::build(&sets);
         times.push(start.elapsed());
         pairs = (0..texts.len()).map(|i| index.of(i, 0).0).sum::<usize>() / 2;
     }

@@ -117,7 +117,7 @@ fn overlap(a: &[u32], b: &[u32]) -> usize {
 
 /// The similarity of every set to the others, at [`THRESHOLD`] or above.
 #[derive(Debug, Clone, Default)]
-pub struct Neighbours {
+pub struct SimilarityGroups {
     /// The sets with the same words, as indices into the input.
     groups: Vec<Vec<usize>>,
     /// The group of each input set (`None` for a set with no word).
@@ -126,7 +126,7 @@ pub struct Neighbours {
     near: Vec<Vec<(usize, f64)>>,
 }
 
-impl Neighbours {
+impl SimilarityGroups {
     /// Join `sets` (each sorted and deduplicated, as [`words`] returns them).
     pub fn build(sets: &[Vec<String>]) -> Self {
         // Identical sets form one group; a set with no word has none.
@@ -201,7 +201,7 @@ impl Neighbours {
         for list in &mut near {
             list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         }
-        Neighbours {
+        SimilarityGroups {
             groups,
             group_of,
             near,
@@ -262,7 +262,7 @@ pub(super) fn check(
         })
         .collect();
     let sets: Vec<Vec<String>> = described.iter().map(|(_, text, ..)| words(text)).collect();
-    let near = Neighbours::build(&sets);
+    let near = SimilarityGroups::build(&sets);
     let (num, den) = THRESHOLD;
     let threshold = num as f64 / den as f64;
     for (i, (item, _, file, line)) in described.iter().enumerate() {
@@ -384,7 +384,7 @@ mod tests {
                 s
             })
             .collect();
-        let index = Neighbours::build(&sets);
+        let index = SimilarityGroups::build(&sets);
         for i in 0..sets.len() {
             let (count, first) = index.of(i, usize::MAX);
             let mut expected: Vec<(usize, f64)> = (0..sets.len())
@@ -407,7 +407,7 @@ mod tests {
     fn identical_sets_count_each_member_once() {
         let set = vec!["bench".to_string(), "item".to_string()];
         let sets = vec![set.clone(), set.clone(), vec![], set];
-        let index = Neighbours::build(&sets);
+        let index = SimilarityGroups::build(&sets);
         assert_eq!(index.of(0, 1), (2, vec![(1, 1.0)]));
         assert_eq!(index.of(2, 3), (0, vec![]));
     }

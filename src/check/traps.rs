@@ -82,7 +82,7 @@ pub(super) fn is_tool_name(name: &str) -> bool {
 
 /// One skill, command or agent a grader may refer to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub struct TrapItem {
     /// Its names: the one it fires under first (a skill's `name:`), then
     /// aliases (its folder name).
     pub names: Vec<String>,
@@ -90,7 +90,7 @@ pub struct Item {
     pub kind: ItemKind,
 }
 
-impl Item {
+impl TrapItem {
     /// The name it fires under.
     pub fn name(&self) -> &str {
         &self.names[0]
@@ -101,7 +101,7 @@ impl Item {
 #[derive(Debug, Clone, Default)]
 pub struct Items {
     /// Every item.
-    pub items: Vec<Item>,
+    pub items: Vec<TrapItem>,
     /// The plugin's name in `--plugin` (a Skill input reads
     /// `{"skill":"<plugin>:<item>"}`); `None` in `evals/<item>/`, where each
     /// item runs in a plugin of its own, `bob-eval-<item>`.
@@ -115,7 +115,7 @@ pub struct Items {
 
 impl Items {
     /// The item named `name` (any of its names).
-    pub fn get(&self, name: &str) -> Option<&Item> {
+    pub fn get(&self, name: &str) -> Option<&TrapItem> {
         self.by_name.get(name).map(|&i| &self.items[i])
     }
 
@@ -127,7 +127,7 @@ impl Items {
         for name in &names {
             self.by_name.entry(name.clone()).or_insert(self.items.len());
         }
-        self.items.push(Item { names, kind });
+        self.items.push(TrapItem { names, kind });
         self.texts = std::sync::OnceLock::new();
     }
 
@@ -398,7 +398,7 @@ impl Traps<'_> {
                 .into_iter()
                 .find(|input| re.find(input).is_some())
         };
-        let matched: Vec<&Item> = self
+        let matched: Vec<&TrapItem> = self
             .items
             .candidates(&re)
             .into_iter()

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// How run-level progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub enum ProgressStyle {
     /// A progress bar on stderr (a terminal).
     Bar,
     /// One short line per finished run on stderr (not a terminal).
@@ -21,13 +21,13 @@ pub enum Mode {
     Quiet,
 }
 
-/// [`Mode::Bar`] when stderr is a terminal, else [`Mode::Lines`].
-pub fn mode_for_stderr() -> Mode {
+/// [`ProgressStyle::Bar`] when stderr is a terminal, else [`ProgressStyle::Lines`].
+pub fn mode_for_stderr() -> ProgressStyle {
     use std::io::IsTerminal;
     if std::io::stderr().is_terminal() {
-        Mode::Bar
+        ProgressStyle::Bar
     } else {
-        Mode::Lines
+        ProgressStyle::Lines
     }
 }
 
@@ -42,7 +42,7 @@ struct View {
 
 /// The stderr observer.
 pub struct Terminal {
-    mode: Mode,
+    mode: ProgressStyle,
     views: Mutex<HashMap<String, View>>,
     /// Draws every live bar together, so concurrent suites do not overwrite each other.
     bars: indicatif::MultiProgress,
@@ -50,7 +50,7 @@ pub struct Terminal {
 
 impl Terminal {
     /// An observer showing run progress in `mode`.
-    pub fn new(mode: Mode) -> Self {
+    pub fn new(mode: ProgressStyle) -> Self {
         Terminal {
             mode,
             views: Mutex::new(HashMap::new()),
@@ -85,7 +85,7 @@ impl Terminal {
                     view.spent, view.ceiling
                 ));
             }
-            (None, Mode::Lines) => eprintln!(
+            (None, ProgressStyle::Lines) => eprintln!(
                 "bob-eval: {item}: {}  ${:.2} of ${:.2}",
                 words(&case, &of, view.done),
                 view.spent,
@@ -142,7 +142,7 @@ impl Observer for Terminal {
                 self.say(&views, format!("{}: {said}", done.item))
             }
             Event::PlatformStarted { item, ceiling } => {
-                let bar = (self.mode == Mode::Bar).then(|| {
+                let bar = (self.mode == ProgressStyle::Bar).then(|| {
                     let bar = self.bars.add(indicatif::ProgressBar::no_length());
                     bar.set_style(
                         indicatif::ProgressStyle::with_template(
@@ -199,7 +199,7 @@ impl Observer for Terminal {
                 neighbour_run_words(case, which, &format!("{done}{of}"))
             }),
             Event::CeilingHit { text, .. } => {
-                if self.mode != Mode::Quiet {
+                if self.mode != ProgressStyle::Quiet {
                     self.say(&views, format!("bob-eval: {text}"));
                 }
             }
@@ -252,7 +252,7 @@ mod tests {
 
     #[test]
     fn never_fails_on_events_out_of_order() {
-        let t = Terminal::new(Mode::Quiet);
+        let t = Terminal::new(ProgressStyle::Quiet);
         t.event(&Event::RunDone {
             item: "x".into(),
             case: "c".into(),
