@@ -8,7 +8,7 @@
 
 mod resolve;
 
-pub use resolve::{Side, SideSpec, Want, kept_answer, resolve};
+pub use resolve::{ResolvedSide, SideSpec, Want, kept_answer, resolve};
 
 use crate::document::{ArmCount, CaseEval, GraderEval, SkillEval};
 use crate::evidence::Arm;
@@ -23,7 +23,7 @@ pub const METHOD: &str = "an arm's mean: Wilson score interval; a delta and the 
 
 /// Two evaluations compared (`compare --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
+pub struct EvalComparison {
     /// [`SCHEMA`].
     pub schema: &'static str,
     /// The confidence of the intervals computed here (the delta of deltas);
@@ -35,7 +35,7 @@ pub struct Comparison {
     pub a: SideSummary,
     /// The second (the one compared with it).
     pub b: SideSummary,
-    /// True when nothing in [`Comparison::differences`] stands between them.
+    /// True when nothing in [`EvalComparison::differences`] stands between them.
     pub like_for_like: bool,
     /// What differs between the two besides the item's own files.
     pub differences: Vec<Difference>,
@@ -44,7 +44,7 @@ pub struct Comparison {
     pub item_changed: Option<bool>,
     /// B's suite delta minus A's, with its interval when both sides kept
     /// their cases' intervals.
-    pub delta_of_deltas: Figure,
+    pub delta_of_deltas: CompareFigure,
     /// Every case of either side, A's order first.
     pub cases: Vec<CaseComparison>,
     /// True when some answer was kept for some run compared.
@@ -53,7 +53,7 @@ pub struct Comparison {
 
 /// A number and, when known, its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Figure {
+pub struct CompareFigure {
     /// The estimate.
     pub value: f64,
     /// Lower limit.
@@ -64,18 +64,18 @@ pub struct Figure {
     pub high: Option<f64>,
 }
 
-impl Figure {
+impl CompareFigure {
     /// A bare number.
-    pub fn bare(value: f64) -> Figure {
-        Figure {
+    pub fn bare(value: f64) -> CompareFigure {
+        CompareFigure {
             value,
             low: None,
             high: None,
         }
     }
 
-    fn of(e: &crate::stats::Estimate) -> Figure {
-        Figure {
+    fn of(e: &crate::stats::Estimate) -> CompareFigure {
+        CompareFigure {
             value: e.value,
             low: Some(e.interval.low),
             high: Some(e.interval.high),
@@ -99,11 +99,11 @@ pub struct SideSummary {
     /// Its day.
     pub date: String,
     /// The suite's `with`.
-    pub with: Figure,
+    pub with: CompareFigure,
     /// The suite's `without`.
-    pub without: Figure,
+    pub without: CompareFigure,
     /// The suite's `delta`.
-    pub delta: Figure,
+    pub delta: CompareFigure,
     /// The confidence of the side's own intervals, when it states them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
@@ -177,11 +177,11 @@ pub struct CaseComparison {
     /// edited); `null` when either side does not say or holds it not.
     pub edited: Option<bool>,
     /// A's numbers.
-    pub a: Option<CaseArms>,
+    pub a: Option<CaseSideFigures>,
     /// B's numbers.
-    pub b: Option<CaseArms>,
+    pub b: Option<CaseSideFigures>,
     /// B's delta minus A's, when both have one.
-    pub delta_of_deltas: Option<Figure>,
+    pub delta_of_deltas: Option<CompareFigure>,
     /// Every grader of either side, with its passes per arm on each.
     pub graders: Vec<GraderChange>,
     /// The first answer kept of each arm on each side.
@@ -190,13 +190,13 @@ pub struct CaseComparison {
 
 /// A case's numbers on one side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CaseArms {
+pub struct CaseSideFigures {
     /// Mean with-arm score.
-    pub with: Figure,
+    pub with: CompareFigure,
     /// Mean without-arm score, when that arm ran.
-    pub without: Option<Figure>,
+    pub without: Option<CompareFigure>,
     /// `with - without`.
-    pub delta: Option<Figure>,
+    pub delta: Option<CompareFigure>,
     /// Runs per arm, when the side says (`[with, without]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<[u32; 2]>,
@@ -235,7 +235,11 @@ pub struct Answers {
 
 /// Compare `a` with `b`, the two resolved sides; `store` is read only for
 /// the answers kept ([`kept_answer`]).
-pub fn compare(a: &Side, b: &Side, store: Option<&crate::evidence::Store>) -> Comparison {
+pub fn compare(
+    a: &ResolvedSide,
+    b: &ResolvedSide,
+    store: Option<&crate::evidence::Store>,
+) -> EvalComparison {
     let differences = differences(a, b);
     let item_changed = match (&a.conditions.item_digest, &b.conditions.item_digest) {
         (Some(x), Some(y)) => Some(x != y),
@@ -255,7 +259,7 @@ pub fn compare(a: &Side, b: &Side, store: Option<&crate::evidence::Store>) -> Co
             .chain(&c.answers.without)
             .any(Option::is_some)
     });
-    Comparison {
+    EvalComparison {
         schema: SCHEMA,
         confidence: CONFIDENCE,
         method: METHOD,
@@ -270,10 +274,12 @@ pub fn compare(a: &Side, b: &Side, store: Option<&crate::evidence::Store>) -> Co
     }
 }
 
-fn summary(side: &Side) -> SideSummary {
+fn summary(side: &ResolvedSide) -> SideSummary {
     let doc = &side.doc;
     let suite = doc.stats.as_ref().map(|s| &s.suite);
-    let fig = |e: Option<&crate::stats::Estimate>, v: f64| e.map_or(Figure::bare(v), Figure::of);
+    let fig = |e: Option<&crate::stats::Estimate>, v: f64| {
+        e.map_or(CompareFigure::bare(v), CompareFigure::of)
+    };
     SideSummary {
         spec: side.spec.clone(),
         source: side.source.clone(),
@@ -293,7 +299,7 @@ fn summary(side: &Side) -> SideSummary {
 
 /// Every way `a` and `b` are not like for like: a field both state and
 /// state differently, the suite's cases (added, removed, edited) among them.
-fn differences(a: &Side, b: &Side) -> Vec<Difference> {
+fn differences(a: &ResolvedSide, b: &ResolvedSide) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut push = |what: &'static str, x: Option<String>, y: Option<String>| {
         if let (Some(x), Some(y)) = (x, y)
@@ -348,7 +354,7 @@ fn differences(a: &Side, b: &Side) -> Vec<Difference> {
 /// How the two suites differ, each side in words, when they do: cases
 /// only on one side, cases edited between them, or (when neither says per
 /// case) the digests.
-fn suite_words(a: &Side, b: &Side) -> Option<(String, String)> {
+fn suite_words(a: &ResolvedSide, b: &ResolvedSide) -> Option<(String, String)> {
     let names = |d: &SkillEval| -> Vec<String> { d.cases.iter().map(|c| c.name.clone()).collect() };
     let (na, nb) = (names(&a.doc), names(&b.doc));
     let only = |x: &[String], y: &[String]| -> Vec<String> {
@@ -398,7 +404,12 @@ fn case_edited(c: &CaseEval, other: Option<&CaseEval>) -> Option<bool> {
     Some(c.digest.as_ref()? != other?.digest.as_ref()?)
 }
 
-fn case(a: &Side, b: &Side, name: &str, store: Option<&crate::evidence::Store>) -> CaseComparison {
+fn case(
+    a: &ResolvedSide,
+    b: &ResolvedSide,
+    name: &str,
+    store: Option<&crate::evidence::Store>,
+) -> CaseComparison {
     let ca = a.doc.cases.iter().find(|c| c.name == name);
     let cb = b.doc.cases.iter().find(|c| c.name == name);
     let presence = match (ca, cb) {
@@ -406,7 +417,7 @@ fn case(a: &Side, b: &Side, name: &str, store: Option<&crate::evidence::Store>) 
         (Some(_), None) => Presence::OnlyA,
         _ => Presence::OnlyB,
     };
-    let answer = |side: &Side, arm: Arm| {
+    let answer = |side: &ResolvedSide, arm: Arm| {
         side.first_run(name, arm)
             .and_then(|id| kept_answer(store, id))
     };
@@ -425,16 +436,16 @@ fn case(a: &Side, b: &Side, name: &str, store: Option<&crate::evidence::Store>) 
     }
 }
 
-fn arms(c: &CaseEval) -> CaseArms {
+fn arms(c: &CaseEval) -> CaseSideFigures {
     let s = c.stats.as_ref();
-    CaseArms {
-        with: s.map_or(Figure::bare(c.with), |s| Figure::of(&s.with)),
+    CaseSideFigures {
+        with: s.map_or(CompareFigure::bare(c.with), |s| CompareFigure::of(&s.with)),
         without: c
             .without
-            .map(|v| s.map_or(Figure::bare(v), |s| Figure::of(&s.without))),
+            .map(|v| s.map_or(CompareFigure::bare(v), |s| CompareFigure::of(&s.without))),
         delta: c
             .delta
-            .map(|v| s.map_or(Figure::bare(v), |s| Figure::of(&s.delta))),
+            .map(|v| s.map_or(CompareFigure::bare(v), |s| CompareFigure::of(&s.delta))),
         runs: s.map(|s| [s.runs_with, s.runs_without]),
     }
 }
@@ -458,12 +469,12 @@ fn delta_parts(c: &CaseEval, coef: f64) -> Option<[Part; 2]> {
     ])
 }
 
-fn case_delta_of_deltas(a: &CaseEval, b: &CaseEval) -> Option<Figure> {
+fn case_delta_of_deltas(a: &CaseEval, b: &CaseEval) -> Option<CompareFigure> {
     let value = crate::document::round4(b.delta? - a.delta?);
     let interval = delta_parts(a, -1.0)
         .zip(delta_parts(b, 1.0))
         .map(|(x, y)| score_interval(&[x, y].concat(), CONFIDENCE).interval);
-    Some(Figure {
+    Some(CompareFigure {
         value,
         low: interval.map(|i| crate::document::round4(i.low)),
         high: interval.map(|i| crate::document::round4(i.high)),
@@ -473,7 +484,7 @@ fn case_delta_of_deltas(a: &CaseEval, b: &CaseEval) -> Option<Figure> {
 /// The suite's delta of deltas: B's delta minus A's; its interval over every
 /// case's arms of both sides (each a mean over its cases with a without
 /// arm), when every such case kept its intervals.
-fn suite_delta_of_deltas(a: &SkillEval, b: &SkillEval) -> Figure {
+fn suite_delta_of_deltas(a: &SkillEval, b: &SkillEval) -> CompareFigure {
     let value = crate::document::round4(b.delta - a.delta);
     let parts = |d: &SkillEval, sign: f64| -> Option<Vec<Part>> {
         let cases: Vec<&CaseEval> = d.cases.iter().filter(|c| c.without.is_some()).collect();
@@ -488,7 +499,7 @@ fn suite_delta_of_deltas(a: &SkillEval, b: &SkillEval) -> Figure {
     let interval = parts(a, -1.0)
         .zip(parts(b, 1.0))
         .map(|(x, y)| score_interval(&[x, y].concat(), CONFIDENCE).interval);
-    Figure {
+    CompareFigure {
         value,
         low: interval.map(|i| crate::document::round4(i.low)),
         high: interval.map(|i| crate::document::round4(i.high)),

@@ -70,7 +70,7 @@ pub struct Want<'a> {
 
 /// One side resolved.
 #[derive(Debug, Clone)]
-pub struct Side {
+pub struct ResolvedSide {
     /// The argument as given.
     pub spec: String,
     /// Where it was read, in words.
@@ -85,7 +85,7 @@ pub struct Side {
     pub runs: BTreeMap<(String, Arm), Vec<String>>,
 }
 
-impl Side {
+impl ResolvedSide {
     /// The first stored run of `case` on `arm`.
     pub fn first_run(&self, case: &str, arm: Arm) -> Option<&str> {
         self.runs
@@ -107,10 +107,10 @@ pub fn kept_answer(store: Option<&Store>, run_id: &str) -> Option<String> {
 
 /// Resolve `a` and `b` (as given) under `want`: files and run ids first, so
 /// that `best` and `last` take their item (and `best` its model) from them.
-pub fn resolve(a: &str, b: &str, want: Want<'_>) -> Result<[Side; 2]> {
+pub fn resolve(a: &str, b: &str, want: Want<'_>) -> Result<[ResolvedSide; 2]> {
     let specs = [SideSpec::parse(a)?, SideSpec::parse(b)?];
     let texts = [a, b];
-    let mut sides: [Option<Side>; 2] = [None, None];
+    let mut sides: [Option<ResolvedSide>; 2] = [None, None];
     for i in 0..2 {
         sides[i] = match &specs[i] {
             SideSpec::File(path) => Some(from_file(texts[i], path, want)?),
@@ -161,7 +161,7 @@ fn store_for<'a>(want: Want<'a>, spec: &str) -> Result<&'a Store> {
 
 /// A document on disk; the store's record of the same run (if any) adds
 /// what it was held to and its runs.
-fn from_file(spec: &str, path: &Utf8Path, want: Want<'_>) -> Result<Side> {
+fn from_file(spec: &str, path: &Utf8Path, want: Want<'_>) -> Result<ResolvedSide> {
     let item = peek_item(path);
     let doc = crate::document::load_result(path, &item)?;
     let mut conditions = document_conditions(&doc);
@@ -175,7 +175,7 @@ fn from_file(spec: &str, path: &Utf8Path, want: Want<'_>) -> Result<Side> {
         runs = run_ids(&used);
         source.push_str(&format!(" (kept in {})", store.path()));
     }
-    Ok(Side {
+    Ok(ResolvedSide {
         spec: spec.to_string(),
         source,
         doc,
@@ -194,7 +194,7 @@ fn peek_item(path: &Utf8Path) -> String {
         .unwrap_or_default()
 }
 
-fn from_id(spec: &str, id: &str, want: Want<'_>) -> Result<Side> {
+fn from_id(spec: &str, id: &str, want: Want<'_>) -> Result<ResolvedSide> {
     let store = store_for(want, spec)?;
     let e = find_evaluation(store, id, want.item.map(ItemName::as_str))?.ok_or_else(|| {
         Error::Usage(format!(
@@ -210,7 +210,7 @@ fn from_id(spec: &str, id: &str, want: Want<'_>) -> Result<Side> {
     )
 }
 
-fn from_last(spec: &str, item: &ItemName, n: u32, want: Want<'_>) -> Result<Side> {
+fn from_last(spec: &str, item: &ItemName, n: u32, want: Want<'_>) -> Result<ResolvedSide> {
     let store = store_for(want, spec)?;
     let mut all: Vec<Evaluation> = store
         .evaluations(&[item.to_string()])?
@@ -238,7 +238,12 @@ fn from_last(spec: &str, item: &ItemName, n: u32, want: Want<'_>) -> Result<Side
     from_evaluation(spec, which, store, &all[index])
 }
 
-fn from_best(spec: &str, item: &ItemName, model: Option<&str>, want: Want<'_>) -> Result<Side> {
+fn from_best(
+    spec: &str,
+    item: &ItemName,
+    model: Option<&str>,
+    want: Want<'_>,
+) -> Result<ResolvedSide> {
     let baseline = crate::document::load_baseline(&want.ctx.source, item)?;
     let path = crate::config::baseline_path(&want.ctx.source, item);
     let (model, entry) = match model {
@@ -321,7 +326,12 @@ fn run_ids(used: &[StoredRun]) -> BTreeMap<(String, Arm), Vec<String>> {
 
 /// The document of a kept evaluation, folded again from exactly the runs it
 /// used (the same fold the evaluation made), with its own numbers kept.
-fn from_evaluation(spec: &str, source: String, store: &Store, e: &Evaluation) -> Result<Side> {
+fn from_evaluation(
+    spec: &str,
+    source: String,
+    store: &Store,
+    e: &Evaluation,
+) -> Result<ResolvedSide> {
     let used = used_runs(store, e)?;
     let label = store.path();
     if used.is_empty() {
@@ -382,7 +392,7 @@ fn from_evaluation(spec: &str, source: String, store: &Store, e: &Evaluation) ->
         .find(|r| r.key.arm == Arm::With)
         .map(|r| r.key.item_digest.clone());
     let conditions = evaluation_conditions(e, &used);
-    Ok(Side {
+    Ok(ResolvedSide {
         spec: spec.to_string(),
         source,
         conditions,

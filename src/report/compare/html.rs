@@ -7,7 +7,7 @@ use super::{
     NO_ANSWERS, arm_cell, case_note, changed, difference_line, figure, grader_side, item_words,
     method_line, no_answers,
 };
-use crate::ops::compare::{CaseComparison, Comparison, SideSummary};
+use crate::ops::compare::{CaseComparison, EvalComparison, SideSummary};
 use crate::report::junit::escape;
 use std::fmt::Write;
 
@@ -22,7 +22,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .note{color:#666}";
 
 /// The page of `c`.
-pub fn html(c: &Comparison) -> String {
+pub fn html(c: &EvalComparison) -> String {
     let mut out = String::new();
     let title = format!("compare {}: {} → {}", c.b.item, c.a.run, c.b.run);
     let _ = write!(

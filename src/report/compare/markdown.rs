@@ -5,13 +5,13 @@ use super::{
     ANSWER_CHARS, NO_ANSWERS, arm_cell, case_note, changed, difference_line, figure, grader_side,
     item_words, method_line, no_answers,
 };
-use crate::ops::compare::{Comparison, SideSummary};
+use crate::ops::compare::{EvalComparison, SideSummary};
 use crate::report::markdown::plain;
 use crate::text::clip;
 use std::fmt::Write;
 
 /// The Markdown of `c`.
-pub fn markdown(c: &Comparison) -> String {
+pub fn markdown(c: &EvalComparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

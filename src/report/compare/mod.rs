@@ -1,6 +1,6 @@
 //! `bob-eval compare`'s output: the terminal text here, the Markdown of a
 //! pull request comment (`markdown.rs`) and one self-contained HTML page
-//! (`html.rs`), all from one [`Comparison`].
+//! (`html.rs`), all from one [`EvalComparison`].
 
 mod html;
 mod markdown;
@@ -9,8 +9,8 @@ pub use html::html;
 pub use markdown::markdown;
 
 use crate::ops::compare::{
-    Answers, CaseArms, CaseComparison, Comparison, Difference, Figure, GraderArms, GraderChange,
-    Presence, SideSummary,
+    Answers, CaseComparison, CaseSideFigures, CompareFigure, Difference, EvalComparison,
+    GraderArms, GraderChange, Presence, SideSummary,
 };
 use crate::text::{clip, line};
 use std::fmt::Write;
@@ -22,7 +22,7 @@ const ANSWER_CHARS: usize = 400;
 pub const NO_ANSWERS: &str = "answers not kept for these runs";
 
 /// `0.83 [0.55, 0.95]` (signed with `+` when `signed`), or the bare number.
-pub fn figure(f: &Figure, signed: bool) -> String {
+pub fn figure(f: &CompareFigure, signed: bool) -> String {
     let n = |v: f64| {
         if signed {
             format!("{v:+.2}")
@@ -37,12 +37,12 @@ pub fn figure(f: &Figure, signed: bool) -> String {
 }
 
 /// An optional figure, `—` when absent.
-fn maybe(f: Option<&Figure>, signed: bool) -> String {
+fn maybe(f: Option<&CompareFigure>, signed: bool) -> String {
     f.map_or_else(|| "—".to_string(), |f| figure(f, signed))
 }
 
 /// The level and method of the intervals, said once.
-pub fn method_line(c: &Comparison) -> String {
+pub fn method_line(c: &EvalComparison) -> String {
     let levels: Vec<f64> = [c.a.confidence, c.b.confidence, Some(c.confidence)]
         .into_iter()
         .flatten()
@@ -80,7 +80,7 @@ pub fn difference_line(d: &Difference) -> String {
 }
 
 /// What the item's digest says, in words.
-pub fn item_words(c: &Comparison) -> &'static str {
+pub fn item_words(c: &EvalComparison) -> &'static str {
     match c.item_changed {
         Some(true) => "The item's files differ between A and B (the change compared).",
         Some(false) => "The item's files are the same on both.",
@@ -123,7 +123,7 @@ pub fn changed(c: &CaseComparison) -> impl Iterator<Item = &GraderChange> {
 }
 
 /// A case's figure for one arm on one side.
-pub fn arm_cell(arms: Option<&CaseArms>, which: usize) -> String {
+pub fn arm_cell(arms: Option<&CaseSideFigures>, which: usize) -> String {
     match arms {
         None => "—".into(),
         Some(a) => match which {
@@ -135,7 +135,7 @@ pub fn arm_cell(arms: Option<&CaseArms>, which: usize) -> String {
 }
 
 /// The terminal text.
-pub fn text(c: &Comparison) -> String {
+pub fn text(c: &EvalComparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "compare {}", line(&c.b.item));
     let _ = writeln!(out, "  {}", side_line("A", &c.a));

@@ -1,6 +1,6 @@
 use super::*;
 use crate::document::{ArmCount, GraderEval, GraderRole, SkillEval};
-use crate::ops::compare::{Conditions, Side, compare};
+use crate::ops::compare::{Conditions, ResolvedSide, compare};
 use std::collections::BTreeMap;
 
 fn grader(name: &str, with: u32, without: u32, runs: u32) -> GraderEval {
@@ -21,7 +21,13 @@ fn grader(name: &str, with: u32, without: u32, runs: u32) -> GraderEval {
 /// A side measured on `arms` (two cases) on the date its run id names; the
 /// first case's grader `names-the-hook` passes `passes` of 3 with the item,
 /// the second case's graders are the same on every side.
-fn side(spec: &str, run: &str, arms: &[(&[f64], &[f64])], passes: u32, platform: &str) -> Side {
+fn side(
+    spec: &str,
+    run: &str,
+    arms: &[(&[f64], &[f64])],
+    passes: u32,
+    platform: &str,
+) -> ResolvedSide {
     let mut doc = SkillEval::measured(arms, None);
     doc.run = run.into();
     doc.date = crate::document::run_id_date("commit", run).unwrap_or_default();
@@ -37,7 +43,7 @@ fn side(spec: &str, run: &str, arms: &[(&[f64], &[f64])], passes: u32, platform:
             vec![grader("cites-docs", 2, 0, 3)]
         });
     }
-    Side {
+    ResolvedSide {
         spec: spec.into(),
         source: format!("test {spec}"),
         doc,
@@ -51,7 +57,7 @@ fn side(spec: &str, run: &str, arms: &[(&[f64], &[f64])], passes: u32, platform:
     }
 }
 
-fn pair(platform_b: &str) -> crate::ops::compare::Comparison {
+fn pair(platform_b: &str) -> crate::ops::compare::EvalComparison {
     let a = side(
         "best",
         "eval-commit-20261201T100000Z",
