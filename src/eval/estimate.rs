@@ -20,7 +20,7 @@ pub const SCHEMA: &str = "bob-eval-estimate/1";
 /// What a dry run found for one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Estimate {
+pub struct ItemEstimate {
     /// Always [`SCHEMA`].
     pub schema: String,
     /// The item.
@@ -98,7 +98,7 @@ pub struct AutoEstimate {
     pub confidence_mode: Option<f64>,
 }
 
-/// The `--neighbours` part of an [`Estimate`].
+/// The `--neighbours` part of an [`ItemEstimate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NeighboursEstimate {
@@ -125,7 +125,7 @@ pub struct NeighbourCaseEstimate {
     pub runs: u32,
 }
 
-/// One case of an [`Estimate`].
+/// One case of an [`ItemEstimate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaseEstimate {
@@ -135,7 +135,7 @@ pub struct CaseEstimate {
     pub arms: Vec<ArmEstimate>,
 }
 
-/// One arm of a case in an [`Estimate`].
+/// One arm of a case in an [`ItemEstimate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArmEstimate {
@@ -180,7 +180,7 @@ impl Basis {
     }
 }
 
-/// One platform call of an [`Estimate`].
+/// One platform call of an [`ItemEstimate`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallEstimate {
@@ -195,7 +195,7 @@ pub struct CallEstimate {
 /// What evaluating `item` under `opts` would buy, reuse and cost. Refuses
 /// what the evaluation would refuse for free (the item, the options, a suite
 /// `check` refuses); never starts the platform and never creates the store.
-pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Estimate> {
+pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<ItemEstimate> {
     if opts.platform_result.is_some() {
         return Err(Error::Usage(
             "--dry-run with --platform-result: nothing would be bought (the result is reduced as it is)".into(),
@@ -298,7 +298,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<Es
 /// served first from the `have` runs stored per key, as the round does; and
 /// its dollars at the per-run estimates of `priced` (`None` when a bought
 /// run has none).
-fn first_round(plan: &Plan, have: &[usize], first: u32, priced: &Estimate) -> (u32, Option<f64>) {
+fn first_round(
+    plan: &Plan,
+    have: &[usize],
+    first: u32,
+    priced: &ItemEstimate,
+) -> (u32, Option<f64>) {
     let mut usd = Some(0.0);
     let runs = (0..plan.cases.len())
         .map(|i| {
@@ -326,7 +331,7 @@ fn first_round(plan: &Plan, have: &[usize], first: u32, priced: &Estimate) -> (u
 /// Count the `--neighbours` runs of `competition` in `estimate`: bought every
 /// time (never reused), each trigger case priced as its with arm is.
 fn add_neighbours(
-    estimate: &mut Estimate,
+    estimate: &mut ItemEstimate,
     plan: &Plan,
     competition: &CompetitionPlan,
     costs: &PastCosts,
@@ -381,7 +386,7 @@ fn add_neighbours(
     });
 }
 
-/// What an [`Estimate`] says beyond the plan and the store.
+/// What an [`ItemEstimate`] says beyond the plan and the store.
 struct Header {
     version: Option<String>,
     fresh: bool,
@@ -396,7 +401,7 @@ fn tally(
     calls: &[plan::Call],
     costs: &PastCosts,
     header: Header,
-) -> Estimate {
+) -> ItemEstimate {
     let mut cases = Vec::with_capacity(plan.cases.len());
     let (mut buy_runs, mut reuse_runs, mut unestimated, mut total) = (0, 0, 0, None::<f64>);
     let mut rough = false;
@@ -447,7 +452,7 @@ fn tally(
         total = Some(0.0);
     }
     let estimate_usd = total.map(round4);
-    Estimate {
+    ItemEstimate {
         schema: SCHEMA.into(),
         item: plan.item.to_string(),
         model: plan.model.clone(),

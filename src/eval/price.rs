@@ -78,7 +78,7 @@ pub fn price(
 impl Price {
     /// With no run on the model stored, priced at the mean of `e`'s rough
     /// per-run estimates ([`super::rates`]) rather than not at all.
-    pub fn or_rough(mut self, e: &super::estimate::Estimate) -> Self {
+    pub fn or_rough(mut self, e: &super::estimate::ItemEstimate) -> Self {
         if self.per_run_usd.is_some() {
             return self;
         }

@@ -12,7 +12,7 @@ use crate::evidence::{Arm, CostGroup, PastCosts};
 
 /// Dollars per million tokens, input and output.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rate {
+pub struct TokenPrice {
     /// Per million input tokens.
     pub input: f64,
     /// Per million output tokens.
@@ -21,24 +21,24 @@ pub struct Rate {
 
 /// The model families and their list prices (dollars per million tokens,
 /// input then output); a model is priced by the family its name contains.
-pub const FAMILIES: [(&str, Rate); 3] = [
+pub const FAMILIES: [(&str, TokenPrice); 3] = [
     (
         "opus",
-        Rate {
+        TokenPrice {
             input: 5.0,
             output: 25.0,
         },
     ),
     (
         "sonnet",
-        Rate {
+        TokenPrice {
             input: 3.0,
             output: 15.0,
         },
     ),
     (
         "haiku",
-        Rate {
+        TokenPrice {
             input: 1.0,
             output: 5.0,
         },
@@ -58,7 +58,7 @@ pub const DEFAULT_JUDGE_TOKENS: (f64, f64) = (12_000.0, 30.0);
 
 /// The price of `model` (`default`: the platform's own), or `None` for a
 /// name of no known family.
-pub fn rate(model: &str) -> Option<Rate> {
+pub fn rate(model: &str) -> Option<TokenPrice> {
     let name = model.trim().to_ascii_lowercase();
     let family = if name == "default" {
         PLATFORM_DEFAULT_FAMILY

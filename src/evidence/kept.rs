@@ -478,7 +478,7 @@ pub fn transcript_line(t: &super::KeptTranscript) -> String {
 
 /// One line of an export, by kind.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Record {
+pub enum ExportRecord {
     /// A platform run.
     Run(super::StoredRun),
     /// An evaluation.
@@ -497,7 +497,7 @@ pub enum Record {
 pub fn parse_record(
     text: &str,
     parse_run: fn(&str) -> Result<super::StoredRun, String>,
-) -> Result<Record, String> {
+) -> Result<ExportRecord, String> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let kind = value
         .get("kind")
@@ -514,18 +514,18 @@ pub fn parse_record(
         }
     };
     match kind.as_deref() {
-        None => parse_run(text).map(Record::Run),
+        None => parse_run(text).map(ExportRecord::Run),
         Some("evaluation") => {
             let line: KindLine<Evaluation> =
                 serde_json::from_value(value).map_err(|e| e.to_string())?;
             check_schema(&line.schema)?;
-            Ok(Record::Evaluation(Box::new(line.record)))
+            Ok(ExportRecord::Evaluation(Box::new(line.record)))
         }
         Some("decision") => {
             let line: KindLine<KeptDecision> =
                 serde_json::from_value(value).map_err(|e| e.to_string())?;
             check_schema(&line.schema)?;
-            Ok(Record::Decision(line.record))
+            Ok(ExportRecord::Decision(line.record))
         }
         Some("transcript") => {
             let line: KindLine<super::KeptTranscript> =
@@ -533,7 +533,7 @@ pub fn parse_record(
             check_schema(&line.schema)?;
             match line.record.problem() {
                 Some(why) => Err(why),
-                None => Ok(Record::Transcript(Box::new(line.record))),
+                None => Ok(ExportRecord::Transcript(Box::new(line.record))),
             }
         }
         Some(other) => Err(format!(

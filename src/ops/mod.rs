@@ -27,7 +27,7 @@ pub enum Published {
     /// Items' outcomes, in order: `evaluate_all`'s rows, or results.
     Outcomes(Vec<ItemOutcome>),
     /// Dry runs' estimates (`estimate` maps), in order.
-    Estimates(Vec<crate::eval::estimate::Estimate>),
+    Estimates(Vec<crate::eval::estimate::ItemEstimate>),
     /// A result and the decision `gate` (or `record`) made for it.
     Decided {
         /// The result.

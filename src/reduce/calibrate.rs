@@ -4,7 +4,7 @@
 
 use crate::document::{CORRECTION_METHOD, Calibration, JudgeEntry};
 use crate::platform::result::RunOutcome;
-use crate::stats::calibration::{self, CaseRuns, GraderResult, Judge};
+use crate::stats::calibration::{self, GradedCase, GraderResult, Judge};
 use crate::suite::judges::JudgeRecord;
 use std::collections::BTreeMap;
 
@@ -104,7 +104,7 @@ pub fn calibrate(cases: &[CountedCase], records: &[JudgeRecord]) -> Option<Calib
                 })
                 .collect()
         };
-        runs.push(CaseRuns {
+        runs.push(GradedCase {
             name: case.name.to_string(),
             with: arm(&case.with),
             without: arm(&case.without),

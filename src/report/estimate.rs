@@ -1,11 +1,11 @@
 //! Human output of `--dry-run`: per case and arm, the runs a run would buy
 //! and reuse, the estimate beside the ceiling.
 
-use crate::eval::estimate::{Basis, Estimate};
+use crate::eval::estimate::{Basis, ItemEstimate};
 
 /// Dry runs of many items (a sweep's): each, then the total beside the
 /// sweep's budget, with a warning when the estimate exceeds it.
-pub fn estimates(all: &[Estimate], budget: Option<f64>) -> String {
+pub fn estimates(all: &[ItemEstimate], budget: Option<f64>) -> String {
     let mut out: String = all.iter().map(estimate).collect::<Vec<_>>().join("\n");
     let buy: u32 = all.iter().map(|e| e.buy_runs).sum();
     let reuse: u32 = all.iter().map(|e| e.reuse_runs).sum();
@@ -43,7 +43,7 @@ pub fn estimates(all: &[Estimate], budget: Option<f64>) -> String {
 
 /// One item's dry run: a heading, a table of cases and arms, the platform
 /// calls, the estimate and the ceiling, a warning when it exceeds it.
-pub fn estimate(e: &Estimate) -> String {
+pub fn estimate(e: &ItemEstimate) -> String {
     let version = match &e.platform_version {
         Some(v) => format!("platform {v}, the last stored for {}", e.item),
         None => format!(
@@ -204,7 +204,7 @@ pub fn estimate(e: &Estimate) -> String {
 
 /// Why `e` is rough, in words, or empty when every bought run is priced
 /// from this model's own runs.
-fn rough_words(e: &Estimate) -> String {
+fn rough_words(e: &ItemEstimate) -> String {
     let worst = e
         .cases
         .iter()
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn an_edited_skill_over_its_ceiling() {
-        let e = Estimate {
+        let e = ItemEstimate {
             schema: SCHEMA.into(),
             item: "commit".into(),
             model: "claude-sonnet-5-5".into(),
@@ -323,7 +323,7 @@ mod tests {
     /// A model of no known price, nothing stored on it: no estimate, said so.
     #[test]
     fn nothing_stored() {
-        let e = Estimate {
+        let e = ItemEstimate {
             schema: SCHEMA.into(),
             item: "commit".into(),
             model: "mystery-1".into(),
@@ -377,7 +377,7 @@ mod tests {
             "default",
         );
         let cost = |n: u32| per_run.map(|x| crate::document::round4(x * f64::from(n)));
-        let mut e = Estimate {
+        let mut e = ItemEstimate {
             schema: SCHEMA.into(),
             item: "commit".into(),
             model: "haiku".into(),

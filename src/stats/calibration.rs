@@ -322,7 +322,7 @@ impl Judge {
 /// One scored grader's result in one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GraderResult {
-    /// The grader's name (the key of [`CaseRuns::judges`]).
+    /// The grader's name (the key of [`GradedCase::judges`]).
     pub name: String,
     /// Its weight in the run's score.
     pub weight: f64,
@@ -333,7 +333,7 @@ pub struct GraderResult {
 /// One case's runs per arm (each run its scored graders) and the judges of
 /// its labelled llm graders.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CaseRuns {
+pub struct GradedCase {
     /// The case's name.
     pub name: String,
     /// With-arm runs.
@@ -532,7 +532,7 @@ fn arm(
 /// Corrected scores of `cases` at `confidence`: with is the mean over cases
 /// of their with arm, without the mean over the cases that have one (as the
 /// reducer computes them); `None` when no case has a with-arm run.
-pub fn correct(cases: &[CaseRuns], confidence: f64) -> Option<CorrectedScores> {
+pub fn correct(cases: &[GradedCase], confidence: f64) -> Option<CorrectedScores> {
     let z = z_for(confidence);
     let z2 = z * z;
     let judges: Vec<&BTreeMap<String, Judge>> = cases.iter().map(|c| &c.judges).collect();

@@ -107,7 +107,7 @@ fn a_judge_no_better_than_chance_or_unlabelled_side_is_said() {
 
 #[test]
 fn unlabelled_graders_keep_the_raw_scores() {
-    let case = CaseRuns {
+    let case = GradedCase {
         name: "c".into(),
         with: runs("a", 2, 3),
         without: runs("a", 1, 3),
@@ -119,7 +119,7 @@ fn unlabelled_graders_keep_the_raw_scores() {
     assert!(close(c.delta.value, 1.0 / 3.0, 1e-12));
     assert!(c.delta.low < 0.0 && c.delta.high > c.delta.value);
     // 3 of 3 still carries run noise.
-    let all = CaseRuns {
+    let all = GradedCase {
         name: "c".into(),
         with: runs("a", 3, 3),
         without: runs("a", 3, 3),
@@ -137,7 +137,7 @@ fn a_labelled_grader_is_corrected_inside_the_weighted_score() {
     let arm: Vec<Vec<GraderResult>> = (0..10)
         .map(|i| vec![grader("re", 1.0, true), grader("judge", 3.0, i % 2 == 0)])
         .collect();
-    let case = CaseRuns {
+    let case = GradedCase {
         name: "c".into(),
         with: arm.clone(),
         without: arm,
@@ -157,7 +157,7 @@ fn a_correction_outside_the_range_is_clamped_and_said() {
     // The judge passes 2 of 100 truly failing runs; seen 0 of 5: the
     // correction is below 0.
     let j = Judge::of(&record(&pairs(45, 5, 98, 2), CONFIDENCE, 0.8), CONFIDENCE).unwrap();
-    let case = CaseRuns {
+    let case = GradedCase {
         name: "c".into(),
         with: runs("judge", 0, 5),
         without: runs("judge", 0, 5),
@@ -170,13 +170,13 @@ fn a_correction_outside_the_range_is_clamped_and_said() {
 
 #[test]
 fn suite_numbers_are_means_of_case_numbers() {
-    let a = CaseRuns {
+    let a = GradedCase {
         name: "a".into(),
         with: runs("g", 3, 3),
         without: runs("g", 0, 3),
         judges: BTreeMap::new(),
     };
-    let b = CaseRuns {
+    let b = GradedCase {
         name: "b".into(),
         with: runs("g", 1, 2),
         without: vec![],
@@ -326,7 +326,7 @@ pub(crate) fn simulate_drawn(
                 .map(|(_, p)| vec![grader("judge", 1.0, p.judge)])
                 .collect()
         };
-        let case = CaseRuns {
+        let case = GradedCase {
             name: "c".into(),
             with: arm(true),
             without: arm(false),

@@ -4,8 +4,8 @@
 //! aside beside it and imported by the next writer.
 
 use super::super::kept::{
-    Evaluation, KeptDecision, Record, RecordProvenance, Records, decision_line, evaluation_line,
-    parse_record, transcript_line,
+    Evaluation, ExportRecord, KeptDecision, RecordProvenance, Records, decision_line,
+    evaluation_line, parse_record, transcript_line,
 };
 use super::super::{EXPORT_SCHEMA, ImportReport, Origin, Refused, RefusedRecord, StoredRun};
 use super::transcripts::KeptTranscript;
@@ -479,10 +479,10 @@ pub(super) fn read_lines(
             continue;
         }
         match parse_record(text.trim_end_matches('\r'), parse_run).map_err(bad)? {
-            Record::Run(run) => lines.runs.push((i + 1, run)),
-            Record::Evaluation(e) => lines.evaluations.push((i + 1, *e)),
-            Record::Decision(d) => lines.decisions.push((i + 1, d)),
-            Record::Transcript(t) => lines.transcripts.push((i + 1, *t)),
+            ExportRecord::Run(run) => lines.runs.push((i + 1, run)),
+            ExportRecord::Evaluation(e) => lines.evaluations.push((i + 1, *e)),
+            ExportRecord::Decision(d) => lines.decisions.push((i + 1, d)),
+            ExportRecord::Transcript(t) => lines.transcripts.push((i + 1, *t)),
         }
     }
     Ok(lines)

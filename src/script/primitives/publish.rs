@@ -6,7 +6,7 @@ use super::*;
 /// `rows` as estimates, when they are `estimate` maps (all or none).
 pub(super) fn published_estimates(
     rows: &Array,
-) -> RResult<Option<Vec<crate::eval::estimate::Estimate>>> {
+) -> RResult<Option<Vec<crate::eval::estimate::ItemEstimate>>> {
     let is_estimate = |v: &Dynamic| {
         v.read_lock::<Map>().is_some_and(|m| {
             m.get("schema")
