@@ -36,6 +36,7 @@ mod judge_calibration;
 mod judge_votes;
 mod label;
 mod layers;
+mod names;
 mod pipelines;
 mod provenance;
 mod reduce;
