@@ -1,6 +1,9 @@
 //! The one atomic writer: a staged temp file renamed over its target, a link's target written.
 
-use super::*;
+use super::{
+    AtomicUsize, Error, File, FileTypeExt, Links, OpenOptions, OpenOptionsExt, Ordering,
+    PermissionsExt, Result, Utf8Path, Utf8PathBuf, Write, fs, unusual_kind, write_through,
+};
 
 /// Where bytes for `path` really go: the path itself, or a symlink's final target.
 pub(super) fn resolve(path: &Utf8Path) -> Result<Utf8PathBuf> {

@@ -35,15 +35,20 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 mod read;
-pub use read::*;
+pub use read::{open_regular, read, read_regular, read_text, unusual_kind};
 mod through;
-pub use through::*;
+pub use through::{append, write_through};
+use through::{open_through, write_polling};
 mod atomic;
-pub use atomic::*;
+pub(crate) use atomic::temp_path;
+pub use atomic::{
+    Staged, check_writable, check_writable_as, remove_stale_temps, write_atomically, write_confined,
+};
+use atomic::{destination, folder};
 mod pinned;
-pub use pinned::*;
+pub use pinned::Pinned;
 mod new_dir;
-pub use new_dir::*;
+pub use new_dir::{refuse_existing, write_new_dir};
 #[cfg(test)]
 mod tests;
 

@@ -1,6 +1,8 @@
 //! A new folder written whole or not at all (`init`), and the refusal to overwrite one.
 
-use super::*;
+use super::{
+    AtomicU64, Error, File, OpenOptions, Ordering, Result, Utf8Path, Utf8PathBuf, Write, fs,
+};
 
 /// Refuse when anything (a folder, a file, a dangling link) is at `path`.
 pub fn refuse_existing(path: &Utf8Path, message: impl FnOnce() -> String) -> Result<()> {

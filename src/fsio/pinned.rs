@@ -1,6 +1,9 @@
 //! A destination pinned before long work, so the final write follows nothing planted meanwhile.
 
-use super::*;
+use super::{
+    Error, File, Links, OpenOptions, OpenOptionsExt, PermissionsExt, Result, Utf8Path, Utf8PathBuf,
+    Write, check_writable_as, destination, folder, fs, open_through, temp_path, write_polling,
+};
 
 /// A file named before a run and written after it (`--report`): where its
 /// bytes go is settled when it is pinned, before anything is spent (a link

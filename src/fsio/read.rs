@@ -1,6 +1,6 @@
 //! The one bounded reader: regular files only, opened without waiting, a size limit.
 
-use super::*;
+use super::{File, FileTypeExt, Links, OpenOptions, OpenOptionsExt, Read, ReadError, Utf8Path, fs};
 
 /// What `kind` is, in words, when it is not a regular file nor a folder.
 pub fn unusual_kind(kind: fs::FileType) -> Option<&'static str> {

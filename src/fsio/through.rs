@@ -1,6 +1,9 @@
 //! Writing through a device or FIFO (polling for signals instead of blocking), and appending.
 
-use super::*;
+use super::{
+    Duration, Error, File, FileTypeExt, OpenOptions, OpenOptionsExt, ReadError, Result, Utf8Path,
+    Write, fs, interrupt, unusual_kind,
+};
 
 /// How often a write that would block looks for a signal.
 pub(super) const POLL: Duration = Duration::from_millis(50);
