@@ -1,7 +1,12 @@
 //! Loading one case: `prompt.md`, `case.yaml` and its grader files, merged as
 //! the platform merges them.
 
-use super::*;
+use super::{
+    BTreeMap, BTreeSet, CASE_EXECUTION_KEYS, CASE_YAML_KEYS, CONTEXT_KEYS, Case, CaseSource,
+    Diagnostic, EXECUTION_KEYS, Entry, Grader, GraderKind, HashMap, Scan, Section, TOP_KEYS,
+    UnknownKey, Utf8Path, Utf8PathBuf, Value, key_lines, key_string, parse_yaml, problem, read,
+    read_markdown,
+};
 use crate::diagnostic::Code;
 
 /// The mapping items of a YAML value with their lines under `prefix`.

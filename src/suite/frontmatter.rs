@@ -1,7 +1,7 @@
 //! The front-matter toolkit: splitting a Markdown file, parsing its YAML
 //! within a depth bound, and the line of each key.
 
-use super::*;
+use super::{Diagnostic, Entry, HashMap, Utf8Path, Value, problem};
 use crate::diagnostic::Code;
 
 /// A markdown file split into frontmatter and body, the platform's way

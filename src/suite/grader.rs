@@ -1,7 +1,7 @@
 //! A grader as the platform reads it: its kind, its keys, the predicates
 //! bob-eval asks of it (with-only, the Skill trigger), and the parsers of its values.
 
-use super::*;
+use super::{BTreeMap, Entry, Utf8PathBuf, Value};
 
 /// The six grader types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,17 +24,24 @@ use serde_norway::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod cases;
-use cases::*;
+use cases::load_case;
 mod frontmatter;
-pub use frontmatter::*;
+pub use frontmatter::{
+    Frontmatter, MAX_YAML_DEPTH, Markdown, Unterminated, key_lines, key_string, parse_yaml,
+    read_markdown, split_markdown, yaml_too_deep,
+};
 mod grader;
-pub use grader::*;
+pub use grader::{
+    COMMON_GRADER_KEYS, Grader, GraderKind, GraderSpec, MatchMode, Target, ToolRef, as_count,
+    is_skill_trigger, is_with_only, parse_match, parse_target, parse_tool_ref,
+};
 pub mod judges;
 pub mod labels;
 mod read;
-pub use read::*;
+use read::{not_a_file, read, too_large};
+pub use read::{read_text, refusal};
 mod walk;
-use walk::*;
+use walk::{Scan, Walk};
 #[cfg(test)]
 mod tests;
 

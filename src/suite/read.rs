@@ -1,7 +1,7 @@
 //! Bounded reads of a suite's files: regular files only, opened without
 //! waiting, at most 16 MiB.
 
-use super::*;
+use super::{Diagnostic, MAX_SUITE_FILE, Utf8Path, problem};
 use crate::diagnostic::Code;
 
 pub(super) fn too_large(path: &Utf8Path, len: u64) -> Diagnostic {

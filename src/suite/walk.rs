@@ -1,7 +1,10 @@
 //! The walk of a suite's folder: which folders are cases, bounded in depth,
 //! refusing links and special files.
 
-use super::*;
+use super::{
+    BTreeSet, Diagnostic, HashMap, MAX_DEPTH, MAX_SUITE_FILE, SKIPPED_DIRS, Utf8Path, Utf8PathBuf,
+    not_a_file, problem, too_large,
+};
 use crate::diagnostic::Code;
 
 /// A case folder found by the scan, with which of its two files it holds
