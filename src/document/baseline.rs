@@ -1,6 +1,6 @@
 //! The `skill-eval-baseline/1` document: the best accepted result per model, and the evidence it was measured on.
 
-use super::*;
+use super::{BASELINE, BTreeMap, Deserialize, Serialize, SkillEval, round4};
 
 /// A `skill-eval-baseline/1` document: `evals/<item>/baseline.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

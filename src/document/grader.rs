@@ -1,6 +1,6 @@
 //! One grader of a case in the document: its passes per arm, what they mean (`GraderReading`), and why it first failed.
 
-use super::*;
+use super::{CaseEval, Deserialize, Serialize, SkillEval};
 
 /// The longest explanation a [`GraderEval`] keeps, in characters.
 pub const MAX_EXPLANATION: usize = 300;

@@ -10,11 +10,14 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 mod run_id;
-pub use run_id::*;
+pub use run_id::{MAX_USD, new_run_id, run_id, run_id_date, sum_usd};
 mod grader;
-pub use grader::*;
+pub use grader::{
+    ArmCount, GraderEval, GraderReading, GraderRole, MAX_EXPLANATION, NO_EXPLANATION,
+    SPLIT_VOTE_ALARM, SplitVotes, bounded_explanation, scored_by_trigger_words,
+};
 mod baseline;
-pub use baseline::*;
+pub use baseline::{ArmSum, Baseline, BestEntry, BestEvidence, CaseArms};
 mod partial;
 pub use partial::{PartialReason, RUN_ERRORS};
 mod efficiency;
