@@ -1,6 +1,6 @@
 //! The gate's decisions on the points: joined by run id, an older wiki row matched by day and score, and the best in force after each point.
 
-use super::*;
+use super::{KeptDecision, Outcome, Point, RecordedDecision, Row, SAME_SCORE, Series};
 
 /// Does wiki `row` say what kept decision `d` says?
 pub(super) fn same_record(row: &Row, d: &KeptDecision) -> bool {

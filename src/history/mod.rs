@@ -33,9 +33,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod points;
-use points::*;
+use points::{evaluation_point, runs_point};
 mod marks;
-use marks::*;
+use marks::{mark, steps};
 mod risk;
 pub use risk::{BARE_RISK, RunningRisk, next_in_sequence, running_risk};
 #[cfg(test)]

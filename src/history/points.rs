@@ -1,6 +1,6 @@
 //! A point of a series: one kept evaluation with the numbers its document had, or (from older stores) the runs one invocation bought.
 
-use super::*;
+use super::{Arm, BTreeMap, Band, Evaluation, Intervals, Point, StoredRun, round4};
 
 /// The point of one kept evaluation: its document's numbers.
 pub(super) fn evaluation_point(e: &Evaluation) -> Point {
