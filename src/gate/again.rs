@@ -2,7 +2,7 @@
 //! version, compared head to head with the new result instead of the round
 //! that selected the best (docs/gate.md, "The best measured again").
 
-use super::*;
+use super::{Baseline, BestEntry, Decision, Mode, SkillEval, decide_under, fmt_score, round4};
 
 /// The baseline with the best for `model` replaced by `fresh`, a new
 /// measurement of the best's own version (the same item digest), and the

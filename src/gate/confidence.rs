@@ -1,6 +1,8 @@
 //! The gate's confidence mode: the conditions it adds to the rule, each a one-sided check at a level (`docs/statistics.md`).
 
-use super::*;
+use super::{
+    BestEntry, Commands, Condition, Held, SkillEval, fail, fmt_score, pass, round4, skip_named,
+};
 
 /// The level a result is judged at under the mode: `level`, or for runs
 /// bought by `--runs auto` the one-sided level of the look it stopped at

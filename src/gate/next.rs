@@ -1,7 +1,7 @@
 //! What to do next after a decision: every piece of advice the gate gives
 //! comes with a command that can be run as it stands (docs/gate.md).
 
-use super::*;
+use super::{Condition, SkillEval, Status};
 
 /// The most runs per arm of a case one `--runs` asks for.
 const MAX_RUNS: u32 = 50;
