@@ -1,6 +1,10 @@
 //! `history --html`: one self-contained page of inline SVG charts, a colour per model, time on the x axis, decisions marked on their runs.
 
-use super::*;
+use super::{
+    BEST_GAP, CHAR, DateTime, Frame, History, ItemHistory, KEY_WIDTH, LEFT, LEGEND_ROW, LEGEND_Y,
+    MARK_CHAR, MARK_GAP, Outcome, PR_LANES, Palette, Point, RIGHT, Series, Utc, WIDTH, Write,
+    empty_message, escape, fmt_score, interval, kind, labelled, score, time_labels, x_of,
+};
 
 /// The page: a chart and a table of points per item. Every chart is an
 /// `<svg class="chart" data-item=ITEM data-points=N>` (N points, each a dot

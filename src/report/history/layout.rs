@@ -2,7 +2,7 @@
 //! legend and the marks' lanes give it, the colours of a page's models, where
 //! points and labels go.
 
-use super::*;
+use super::{DateTime, History, Utc};
 
 /// The chart's size and plot area, in SVG units.
 pub(super) const WIDTH: f64 = 960.0;

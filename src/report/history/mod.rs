@@ -14,8 +14,15 @@ use std::fmt::Write;
 
 mod html;
 mod layout;
-pub use html::*;
-pub use layout::*;
+pub use html::{
+    LegendLayout, PlacedMark, best_label_ys, entry_width, html, legend_layout, mark_width,
+    place_marks,
+};
+use layout::{
+    BEST_GAP, CHAR, KEY_WIDTH, LEFT, LEGEND_ROW, LEGEND_Y, MARK_CHAR, MARK_GAP, PR_LANES, RIGHT,
+    WIDTH,
+};
+pub use layout::{Frame, PALETTE, Palette, labelled, time_labels, x_of, y_of};
 #[cfg(test)]
 mod tests;
 

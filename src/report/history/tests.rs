@@ -1,3 +1,5 @@
+use super::html::slots;
+use super::layout::{BOTTOM, HEIGHT, LABEL_GAP, PAD, TOP, hsl_hex};
 use super::*;
 use crate::history::{Best, RecordedDecision};
 use chrono::DateTime;
