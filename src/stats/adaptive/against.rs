@@ -1,6 +1,8 @@
 //! Settling against a recorded best: the gate's `beats-best` and `trigger-rate`, read as its confidence mode reads them.
 
-use super::*;
+use super::{
+    CaseRuns, Deserialize, Direction, Estimate, Part, Serialize, TriggerCount, score_interval,
+};
 
 /// The recorded best that [`adaptive_against`] also settles against: the
 /// gate's `beats-best` and `trigger-rate`, read as the gate's confidence

@@ -59,9 +59,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod against;
-pub use against::*;
+pub use against::Against;
+use against::{TriggerState, beats_best, beats_parts, direction, trigger_rate};
 mod next;
-use next::*;
+use next::{allocation, conditional_power, neyman};
 #[cfg(test)]
 mod tests;
 

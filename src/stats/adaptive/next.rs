@@ -1,6 +1,6 @@
 //! What the next round buys: which arms of each case run, and whether more runs could still make the call (conditional power).
 
-use super::*;
+use super::{AutoPolicy, CaseRuns, Part, RunRequest, normal_cdf, variance_at};
 use crate::stats::interval::delta_variances;
 
 /// Which arms of each case run next, `[with, without]`: a case whose every
