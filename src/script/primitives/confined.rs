@@ -1,6 +1,6 @@
 //! Paths a script may write: only under the results folder, never through a link.
 
-use super::*;
+use super::{Error, Utf8PathBuf};
 
 /// Where `write_result(r, path)` writes: `path` relative to the results folder
 /// (a plain relative path: no `..`, not absolute, not empty). The folder is the

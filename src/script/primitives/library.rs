@@ -1,6 +1,10 @@
 //! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 
-use super::*;
+use super::{
+    Api, Arc, Array, Dynamic, Error, EvalOptions, EvalResult, GateDecision, Host, Map, Mutex,
+    PluginHandle, RResult, RunHandle, Utf8PathBuf, create_inside, eval, eval_options, gate_again,
+    gate_at, misuse, raise, results_path, strings, to_dynamic,
+};
 use crate::config::ItemName;
 
 /// `evaluate_all`'s outcome as script maps, one per item in the order given.

@@ -1,6 +1,9 @@
 //! The opaque types scripts hold, with their read-only properties and methods.
 
-use super::*;
+use super::{
+    Array, CaseResult, Dynamic, Engine, EvalResult, GateDecision, Map, PluginHandle, Raised,
+    RunHandle, cases, opt_f64, opt_int, opt_str, status_str, to_dynamic,
+};
 
 /// A copy of `value` as a Rhai map (`()` when absent): the script reads the
 /// intervals and advisories, and what it changes in its copy changes nothing.

@@ -13,17 +13,19 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 mod confined;
-pub use confined::*;
+pub use confined::results_path;
+use confined::{confined, create_inside};
 mod library;
 mod methods;
 pub use methods::properties;
-use methods::*;
+use methods::register_types;
 mod options;
-pub use options::*;
+pub use options::{eval_options, format_of, options_map};
 mod publish;
-use publish::*;
+use publish::register_publish;
 mod values;
-pub use values::*;
+pub use values::to_value;
+use values::{gate_again, gate_at, status_str, strings, to_dynamic};
 #[cfg(test)]
 mod tests;
 

@@ -1,7 +1,10 @@
 //! `options()` and `opts`: the command's options as a script map, and a
 //! script's `opts` map back into evaluation options.
 
-use super::*;
+use super::{
+    Array, Dynamic, EvalOptions, ImmutableString, Map, PipelineOptions, Utf8PathBuf, confined,
+    create_inside, eval, opt_int, opt_str,
+};
 
 /// The options as the map `options()` returns.
 pub fn options_map(o: &PipelineOptions) -> Map {

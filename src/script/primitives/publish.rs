@@ -1,6 +1,9 @@
 //! `publish`: the typed values a pipeline hands to its command to word.
 
-use super::*;
+use super::{
+    Api, Arc, Array, Dynamic, EvalResult, Failure, GateDecision, Host, ImmutableString,
+    ItemOutcome, Map, Published, RResult, misuse,
+};
 
 /// One element of `publish([…])`: an `evaluate_all` row or a result.
 /// `rows` as estimates, when they are `estimate` maps (all or none).

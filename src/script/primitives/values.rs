@@ -1,6 +1,9 @@
 //! Values between Rust and Rhai: documents and decisions as maps, JSON, lists of strings.
 
-use super::*;
+use super::{
+    Arc, Array, CaseResult, Dynamic, EvalResult, GateDecision, Host, ImmutableString, Map, RResult,
+    Raised, misuse, raise,
+};
 
 /// `gate(result[, opts])`: the rule under `opts.confidence` and `opts.rule`,
 /// else the house rule (settings `_workflow.gate_confidence`,
