@@ -97,3 +97,72 @@ fn the_scan_reads_definitions_not_associated_types() {
     assert_eq!(defined("// struct Commented {"), None);
     assert_eq!(defined("let struct_name = 1;"), None);
 }
+
+/// The text of a source file before its inline `#[cfg(test)] mod … {`.
+fn before_tests(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len())
+        .find(|&i| {
+            lines[i].trim() == "#[cfg(test)]"
+                && lines.get(i + 1).is_some_and(|next| {
+                    let next = next.trim_start();
+                    let next = next.split_once(") ").map_or(next, |(vis, rest)| {
+                        if vis.starts_with("pub(") { rest } else { next }
+                    });
+                    let next = next.strip_prefix("pub ").unwrap_or(next);
+                    next.starts_with("mod ") && next.ends_with('{')
+                })
+        })
+        .unwrap_or(lines.len());
+    lines[..end].join("\n")
+}
+
+/// Whether `line` imports with a wildcard (`use a::*;`, `pub use b::*;`).
+fn wildcard(line: &str) -> bool {
+    let line = line.trim();
+    let line = line.strip_prefix("pub").map_or(line, |rest| {
+        rest.find("use ").map_or(line, |i| &rest[i..]).trim_start()
+    });
+    line.starts_with("use ") && line.ends_with("::*;")
+}
+
+#[test]
+fn no_wildcard_import_outside_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = vec![];
+    files(&root.join("src"), &mut all);
+    let mut found = vec![];
+    for path in all {
+        let stem = path.file_stem().unwrap().to_str().unwrap();
+        // `tests.rs` and `*_tests.rs`: test modules declared under `#[cfg(test)]`.
+        if stem == "tests" || stem.ends_with("_tests") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in before_tests(&text).lines().enumerate() {
+            if wildcard(line) {
+                let file = path.strip_prefix(root).unwrap().display();
+                found.push(format!("{file}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "wildcard imports outside tests (name what is imported or re-exported):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_sees_wildcards_and_where_tests_begin() {
+    assert!(wildcard("use super::*;"));
+    assert!(wildcard("pub use child::*;"));
+    assert!(wildcard("    pub(crate) use child::*;"));
+    assert!(!wildcard("use super::{A, b};"));
+    assert!(!wildcard("pub use child::{A, B};"));
+    let text = "use a::B;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n";
+    assert_eq!(before_tests(text), "use a::B;");
+    assert!(!before_tests(text).lines().any(wildcard));
+    let text = "use a::B;\n#[cfg(test)]\npub(crate) mod tests {\n    use super::*;\n}\n";
+    assert_eq!(before_tests(text), "use a::B;");
+}
