@@ -219,8 +219,9 @@ enum Engine {
 fn engine(pattern: &str, flags: &str) -> std::result::Result<Arc<Engine>, String> {
     /// Engines kept; past this the memory starts afresh.
     const MAX_KEPT: usize = 4096;
-    static KEPT: LazyLock<Mutex<HashMap<(String, String), Arc<Engine>>>> =
-        LazyLock::new(Mutex::default);
+    /// Each engine by its pattern and flags.
+    type Engines = HashMap<(String, String), Arc<Engine>>;
+    static KEPT: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
     let key = (pattern.to_owned(), flags.to_owned());
     if let Some(e) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
         return Ok(e);
