@@ -2,6 +2,9 @@
 //! `check_suites` over 1,000 suites (median, cost per suite); as a process,
 //! `bob-eval check` over 250 and over 1,000 suites: the growth (linear is
 //! 4.0) and the 1,000-suite time as a multiple of `node -e 0`'s start.
+//! In process too, over 250, 500, 1,000 and 2,000 suites: the CPU per suite
+//! (user and system time of this process, from `/proc/self/stat`, so Linux
+//! only) and whether it stays flat (linear).
 //! Run with `cargo bench --bench check`.
 
 /// The parts of tests/support this bench uses (see tests/support/README.md).
@@ -34,8 +37,15 @@ fn write(root: &Utf8PathBuf, rel: &str, text: &str) {
 }
 
 fn generate(root: &Utf8PathBuf, suites: usize) {
+    generate_named(root, suites, "item");
+}
+
+/// [`generate`] with items named `<prefix>-0000`, …: a tree whose patterns
+/// no earlier check in this process has seen (`check` keeps each pattern's
+/// compiled engine for the process).
+fn generate_named(root: &Utf8PathBuf, suites: usize, prefix: &str) {
     for n in 0..suites {
-        let item = format!("item-{n:04}");
+        let item = format!("{prefix}-{n:04}");
         let pin = format!(r#"'"skill"\s*:\s*"(?:[\w-]+:)?{item}"'"#);
         write(
             root,
@@ -111,6 +121,73 @@ fn check_process(root: &Utf8PathBuf, home: &std::path::Path) -> Duration {
     took
 }
 
+/// CPU time (user + system) this process has used, from `/proc/self/stat`.
+fn cpu_time() -> Option<Duration> {
+    let stat = fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (in parentheses, which may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel reports in USER_HZ, 100 on Linux.
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// In process, over trees of several sizes, each with items of its own: the
+/// first run's wall and CPU (what one `bob-eval check` pays: no pattern seen
+/// before) and the median of 5 runs (patterns compiled by the first), and
+/// the first run's CPU per suite (flat when `check` is linear).
+fn cpu_per_suite(tmp: &std::path::Path) {
+    const RUNS: usize = 5;
+    let mut per_suite = Vec::new();
+    for n in [250usize, 500, 1000, 2000] {
+        let root =
+            Utf8PathBuf::from_path_buf(tmp.join(format!("cpu-{n}"))).expect("utf-8 temp path");
+        generate_named(&root, n, &format!("s{n}"));
+        let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            let (start, before) = (Instant::now(), cpu_time());
+            let report = check_suites(&root, &[]).expect("check");
+            wall.push(start.elapsed());
+            if let (Some(a), Some(b)) = (before, cpu_time()) {
+                cpu.push(b.saturating_sub(a));
+            }
+            assert_eq!(report.suites.len(), n);
+        }
+        let (first_wall, first_cpu) = (wall[0], cpu.first().copied().unwrap_or_default());
+        wall.sort();
+        cpu.sort();
+        let Some(cpu) = cpu.get(RUNS / 2).copied() else {
+            println!("check_suites: CPU per suite n/a (no /proc/self/stat)");
+            return;
+        };
+        let us = first_cpu.as_secs_f64() * 1e6 / n as f64;
+        per_suite.push((n, us));
+        println!(
+            "check_suites: {n} suites in process: first run {:.1} ms wall, {:.1} ms CPU, {us:.0} µs CPU per suite; median of {RUNS} runs {:.1} ms wall, {:.1} ms CPU",
+            first_wall.as_secs_f64() * 1e3,
+            first_cpu.as_secs_f64() * 1e3,
+            wall[RUNS / 2].as_secs_f64() * 1e3,
+            cpu.as_secs_f64() * 1e3
+        );
+    }
+    let at_1000 = per_suite
+        .iter()
+        .find(|(n, _)| *n == 1000)
+        .map_or(f64::NAN, |p| p.1);
+    println!(
+        "RESULT check CPU per suite, 1,000 suites in process, first run: {at_1000:.0} µs (target <= 250 µs) {}",
+        if at_1000 <= 250.0 { "PASS" } else { "MISS" }
+    );
+    let (lo, hi) = per_suite
+        .iter()
+        .fold((f64::MAX, 0f64), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+    println!(
+        "RESULT check CPU per suite from 250 to 2,000 suites: {lo:.0} to {hi:.0} µs, {:.2}x (flat is 1.0; target <= 1.5) {}",
+        hi / lo,
+        if hi / lo <= 1.5 { "PASS" } else { "MISS" }
+    );
+}
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = Utf8PathBuf::from_path_buf(tmp.path().join("big")).expect("utf-8 temp path");
@@ -140,6 +217,7 @@ fn main() {
         median_in.as_secs_f64() * 1e6 / SUITES as f64
     );
     let secs = median_in.as_secs_f64();
+    cpu_per_suite(tmp.path());
     println!(
         "RESULT check of {SUITES} suites x 4 cases: {secs:.3} s (target <= 0.5 s) {}",
         if secs <= 0.5 { "PASS" } else { "MISS" }

@@ -123,6 +123,8 @@ impl Set {
     }
 }
 
+use super::scan::{Class, Escape, Group, Kind, Member, tokens_in};
+
 /// One element of a sequence.
 #[derive(Debug)]
 enum Node {
@@ -214,70 +216,47 @@ const MAX_NESTING: usize = 64;
 
 /// Parse `pattern` (already accepted by regress) into alternatives of nodes;
 /// `None` when it uses something this reader does not follow.
-fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
-    let chars: Vec<(usize, char)> = pattern.char_indices().collect();
+fn parse(pattern: &str, icase: bool, dot_all: bool, unicode: bool) -> Option<Vec<Vec<Node>>> {
     // Open groups: (alternatives so far, start byte, zero width).
     let mut stack: Vec<(Vec<Vec<Node>>, usize, bool)> = vec![(vec![Vec::new()], 0, false)];
-    let mut i = 0;
     let fold = |s: Set| if icase { s.folded() } else { s };
-    while i < chars.len() {
-        let (at, c) = chars[i];
-        i += 1;
+    for token in tokens_in(pattern, unicode) {
         let atom = |set: Set| Node::Atom {
             set: fold(set),
             min: 1,
             max: Some(1),
         };
-        let node = match c {
-            '\\' => {
-                let (node, next) = escape(&chars, i, false)?;
-                i = next;
-                match node {
-                    Escaped::Set(s) => atom(s),
-                    Escaped::Assert => Node::Assert,
-                }
-            }
-            '[' => {
-                let (set, next) = class(&chars, i)?;
-                i = next;
-                atom(set)
-            }
-            '.' if dot_all => atom(Set::ALL),
+        let node = match token.kind {
+            Kind::Escape(e) => match escape(e) {
+                Escaped::Set(s) => atom(s),
+                Escaped::Assert => Node::Assert,
+            },
+            Kind::Class(c) => atom(class(&c)?),
+            Kind::Dot if dot_all => atom(Set::ALL),
             // Every character but the line terminators (two of them not ASCII).
-            '.' => atom(Set {
+            Kind::Dot => atom(Set {
                 ascii: !((1 << b'\n') | (1 << b'\r')),
                 other: true,
                 full: false,
             }),
-            '^' | '$' => Node::Assert,
-            '(' => {
-                let rest: String = chars[i..].iter().take(3).map(|(_, c)| *c).collect();
-                let (skip, zero_width) = if rest.starts_with("?:") {
-                    (2, false)
-                } else if rest.starts_with("?=") || rest.starts_with("?!") {
-                    (2, true)
-                } else if rest.starts_with("?<=") || rest.starts_with("?<!") {
-                    (3, true)
-                } else if rest.starts_with("?<") {
-                    let close = chars[i..].iter().position(|(_, c)| *c == '>')?;
-                    (close + 1, false)
-                } else if rest.starts_with('?') {
-                    return None;
-                } else {
-                    (0, false)
+            Kind::Anchor(_) => Node::Assert,
+            Kind::Open(group) => {
+                let zero_width = match group {
+                    Group::Capture | Group::NonCapture | Group::Named => false,
+                    Group::Lookahead { .. } | Group::Lookbehind { .. } => true,
+                    Group::Modifiers(_) | Group::Unknown => return None,
                 };
-                i += skip;
                 if stack.len() > MAX_NESTING {
                     return None;
                 }
-                stack.push((vec![Vec::new()], at, zero_width));
+                stack.push((vec![Vec::new()], token.start, zero_width));
                 continue;
             }
-            '|' => {
+            Kind::Alternation => {
                 stack.last_mut()?.0.push(Vec::new());
                 continue;
             }
-            ')' => {
+            Kind::Close => {
                 let (alts, start, zero_width) = stack.pop()?;
                 if stack.is_empty() {
                     return None;
@@ -287,22 +266,11 @@ fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
                     min: 1,
                     max: Some(1),
                     zero_width,
-                    span: (start, at + 1),
+                    span: (start, token.end),
                 }
             }
-            '*' | '+' | '?' | '{' if c != '{' || counted(&chars, i).is_some() => {
-                let (min, max, next) = match c {
-                    '*' => (0, None, i),
-                    '+' => (1, None, i),
-                    '?' => (0, Some(1), i),
-                    _ => counted(&chars, i)?,
-                };
-                i = next;
-                // A lazy `?` changes the order of tries, not their number.
-                if chars.get(i).is_some_and(|(_, c)| *c == '?') {
-                    i += 1;
-                }
-                let end = chars.get(i).map_or(pattern.len(), |(at, _)| *at);
+            // A lazy `?` changes the order of tries, not their number.
+            Kind::Quantifier { min, max, .. } => {
                 let seq = stack.last_mut()?.0.last_mut()?;
                 match seq.last_mut()? {
                     Node::Atom { min: m, max: x, .. } => {
@@ -317,13 +285,13 @@ fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
                     } => {
                         *m = min;
                         *x = max;
-                        span.1 = end;
+                        span.1 = token.end;
                     }
                     Node::Assert => {}
                 }
                 continue;
             }
-            other => atom(Set::of(other)),
+            Kind::Char(c) => atom(Set::of(c)),
         };
         stack.last_mut()?.0.last_mut()?.push(node);
     }
@@ -331,158 +299,89 @@ fn parse(pattern: &str, icase: bool, dot_all: bool) -> Option<Vec<Vec<Node>>> {
     stack.is_empty().then_some(alts)
 }
 
-/// A `{n}`, `{n,}` or `{n,m}` quantifier whose `{` is just before `i`:
-/// `(min, max, index after it)`.
-fn counted(chars: &[(usize, char)], i: usize) -> Option<(u32, Option<u32>, usize)> {
-    let text: String = chars[i..]
-        .iter()
-        .take_while(|(_, c)| *c != '}')
-        .map(|(_, c)| *c)
-        .collect();
-    if i + text.chars().count() >= chars.len() {
-        return None;
-    }
-    let next = i + text.chars().count() + 1;
-    let number = |s: &str| -> Option<u32> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        Some(s.parse().unwrap_or(u32::MAX))
-    };
-    match text.split_once(',') {
-        None => {
-            let n = number(&text)?;
-            Some((n, Some(n), next))
-        }
-        Some((lo, "")) => Some((number(lo)?, None, next)),
-        Some((lo, hi)) => Some((number(lo)?, Some(number(hi)?), next)),
-    }
-}
-
 enum Escaped {
     Set(Set),
     Assert,
 }
 
-/// The escape whose letter is at `i` (just after `\`): what it matches and
-/// the index after it.
-fn escape(chars: &[(usize, char)], i: usize, in_class: bool) -> Option<(Escaped, usize)> {
-    let (_, c) = *chars.get(i)?;
-    let set = |s: Set| Some((Escaped::Set(s), i + 1));
-    match c {
-        'd' => set(Set::digits()),
-        'D' => set(Set::digits().complement()),
-        'w' => set(Set::word()),
-        'W' => set(Set::word().complement()),
-        's' => set(Set::space()),
-        'S' => set(Set::space().complement()),
-        'b' if in_class => set(Set::of('\u{8}')),
-        'b' | 'B' => Some((Escaped::Assert, i + 1)),
-        'n' => set(Set::of('\n')),
-        'r' => set(Set::of('\r')),
-        't' => set(Set::of('\t')),
-        'f' => set(Set::of('\u{c}')),
-        'v' => set(Set::of('\u{b}')),
-        '0' => set(Set::of('\0')),
-        // A back reference repeats what a group matched: anything.
-        '1'..='9' | 'k' | 'p' | 'P' | 'x' | 'u' | 'c' => {
-            // Skip what belongs to the escape; its characters: any.
-            let mut next = i + 1;
-            match c {
-                '1'..='9' => {
-                    while chars.get(next).is_some_and(|(_, c)| c.is_ascii_digit()) {
-                        next += 1;
-                    }
-                }
-                'k' | 'p' | 'P' | 'u'
-                    if chars.get(next).is_some_and(|(_, c)| matches!(c, '<' | '{')) =>
-                {
-                    let close = if chars[next].1 == '<' { '>' } else { '}' };
-                    next += chars[next..].iter().position(|(_, c)| *c == close)? + 1;
-                }
-                'u' => {
-                    while next < i + 5
-                        && chars.get(next).is_some_and(|(_, c)| c.is_ascii_hexdigit())
-                    {
-                        next += 1;
-                    }
-                }
-                'x' => {
-                    while next < i + 3
-                        && chars.get(next).is_some_and(|(_, c)| c.is_ascii_hexdigit())
-                    {
-                        next += 1;
-                    }
-                }
-                'c' => next += 1,
-                _ => {}
-            }
-            Some((Escaped::Set(Set::ALL), next))
+/// What escape `e` may match. An escape whose character depends on what
+/// follows it (`\x`, `\u`, `\c`, `\p`, `\P`) or on the groups (a back
+/// reference) is read as any character.
+fn escape(e: Escape) -> Escaped {
+    let set = Escaped::Set;
+    match e {
+        Escape::Set(letter) => set(match letter {
+            'd' => Set::digits(),
+            'D' => Set::digits().complement(),
+            'w' => Set::word(),
+            'W' => Set::word().complement(),
+            's' => Set::space(),
+            _ => Set::space().complement(),
+        }),
+        Escape::Boundary { .. } => Escaped::Assert,
+        Escape::Char {
+            letter: 'x' | 'u' | 'c' | 'p' | 'P',
+            ..
         }
-        other => set(Set::of(other)),
+        | Escape::Numbered
+        | Escape::Named
+        | Escape::BadControl
+        | Escape::Property => set(Set::ALL),
+        Escape::Char { value, .. } => set(char::from_u32(value).map_or(Set::ALL, Set::of)),
     }
 }
 
-/// The class whose first character is at `i` (just after `[`): its set and
-/// the index after its `]`.
-fn class(chars: &[(usize, char)], mut i: usize) -> Option<(Set, usize)> {
-    let negated = chars.get(i).is_some_and(|(_, c)| *c == '^');
-    if negated {
-        i += 1;
+/// The set of `class`; `None` when the pattern ends inside it.
+fn class(class: &Class) -> Option<Set> {
+    if !class.closed {
+        return None;
     }
     let mut set = Set::default();
     let mut prev: Option<char> = None;
-    loop {
-        let (_, c) = *chars.get(i)?;
-        i += 1;
-        match c {
-            ']' => break,
-            '\\' => {
-                let (e, next) = escape(chars, i, true)?;
-                i = next;
-                if let Escaped::Set(s) = e {
+    let mut members = class.members.iter().peekable();
+    while let Some(member) = members.next() {
+        match *member {
+            Member::Escape(e) => {
+                if let Escaped::Set(s) = escape(e) {
                     set = set.union(s);
                 }
                 prev = None;
             }
-            '[' => {
+            Member::Char('[') => {
                 // A nested class (`v` flag): anything.
                 set = Set::ALL;
                 prev = None;
             }
-            '-' if prev.is_some() && chars.get(i).is_some_and(|(_, c)| *c != ']') => {
-                let (_, hi) = chars[i];
-                i += 1;
-                let hi = if hi == '\\' {
-                    let (e, next) = escape(chars, i, true)?;
-                    i = next;
-                    match e {
+            Member::Char('-') if prev.is_some() && members.peek().is_some() => {
+                let hi = match members.next().copied() {
+                    Some(Member::Escape(e)) => match escape(e) {
                         Escaped::Set(s) if s.ascii.count_ones() == 1 && !s.other => {
                             char::from(s.ascii.trailing_zeros() as u8)
                         }
                         _ => '\u{10FFFF}',
-                    }
-                } else {
-                    hi
+                    },
+                    Some(Member::Char(c)) => c,
+                    None => return None,
                 };
                 let lo = prev.take()?;
                 if lo <= hi {
                     set = set.union(Set::range(lo, hi));
                 }
             }
-            other => {
+            Member::Char(other) => {
                 set = set.union(Set::of(other));
                 prev = Some(other);
             }
         }
     }
-    Some((if negated { set.complement() } else { set }, i))
+    Some(if class.negated { set.complement() } else { set })
 }
 
 /// The byte span of the first group of `pattern` that can backtrack
 /// catastrophically (see the module doc), if any.
 pub fn catastrophic_group(pattern: &str, flags: &str) -> Option<(usize, usize)> {
-    let alts = parse(pattern, flags.contains('i'), flags.contains('s'))?;
+    let unicode = flags.contains(['u', 'v']);
+    let alts = parse(pattern, flags.contains('i'), flags.contains('s'), unicode)?;
     alts.iter().flatten().find_map(hazard)
 }
 
@@ -740,22 +639,23 @@ mod tests {
 
     #[test]
     fn classes_and_escapes_are_read() {
-        let (set, next) = class(&"a-c\\d]x".char_indices().collect::<Vec<_>>(), 0).unwrap();
-        assert_eq!(next, 6);
-        assert!(set.overlaps(Set::of('b')) && set.overlaps(Set::of('7')));
-        assert!(!set.overlaps(Set::of('x')));
-        let (set, _) = class(&"^:]".char_indices().collect::<Vec<_>>(), 0).unwrap();
-        assert!(!set.overlaps(Set::of(':')) && set.overlaps(Set::of('a')));
-        assert_eq!(
-            counted(&"2,5}".char_indices().collect::<Vec<_>>(), 0),
-            Some((2, Some(5), 4))
-        );
-        assert_eq!(
-            counted(&"2,}".char_indices().collect::<Vec<_>>(), 0),
-            Some((2, None, 3))
-        );
-        assert_eq!(counted(&"x}".char_indices().collect::<Vec<_>>(), 0), None);
+        let set = |pattern: &str| -> Set {
+            match tokens_in(pattern, false).next().map(|t| t.kind) {
+                Some(Kind::Class(c)) => class(&c).expect("closed"),
+                other => panic!("not a class: {other:?}"),
+            }
+        };
+        let s = set(r"[a-c\d]");
+        assert!(s.overlaps(Set::of('b')) && s.overlaps(Set::of('7')));
+        assert!(!s.overlaps(Set::of('x')));
+        let s = set("[^:]");
+        assert!(!s.overlaps(Set::of(':')) && s.overlaps(Set::of('a')));
+        assert!(matches!(escape(Escape::Numbered), Escaped::Set(Set::ALL)));
         // A literal `{` is a character, not a quantifier.
         assert_eq!(flagged("(a{x)+"), None);
+        assert_eq!(flagged("(a{2,})+"), Some("(a{2,})+"));
+        // `\p{L}` is a property only under `u`.
+        assert_eq!(catastrophic_group(r"(\p{L}+)+", "u"), Some((0, 9)));
+        assert_eq!(flagged(r"(\p{L}+)+"), None);
     }
 }

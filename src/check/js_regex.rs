@@ -9,6 +9,7 @@
 //! budget, and says when it gave up ("too slow to check").
 
 use super::Out;
+use super::scan::{Group, Kind, tokens};
 use super::translate::{Translated, translate};
 use crate::diagnostic::Code;
 use camino::Utf8Path;
@@ -46,30 +47,10 @@ pub fn check_flags(flags: &str) -> std::result::Result<(), (String, String)> {
 
 /// The letters of the first inline modifier group (`(?i)`, `(?im:`, `(?-i:`), if any.
 pub fn inline_flags(pattern: &str) -> Option<String> {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut i = 0;
-    let mut in_class = false;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => i += 1,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
-                let rest: String = chars[i + 2..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
-                    .collect();
-                if !rest.is_empty()
-                    && matches!(chars.get(i + 2 + rest.chars().count()), Some(')' | ':'))
-                {
-                    return Some(rest);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    tokens(pattern).find_map(|t| match t.kind {
+        Kind::Open(Group::Modifiers(letters)) => Some(letters),
+        _ => None,
+    })
 }
 
 /// Compile `pattern` with `flags` as JavaScript would (`new RegExp(pattern, flags)`).
@@ -128,18 +109,14 @@ fn run_hazard(key: &str, pattern: &str, safety: &PatternSafety) -> Option<Findin
 
 /// The deepest nesting of groups in `pattern` (outside classes and escapes).
 fn group_depth(pattern: &str) -> usize {
-    let (mut depth, mut deepest, mut in_class, mut escaped) = (0usize, 0usize, false, false);
-    for c in pattern.chars() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '[' => in_class = true,
-            ']' => in_class = false,
-            '(' if !in_class => {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for token in tokens(pattern) {
+        match token.kind {
+            Kind::Open(_) => {
                 depth += 1;
                 deepest = deepest.max(depth);
             }
-            ')' if !in_class => depth = depth.saturating_sub(1),
+            Kind::Close => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
@@ -217,7 +194,7 @@ pub const FALLBACK_TIME: Duration = Duration::from_secs(1);
 /// gives up: every search then finds nothing, and [`Matcher::gave_up`] says
 /// so, for the caller to report the pattern as too slow to check.
 pub struct Matcher {
-    engine: Engine,
+    engine: Arc<Engine>,
     spent: Cell<Duration>,
     gave_up: Cell<bool>,
 }
@@ -227,12 +204,36 @@ enum Engine {
         /// Without the DFAs: quick to build, for a text of a line or two.
         short: regex_automata::meta::Regex,
         /// With them, built on the first long text.
-        long: std::cell::OnceCell<regex_automata::meta::Regex>,
+        long: std::sync::OnceLock<regex_automata::meta::Regex>,
         hir: regex_syntax::hir::Hir,
         literals: Vec<Vec<Vec<u8>>>,
     },
     Bounded(fancy_regex::Regex),
     Timed(Arc<regress::Regex>),
+}
+
+/// The engine for `pattern` with `flags`, built once per process and
+/// shared: one pin is run by the trigger check and by the loose-pin trap,
+/// and building it (translation, parse, compile, literals) costs more than
+/// running it on a few Skill inputs. Each [`Matcher`] keeps its own budget.
+fn engine(pattern: &str, flags: &str) -> std::result::Result<Arc<Engine>, String> {
+    /// Engines kept; past this the memory starts afresh.
+    const MAX_KEPT: usize = 4096;
+    /// Each engine by its pattern and flags.
+    type Engines = HashMap<(String, String), Arc<Engine>>;
+    static KEPT: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
+    let key = (pattern.to_owned(), flags.to_owned());
+    if let Some(e) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
+        return Ok(e);
+    }
+    let built = Arc::new(Matcher::build(pattern, flags)?);
+    if let Ok(mut kept) = KEPT.lock() {
+        if kept.len() >= MAX_KEPT {
+            kept.clear();
+        }
+        kept.insert(key, Arc::clone(&built));
+    }
+    Ok(built)
 }
 
 /// Where a match is, in bytes.
@@ -258,6 +259,15 @@ impl Matcher {
     /// The matcher for `pattern` with `flags` (which JavaScript compiles):
     /// regress compiles it here only when it has no exact translation.
     fn new(pattern: &str, flags: &str) -> std::result::Result<Matcher, String> {
+        Ok(Matcher {
+            engine: engine(pattern, flags)?,
+            spent: Cell::new(Duration::ZERO),
+            gave_up: Cell::new(false),
+        })
+    }
+
+    /// The engine for `pattern` with `flags`, built anew (see [`engine`]).
+    fn build(pattern: &str, flags: &str) -> std::result::Result<Engine, String> {
         let engine = match translate(pattern, flags) {
             Some(Translated::Linear(text)) => linear(&text),
             Some(Translated::Lookaround(text)) => fancy_regex::RegexBuilder::new(&text)
@@ -267,15 +277,10 @@ impl Matcher {
                 .map(Engine::Bounded),
             None => None,
         };
-        let engine = match engine {
-            Some(engine) => engine,
-            None => Engine::Timed(Arc::new(js_regex(pattern, flags)?)),
-        };
-        Ok(Matcher {
-            engine,
-            spent: Cell::new(Duration::ZERO),
-            gave_up: Cell::new(false),
-        })
+        match engine {
+            Some(engine) => Ok(engine),
+            None => Ok(Engine::Timed(Arc::new(js_regex(pattern, flags)?))),
+        }
     }
 
     /// True when a search went past the budget (the pattern is too slow to check).
@@ -285,7 +290,7 @@ impl Matcher {
 
     /// True when the pattern runs in linear time (its exact translation).
     pub fn is_linear(&self) -> bool {
-        matches!(self.engine, Engine::Linear { .. })
+        matches!(*self.engine, Engine::Linear { .. })
     }
 
     /// What every match holds, when the exact translation shows it: sets of
@@ -295,7 +300,7 @@ impl Matcher {
     /// nothing is known (no linear translation, or a set too large or
     /// holding the empty string).
     pub fn required_literals(&self) -> &[Vec<Vec<u8>>] {
-        match &self.engine {
+        match &*self.engine {
             Engine::Linear { literals, .. } => literals,
             _ => &[],
         }
@@ -316,7 +321,7 @@ impl Matcher {
             return Vec::new();
         }
         let take = if all { usize::MAX } else { 1 };
-        match &self.engine {
+        match &*self.engine {
             Engine::Linear {
                 short, long, hir, ..
             } => {
@@ -483,7 +488,7 @@ fn linear(text: &str) -> Option<Engine> {
         .collect();
     Some(Engine::Linear {
         short,
-        long: std::cell::OnceCell::new(),
+        long: std::sync::OnceLock::new(),
         hir,
         literals,
     })

@@ -27,6 +27,7 @@ mod mocks;
 pub mod neighbours;
 mod offered;
 pub mod plugin;
+mod scan;
 mod servers;
 mod translate;
 pub mod traps;

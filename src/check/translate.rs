@@ -17,6 +17,8 @@
 //! the web-compatibility rules of Annex B: a lone `{` or `]` is a literal,
 //! `\a` is `a`, `[\w-z]` holds `-`).
 
+use super::scan::{Class, Escape, Group, Kind, Member, tokens};
+
 /// A translated pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Translated {
@@ -124,130 +126,85 @@ fn class(ranges: Ranges) -> String {
     out
 }
 
-/// One escape: a character, a set, or a word boundary (`\B` when negated).
-enum Escape {
+/// What one escape or class member means here: a character, a set, or a
+/// word boundary (`\B` when negated).
+enum Meaning {
     Char(u32),
     Set(Ranges),
     Boundary { negated: bool },
 }
 
-/// The escape whose letter is at `i` (just after `\`): what it means and
-/// the index after it; `None` when it has no exact translation.
-fn escape(chars: &[char], i: usize, in_class: bool) -> Option<(Escape, usize)> {
-    let c = *chars.get(i)?;
-    let hex_digits = |from: usize, n: usize| -> Option<u32> {
-        let text: String = chars.get(from..from + n)?.iter().collect();
-        if text.chars().all(|c| c.is_ascii_hexdigit()) {
-            u32::from_str_radix(&text, 16).ok()
-        } else {
-            None
-        }
-    };
-    let one = |c: char| Some((Escape::Char(c as u32), i + 1));
-    let set = |r: Ranges| Some((Escape::Set(r), i + 1));
-    match c {
-        'd' => set(digits()),
-        'D' => set(complement(digits())),
-        'w' => set(word()),
-        'W' => set(complement(word())),
-        's' => set(space()),
-        'S' => set(complement(space())),
-        'b' if in_class => Some((Escape::Char(0x08), i + 1)),
-        'b' => Some((Escape::Boundary { negated: false }, i + 1)),
-        'B' if in_class => None,
-        'B' => Some((Escape::Boundary { negated: true }, i + 1)),
-        'n' => Some((Escape::Char(0x0A), i + 1)),
-        'r' => Some((Escape::Char(0x0D), i + 1)),
-        't' => Some((Escape::Char(0x09), i + 1)),
-        'f' => Some((Escape::Char(0x0C), i + 1)),
-        'v' => Some((Escape::Char(0x0B), i + 1)),
-        '0' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => {
-            Some((Escape::Char(0), i + 1))
-        }
-        // Back references and legacy octal escapes.
-        '0'..='9' => None,
-        // A named back reference, or `k` itself: which depends on the groups.
-        'k' => None,
-        'c' => {
-            let letter = chars.get(i + 1).filter(|c| c.is_ascii_alphabetic())?;
-            Some((Escape::Char(*letter as u32 % 32), i + 2))
-        }
-        'x' => match hex_digits(i + 1, 2) {
-            Some(v) => Some((Escape::Char(v), i + 3)),
-            None => one('x'),
-        },
-        'u' => match hex_digits(i + 1, 4) {
-            Some(0xD800..=0xDFFF) => None,
-            Some(v) => Some((Escape::Char(v), i + 5)),
-            None => one('u'),
-        },
-        other => one(other),
-    }
+/// What escape `e` means; `None` when it has no exact translation (a back
+/// reference, a legacy octal escape, a lone surrogate, `\c` without a
+/// letter, `\B` in a class).
+fn meaning(e: Escape, in_class: bool) -> Option<Meaning> {
+    Some(match e {
+        Escape::Set(letter) => Meaning::Set(match letter {
+            'd' => digits(),
+            'D' => complement(digits()),
+            'w' => word(),
+            'W' => complement(word()),
+            's' => space(),
+            _ => complement(space()),
+        }),
+        Escape::Boundary { .. } if in_class => return None,
+        Escape::Boundary { negated } => Meaning::Boundary { negated },
+        Escape::Char {
+            value: 0xD800..=0xDFFF,
+            letter: 'u',
+        } => return None,
+        Escape::Char { value, .. } => Meaning::Char(value),
+        Escape::Numbered | Escape::Named | Escape::BadControl | Escape::Property => return None,
+    })
 }
 
-/// The class whose first character is at `i` (just after `[`): its ranges
-/// and the index after its `]`.
-fn class_at(chars: &[char], mut i: usize) -> Option<(Ranges, usize)> {
-    let negated = chars.get(i) == Some(&'^');
-    if negated {
-        i += 1;
+/// The code points of `class`; `None` when one of its members has no
+/// exact translation.
+fn class_ranges(class: &Class) -> Option<Ranges> {
+    if !class.closed {
+        return None;
     }
-    let mut ranges: Ranges = Vec::new();
-    // One member: a character or a set, and the index after it.
-    let member = |i: usize| -> Option<(Escape, usize)> {
-        match *chars.get(i)? {
-            '\\' => escape(chars, i + 1, true),
-            c => Some((Escape::Char(c as u32), i + 1)),
-        }
+    let member = |m: Member| match m {
+        Member::Char(c) => Some(Meaning::Char(c as u32)),
+        Member::Escape(e) => meaning(e, true),
     };
-    loop {
-        if *chars.get(i)? == ']' {
-            i += 1;
-            break;
+    let add = |ranges: &mut Ranges, m: Meaning| -> Option<()> {
+        match m {
+            Meaning::Char(c) => ranges.push((c, c)),
+            Meaning::Set(r) => ranges.extend(r),
+            Meaning::Boundary { .. } => return None,
         }
-        let (first, next) = member(i)?;
-        i = next;
-        let is_range = chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|c| *c != ']');
+        Some(())
+    };
+    let members = &class.members;
+    let mut ranges: Ranges = Vec::new();
+    let mut i = 0;
+    while i < members.len() {
+        let first = member(members[i])?;
+        let is_range = members.get(i + 1) == Some(&Member::Char('-')) && i + 2 < members.len();
         if !is_range {
-            match first {
-                Escape::Char(c) => ranges.push((c, c)),
-                Escape::Set(r) => ranges.extend(r),
-                Escape::Boundary { .. } => return None,
-            }
+            add(&mut ranges, first)?;
+            i += 1;
             continue;
         }
-        let (second, next) = member(i + 1)?;
-        i = next;
+        let second = member(members[i + 2])?;
+        i += 3;
         match (first, second) {
-            (Escape::Char(lo), Escape::Char(hi)) if lo <= hi => ranges.push((lo, hi)),
-            (Escape::Char(_), Escape::Char(_)) => return None,
+            (Meaning::Char(lo), Meaning::Char(hi)) if lo <= hi => ranges.push((lo, hi)),
+            (Meaning::Char(_), Meaning::Char(_)) => return None,
             // Annex B: a class escape at either end makes `-` a literal.
             (a, b) => {
-                for e in [a, b] {
-                    match e {
-                        Escape::Char(c) => ranges.push((c, c)),
-                        Escape::Set(r) => ranges.extend(r),
-                        Escape::Boundary { .. } => return None,
-                    }
-                }
+                add(&mut ranges, a)?;
+                add(&mut ranges, b)?;
                 ranges.push(('-' as u32, '-' as u32));
             }
         }
     }
-    Some((if negated { complement(ranges) } else { ranges }, i))
-}
-
-/// A `{n}`, `{n,}` or `{n,m}` quantifier whose `{` is at `i`: its text for
-/// Rust and the index after it; `None` when the `{` is a literal.
-fn counted(chars: &[char], i: usize) -> Option<(String, usize)> {
-    let close = i + chars[i..].iter().position(|c| *c == '}')?;
-    let body: String = chars[i + 1..close].iter().collect();
-    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let ok = match body.split_once(',') {
-        None => number(&body),
-        Some((lo, hi)) => number(lo) && (hi.is_empty() || number(hi)),
-    };
-    ok.then(|| (format!("{{{body}}}"), close + 1))
+    Some(if class.negated {
+        complement(ranges)
+    } else {
+        ranges
+    })
 }
 
 /// What the previous element was, for the quantifier that may follow.
@@ -275,13 +232,11 @@ pub(super) fn translate(pattern: &str, flags: &str) -> Option<Translated> {
 /// The translation and whether it holds a lookaround; `fancy` writes word
 /// boundaries with lookarounds (`fancy-regex` has no ASCII `\b`).
 fn to_rust(pattern: &str, dot_all: bool, fancy: bool) -> Option<(String, bool)> {
-    let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() * 4);
     let mut lookaround = false;
     // For each open group, whether it is a lookaround.
     let mut groups: Vec<bool> = Vec::new();
     let mut last = Last::Nothing;
-    let mut i = 0;
     let boundary = |negated: bool| -> String {
         if !fancy {
             return if negated { r"(?-u:\B)" } else { r"(?-u:\b)" }.to_string();
@@ -293,111 +248,75 @@ fn to_rust(pattern: &str, dot_all: bool, fancy: bool) -> Option<(String, bool)> 
             format!("(?:(?<={w})(?!{w})|(?<!{w})(?={w}))")
         }
     };
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' => {
-                let (e, next) = escape(&chars, i + 1, false)?;
-                i = next;
-                match e {
-                    Escape::Char(c) => out.push_str(&hex(c, true)),
-                    Escape::Set(r) => out.push_str(&class(r)),
-                    Escape::Boundary { negated } => {
-                        out.push_str(&boundary(negated));
-                        last = Last::Other;
-                        continue;
-                    }
+    for token in tokens(pattern) {
+        last = match token.kind {
+            Kind::Escape(e) => match meaning(e, false)? {
+                Meaning::Char(c) => {
+                    out.push_str(&hex(c, true));
+                    Last::Atom
                 }
-                last = Last::Atom;
+                Meaning::Set(r) => {
+                    out.push_str(&class(r));
+                    Last::Atom
+                }
+                Meaning::Boundary { negated } => {
+                    out.push_str(&boundary(negated));
+                    Last::Other
+                }
+            },
+            Kind::Class(c) => {
+                out.push_str(&class(class_ranges(&c)?));
+                Last::Atom
             }
-            '[' => {
-                let (r, next) = class_at(&chars, i + 1)?;
-                i = next;
-                out.push_str(&class(r));
-                last = Last::Atom;
-            }
-            '.' => {
-                i += 1;
+            Kind::Dot => {
                 let r = if dot_all {
                     vec![(0, MAX_CHAR)]
                 } else {
                     complement(line_terminators())
                 };
                 out.push_str(&class(r));
-                last = Last::Atom;
+                Last::Atom
             }
-            '^' | '$' => {
-                i += 1;
+            Kind::Anchor(c) => {
                 out.push(c);
-                last = Last::Other;
+                Last::Other
             }
-            '(' => {
-                let rest: String = chars[i + 1..].iter().take(3).collect();
-                let (open, skip, is_look) = if rest.starts_with("?:") {
-                    ("(?:", 3, false)
-                } else if rest.starts_with("?=") || rest.starts_with("?!") {
-                    (&rest[..2], 3, true)
-                } else if rest.starts_with("?<=") || rest.starts_with("?<!") {
-                    (&rest[..3], 4, true)
-                } else if rest.starts_with("?<") {
-                    let close = chars[i..].iter().position(|c| *c == '>')?;
-                    ("(", close + 1, false)
-                } else if rest.starts_with('?') {
-                    return None;
-                } else {
-                    ("(", 1, false)
+            Kind::Open(group) => {
+                let (open, is_look) = match group {
+                    Group::Capture | Group::Named => ("(", false),
+                    Group::NonCapture => ("(?:", false),
+                    Group::Lookahead { negated: false } => ("(?=", true),
+                    Group::Lookahead { negated: true } => ("(?!", true),
+                    Group::Lookbehind { negated: false } => ("(?<=", true),
+                    Group::Lookbehind { negated: true } => ("(?<!", true),
+                    Group::Modifiers(_) | Group::Unknown => return None,
                 };
-                if is_look {
-                    out.push('(');
-                    lookaround = true;
-                }
+                lookaround |= is_look;
                 out.push_str(open);
-                i += skip;
                 groups.push(is_look);
-                last = Last::Nothing;
+                Last::Nothing
             }
-            ')' => {
+            Kind::Close => {
                 let is_look = groups.pop()?;
-                i += 1;
                 out.push(')');
-                last = if is_look { Last::Other } else { Last::Atom };
+                if is_look { Last::Other } else { Last::Atom }
             }
-            '|' => {
-                i += 1;
+            Kind::Alternation => {
                 out.push('|');
-                last = Last::Nothing;
+                Last::Nothing
             }
-            '*' | '+' | '?' | '{' => {
-                let (quantifier, next) = match c {
-                    '{' => match counted(&chars, i) {
-                        Some(q) => q,
-                        None => {
-                            // A literal `{`.
-                            i += 1;
-                            out.push_str(&hex('{' as u32, true));
-                            last = Last::Atom;
-                            continue;
-                        }
-                    },
-                    _ => (c.to_string(), i + 1),
-                };
+            Kind::Quantifier { .. } => {
                 if last != Last::Atom {
                     return None;
                 }
-                out.push_str(&quantifier);
-                i = next;
-                if chars.get(i) == Some(&'?') {
-                    out.push('?');
-                    i += 1;
-                }
-                last = Last::Other;
+                out.push_str(&pattern[token.start..token.end]);
+                Last::Other
             }
-            other => {
-                i += 1;
-                out.push_str(&hex(other as u32, true));
-                last = Last::Atom;
+            Kind::Char(c) => {
+                out.push_str(&hex(c as u32, true));
+                Last::Atom
             }
-        }
+        };
     }
     groups.is_empty().then_some((out, lookaround))
 }

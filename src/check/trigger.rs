@@ -5,6 +5,7 @@
 
 use super::Out;
 use super::js_regex::{Matcher, Texts, inline_flags, safe_js_regex, too_slow};
+use super::scan::{Group, Kind, tokens};
 use crate::diagnostic::Code;
 use crate::suite::{self, Case, Grader, Suite};
 use std::collections::HashMap;
@@ -345,28 +346,18 @@ fn first_other<'a>(
     })
 }
 
-/// True when `pattern` has anchors or lookarounds, which could behave
-/// differently on the joined inputs than on one input alone.
+/// True when `pattern` has anchors or lookarounds (or a group that is
+/// neither plain nor a modifier group), which could behave differently on the
+/// joined inputs than on one input alone.
 fn needs_isolation(pattern: &str) -> bool {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut i = 0;
-    let mut in_class = false;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => i += 1,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '^' | '$' if !in_class => return true,
-            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
-                if matches!(chars.get(i + 2), Some('=' | '!' | '<')) {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
+    tokens(pattern).any(|t| match t.kind {
+        Kind::Anchor(_) => true,
+        Kind::Open(group) => !matches!(
+            group,
+            Group::Capture | Group::NonCapture | Group::Modifiers(_)
+        ),
+        _ => false,
+    })
 }
 
 /// Whether `pattern` pins `item`: `None` when it does, else the code and why not.
