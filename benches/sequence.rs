@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo bench --bench sequence` (every section; fixed seeds, std
 //! threads: 44 CPU-seconds in all, about 22 s on 2 free cores), or name
-//! sections: `-- fwer power mixed` (and `timing`, only when named).
+//! sections: `-- fwer power mixed auto` (and `timing`, only when named).
 //! `SEQUENCE_SEQUENCES=N` sets the simulated sequences per row (1,000; `power`
 //! decides as many single proposals per row, `mixed` half as many sequences).
 //!
@@ -20,6 +20,13 @@
 //!   nothing: the chance of any false accept and the real gains accepted,
 //!   for the fallback and LORD++ (which controls the false discovery rate,
 //!   not this chance).
+//! - `auto`: what the product ships for a decision that records under
+//!   `--runs auto` (`propose`, `gate --record`): auto:16 buys at the level
+//!   the sequence holds the decision to (`AutoPolicy::for_level`, as
+//!   `eval::buying_level` plans it) on the adaptive bench's simulated
+//!   platform; the chance of any false accept over 12 no-effect proposals,
+//!   power on +0.2 against auto at 95 % on the same runs' streams, and the
+//!   runs each spends (the price of holding the error).
 //!
 //! Beside each table row, one `FIGURE` line per figure `docs/statistics.md`
 //! publishes from it (`make figures`; the convention of
@@ -34,8 +41,12 @@ use bob_eval::document::{
 };
 use bob_eval::gate::{Mode, decide_in_sequence};
 use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
-use bob_eval::stats::{CONFIDENCE, CaseRuns, compare};
+use bob_eval::stats::{AutoPolicy, CONFIDENCE, CaseRuns, adaptive_against, compare};
 use std::time::Instant;
+
+#[path = "adaptive/sim.rs"]
+#[allow(dead_code)] // the simulated platform and its document only
+mod sim;
 
 #[path = "adaptive/figures.rs"]
 #[allow(dead_code)] // the sequence prints shares and ratios only
@@ -750,6 +761,197 @@ fn mixed(sequences: usize) {
     }
 }
 
+/// `--runs auto`'s MAX in the `auto` section: the default `auto`.
+const AUTO_MAX: u32 = 16;
+
+/// One `--runs auto` evaluation of a suite whose true rates are `truth`
+/// (tenths), bought at `level` as the product plans it
+/// (`AutoPolicy::for_level`), on the simulated platform's streams for
+/// `suite` and `salt` (the same streams give the same runs, so two levels
+/// on one suite are paired); the document as `run` writes it, with the
+/// level auto planned at, and the runs per arm of each case it bought.
+fn auto_measure(truth: &[(f64, f64)], level: f64, suite: usize, salt: u64) -> (SkillEval, f64) {
+    let tenths = |p: f64| (p * 10.0).round() as i64;
+    let t = sim::Truth(
+        truth
+            .iter()
+            .map(|&(w, wo)| (tenths(w), tenths(wo)))
+            .collect(),
+    );
+    let k = truth.len();
+    let mut source = sim::Simulated::new(&t, suite, salt);
+    let policy = AutoPolicy::for_level(AUTO_MAX, level);
+    let o = adaptive_against(&mut source, k, &policy, sim::CEILING, None).expect("simulated runs");
+    let mut doc = sim::document(&o);
+    if let Some(auto) = doc.stats.as_mut().and_then(|s| s.auto.as_mut()) {
+        auto.confidence_mode = Some(level);
+    }
+    (doc, o.cost_usd / sim::RUN_COST / (2.0 * k as f64))
+}
+
+/// Sums of the `auto` section, over threads.
+#[derive(Default, Clone, Copy)]
+struct AutoTally {
+    /// Sequences, and those with a false accept.
+    sequences: f64,
+    any_false: f64,
+    /// No-effect proposals bought, their runs per arm and its square.
+    null_buys: f64,
+    null_runs: [f64; 2],
+    /// +0.2 decisions; accepts at 95 %, in the sequence, both.
+    decisions: f64,
+    plain: f64,
+    held: f64,
+    both: f64,
+    /// Runs per arm and its square: at 95 %, in the sequence.
+    plain_runs: [f64; 2],
+    held_runs: [f64; 2],
+}
+
+impl std::ops::AddAssign for AutoTally {
+    fn add_assign(&mut self, o: AutoTally) {
+        self.sequences += o.sequences;
+        self.any_false += o.any_false;
+        self.null_buys += o.null_buys;
+        self.decisions += o.decisions;
+        self.plain += o.plain;
+        self.held += o.held;
+        self.both += o.both;
+        for i in 0..2 {
+            self.null_runs[i] += o.null_runs[i];
+            self.plain_runs[i] += o.plain_runs[i];
+            self.held_runs[i] += o.held_runs[i];
+        }
+    }
+}
+
+/// A mean from its sum and sum of squares over `n`, as the table prints it,
+/// and its 95 % half-width (1.96·sd/√n).
+fn mean_figure(id: &str, sums: [f64; 2], n: f64, basis: &str) -> String {
+    let mean = sums[0] / n.max(1.0);
+    let var = (sums[1] / n.max(1.0) - mean * mean).max(0.0);
+    let half = Z * (var / n.max(1.0)).sqrt();
+    figure(id, &format!("{mean:.1}"), &format!("± {half:.1}"), basis);
+    format!("{mean:.1}")
+}
+
+/// `--runs auto` buying at the sequence's level (`propose` and
+/// `gate --record` under auto): per shape, the chance of any false accept
+/// over 12 no-effect proposals from no best, and the power on one +0.2
+/// proposal (the first of its sequence) against auto at 95 % on the same
+/// streams, with the runs per arm of each case each spends.
+fn auto_section(sequences: usize) {
+    let first = Sequence::next(FAMILY, None);
+    println!(
+        "\n## auto: --runs auto:{AUTO_MAX} buying at the sequence's level (proposals 1–12: {}), no best; {sequences} sequences of {PROPOSALS} no-effect proposals and {sequences} +{EFFECT} decisions per row",
+        pct(first.level)
+    );
+    println!(
+        "| cases | any false accept | runs, no effect | power at 95 % | power in the sequence | ratio | runs at 95 % | runs in the sequence |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for &cases in &SHAPES {
+        let salt = 0xA070 ^ (cases as u64) << 8;
+        let t = parallel(sequences, salt, |rng| {
+            let j = (rng.next() >> 40) as usize;
+            let mut out = AutoTally {
+                sequences: 1.0,
+                decisions: 1.0,
+                ..AutoTally::default()
+            };
+            // 12 proposals that change nothing: the first accept is false.
+            let null = truth(cases, Start::NoBest);
+            let mut previous = None;
+            for i in 0..PROPOSALS as usize {
+                let s = Sequence::next(FAMILY, previous);
+                let (doc, runs) = auto_measure(&null, s.level, j * 16 + i, salt);
+                out.null_buys += 1.0;
+                out.null_runs[0] += runs;
+                out.null_runs[1] += runs * runs;
+                let mode = Mode::Confidence(LEVEL);
+                let empty = Baseline::empty("sim");
+                if decide_in_sequence(&doc, &empty, false, mode, None, Some(s)).accepted {
+                    out.any_false = 1.0;
+                    break;
+                }
+                previous = Some(Previous {
+                    proposal: s.proposal,
+                    alpha: s.alpha,
+                    accepted: false,
+                });
+            }
+            // One +0.2 proposal: auto at 95 % and at the sequence's level.
+            let better: Vec<(f64, f64)> = null
+                .iter()
+                .map(|&(w, wo)| ((w + EFFECT).min(1.0), wo))
+                .collect();
+            let decide = |level: f64, s: Option<Sequence>| {
+                let (doc, runs) = auto_measure(&better, level, j * 16 + 15, salt ^ 0xE);
+                let empty = Baseline::empty("sim");
+                let d = decide_in_sequence(&doc, &empty, false, Mode::Confidence(LEVEL), None, s);
+                (d.accepted, runs)
+            };
+            let (plain, plain_runs) = decide(LEVEL, None);
+            let (held, held_runs) = decide(first.level, Some(first));
+            out.plain = f64::from(u8::from(plain));
+            out.held = f64::from(u8::from(held));
+            out.both = f64::from(u8::from(plain && held));
+            out.plain_runs = [plain_runs, plain_runs * plain_runs];
+            out.held_runs = [held_runs, held_runs * held_runs];
+            out
+        });
+        let id = format!("auto/{cases} cases");
+        let basis = format!("{sequences} sequences of {PROPOSALS} no-effect proposals, no best");
+        share_figure(
+            &format!("{id}/any false accept"),
+            t.any_false,
+            t.sequences,
+            &basis,
+        );
+        let null_runs = mean_figure(
+            &format!("{id}/runs, no effect"),
+            t.null_runs,
+            t.null_buys,
+            &format!("{} no-effect proposals bought", t.null_buys),
+        );
+        let basis = format!("{sequences} decisions on +{EFFECT}, no best");
+        share_figure(&format!("{id}/power at 95 %"), t.plain, t.decisions, &basis);
+        share_figure(
+            &format!("{id}/power in the sequence"),
+            t.held,
+            t.decisions,
+            &basis,
+        );
+        ratio_figure(
+            &format!("{id}/ratio"),
+            t.decisions,
+            t.plain,
+            t.held,
+            t.both,
+            &format!("{basis}, paired streams"),
+        );
+        let plain_runs = mean_figure(
+            &format!("{id}/runs at 95 %"),
+            t.plain_runs,
+            t.decisions,
+            &basis,
+        );
+        let held_runs = mean_figure(
+            &format!("{id}/runs in the sequence"),
+            t.held_runs,
+            t.decisions,
+            &basis,
+        );
+        println!(
+            "| {cases} | {} | {null_runs} | {} | {} | {} | {plain_runs} | {held_runs} |",
+            share(t.any_false, t.sequences),
+            share(t.plain, t.decisions),
+            share(t.held, t.decisions),
+            ratio(t.decisions, t.plain, t.held, t.both),
+        );
+    }
+}
+
 /// What one measurement and one decision cost, per shape (only when named).
 fn timing() {
     println!("\n## timing: one measurement, one decision");
@@ -798,6 +1000,9 @@ fn main() {
     }
     if wants("mixed") {
         mixed(sequences / 2);
+    }
+    if wants("auto") {
+        auto_section(sequences);
     }
     if named.iter().any(|n| n == "timing") {
         timing();

@@ -1,6 +1,6 @@
 """Write benches/published.tsv (make figures' list) from docs/statistics.md:
 each figure the adaptive bench's default sections and the sequence bench
-(the tables of "Errors over a sequence") reproduce, as the doc prints it
+(the tables of "Errors over a sequence", auto's among them) reproduce, as the doc prints it
 (bracketed figures of earlier rounds and the tables' Â± errors left out),
 with the section it is published in. Run from the repository root after a doc's figures are
 measured again: python3 scripts/figures-published.py > benches/published.tsv"""
@@ -165,6 +165,11 @@ cases = re.search(r'(\d+) cases:', ' '.join(doc[line - 5:line])).group(1)  # "â€
 for r in rows:
     for col, v in zip(["any false accept", "real gains accepted"], r[2:]):
         seq(f"mixed/{cases} cases/runs {r[0]}/{r[1]}/{col}", v, line)
+line, rows = table('| cases | any false accept | runs, no effect')
+for r in rows:
+    for col, v in zip(["any false accept", "runs, no effect", "power at 95 %", "power in the sequence",
+                       "ratio", "runs at 95 %", "runs in the sequence"], r[1:]):
+        seq(f"auto/{r[0]} cases/{col}", v, line)
 print("# bench\tfigure\tpublished value\twhere (make figures, scripts/figures.sh; written by scripts/figures-published.py)")
 for l in out:
     print(l)

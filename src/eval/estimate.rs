@@ -232,11 +232,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     } else {
         None
     };
-    let level = super::buying_level(level, asked, item, &run.model, || match &store {
+    let held = super::buying_level(level, asked, item, &run.model, || match &store {
         Some(store) => store.decisions(&[item.to_string()]),
         None => Ok(Vec::new()),
-    })?
-    .map(|(level, _)| level);
+    })?;
+    let level = held.map(|(level, _)| level);
+    let sequence = held.and_then(|(_, sequence)| sequence);
     let looks = asked
         .auto
         .map(|max| super::auto_policy(max, level).schedule());
@@ -260,7 +261,14 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     let most = opts
         .auto
         .unwrap_or_else(|| plan.cases.iter().map(|c| c.runs).max().unwrap_or(1));
-    let price = super::price::price(&costs, &cases, min_effect, most, run.max_cost_usd);
+    let price = super::price::price_held(
+        &costs,
+        &cases,
+        min_effect,
+        sequence.as_ref(),
+        most,
+        run.max_cost_usd,
+    );
     let have: Vec<usize> = stored.iter().map(Vec::len).collect();
     let mut estimate = tally(
         &plan,

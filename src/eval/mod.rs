@@ -209,6 +209,8 @@ struct ToRun {
     /// The confidence mode's level `auto` was planned at; `None`: the
     /// bare rule's defaults.
     level: Option<f64>,
+    /// The item's sequence when `level` is its level (the price is stated there).
+    sequence: Option<crate::stats::sequence::Sequence>,
     /// The best recorded for the model, which `--runs auto` also settles
     /// `beats-best` and `trigger-rate` against.
     against: Option<crate::stats::Against>,
@@ -280,7 +282,7 @@ pub fn assemble_plugin(
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
-    let level = match buying_level(level, opts, item, &run.model, || {
+    let (level, sequence) = match buying_level(level, opts, item, &run.model, || {
         let store = evidence_path(ctx, opts);
         Ok(if store.exists() {
             Store::open(&store)?.decisions(&[item.to_string()])?
@@ -294,9 +296,9 @@ pub fn assemble_plugin(
                 crate::gate::fmt_level(level),
                 crate::gate::sequence_words(&sequence, item, &run.model)
             )));
-            Some(level)
+            (Some(level), Some(sequence))
         }
-        other => other.map(|(level, _)| level),
+        other => (other.map(|(level, _)| level), None),
     };
     let min_effect = config::resolve_min_effect(opts.min_effect, &settings)?;
     let against = match opts.auto {
@@ -354,6 +356,7 @@ pub fn assemble_plugin(
                 .auto
                 .map(|max| auto_policy(max, level).with_min_effect(min_effect)),
             level,
+            sequence,
             against,
             competition,
             min_effect,
@@ -533,6 +536,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 fresh_with,
                 auto,
                 level,
+                sequence,
                 against,
                 competition,
                 min_effect,
@@ -555,7 +559,14 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 |p| p.max_per_arm,
             );
             let costs = store.past_costs(&item, &plan.model)?;
-            let price = price::price(&costs, &cases, min_effect, most, run.max_cost_usd);
+            let price = price::price_held(
+                &costs,
+                &cases,
+                min_effect,
+                sequence.as_ref(),
+                most,
+                run.max_cost_usd,
+            );
             observer.event(&Event::Notice(format!("{item}: {}", price.words())));
             observer.event(&Event::Notice(format!(
                 "{item}: cost ceiling ${:.2} ({})",

@@ -1,10 +1,14 @@
 //! The price before paying: what a decision costs, from this store's own
 //! cost per run, stated before anything is bought (`--dry-run` and the first
 //! line of every paid run): "detecting +0.20 at 80 % power: about $X, at most $Y".
+//! A decision the item's sequence holds stricter (`propose` or
+//! `gate --record` under `--runs auto`, [`super::buying_level`]) is priced
+//! at that level, and the line says so: "at 99.67 %, proposal 3 of this item".
 
 use crate::evidence::PastCosts;
 use crate::stats::advisory::PLANNED_POWER;
 use crate::stats::confidence::{DEFAULT_LEVEL, runs_for_power};
+use crate::stats::sequence::Sequence;
 use serde::{Deserialize, Serialize};
 
 /// What a decision on a suite costs at the minimum effect of interest.
@@ -16,8 +20,13 @@ pub struct Price {
     pub min_effect: f64,
     /// The chance of calling a change of that size clear.
     pub power: f64,
-    /// The one-sided level the call is made at (a decision that records).
+    /// The one-sided level the call is made at (a decision that records):
+    /// the mode's default, or the level the item's sequence holds it to.
     pub level: f64,
+    /// The decision's place in the item's sequence, when `level` is the
+    /// sequence's ([`crate::stats::sequence`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<u32>,
     /// Runs per arm of each case that takes ([`runs_for_power`]).
     pub runs_per_arm: u32,
     /// The store's mean dollars per run for this suite on the model, else
@@ -46,6 +55,19 @@ pub fn price(
     buys_at_most: u32,
     ceiling: f64,
 ) -> Price {
+    price_held(costs, cases, min_effect, None, buys_at_most, ceiling)
+}
+
+/// [`price`] for a decision held to `sequence`'s level (the runs power needs
+/// there), or to [`DEFAULT_LEVEL`] without one.
+pub fn price_held(
+    costs: &PastCosts,
+    cases: &[String],
+    min_effect: f64,
+    sequence: Option<&Sequence>,
+    buys_at_most: u32,
+    ceiling: f64,
+) -> Price {
     let (usd, n) = costs
         .cases
         .iter()
@@ -59,13 +81,15 @@ pub fn price(
         (None, None)
     };
     let k = cases.len();
-    let runs = runs_for_power(k, min_effect, DEFAULT_LEVEL, PLANNED_POWER);
+    let level = sequence.map_or(DEFAULT_LEVEL, |s| s.level);
+    let runs = runs_for_power(k, min_effect, level, PLANNED_POWER);
     let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k as f64;
     let round = crate::document::round4;
     Price {
         min_effect,
         power: PLANNED_POWER,
-        level: DEFAULT_LEVEL,
+        level,
+        proposal: sequence.map(|s| s.proposal),
         runs_per_arm: runs,
         per_run_usd: per_run.map(round),
         basis: basis.map(str::to_owned),
@@ -101,10 +125,19 @@ impl Price {
         self
     }
 
-    /// In words: `detecting +0.20 at 80 % power: about $X, at most $Y (…)`.
+    /// In words: `detecting +0.20 at 80 % power: about $X, at most $Y (…)`,
+    /// with `at 99.67 %, proposal 3 of this item` after the power when the
+    /// decision is held to its sequence's level.
     pub fn words(&self) -> String {
+        let held = match self.proposal {
+            Some(proposal) => format!(
+                " at {}, proposal {proposal} of this item",
+                crate::gate::fmt_level(self.level)
+            ),
+            None => String::new(),
+        };
         let head = format!(
-            "detecting +{:.2} at {:.0} % power",
+            "detecting +{:.2} at {:.0} % power{held}",
             self.min_effect,
             self.power * 100.0
         );
@@ -137,7 +170,7 @@ impl Price {
 
 #[cfg(test)]
 mod tests {
-    use super::price;
+    use super::{PLANNED_POWER, Sequence, price, price_held, runs_for_power};
     use crate::evidence::Arm;
     use crate::evidence::PastCosts;
 
@@ -169,6 +202,40 @@ mod tests {
         assert_eq!(p.basis.as_deref(), Some("model"));
         let p = price(&PastCosts::default(), &cases, 0.2, 3, 2.0);
         assert!(p.words().contains("no price"), "{}", p.words());
+    }
+
+    #[test]
+    fn a_decision_held_to_its_sequence_is_priced_at_that_level() {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
+        let cases = ["fires".to_string(), "quiet".to_string()];
+        let alpha = 0.05 * 0.8 / 12.0;
+        let third = Sequence {
+            proposal: 3,
+            family: 0.05,
+            alpha,
+            carried: 0.0,
+            level: 1.0 - alpha,
+        };
+        let plain = price(&costs, &cases, 0.2, 16, 100.0);
+        let held = price_held(&costs, &cases, 0.2, Some(&third), 16, 100.0);
+        assert_eq!((held.level, held.proposal), (1.0 - alpha, Some(3)));
+        assert_eq!(
+            held.runs_per_arm,
+            runs_for_power(2, 0.2, 1.0 - alpha, PLANNED_POWER)
+        );
+        // About twice the runs of a decision at 95 % (docs/statistics.md).
+        let ratio = f64::from(held.runs_per_arm) / f64::from(plain.runs_per_arm);
+        assert!(ratio > 1.8 && ratio < 2.3, "{ratio}");
+        assert!(
+            held.words().starts_with(
+                "detecting +0.20 at 80 % power at 99.67 %, proposal 3 of this item: about $"
+            ),
+            "{}",
+            held.words()
+        );
+        assert_eq!(plain.proposal, None);
+        assert!(!plain.words().contains("proposal"), "{}", plain.words());
     }
 
     #[test]

@@ -124,14 +124,22 @@ fn a_proposal_under_auto_buys_at_the_level_its_sequence_holds_it_to() {
     for _ in 0..2 {
         gate(&w, &result, RECORD);
     }
-    let planned = |args: &[&str]| -> f64 {
+    // The level auto planned at, and the price line's.
+    let planned = |args: &[&str]| -> (f64, Value) {
         let out = succeeds(bob_in(&w, args));
         let estimate: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let found = estimate
-            .pointer("/items/0/auto/confidence_mode")
-            .or_else(|| estimate.pointer("/auto/confidence_mode"))
-            .and_then(Value::as_f64);
-        found.unwrap_or_else(|| panic!("no auto level: {estimate}"))
+        let at = |p: &str| {
+            estimate
+                .pointer(&format!("/items/0{p}"))
+                .or_else(|| estimate.pointer(p))
+                .cloned()
+        };
+        let found = at("/auto/confidence_mode").and_then(|v| v.as_f64());
+        let level = found.unwrap_or_else(|| panic!("no auto level: {estimate}"));
+        (
+            level,
+            at("/price").unwrap_or_else(|| panic!("no price: {estimate}")),
+        )
     };
     let auto = [
         "--model",
@@ -142,11 +150,14 @@ fn a_proposal_under_auto_buys_at_the_level_its_sequence_holds_it_to() {
         "--json",
     ];
     // A run records nothing: auto plans at the mode's 95 %.
-    let run = planned(&[&["run", "commit", "--confidence", "0.95"], &auto[..]].concat());
+    let (run, run_price) =
+        planned(&[&["run", "commit", "--confidence", "0.95"], &auto[..]].concat());
     assert_eq!(run, 0.95);
+    assert_eq!(run_price["level"], 0.95, "{run_price}");
+    assert!(run_price.get("proposal").is_none(), "{run_price}");
     // A proposal is the item's third recorded decision: auto plans at the
     // level the sequence will hold it to (its 0.33 % share of the 5 %).
-    let proposal = planned(
+    let (proposal, price) = planned(
         &[
             &[
                 "propose",
@@ -164,6 +175,11 @@ fn a_proposal_under_auto_buys_at_the_level_its_sequence_holds_it_to() {
         (proposal - (1.0 - 0.05 * 0.8 / 12.0)).abs() < 1e-9,
         "{proposal}"
     );
+    // Its price is the price at that level: more runs for the same power.
+    assert_eq!(price["level"].as_f64(), Some(proposal), "{price}");
+    assert_eq!(price["proposal"], 3, "{price}");
+    let runs = |p: &Value| p["runs_per_arm"].as_u64().unwrap();
+    assert!(runs(&price) > runs(&run_price), "{price} {run_price}");
     // And the purchase says so before it buys.
     let c = bob_in(
         &w,
@@ -183,6 +199,11 @@ fn a_proposal_under_auto_buys_at_the_level_its_sequence_holds_it_to() {
     let (_, out, err) = outcome(c);
     assert!(
         err.contains("commit: runs auto buys at 99.67 %: proposal 3 of commit on haiku"),
+        "{out}{err}"
+    );
+    // The price line first, at the level the decision is held to.
+    assert!(
+        err.contains("commit: detecting +0.20 at 80 % power at 99.67 %, proposal 3 of this item: "),
         "{out}{err}"
     );
 }

@@ -73,16 +73,11 @@ pub fn variance_at(parts: &[Part], theta0: f64) -> Vec<f64> {
     let lambda = if (theta0 - theta_hat).abs() < 1e-15 {
         0.0
     } else {
-        let (mut lo, mut hi) = (LOG_LAMBDA.0, LOG_LAMBDA.1);
-        for _ in 0..BISECTIONS {
-            let mid = 0.5 * (lo + hi);
-            let (theta, _) = path(&ran, sign * mid.exp());
-            if (theta - theta0) * sign > 0.0 {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
+        // Past the switch where θ(λ) has reached θ0.
+        let (_, hi) = switch(LOG_LAMBDA.0, LOG_LAMBDA.1, |u| {
+            let miss = (path(&ran, sign * u.exp()).0 - theta0) * sign;
+            (miss <= 0.0, -miss)
+        });
         sign * hi.exp()
     };
     parts
@@ -100,8 +95,66 @@ pub fn variance_at(parts: &[Part], theta0: f64) -> Vec<f64> {
 
 /// Range of ln λ searched: from "barely moved" to "pinned at 0 or 1".
 const LOG_LAMBDA: (f64, f64) = (-25.0, 35.0);
-/// Bisection steps on ln λ: 48 halvings of a range of 60 leave 2e-13.
-const BISECTIONS: usize = 48;
+/// Width of ln λ at which a search stops: that of 48 halvings of the range
+/// (2e-13), the bisection these searches replaced, so their limits agree.
+const TOLERANCE: f64 = (LOG_LAMBDA.1 - LOG_LAMBDA.0) / (1u64 << 48) as f64;
+
+/// The switch of a monotone predicate on `[lo, hi]`, false at `lo` and true
+/// at `hi`: returns `(lo, hi)` at most [`TOLERANCE`] apart, the predicate
+/// still false at the first and true at the second. `test(u)` gives the
+/// predicate and a continuous value that crosses 0 where it switches,
+/// positive past it. Illinois false position on that value, with a
+/// bisection step whenever a step leaves more than half the bracket: about
+/// a dozen evaluations where bisection took 48, and never many more.
+fn switch(mut lo: f64, mut hi: f64, test: impl Fn(f64) -> (bool, f64)) -> (f64, f64) {
+    let (mut f_lo, mut f_hi) = (test(lo).1.min(0.0), test(hi).1.max(0.0));
+    // Which end the last step moved (−1 lo, 1 hi), to halve the other's value.
+    let mut moved = 0;
+    while hi - lo > TOLERANCE {
+        let width = hi - lo;
+        let mid = 0.5 * (lo + hi);
+        let secant = if f_lo < 0.0 && f_hi > 0.0 {
+            hi - f_hi * width / (f_hi - f_lo)
+        } else {
+            mid
+        };
+        // A step from the inside edge, so a root at an end closes the bracket.
+        let edge = 0.25 * TOLERANCE;
+        let u = if secant.is_finite() {
+            secant.clamp(lo + edge, hi - edge)
+        } else {
+            mid
+        };
+        let (past, value) = test(u);
+        if past {
+            hi = u;
+            f_hi = value.max(0.0);
+            if moved == 1 {
+                f_lo *= 0.5;
+            }
+            moved = 1;
+        } else {
+            lo = u;
+            f_lo = value.min(0.0);
+            if moved == -1 {
+                f_hi *= 0.5;
+            }
+            moved = -1;
+        }
+        if hi - lo > 0.5 * width && hi - lo > TOLERANCE {
+            // False position crawled: bisect once.
+            let mid = 0.5 * (lo + hi);
+            let (past, value) = test(mid);
+            if past {
+                (hi, f_hi) = (mid, value.max(0.0));
+            } else {
+                (lo, f_lo) = (mid, value.min(0.0));
+            }
+            moved = 0;
+        }
+    }
+    (lo, hi)
+}
 
 /// The continuity correction: half the finest step the estimate can take,
 /// min |cᵢ|/(2nᵢ). Pass/fail means move in steps of 1/n; without it the
@@ -167,29 +220,24 @@ pub(crate) fn score_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
     } else {
         0.0
     };
-    let rejects = |lambda: f64| -> bool {
+    // Whether the test rejects θ(λ), and by how much: gap − z·√V, which
+    // crosses 0 where the test switches.
+    let test = |lambda: f64| -> (bool, f64) {
         let (theta, var) = path(&ran, lambda);
         let gap = (theta_hat - theta).abs() - cc;
-        gap > 0.0 && gap * gap >= z * z * var
+        (gap > 0.0 && gap * gap >= z * z * var, gap - z * var.sqrt())
     };
+    let rejects = |lambda: f64| test(lambda).0;
     // One side: λ > 0 moves θ down (sign 1), λ < 0 up (sign −1). The limit
     // is θ at the smallest |λ| whose θ the test rejects.
     let limit = |sign: f64, end: f64| -> f64 {
         if ran.is_empty() || !rejects(sign * LOG_LAMBDA.1.exp()) {
             return end;
         }
-        let (mut lo, mut hi) = (LOG_LAMBDA.0, LOG_LAMBDA.1);
-        if rejects(sign * lo.exp()) {
+        if rejects(sign * LOG_LAMBDA.0.exp()) {
             return theta_hat;
         }
-        for _ in 0..BISECTIONS {
-            let mid = 0.5 * (lo + hi);
-            if rejects(sign * mid.exp()) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
+        let (lo, _) = switch(LOG_LAMBDA.0, LOG_LAMBDA.1, |u| test(sign * u.exp()));
         path(&ran, sign * lo.exp()).0
     };
     let low = limit(1.0, lowest).min(theta_hat);
@@ -345,6 +393,109 @@ mod tests {
             proptest::prop_assert!(i.low >= lowest - 1e-9 && i.high <= highest + 1e-9, "{e:?}");
             let wide = score_interval(&parts, 0.999).interval;
             proptest::prop_assert!(wide.low <= i.low + 1e-9 && wide.high >= i.high - 1e-9);
+        }
+    }
+
+    /// The search these replaced: 48 halvings of `[lo, hi]`.
+    fn bisect(mut lo: f64, mut hi: f64, past: impl Fn(f64) -> bool) -> (f64, f64) {
+        for _ in 0..48 {
+            let mid = 0.5 * (lo + hi);
+            if past(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        (lo, hi)
+    }
+
+    #[test]
+    fn the_search_finds_the_limits_bisection_found() {
+        // Every count of a difference up to 12 runs an arm, and a mean of
+        // three cases' deltas; both sides, three levels, three corrections.
+        let mut grids: Vec<Vec<Part>> = vec![];
+        for n1 in 1..=12 {
+            for n2 in [1, 2, 3, 5, 8, 12] {
+                for x1 in 0..=n1 {
+                    for x2 in 0..=n2 {
+                        grids.push(vec![
+                            Part::of(1.0, &arm(x1, n1)),
+                            Part::of(-1.0, &arm(x2, n2)),
+                        ]);
+                        let third = |x, n| Part::of(1.0 / 3.0, &arm(x, n));
+                        let minus = |x, n| Part::of(-1.0 / 3.0, &arm(x, n));
+                        grids.push(vec![
+                            third(x1, n1),
+                            minus(x2, n2),
+                            third(n1 - x1, n1),
+                            minus(x2.min(1), n2),
+                            third(x2, n2),
+                            minus(x1, n1),
+                        ]);
+                    }
+                }
+            }
+        }
+        let (mut calls, mut searches) = (0usize, 0usize);
+        for parts in &grids {
+            let theta_hat: f64 = parts.iter().map(|p| p.coef * p.sum / p.n as f64).sum();
+            for confidence in [0.9, 0.95, 0.9967] {
+                let z = z_for(confidence);
+                for scale in [0.0, 0.5, 1.0] {
+                    let cc = scale * continuity(parts);
+                    for sign in [1.0, -1.0] {
+                        let test = |u: f64| {
+                            let (theta, var) = path(parts, sign * u.exp());
+                            let gap = (theta_hat - theta).abs() - cc;
+                            (gap > 0.0 && gap * gap >= z * z * var, gap - z * var.sqrt())
+                        };
+                        let (a, b) = LOG_LAMBDA;
+                        if !test(b).0 || test(a).0 {
+                            continue;
+                        }
+                        let old = bisect(a, b, |u| test(u).0);
+                        let count = std::cell::Cell::new(0);
+                        let new = switch(a, b, |u| {
+                            count.set(count.get() + 1);
+                            test(u)
+                        });
+                        (calls, searches) = (calls + count.get(), searches + 1);
+                        assert!(!test(new.0).0 && test(new.1).0, "{parts:?}");
+                        assert!(new.1 - new.0 <= TOLERANCE, "{parts:?}");
+                        let limit = |u: f64| path(parts, sign * u.exp()).0;
+                        let gap = (limit(new.0) - limit(old.0)).abs();
+                        assert!(gap < 1e-11, "{parts:?} {confidence} {scale}: {gap}");
+                    }
+                }
+            }
+        }
+        // Far fewer evaluations than bisection's 48 (and its 2 ends).
+        let mean = calls as f64 / searches as f64;
+        assert!(
+            searches > 10_000 && mean < 25.0,
+            "{searches} searches, {mean} each"
+        );
+    }
+
+    #[test]
+    fn variance_at_finds_the_constraint_bisection_found() {
+        for (x1, n1, x2, n2) in [(7, 10, 2, 10), (0, 3, 3, 3), (1, 1, 0, 5), (9, 12, 4, 7)] {
+            let parts = [Part::of(1.0, &arm(x1, n1)), Part::of(-1.0, &arm(x2, n2))];
+            for theta0 in [-0.9, -0.3, 0.0, 0.2, 0.6, 0.95] {
+                let theta_hat = x1 as f64 / n1 as f64 - x2 as f64 / n2 as f64;
+                let sign = if theta0 < theta_hat { 1.0 } else { -1.0 };
+                let (_, hi) = bisect(LOG_LAMBDA.0, LOG_LAMBDA.1, |u| {
+                    (path(&parts, sign * u.exp()).0 - theta0) * sign <= 0.0
+                });
+                let lambda = sign * hi.exp();
+                let v = variance_at(&parts, theta0);
+                for (i, p) in parts.iter().enumerate() {
+                    let n = p.n as f64;
+                    let m = arm_at(p.sum, n, lambda * p.coef);
+                    let old = m * (1.0 - m) / n;
+                    assert!(close(v[i], old, 1e-10), "{x1}/{n1} {x2}/{n2} at {theta0}");
+                }
+            }
         }
     }
 
