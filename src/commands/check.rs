@@ -4,7 +4,8 @@
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -26,7 +27,7 @@ pub struct CheckArgs {
 
 /// Check, print the report, exit 1 on errors; exit 2 when there is no
 /// `evals/` to check and no item was named.
-pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<Conclusion<'static>> {
     let report = match &args.plugin {
         Some(dir) => crate::check::check_plugin(dir)?,
         None => {
@@ -61,9 +62,7 @@ pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
         Format::Junit => crate::report::junit::check(&report),
         Format::Markdown => crate::report::markdown::check(&report),
     })?;
-    Ok(if report.has_errors() {
-        exit::FAILED
-    } else {
-        exit::OK
+    Ok(Conclusion::Checked {
+        errors: report.has_errors(),
     })
 }

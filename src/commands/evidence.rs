@@ -6,7 +6,8 @@
 //! no best nor recent decision uses.
 
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use crate::evidence::Store;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
@@ -83,7 +84,7 @@ pub enum Action {
 }
 
 /// Run the action on the store.
-pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<Conclusion<'static>> {
     let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
     match &args.action {
         Action::List { items, json } => {
@@ -142,7 +143,7 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
             }
         }
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
 
 /// Every name must be an item name (exit 2 naming the first that is not).

@@ -6,7 +6,8 @@
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -56,7 +57,7 @@ pub struct RecordArgs {
 }
 
 /// Decide, maybe record, print the decision.
-pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &GateArgs) -> Result<Conclusion<'static>> {
     crate::config::ItemName::new(&args.item)?;
     let rec = &args.record;
     if rec.record {
@@ -126,9 +127,7 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
         }
         super::print(&text)?;
     }
-    Ok(if decision.accepted {
-        exit::OK
-    } else {
-        exit::FAILED
+    Ok(Conclusion::Decided {
+        accepted: decision.accepted,
     })
 }

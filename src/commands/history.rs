@@ -6,7 +6,8 @@
 //! page of charts (`docs/history.md`).
 
 use crate::config::Context;
-use crate::error::{Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::evidence::Store;
 use camino::Utf8PathBuf;
 use clap::Args;
@@ -46,7 +47,7 @@ pub struct HistoryArgs {
 }
 
 /// Gather the history and render it.
-pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<Conclusion<'static>> {
     super::evidence::validate_names(&args.items)?;
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
@@ -69,5 +70,5 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
     } else {
         super::print(&crate::report::history::table(&history))?;
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

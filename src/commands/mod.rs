@@ -21,6 +21,7 @@ pub mod show;
 pub mod sweep;
 
 use crate::config::Context;
+use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -170,6 +171,11 @@ pub enum Command {
 
 /// Run a parsed command; `Ok` holds the exit code of a completed command.
 pub fn dispatch(cli: Cli) -> Result<u8> {
+    conclude(cli).map(|conclusion| crate::error::exit::code(&conclusion))
+}
+
+/// Run the command `cli` names: how it ended.
+fn conclude(cli: Cli) -> Result<Conclusion<'static>> {
     let Cli {
         source,
         home,

@@ -5,7 +5,8 @@
 
 use super::args::PlatformArgs;
 use crate::config::Context;
-use crate::error::{Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::report::Outcome;
 use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
@@ -62,7 +63,7 @@ pub enum RunFormat {
 }
 
 /// Evaluate and write the document.
-pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
     let options = crate::eval::EvalOptions {
         best: args.best,
         confidence: args.confidence,
@@ -119,5 +120,5 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
     if let Some(path) = &args.out {
         eprintln!("  wrote {path}");
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

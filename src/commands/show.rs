@@ -4,7 +4,8 @@
 //! JSON (`bob-eval-show/1`) or as one self-contained HTML page.
 
 use crate::config::{Context, ItemName};
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use crate::evidence::{Arm, Store};
 use crate::ops::show::{find, last, view};
 use camino::Utf8PathBuf;
@@ -62,7 +63,7 @@ pub struct ShowArgs {
 }
 
 /// Find the run, read its transcript, render.
-pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<Conclusion<'static>> {
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
@@ -96,5 +97,5 @@ pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<u8> {
     } else {
         super::print(&crate::report::show::text(&shown))?;
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
