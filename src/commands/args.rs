@@ -209,7 +209,7 @@ pub fn dry_run(
                 eprintln!("bob-eval: {line}");
             }
         }
-        Err(e) => eprintln!("bob-eval: warning: {}", crate::text::line(&e.to_string())),
+        Err(e) => super::warn(&[e.to_string()]),
     }
     Ok(crate::error::exit::Conclusion::Done)
 }

@@ -55,9 +55,7 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<Conclusion<'static>> {
     let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
     let store = super::evidence::open_existing(&path)?;
     let history = crate::history::load(&ctx.source, &store, &args.items, args.all)?;
-    for warning in &history.warnings {
-        eprintln!("bob-eval: warning: {}", crate::text::line(warning));
-    }
+    super::warn(&history.warnings);
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
         crate::fsio::write_atomically(file, page.as_bytes())?;

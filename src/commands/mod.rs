@@ -287,9 +287,17 @@ pub fn append_step_summary(markdown: &str) {
         )),
     };
     if let Err(e) = appended {
-        eprintln!(
-            "bob-eval: warning: could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
-        );
+        warn(&[format!(
+            "could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
+        )]);
+    }
+}
+
+/// Print `warnings` on stderr, one `bob-eval: warning: …` line each (made
+/// safe for a terminal): the one way a command says a warning.
+pub fn warn<W: AsRef<str>>(warnings: &[W]) {
+    for warning in warnings {
+        eprintln!("bob-eval: warning: {}", crate::text::line(warning.as_ref()));
     }
 }
 

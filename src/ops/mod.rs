@@ -4,11 +4,15 @@
 //! same rules wherever it is asked for, and what a pipeline hands back is a
 //! typed value `report/` can word without knowing the script host.
 
+pub mod check;
 pub mod compare;
+mod gate;
 pub mod label;
 mod shard;
 pub mod show;
 
+pub use check::{CheckRequest, check};
+pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 
 use crate::config::Context;
