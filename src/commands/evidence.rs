@@ -6,8 +6,8 @@
 //! no best nor recent decision uses.
 
 use crate::config::Context;
+use crate::error::Result;
 use crate::error::exit::Conclusion;
-use crate::error::{Error, Result};
 use crate::evidence::Store;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
@@ -156,10 +156,5 @@ pub(super) fn validate_names(items: &[String]) -> Result<()> {
 /// Open the store to read it, never writing it ([`Store::open_read_only`]):
 /// a missing one is an error that says where it looked.
 pub(super) fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
-    if !path.exists() {
-        return Err(Error::Usage(format!(
-            "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"
-        )));
-    }
-    Store::open_read_only(path)
+    crate::ops::open_existing(path)
 }

@@ -8,7 +8,7 @@
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
-use crate::evidence::Store;
+use crate::ops::HistoryRequest;
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -48,13 +48,19 @@ pub struct HistoryArgs {
 
 /// Gather the history and render it.
 pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<Conclusion<'static>> {
-    super::evidence::validate_names(&args.items)?;
+    let request = HistoryRequest {
+        items: args
+            .items
+            .iter()
+            .map(|item| crate::config::ItemName::new(item))
+            .collect::<Result<_>>()?,
+        evidence: args.evidence.clone(),
+        all: args.all,
+    };
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
-    let store = super::evidence::open_existing(&path)?;
-    let history = crate::history::load(&ctx.source, &store, &args.items, args.all)?;
+    let history = crate::ops::history(ctx, &request)?;
     super::warn(&history.warnings);
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
