@@ -9,12 +9,14 @@ pub mod compare;
 mod gate;
 mod history;
 pub mod label;
+mod run;
 mod shard;
 pub mod show;
 
 pub use check::{CheckRequest, check};
 pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
+pub use run::{Ran, RunRequest, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 
 use crate::config::Context;
