@@ -1,31 +1,15 @@
 //! The one error type of the library and the exit codes every command shares.
 //!
 //! Each variant carries what the user must see: the file (and line where known),
-//! what is wrong, and what to do. [`Error::exit_code`] is the only place an
-//! error becomes a process exit code.
+//! what is wrong, and what to do. [`exit::code`] is the only place an
+//! error, or a command's outcome, becomes a process exit code.
 
 use crate::diagnostic::Diagnostic;
 use camino::Utf8PathBuf;
 use std::fmt;
 
+pub mod exit;
 pub mod interrupt;
-
-/// Process exit codes (README, "Exit codes"). The only place they are defined.
-pub mod exit {
-    /// Done: the command completed (`gate`: accepted).
-    pub const OK: u8 = 0;
-    /// `gate`: rejected; `check`/`check-wiki`: problems found; `sweep`: a suite could not run.
-    pub const FAILED: u8 = 1;
-    /// Usage: bad flags, bad names, invalid input files.
-    pub const USAGE: u8 = 2;
-    /// Could not run: platform missing, too old or failed; item did not load.
-    pub const COULD_NOT_RUN: u8 = 3;
-    /// Incomplete: `sweep --max-total-usd` spent its budget and left suites
-    /// unlaunched (a suite that could not run still makes it [`FAILED`]).
-    pub const INCOMPLETE: u8 = 4;
-    /// Interrupted: SIGINT (Ctrl-C), SIGTERM, SIGHUP or SIGQUIT ([`super::interrupt`]).
-    pub const INTERRUPTED: u8 = 130;
-}
 
 /// A location in a file, for messages like `evals/commit/fires/prompt.md:3`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -248,27 +232,10 @@ fn lines(details: &[String]) -> String {
 }
 
 impl Error {
-    /// The process exit code for this error (README, "Exit codes").
+    /// The process exit code for this error (README, "Exit codes"), from
+    /// [`exit::code`].
     pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::Usage(_)
-            | Error::InvalidItemName { .. }
-            | Error::ItemNotFound { .. }
-            | Error::ItemAmbiguous { .. }
-            | Error::NoSuite { .. }
-            | Error::SuiteInvalid { .. }
-            | Error::InvalidInput { .. }
-            | Error::Script { .. } => exit::USAGE,
-            Error::Io { .. }
-            | Error::PlatformMissing(_)
-            | Error::PlatformTooOld { .. }
-            | Error::PlatformFailed { .. }
-            | Error::PluginNotLoaded(_) => exit::COULD_NOT_RUN,
-            Error::Interrupted => exit::INTERRUPTED,
-            Error::BudgetSpent { .. } => exit::INCOMPLETE,
-            Error::BrokenPipe => exit::OK,
-            Error::Store { .. } => exit::COULD_NOT_RUN,
-        }
+        exit::code(&exit::Conclusion::Failed(self))
     }
 
     /// An I/O error on `path` while doing `action`.

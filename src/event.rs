@@ -160,14 +160,61 @@ pub struct Failure {
     pub exit_code: u8,
 }
 
+/// How a sweep with these rows ended: whether a suite could not run, and
+/// whether the budget left one unlaunched (whatever the verdicts).
+pub fn swept(rows: &[ItemOutcome]) -> crate::error::exit::Conclusion<'static> {
+    let failures = || rows.iter().filter_map(|r| r.outcome.as_ref().err());
+    crate::error::exit::Conclusion::Swept {
+        could_not_run: failures().any(|f| !f.unlaunched()),
+        unlaunched: failures().any(Failure::unlaunched),
+    }
+}
+
 impl Failure {
+    /// The budget left the suite unlaunched ([`crate::error::Error::BudgetSpent`]):
+    /// it did not fail, it was not tried.
+    pub fn unlaunched(&self) -> bool {
+        self.exit_code == crate::error::exit::INCOMPLETE
+    }
+
     /// In words: `could not run: …`, or, for a suite the budget left
     /// unlaunched, the budget's own words.
     pub fn words(&self) -> String {
-        if self.exit_code == crate::error::exit::INCOMPLETE {
+        if self.unlaunched() {
             self.message.clone()
         } else {
             format!("could not run: {}", self.message)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit::{self, Conclusion};
+
+    fn failed(item: &str, exit_code: u8) -> ItemOutcome {
+        ItemOutcome {
+            item: item.into(),
+            outcome: Err(Failure {
+                message: format!("{item} failed"),
+                exit_code,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_failure_outranks_an_unspent_budget() {
+        let code = |rows: &[ItemOutcome]| exit::code(&swept(rows));
+        assert_eq!(code(&[]), exit::OK);
+        assert_eq!(code(&[failed("a", 4)]), exit::INCOMPLETE);
+        assert_eq!(code(&[failed("a", 4), failed("b", 3)]), exit::FAILED);
+        assert!(matches!(
+            swept(&[failed("a", 3)]),
+            Conclusion::Swept {
+                could_not_run: true,
+                unlaunched: false
+            }
+        ));
     }
 }

@@ -193,7 +193,7 @@ pub fn dry_run(
     item: &str,
     opts: &eval::EvalOptions,
     json: bool,
-) -> crate::error::Result<u8> {
+) -> crate::error::Result<crate::error::exit::Conclusion<'static>> {
     let name = crate::config::ItemName::new(item)?;
     let estimate = eval::estimate::estimate(ctx, &name, opts)?;
     if json {
@@ -209,9 +209,9 @@ pub fn dry_run(
                 eprintln!("bob-eval: {line}");
             }
         }
-        Err(e) => eprintln!("bob-eval: warning: {}", crate::text::line(&e.to_string())),
+        Err(e) => super::warn(&[e.to_string()]),
     }
-    Ok(crate::error::exit::OK)
+    Ok(crate::error::exit::Conclusion::Done)
 }
 
 /// `--confidence LEVEL` and `--rule bare|confidence`: the rule the gate

@@ -4,7 +4,9 @@
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
+use crate::ops::CheckRequest;
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -26,44 +28,22 @@ pub struct CheckArgs {
 
 /// Check, print the report, exit 1 on errors; exit 2 when there is no
 /// `evals/` to check and no item was named.
-pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<u8> {
-    let report = match &args.plugin {
-        Some(dir) => crate::check::check_plugin(dir)?,
-        None => {
-            let evals = ctx.source.join("evals");
-            if args.items.is_empty() && !evals.is_dir() {
-                return Err(Error::Usage(format!(
-                    "nothing to check: there is no {evals}/ folder (the source is {}; set it with --source or $BOB_SOURCE); start a suite with `bob-eval init ITEM`",
-                    ctx.source
-                )));
-            }
-            let items = args
-                .items
+pub fn exec(ctx: &Context, args: &CheckArgs) -> Result<Conclusion<'static>> {
+    let request = match &args.plugin {
+        Some(dir) => CheckRequest::Plugin(dir.clone()),
+        None => CheckRequest::Suites(
+            args.items
                 .iter()
                 .map(|item| crate::config::ItemName::new(item))
-                .collect::<Result<Vec<_>>>()?;
-            let mut report = crate::check::check_suites(&ctx.source, &items)?;
-            // Each judge's verdict at the house threshold (settings).
-            let settings = crate::config::Settings::load(&ctx.home)?;
-            let threshold = crate::config::resolve_judge_threshold(&settings)?;
-            for j in &mut report.judges {
-                j.record = j.record.clone().at_threshold(threshold);
-                j.words = crate::suite::judges::words(&j.record);
-                j.fix = (!j.record.calibrated)
-                    .then(|| crate::suite::judges::label_command(&j.item, &j.case, &j.grader));
-            }
-            report
-        }
+                .collect::<Result<Vec<_>>>()?,
+        ),
     };
+    let report = crate::ops::check(ctx, &request)?;
     super::print(&match args.output.format() {
         Format::Human => crate::report::check::render(&report),
         Format::Json => super::json(&report),
         Format::Junit => crate::report::junit::check(&report),
         Format::Markdown => crate::report::markdown::check(&report),
     })?;
-    Ok(if report.has_errors() {
-        exit::FAILED
-    } else {
-        exit::OK
-    })
+    Ok(crate::ops::check::conclusion(&report))
 }

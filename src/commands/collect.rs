@@ -6,6 +6,7 @@
 use super::FormatArgs;
 use crate::config::Context;
 use crate::error::Result;
+use crate::error::exit::Conclusion;
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -24,7 +25,7 @@ pub struct CollectArgs {
 }
 
 /// Read and check every folder, import every run at once, print the sweep.
-pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<Conclusion<'static>> {
     let done = crate::ops::collect(ctx, &args.dirs, args.evidence.as_deref())?;
     for said in &done.notices {
         eprintln!("bob-eval: {said}");

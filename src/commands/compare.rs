@@ -5,7 +5,8 @@
 //! (`docs/compare.md`).
 
 use crate::config::{Context, ItemName};
-use crate::error::{Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::evidence::Store;
 use crate::ops::compare::{Want, compare, resolve};
 use camino::Utf8PathBuf;
@@ -73,7 +74,7 @@ pub struct CompareArgs {
 }
 
 /// Resolve both sides, compare, render.
-pub fn exec(ctx: &Context, args: &CompareArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &CompareArgs) -> Result<Conclusion<'static>> {
     let item = args.item.as_deref().map(ItemName::new).transpose()?;
     let model = args.model.as_deref().map(crate::config::canonical_model);
     if let Some(path) = &args.html {
@@ -114,5 +115,5 @@ pub fn exec(ctx: &Context, args: &CompareArgs) -> Result<u8> {
         CompareFormat::Markdown => super::print(&crate::report::compare::markdown(&comparison))?,
         CompareFormat::Human => super::print(&crate::report::compare::text(&comparison))?,
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

@@ -1,7 +1,8 @@
 //! `bob-eval completions SHELL` and `bob-eval man`: shell completions and a
 //! man page, both generated from the same clap definitions as the parser.
 
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
@@ -18,16 +19,16 @@ pub struct CompletionsArgs {
 pub struct ManArgs {}
 
 /// Print the completion script for the shell.
-pub fn exec(args: &CompletionsArgs) -> Result<u8> {
+pub fn exec(args: &CompletionsArgs) -> Result<Conclusion<'static>> {
     let mut cmd = super::Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "bob-eval", &mut out);
     super::print(&String::from_utf8_lossy(&out))?;
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
 
 /// Print the man page (roff) for bob-eval and its subcommands.
-pub fn exec_man(_: &ManArgs) -> Result<u8> {
+pub fn exec_man(_: &ManArgs) -> Result<Conclusion<'static>> {
     let cmd = super::Cli::command();
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd.clone())
@@ -41,5 +42,5 @@ pub fn exec_man(_: &ManArgs) -> Result<u8> {
             .map_err(|e| Error::io("<man page>", "rendering", e))?;
     }
     super::print(&String::from_utf8_lossy(&out))?;
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

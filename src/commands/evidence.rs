@@ -6,7 +6,8 @@
 //! no best nor recent decision uses.
 
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::evidence::Store;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
@@ -83,7 +84,7 @@ pub enum Action {
 }
 
 /// Run the action on the store.
-pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<Conclusion<'static>> {
     let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
     match &args.action {
         Action::List { items, json } => {
@@ -142,7 +143,7 @@ pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<u8> {
             }
         }
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
 
 /// Every name must be an item name (exit 2 naming the first that is not).
@@ -155,10 +156,5 @@ pub(super) fn validate_names(items: &[String]) -> Result<()> {
 /// Open the store to read it, never writing it ([`Store::open_read_only`]):
 /// a missing one is an error that says where it looked.
 pub(super) fn open_existing(path: &camino::Utf8Path) -> Result<Store> {
-    if !path.exists() {
-        return Err(Error::Usage(format!(
-            "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"
-        )));
-    }
-    Store::open_read_only(path)
+    crate::ops::open_existing(path)
 }

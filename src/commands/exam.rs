@@ -4,6 +4,7 @@
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::script::PipelineOptions;
 use clap::Args;
 
@@ -22,7 +23,7 @@ pub struct ExamArgs {
 }
 
 /// Run `pipelines/exam.rhai`.
-pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<Conclusion<'static>> {
     if args.platform.dry_run {
         let opts = crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
@@ -45,5 +46,5 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<u8> {
         json: args.json,
         ..PipelineOptions::default()
     };
-    super::script::run_embedded(ctx, "exam", options).map(|(code, _)| code)
+    super::script::run_embedded(ctx, "exam", options).map(|(code, _)| Conclusion::Returned(code))
 }

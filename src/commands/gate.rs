@@ -6,7 +6,9 @@
 
 use super::{Format, FormatArgs};
 use crate::config::Context;
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
+use crate::ops::{GateRequest, RecordRequest};
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -56,79 +58,46 @@ pub struct RecordArgs {
 }
 
 /// Decide, maybe record, print the decision.
-pub fn exec(ctx: &Context, args: &GateArgs) -> Result<u8> {
-    crate::config::ItemName::new(&args.item)?;
+pub fn exec(ctx: &Context, args: &GateArgs) -> Result<Conclusion<'static>> {
     let rec = &args.record;
-    if rec.record {
-        crate::record::check_record_args(&ctx.source, rec.pr.as_deref(), &rec.pages)?;
-    } else if rec.pr.is_some() || !rec.pages.is_empty() || rec.evidence.is_some() {
+    if !rec.record && (rec.pr.is_some() || !rec.pages.is_empty() || rec.evidence.is_some()) {
         return Err(Error::Usage(
             "--pr, --pages and --evidence only apply with --record: add --record to record the outcome, or drop them (without --record the gate is a check: nothing is written or kept)".into(),
         ));
     }
-    let result = crate::document::load_result(&args.result, &args.item)?;
-    let again = args
-        .best_again
-        .as_ref()
-        .map(|path| crate::document::load_result(path, &args.item).map(|doc| (doc, path)))
-        .transpose()?;
-    // Where --record keeps the decision: a decision that records is held
-    // to its item's sequence, read from there.
-    let store = crate::evidence::Store::default_path(rec.evidence.as_deref(), &ctx.home);
-    let mut decision = crate::ops::decide(
-        ctx,
-        &result,
-        &args.result,
-        args.confidence.choice(rec.record),
-        args.trust_imported,
-        again
-            .as_ref()
-            .map(|(doc, path)| crate::ops::Again::Measured(doc, path)),
-        &store,
-    )?;
-    let mut recorded = None;
-    if rec.record {
-        let pr = rec.pr.as_deref().unwrap_or_default();
-        let crate::ops::Recording {
-            recorded: done,
-            warnings,
-        } = crate::ops::record(
-            ctx,
-            &result,
-            &decision,
-            pr,
-            &rec.pages,
-            &store,
-            again.as_ref().map(|(doc, _)| doc),
-        )?;
-        for warning in warnings {
-            eprintln!("bob-eval: warning: {warning}");
-        }
-        decision = done.decision.clone();
-        recorded = Some(done);
-    }
+    let request = GateRequest {
+        item: crate::config::ItemName::new(&args.item)?,
+        result: args.result.clone(),
+        choice: args.confidence.choice(rec.record),
+        trust_imported: args.trust_imported,
+        best_again: args.best_again.clone(),
+        record: rec.record.then(|| RecordRequest {
+            pr: rec.pr.clone(),
+            pages: rec.pages.clone(),
+        }),
+        evidence: rec.evidence.clone(),
+    };
+    let gated = crate::ops::gate(ctx, &request)?;
+    super::warn(&gated.warnings);
+    let (decision, recorded) = (&gated.decision, &gated.recorded);
     let machine = match args.output.format() {
         Format::Human => None,
-        Format::Json => Some(super::json(&decision)),
-        Format::Junit => Some(crate::report::junit::gate(&decision)),
-        Format::Markdown => Some(crate::report::markdown::gate(&decision)),
+        Format::Json => Some(super::json(decision)),
+        Format::Junit => Some(crate::report::junit::gate(decision)),
+        Format::Markdown => Some(crate::report::markdown::gate(decision)),
     };
     if let Some(text) = machine {
         super::print(&text)?;
-        if let Some(done) = &recorded {
+        if let Some(done) = recorded {
             eprintln!("{}", crate::report::gate::render_recorded(done));
         }
     } else {
-        let mut text = crate::report::gate::render(&decision);
-        if let Some(done) = &recorded {
+        let mut text = crate::report::gate::render(decision);
+        if let Some(done) = recorded {
             text.push_str(&crate::report::gate::render_recorded(done));
             text.push('\n');
         }
         super::print(&text)?;
     }
-    Ok(if decision.accepted {
-        exit::OK
-    } else {
-        exit::FAILED
-    })
+    Ok(gated.conclusion())
 }

@@ -6,8 +6,9 @@
 //! page of charts (`docs/history.md`).
 
 use crate::config::Context;
-use crate::error::{Result, exit};
-use crate::evidence::Store;
+use crate::error::Result;
+use crate::error::exit::Conclusion;
+use crate::ops::HistoryRequest;
 use camino::Utf8PathBuf;
 use clap::Args;
 
@@ -46,17 +47,21 @@ pub struct HistoryArgs {
 }
 
 /// Gather the history and render it.
-pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
-    super::evidence::validate_names(&args.items)?;
+pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<Conclusion<'static>> {
+    let request = HistoryRequest {
+        items: args
+            .items
+            .iter()
+            .map(|item| crate::config::ItemName::new(item))
+            .collect::<Result<_>>()?,
+        evidence: args.evidence.clone(),
+        all: args.all,
+    };
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
-    let store = super::evidence::open_existing(&path)?;
-    let history = crate::history::load(&ctx.source, &store, &args.items, args.all)?;
-    for warning in &history.warnings {
-        eprintln!("bob-eval: warning: {}", crate::text::line(warning));
-    }
+    let history = crate::ops::history(ctx, &request)?;
+    super::warn(&history.warnings);
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
         crate::fsio::write_atomically(file, page.as_bytes())?;
@@ -69,5 +74,5 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<u8> {
     } else {
         super::print(&crate::report::history::table(&history))?;
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

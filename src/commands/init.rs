@@ -2,7 +2,8 @@
 //! and print what was written and what to do next.
 
 use crate::config::Context;
-use crate::error::{Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
 use crate::scaffold::{self, Scaffolded};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::Args;
@@ -20,16 +21,16 @@ pub struct InitArgs {
 }
 
 /// Write the suite or case, then print the files and the next steps.
-pub fn exec(ctx: &Context, args: &InitArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &InitArgs) -> Result<Conclusion<'static>> {
     let done = match &args.bare {
         Some(case) => scaffold::add_case(&ctx.source, &args.item, case)?,
         None => scaffold::init(&ctx.source, &args.item)?,
     };
     if done.found.is_none() {
-        eprintln!("bob-eval: warning: {}", missing_item(ctx, &done));
+        super::warn(&[missing_item(ctx, &done)]);
     }
     super::print(&render(ctx, &done))?;
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
 
 /// The warning for a suite written before its item: the path to create, and

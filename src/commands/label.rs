@@ -5,7 +5,8 @@
 
 use super::args::ArmArg;
 use crate::config::{Context, ItemName};
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use crate::evidence::{Arm, Store};
 use crate::ops::label::{self, Candidate, Filter, Pool};
 use crate::report::label as words;
@@ -70,7 +71,7 @@ pub struct LabelArgs {
 }
 
 /// Gather the runs, then label them as the flags say.
-pub fn exec(ctx: &Context, args: &LabelArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &LabelArgs) -> Result<Conclusion<'static>> {
     let item = ItemName::new(&args.item)?;
     let interactive = args.export.is_none() && args.import.is_none() && !args.dry_run;
     if interactive && args.json {
@@ -155,7 +156,7 @@ fn export(
     pool: &Pool,
     batch: &[Candidate],
     file: &Utf8PathBuf,
-) -> Result<u8> {
+) -> Result<Conclusion<'static>> {
     let entries = label::export_entries(item, batch);
     let mut text = String::new();
     for e in &entries {
@@ -177,7 +178,12 @@ fn export(
     )
 }
 
-fn import(args: &LabelArgs, item: &str, pool: Pool, file: &Utf8PathBuf) -> Result<u8> {
+fn import(
+    args: &LabelArgs,
+    item: &str,
+    pool: Pool,
+    file: &Utf8PathBuf,
+) -> Result<Conclusion<'static>> {
     let answers = label::read_entries(file, item)?;
     let done = label::import(pool, file, answers, args.by.as_deref(), chrono::Utc::now())?;
     if !args.json {
@@ -192,7 +198,11 @@ fn import(args: &LabelArgs, item: &str, pool: Pool, file: &Utf8PathBuf) -> Resul
 }
 
 /// Each grader's status: words on stdout, or `head` and the status as JSON.
-fn report(args: &LabelArgs, pool: &Pool, mut head: serde_json::Value) -> Result<u8> {
+fn report(
+    args: &LabelArgs,
+    pool: &Pool,
+    mut head: serde_json::Value,
+) -> Result<Conclusion<'static>> {
     let rows = label::status(pool);
     if args.json {
         head["item"] = json!(args.item);
@@ -211,7 +221,7 @@ fn report(args: &LabelArgs, pool: &Pool, mut head: serde_json::Value) -> Result<
         }
         super::print(&words::status(&rows))?;
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }
 
 /// What a person typed.
@@ -231,7 +241,11 @@ fn parse_reply(line: &str) -> Option<Reply> {
     }
 }
 
-fn interact(args: &LabelArgs, mut pool: Pool, batch: Vec<Candidate>) -> Result<u8> {
+fn interact(
+    args: &LabelArgs,
+    mut pool: Pool,
+    batch: Vec<Candidate>,
+) -> Result<Conclusion<'static>> {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         return Err(Error::Usage(format!(
@@ -296,5 +310,5 @@ fn interact(args: &LabelArgs, mut pool: Pool, batch: Vec<Candidate>) -> Result<u
         );
     }
     super::print(&words::status(&label::status(&pool)))?;
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

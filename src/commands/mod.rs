@@ -21,6 +21,7 @@ pub mod show;
 pub mod sweep;
 
 use crate::config::Context;
+use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -170,6 +171,11 @@ pub enum Command {
 
 /// Run a parsed command; `Ok` holds the exit code of a completed command.
 pub fn dispatch(cli: Cli) -> Result<u8> {
+    conclude(cli).map(|conclusion| crate::error::exit::code(&conclusion))
+}
+
+/// Run the command `cli` names: how it ended.
+fn conclude(cli: Cli) -> Result<Conclusion<'static>> {
     let Cli {
         source,
         home,
@@ -281,9 +287,17 @@ pub fn append_step_summary(markdown: &str) {
         )),
     };
     if let Err(e) = appended {
-        eprintln!(
-            "bob-eval: warning: could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
-        );
+        warn(&[format!(
+            "could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
+        )]);
+    }
+}
+
+/// Print `warnings` on stderr, one `bob-eval: warning: …` line each (made
+/// safe for a terminal): the one way a command says a warning.
+pub fn warn<W: AsRef<str>>(warnings: &[W]) {
+    for warning in warnings {
+        eprintln!("bob-eval: warning: {}", crate::text::line(warning.as_ref()));
     }
 }
 

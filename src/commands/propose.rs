@@ -6,7 +6,8 @@
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::Result;
-use crate::script::PipelineOptions;
+use crate::error::exit::Conclusion;
+use crate::script::{PipelineOptions, Published};
 use clap::Args;
 
 /// `propose`.
@@ -34,7 +35,7 @@ pub struct ProposeArgs {
 }
 
 /// Run `pipelines/proposer.rhai`.
-pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<Conclusion<'static>> {
     // A proposal records: it decides under the confidence mode unless the
     // bare rule is chosen, and `--runs auto` buys for that mode at the
     // level the item's sequence holds the decision to; a dry run estimates
@@ -75,5 +76,11 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<u8> {
     if let Some(p) = &published {
         super::append_step_summary(&crate::report::published_markdown("bob-eval propose", p));
     }
-    Ok(code)
+    // The pipeline decides; the command's code is its published decision's.
+    Ok(match &published {
+        Some(Published::Decided { decision, .. }) => Conclusion::Decided {
+            accepted: decision.accepted,
+        },
+        _ => Conclusion::Returned(code),
+    })
 }

@@ -5,7 +5,9 @@
 
 use super::args::PlatformArgs;
 use crate::config::Context;
-use crate::error::{Result, exit};
+use crate::error::Result;
+use crate::error::exit::Conclusion;
+use crate::ops::RunRequest;
 use crate::report::CiOutcome;
 use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
@@ -62,62 +64,44 @@ pub enum RunFormat {
 }
 
 /// Evaluate and write the document.
-pub fn exec(ctx: &Context, args: &RunArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
     let options = crate::eval::EvalOptions {
         best: args.best,
         confidence: args.confidence,
         rule: args.rule,
         ..args.platform.options()
     };
-    let asked = match (args.confidence, args.rule) {
-        (Some(_), _) => Some("--confidence"),
-        (None, Some(_)) => Some("--rule"),
-        (None, None) => None,
-    };
-    if let (Some(flag), None) = (asked, options.auto) {
-        // `run` decides nothing: the rule only says when auto stops buying.
-        return Err(crate::error::Error::Usage(format!(
-            "run {flag}: the rule only sets when --runs auto stops buying, and a fixed --runs buys what it says whatever the rule: add --runs auto[:MAX], or drop {flag} and decide on the result with `gate {flag}`"
-        )));
-    }
+    let request = RunRequest::new(
+        crate::config::ItemName::new(&args.item)?,
+        options,
+        args.out.clone(),
+    )?;
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &options, args.json);
-    }
-    if let Some(path) = &args.out {
-        // Refused before anything is spent.
-        crate::fsio::check_writable(path)?;
+        return super::args::dry_run(ctx, &args.item, &request.options, args.json);
     }
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    let doc = crate::eval::evaluate(
-        ctx,
-        &crate::config::ItemName::new(&args.item)?,
-        &options,
-        observer,
-    )?;
-    let json = super::json(&doc);
-    if let Some(path) = &args.out {
-        crate::fsio::write_atomically(path, json.as_bytes())?;
-    }
+    let ran = crate::ops::run(ctx, &request, observer)?;
+    let doc = &ran.doc;
     match args.format {
-        RunFormat::Json if args.out.is_none() => super::print(&json)?,
+        RunFormat::Json if ran.wrote.is_none() => super::print(&super::json(doc))?,
         RunFormat::Json => {}
         RunFormat::Junit => super::print(&crate::report::junit::results(
             "bob-eval run",
-            &[CiOutcome::Ran(&doc)],
+            &[CiOutcome::Ran(doc)],
         ))?,
         RunFormat::Markdown => super::print(&crate::report::markdown::results(
             "bob-eval run",
-            &[CiOutcome::Ran(&doc)],
+            &[CiOutcome::Ran(doc)],
         ))?,
     }
     let summary = if args.platform.platform_result.is_some() {
-        crate::report::run::replay_summary(&doc)
+        crate::report::run::replay_summary(doc)
     } else {
-        crate::report::run::summary(&doc)
+        crate::report::run::summary(doc)
     };
     eprint!("{summary}");
-    if let Some(path) = &args.out {
+    if let Some(path) = &ran.wrote {
         eprintln!("  wrote {path}");
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

@@ -4,6 +4,7 @@
 
 use super::args::PlatformArgs;
 use crate::config::Context;
+use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::report::progress::{Terminal, mode_for_stderr};
 use crate::script::{Host, PipelineOptions, Published, run_pipeline};
@@ -82,7 +83,7 @@ pub fn run_embedded(
 }
 
 /// Read the pipeline and run it.
-pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<Conclusion<'static>> {
     let text = crate::fsio::read_text(&args.file, crate::config::MAX_SUITE_FILE)
         .map_err(|e| Error::unreadable(&args.file, e))?;
     let dir = args
@@ -110,5 +111,5 @@ pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<u8> {
         let title = format!("bob-eval script {}", args.file);
         super::append_step_summary(&crate::report::published_markdown(&title, &p));
     }
-    Ok(code)
+    Ok(Conclusion::Returned(code))
 }

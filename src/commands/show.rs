@@ -5,7 +5,8 @@
 
 use super::args::ArmArg;
 use crate::config::{Context, ItemName};
-use crate::error::{Error, Result, exit};
+use crate::error::exit::Conclusion;
+use crate::error::{Error, Result};
 use crate::evidence::{Arm, Store};
 use crate::ops::show::{find, last, view};
 use camino::Utf8PathBuf;
@@ -53,7 +54,7 @@ pub struct ShowArgs {
 }
 
 /// Find the run, read its transcript, render.
-pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<Conclusion<'static>> {
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
@@ -87,5 +88,5 @@ pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<u8> {
     } else {
         super::print(&crate::report::show::text(&shown))?;
     }
-    Ok(exit::OK)
+    Ok(Conclusion::Done)
 }

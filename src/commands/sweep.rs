@@ -7,6 +7,7 @@
 
 use super::{Format, FormatArgs};
 use crate::config::{Ceiling, Context};
+use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
 use crate::report::CiOutcome;
@@ -81,7 +82,7 @@ pub const TITLE: &str = "bob-eval sweep";
 
 /// Run `pipelines/sweep.rhai` on every suite or the shard's, then print what it
 /// published and write the shard's folder.
-pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
+pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
     let format = args.output.format();
     let plan = crate::ops::plan_sweep(
         ctx,
@@ -136,7 +137,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &[]))?,
             Format::Human | Format::Json => {}
         }
-        return Ok(code);
+        return Ok(Conclusion::Returned(code));
     };
     let rows = match published {
         Some(Published::Outcomes(rows)) => rows,
@@ -148,11 +149,11 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
                     budget.map(|b| b.share_usd),
                 ))?,
             }
-            return Ok(crate::error::exit::OK);
+            return Ok(Conclusion::Done);
         }
         _ => unreachable!("matched above"),
     };
-    let code = print_rows(&rows, format)?;
+    let conclusion = print_rows(&rows, format)?;
     if let Some(dir) = &args.out_dir {
         let written = shard::write_out_dir(dir, shard, &plan.tree, &rows, &store, budget)?;
         eprintln!(
@@ -162,13 +163,13 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<u8> {
             written.runs
         );
     }
-    Ok(code)
+    Ok(conclusion)
 }
 
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),
-/// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return the exit code
-/// they give. `collect` prints merged shards through this same function.
-pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<u8> {
+/// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return how the
+/// sweep ended by them. `collect` prints merged shards through this same function.
+pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<Conclusion<'static>> {
     let outcomes: Vec<CiOutcome<'_>> = rows.iter().map(CiOutcome::from).collect();
     let markdown = crate::report::markdown::results(TITLE, &outcomes);
     match format {
@@ -178,5 +179,5 @@ pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<u8> {
         Format::Markdown => super::print(&markdown)?,
     }
     super::append_step_summary(&markdown);
-    Ok(crate::report::sweep::exit_code(rows))
+    Ok(crate::event::swept(rows))
 }

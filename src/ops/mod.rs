@@ -4,11 +4,19 @@
 //! same rules wherever it is asked for, and what a pipeline hands back is a
 //! typed value `report/` can word without knowing the script host.
 
+pub mod check;
 pub mod compare;
+mod gate;
+mod history;
 pub mod label;
+mod run;
 mod shard;
 pub mod show;
 
+pub use check::{CheckRequest, check};
+pub use gate::{GateRequest, Gated, RecordRequest, gate};
+pub use history::{HistoryRequest, history};
+pub use run::{Ran, RunRequest, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 
 use crate::config::Context;
@@ -155,6 +163,18 @@ pub fn refuse_uncalibrated(ctx: &Context, item: &crate::config::ItemName) -> Res
         "--require-calibrated: nothing was spent, because a change cannot be called clear on a judge nobody checked; label these judged graders first: {}",
         lacking.join("; ")
     )))
+}
+
+/// Open the evidence store at `path` to read it, never writing it
+/// ([`crate::evidence::Store::open_read_only`]): a missing one is an error
+/// that says where it looked.
+pub fn open_existing(path: &Utf8Path) -> Result<crate::evidence::Store> {
+    if !path.exists() {
+        return Err(crate::error::Error::Usage(format!(
+            "no evidence store at {path}: runs are kept there by `bob-eval run` (or give --evidence PATH)"
+        )));
+    }
+    crate::evidence::Store::open_read_only(path)
 }
 
 /// The best measured again, for [`decide`].

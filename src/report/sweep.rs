@@ -1,6 +1,5 @@
 //! What `sweep` prints on stdout, and `collect` prints again from the shards'
-//! folders: the table of verdicts (human) or the rows as JSON, and the exit
-//! code the rows give.
+//! folders: the table of verdicts (human) or the rows as JSON.
 
 use crate::error::exit;
 use crate::eval::ItemOutcome;
@@ -63,7 +62,7 @@ pub fn human(rows: &[ItemOutcome]) -> String {
     let mut unlaunched = Vec::new();
     for row in rows {
         if let Err(f) = &row.outcome {
-            if f.exit_code == exit::INCOMPLETE {
+            if f.unlaunched() {
                 unlaunched.push(f);
             } else {
                 out += &format!(
@@ -110,23 +109,6 @@ pub fn json(rows: &[ItemOutcome]) -> String {
     serde_json::to_string_pretty(&values).expect("rows serialise") + "\n"
 }
 
-/// The exit code of a sweep with these rows: 1 when a suite could not run,
-/// else 4 when the budget left suites unlaunched, else 0 (whatever the verdicts).
-pub fn exit_code(rows: &[ItemOutcome]) -> u8 {
-    let codes = || {
-        rows.iter()
-            .filter_map(|r| r.outcome.as_ref().err())
-            .map(|f| f.exit_code)
-    };
-    if codes().any(|c| c != exit::INCOMPLETE) {
-        exit::FAILED
-    } else if codes().any(|c| c == exit::INCOMPLETE) {
-        exit::INCOMPLETE
-    } else {
-        exit::OK
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,13 +122,6 @@ mod tests {
                 exit_code,
             }),
         }
-    }
-
-    #[test]
-    fn a_failure_outranks_an_unspent_budget() {
-        assert_eq!(exit_code(&[]), exit::OK);
-        assert_eq!(exit_code(&[failed("a", 4)]), exit::INCOMPLETE);
-        assert_eq!(exit_code(&[failed("a", 4), failed("b", 3)]), exit::FAILED);
     }
 
     #[test]
