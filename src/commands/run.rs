@@ -7,7 +7,7 @@ use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
-use crate::ops::RunRequest;
+use crate::ops::RunItemRequest;
 use crate::report::CiOutcome;
 use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
@@ -71,7 +71,7 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
         rule: args.rule,
         ..args.platform.options()
     };
-    let request = RunRequest::new(
+    let request = RunItemRequest::new(
         crate::config::ItemName::new(&args.item)?,
         options,
         args.out.clone(),

@@ -16,7 +16,7 @@ pub mod show;
 pub use check::{CheckRequest, check};
 pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
-pub use run::{Ran, RunRequest, run};
+pub use run::{Ran, RunItemRequest, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 
 use crate::config::Context;

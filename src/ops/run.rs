@@ -9,10 +9,10 @@ use crate::event::Observer;
 use camino::Utf8PathBuf;
 use std::sync::Arc;
 
-/// What `run` is asked, checked by [`RunRequest::new`] (a dry run is
+/// What `run` is asked, checked by [`RunItemRequest::new`] (a dry run is
 /// estimated by the command from the same request's options).
 #[derive(Debug, Clone)]
-pub struct RunRequest {
+pub struct RunItemRequest {
     /// The item.
     pub item: ItemName,
     /// How to evaluate it (`--runs`, the ceiling, the filters, `--best`, …).
@@ -30,7 +30,7 @@ pub struct Ran {
     pub wrote: Option<Utf8PathBuf>,
 }
 
-impl RunRequest {
+impl RunItemRequest {
     /// The request, refused when it asks for a stopping rule (`--confidence`,
     /// `--rule`) without `--runs auto`: `run` decides nothing, so the rule
     /// would change nothing.
@@ -58,7 +58,7 @@ fn refuse_rule_without_auto(options: &EvalOptions) -> Result<()> {
 /// Evaluate `request.item`, progress to `observer`, and write the document
 /// to `request.out`. An `--out` that cannot be written is refused before
 /// anything is spent.
-pub fn run(ctx: &Context, request: &RunRequest, observer: Arc<dyn Observer>) -> Result<Ran> {
+pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>) -> Result<Ran> {
     if let Some(path) = &request.out {
         crate::fsio::check_writable(path)?;
     }
