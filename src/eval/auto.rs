@@ -431,3 +431,35 @@ fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {
     runs.sort_by_key(|r| (r.outcome.started_at, r.outcome.run));
     runs
 }
+
+/// The level `--runs auto` buys at under the confidence mode at `level`:
+/// the mode's own, or for an evaluation that feeds a recorded decision
+/// (`for_record`, `propose`) the level the item's sequence will hold that
+/// decision to (`ops::decide`, [`crate::stats::sequence`]), from the item's
+/// kept `decisions`, with that sequence: auto then plans the power of the
+/// decision it feeds. `None` without the mode.
+pub fn buying_level(
+    level: Option<f64>,
+    opts: &super::EvalOptions,
+    item: &str,
+    model: &str,
+    decisions: impl FnOnce() -> Result<Vec<crate::evidence::KeptDecision>>,
+) -> Result<Option<(f64, Option<crate::stats::sequence::Sequence>)>> {
+    Ok(match level {
+        Some(level) if opts.for_record && opts.auto.is_some() => {
+            let sequence =
+                crate::history::next_in_sequence(&decisions()?, item, model, 1.0 - level);
+            Some((sequence.level, Some(sequence)))
+        }
+        other => other.map(|level| (level, None)),
+    })
+}
+
+/// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
+/// mode at `level` the error budget that level asks for.
+pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
+    match level {
+        Some(level) => crate::stats::AutoPolicy::for_level(max, level),
+        None => crate::stats::AutoPolicy::new(max),
+    }
+}

@@ -40,6 +40,8 @@ mod buy;
 use buy::{Purchase, buy_and_gather, runs_context};
 mod all;
 pub use all::{Failure, ItemOutcome, evaluate_all};
+pub use auto::{auto_policy, buying_level};
+pub use plan::best_version;
 
 /// Runs per case and arm that `--runs` accepts (the platform's own limits).
 pub const RUNS: std::ops::RangeInclusive<u32> = 1..=crate::stats::runs::MAX_RUNS;
@@ -362,69 +364,6 @@ pub fn assemble_plugin(
             min_effect,
         })),
     })
-}
-
-/// The recorded best's version of `item` for `model`, as kept beside the
-/// store at `store` (`--best`): refused, saying why and what to do, when no
-/// best is recorded or its files were not kept.
-pub fn best_version(
-    ctx: &Context,
-    item: &crate::item::Item,
-    model: &str,
-    store: &Utf8Path,
-) -> Result<crate::item::Item> {
-    let baseline = crate::document::load_baseline(&ctx.source, &item.name)?;
-    let Some(best) = baseline.best.get(model) else {
-        return Err(Error::Usage(format!(
-            "--best: no best is recorded for {} on {model} in evals/{}/baseline.json: there is nothing to measure again (name the model with --model)",
-            item.name, item.name
-        )));
-    };
-    let Some(digest) = best.item_digest.as_deref() else {
-        return Err(Error::Usage(format!(
-            "--best: {}",
-            crate::gate::best_not_kept(best)
-        )));
-    };
-    match evidence::kept_version(store, item, digest)? {
-        Some(kept) => Ok(kept),
-        None => Err(Error::Usage(format!(
-            "--best: the files of the best (run {}) are not kept beside the evidence store {store} (it was recorded with another store?): it is compared as recorded, on its stored runs; give the store it was recorded with (--evidence)",
-            best.run
-        ))),
-    }
-}
-
-/// The level `--runs auto` buys at under the confidence mode at `level`:
-/// the mode's own, or for an evaluation that feeds a recorded decision
-/// (`for_record`, `propose`) the level the item's sequence will hold that
-/// decision to (`ops::decide`, [`crate::stats::sequence`]), from the item's
-/// kept `decisions`, with that sequence: auto then plans the power of the
-/// decision it feeds. `None` without the mode.
-pub fn buying_level(
-    level: Option<f64>,
-    opts: &EvalOptions,
-    item: &str,
-    model: &str,
-    decisions: impl FnOnce() -> Result<Vec<evidence::KeptDecision>>,
-) -> Result<Option<(f64, Option<crate::stats::sequence::Sequence>)>> {
-    Ok(match level {
-        Some(level) if opts.for_record && opts.auto.is_some() => {
-            let sequence =
-                crate::history::next_in_sequence(&decisions()?, item, model, 1.0 - level);
-            Some((sequence.level, Some(sequence)))
-        }
-        other => other.map(|level| (level, None)),
-    })
-}
-
-/// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
-/// mode at `level` the error budget that level asks for.
-pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
-    match level {
-        Some(level) => crate::stats::AutoPolicy::for_level(max, level),
-        None => crate::stats::AutoPolicy::new(max),
-    }
 }
 
 /// What [`run_platform`] left: the runs to judge the item on, or the

@@ -391,6 +391,37 @@ pub(super) fn refuse_unchosen_scaffolds(
     )))
 }
 
+/// The recorded best's version of `item` for `model`, as kept beside the
+/// store at `store` (`--best`): refused, saying why and what to do, when no
+/// best is recorded or its files were not kept.
+pub fn best_version(
+    ctx: &crate::config::Context,
+    item: &crate::item::Item,
+    model: &str,
+    store: &Utf8Path,
+) -> Result<crate::item::Item> {
+    let baseline = crate::document::load_baseline(&ctx.source, &item.name)?;
+    let Some(best) = baseline.best.get(model) else {
+        return Err(Error::Usage(format!(
+            "--best: no best is recorded for {} on {model} in evals/{}/baseline.json: there is nothing to measure again (name the model with --model)",
+            item.name, item.name
+        )));
+    };
+    let Some(digest) = best.item_digest.as_deref() else {
+        return Err(Error::Usage(format!(
+            "--best: {}",
+            crate::gate::best_not_kept(best)
+        )));
+    };
+    match crate::evidence::kept_version(store, item, digest)? {
+        Some(kept) => Ok(kept),
+        None => Err(Error::Usage(format!(
+            "--best: the files of the best (run {}) are not kept beside the evidence store {store} (it was recorded with another store?): it is compared as recorded, on its stored runs; give the store it was recorded with (--evidence)",
+            best.run
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{
