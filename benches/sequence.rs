@@ -21,9 +21,10 @@
 //!   for the fallback and LORD++ (which controls the false discovery rate,
 //!   not this chance).
 //! - `auto`: what the product ships for a decision that records under
-//!   `--runs auto` (`propose`, `gate --record`): auto:16 buys at the level
-//!   the sequence holds the decision to (`AutoPolicy::for_level`, as
-//!   `eval::buying_level` plans it) on the adaptive bench's simulated
+//!   `--runs auto` (`propose`, `gate --record`): plain auto buys at the
+//!   level the sequence holds the decision to, its MAX planned for 80 %
+//!   power at +0.2 there (`eval::auto_policy`, as `eval::buying_level`
+//!   plans it) on the adaptive bench's simulated
 //!   platform; the chance of any false accept over 12 no-effect proposals,
 //!   power on +0.2 against auto at 95 % on the same runs' streams, and the
 //!   runs each spends (the price of holding the error).
@@ -41,7 +42,7 @@ use bob_eval::document::{
 };
 use bob_eval::gate::{Mode, decide_in_sequence};
 use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
-use bob_eval::stats::{AutoPolicy, CONFIDENCE, CaseRuns, adaptive_against, compare};
+use bob_eval::stats::{CONFIDENCE, CaseRuns, adaptive_against, compare};
 use std::time::Instant;
 
 #[path = "adaptive/sim.rs"]
@@ -761,12 +762,14 @@ fn mixed(sequences: usize) {
     }
 }
 
-/// `--runs auto`'s MAX in the `auto` section: the default `auto`.
-const AUTO_MAX: u32 = 16;
+/// `--runs auto`'s MAX in the `auto` section: plain `auto`'s cap, under
+/// which the product plans MAX for 80 % power at +0.2 at the level bought
+/// at (`eval::auto_policy`).
+const AUTO_MAX: u32 = bob_eval::stats::runs::DEFAULT_AUTO_MAX;
 
 /// One `--runs auto` evaluation of a suite whose true rates are `truth`
 /// (tenths), bought at `level` as the product plans it
-/// (`AutoPolicy::for_level`), on the simulated platform's streams for
+/// (`eval::auto_policy`), on the simulated platform's streams for
 /// `suite` and `salt` (the same streams give the same runs, so two levels
 /// on one suite are paired); the document as `run` writes it, with the
 /// level auto planned at, and the runs per arm of each case it bought.
@@ -780,7 +783,7 @@ fn auto_measure(truth: &[(f64, f64)], level: f64, suite: usize, salt: u64) -> (S
     );
     let k = truth.len();
     let mut source = sim::Simulated::new(&t, suite, salt);
-    let policy = AutoPolicy::for_level(AUTO_MAX, level);
+    let policy = bob_eval::eval::auto_policy(AUTO_MAX, Some(level), k, EFFECT);
     let o = adaptive_against(&mut source, k, &policy, sim::CEILING, None).expect("simulated runs");
     let mut doc = sim::document(&o);
     if let Some(auto) = doc.stats.as_mut().and_then(|s| s.auto.as_mut()) {
@@ -843,9 +846,17 @@ fn mean_figure(id: &str, sums: [f64; 2], n: f64, basis: &str) -> String {
 fn auto_section(sequences: usize) {
     let first = Sequence::next(FAMILY, None);
     println!(
-        "\n## auto: --runs auto:{AUTO_MAX} buying at the sequence's level (proposals 1–12: {}), no best; {sequences} sequences of {PROPOSALS} no-effect proposals and {sequences} +{EFFECT} decisions per row",
+        "\n## auto: --runs auto (MAX planned for 80 % power at +{EFFECT}, at most {AUTO_MAX}) buying at the sequence's level (proposals 1–12: {}), no best; {sequences} sequences of {PROPOSALS} no-effect proposals and {sequences} +{EFFECT} decisions per row",
         pct(first.level)
     );
+    for &cases in &SHAPES {
+        println!(
+            "{cases} cases: MAX {} at 95 %, {} at {}",
+            bob_eval::eval::auto_policy(AUTO_MAX, Some(LEVEL), cases, EFFECT).max_per_arm,
+            bob_eval::eval::auto_policy(AUTO_MAX, Some(first.level), cases, EFFECT).max_per_arm,
+            pct(first.level)
+        );
+    }
     println!(
         "| cases | any false accept | runs, no effect | power at 95 % | power in the sequence | ratio | runs at 95 % | runs in the sequence |"
     );

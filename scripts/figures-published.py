@@ -101,6 +101,16 @@ for r in rows:
     put(f"{id_}/top-up {top}/c", c[2], line)
     put(f"{id_}/top-up {top}/share of fixed 10", clean(r[4]), line)
     put(f"{id_}/top-up {top}/a0", clean(r[5]), line)
+line, rows = table('| shape | MAX | (b) fixed 10 / auto / from the store')
+for r in rows:
+    id_ = f"store/{r[0]}/planned"
+    b = r[2].replace(' %', '').split(' / ')
+    c = r[3].split(' / ')
+    put(f"{id_}/b auto", b[1] + ' %', line)
+    put(f"{id_}/c auto", c[1], line)
+    put(f"{id_}/b", b[2] + ' %', line)
+    put(f"{id_}/c", c[2], line)
+    put(f"{id_}/a0", clean(r[5]), line)
 line, rows = table('| cases | d |')
 for r in rows:
     for col, v in zip(['fixed 10', 'auto', 'from the store'], r[2:]):
@@ -144,6 +154,13 @@ for n, runs, sh, auto in zip(names, ['15.9', '20.2', '35.6', '50.0'], ['40', '34
     put(f"oracle/{n}/runs", runs, line)
     put(f"oracle/{n}/share of fixed 10", sh + ' %', line)
     put(f"oracle/{n}/auto's share", auto + ' %', line + 1)
+line, rows = table('| design | cases | MAX | false calls above')
+for r in rows:
+    id_ = f"plan/{r[0]}/{r[1]} cases"
+    put(f"{id_}/false calls above", clean(r[3]), line)
+    put(f"{id_}/power", clean(r[4]), line)
+    for at, v in zip(["0", "0.1", "0.2"], r[5].split(' / ')):
+        put(f"{id_}/runs at {at}", v.strip(), line)
 # The sequence bench (benches/sequence.rs): its three tables, each value
 # without the table's ± (one standard error; the bench prints its own).
 def seq(id_, value, where):

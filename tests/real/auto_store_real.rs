@@ -56,12 +56,11 @@ fn clear_above(doc: &Value) {
 }
 
 /// The trigger pair (fires: 1.0 with, 0.0 without; quiet: a tie at 1.0).
-/// A first `--runs auto` reaches a clear call (27 agent calls); after an
-/// edit of the skill a second one reaches it again with its without arms
-/// the stored runs and a top-up of 3 fresh ones a case, called at 4
-/// with-arm runs: 18 agent calls (2·4 + 3 for fires, 4 + 3 for quiet),
-/// two thirds of the first (the target of 60 % is not met: see
-/// docs/statistics.md).
+/// A first `--runs auto` reaches a clear call; after an edit of the skill
+/// a second one reaches it again with its without arms the stored runs and
+/// a top-up of 3 fresh ones a case. The target is at most 60 % of the
+/// first one's agent calls; it is missed (docs/statistics.md), and the
+/// test holds the count to what the document says was bought.
 #[test]
 fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     if !tier::present(Tool::Claude) {
@@ -94,15 +93,23 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
         "{stderr}"
     );
     // Every stored without-arm run counts, and the first round topped each
-    // case up with 3 fresh ones.
+    // case up with fresh ones.
+    let top_up = u64::from(bob_eval::stats::AutoPolicy::new(16).top_up);
+    let mut bought = 0;
     for (name, stored) in ["fires", "quiet"].iter().zip(stored_without) {
         let c = case(&second, name);
-        assert_eq!(c["stats"]["runs_without"], stored + 3, "{c}");
+        assert_eq!(c["stats"]["runs_without"], stored + top_up, "{c}");
+        // fires' with arm is two agent turns a run (the skill, the answer).
+        let turns = if *name == "fires" { 2 } else { 1 };
+        bought += turns * c["stats"]["runs_with"].as_u64().unwrap() + top_up;
     }
     assert_eq!(second["with"], 1.0);
     assert_eq!(second["without"], 0.5);
-    assert_eq!(agent1, 27, "{stderr}");
-    assert_eq!(agent2, 2 * 4 + 3 + 4 + 3, "{stderr}");
+    assert_eq!(agent2 as u64, bought, "{stderr}");
+    assert!(
+        agent2 < agent1,
+        "{agent2} calls after the edit, {agent1} the first time"
+    );
     assert!(agent2 + judge2 < agent1 + judge1);
 }
 
