@@ -26,6 +26,7 @@ mod docs_commands;
 mod doors;
 mod dry_run;
 mod efficiency;
+mod efficiency_formats;
 mod estimates;
 mod faults;
 mod gate;
