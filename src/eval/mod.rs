@@ -9,6 +9,7 @@
 //! costs a run.
 
 pub mod auto;
+pub mod collect;
 pub mod estimate;
 pub mod neighbours;
 pub mod plan;
@@ -225,8 +226,8 @@ struct ToRun {
 enum Prepared {
     /// A plugin to run the platform on; `claude --version` is already running.
     Plugin(Box<ToRun>),
-    /// `--platform-result`: nothing to run.
-    File(Utf8PathBuf),
+    /// `--platform-result`: nothing to run; the suite's judged graders.
+    File(Utf8PathBuf, Vec<crate::suite::judges::JudgeRecord>),
 }
 
 impl Assembled {
@@ -234,7 +235,7 @@ impl Assembled {
     pub fn plugin_dir(&self) -> Option<&Utf8Path> {
         match &self.what {
             Prepared::Plugin(to_run) => Some(&to_run.plugin.dir),
-            Prepared::File(_) => None,
+            Prepared::File(..) => None,
         }
     }
 }
@@ -264,7 +265,7 @@ pub fn assemble_plugin(
         return Ok(Assembled {
             item: item.clone(),
             run,
-            what: Prepared::File(file.clone()),
+            what: Prepared::File(file.clone(), collect::judge_records(ctx, item)?),
         });
     }
     let found = crate::item::find(&ctx.source, item)?;
@@ -390,6 +391,8 @@ pub struct Gathered {
     keep: Option<KeepIn>,
     /// The minimum effect of interest it was planned for, when it ran.
     min_effect: Option<f64>,
+    /// `--platform-result`: the suite's judged graders, to calibrate.
+    judges: Vec<crate::suite::judges::JudgeRecord>,
 }
 
 /// Where [`reduce`] keeps the evaluation of a run over the evidence store.
@@ -452,7 +455,7 @@ pub struct Evidence {
 pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result<Gathered> {
     let Assembled { item, run, what } = assembled;
     match what {
-        Prepared::File(document) => Ok(Gathered {
+        Prepared::File(document, judges) => Ok(Gathered {
             item,
             run,
             output: None,
@@ -463,6 +466,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             observer: Notify(observer),
             keep: None,
             min_effect: None,
+            judges,
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -552,6 +556,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 observer: notify,
                 keep: Some(keep),
                 min_effect: Some(min_effect),
+                judges: Vec::new(),
             })
         }
     }
@@ -710,7 +715,13 @@ fn reduce_only(run: &Gathered) -> Result<SkillEval> {
         max_cost_usd: run.run.max_cost_usd,
         started,
     };
-    crate::reduce::reduce_file(document, origin, &ctx)
+    let mut doc = crate::reduce::reduce_file(document, origin, &ctx)?;
+    if run.output.is_none() {
+        collect::calibrate_file(&mut doc, document, &run.judges)?;
+        let said = collect::NO_TRANSCRIPTS_FILE.to_string();
+        run.observer.0.event(&Event::Notice(said));
+    }
+    Ok(doc)
 }
 
 /// The document from the runs gathered: the platform's reduction over them,

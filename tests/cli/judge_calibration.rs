@@ -14,7 +14,7 @@ use support::world::{World, outcome, succeeds};
 /// The suite's `fires` case with `why` declared as an llm grader (the
 /// fixture's platform result names it), and the stub answering with the
 /// fixture whose judge split its votes.
-fn world() -> World {
+pub(crate) fn world() -> World {
     let w = World::copy_of(
         &data("source"),
         Switches::answering(data("platform/split-votes.json")),
@@ -33,7 +33,7 @@ fn run(w: &World, args: &[&str]) -> Command {
 }
 
 /// The digest of `why`'s criterion as bob-eval reads it from the suite.
-fn why_digest(w: &World) -> String {
+pub(crate) fn why_digest(w: &World) -> String {
     let source = camino::Utf8PathBuf::from_path_buf(w.source.clone()).unwrap();
     let suite = bob_eval::suite::load(&source, &"commit".parse().unwrap()).unwrap();
     let case = suite.cases.iter().find(|c| c.name == "fires").unwrap();
@@ -43,7 +43,7 @@ fn why_digest(w: &World) -> String {
 
 /// A labels file for `why`: `agree` labels of each verdict on which the
 /// judge agreed with the person, given for `digest`.
-fn labels(w: &World, digest: &str, agree: usize) {
+pub(crate) fn labels(w: &World, digest: &str, agree: usize) {
     let labels: Vec<Value> = (0..2 * agree)
         .map(|i| {
             let verdict = if i % 2 == 0 { "pass" } else { "fail" };
@@ -59,7 +59,7 @@ fn labels(w: &World, digest: &str, agree: usize) {
     );
 }
 
-fn judge_entry(doc: &Value) -> Value {
+pub(crate) fn judge_entry(doc: &Value) -> Value {
     doc["calibration"]["graders"]
         .as_array()
         .unwrap()

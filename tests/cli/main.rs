@@ -13,6 +13,7 @@ mod support {
 }
 
 mod broken_pipe;
+mod brought_in;
 mod check;
 mod check_mcp;
 mod check_plugin;
