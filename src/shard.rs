@@ -472,7 +472,8 @@ pub fn collect_in(
         else {
             continue;
         };
-        let judges = crate::eval::collect::judge_records(ctx, &doc.item)?;
+        let judge_model = &evaluation.options.judge_model;
+        let judges = crate::eval::collect::judge_records(ctx, &doc.item, judge_model)?;
         crate::eval::collect::calibrate_runs(Arc::make_mut(doc), &evaluation.used, &runs, &judges);
     }
     Ok(collected)

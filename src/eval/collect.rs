@@ -20,16 +20,21 @@ pub const NO_TRANSCRIPTS_FILE: &str = "transcripts not kept: a result given with
 pub const NO_TRANSCRIPTS_COLLECTED: &str = "transcripts not kept: runs brought by collect carry none (the shards' runs.jsonl hold no transcript lines: written before transcripts were kept, or their runs had none)";
 
 /// The judged graders of `item`'s suite in `ctx`'s source, each with its
-/// labels, as a live run plans them; none when the source has no such
-/// suite (a platform result reduced away from its tree).
-pub fn judge_records(ctx: &Context, item: &ItemName) -> Result<Vec<JudgeRecord>> {
+/// labels of `judge_model` (the runs' judge model, `default` or a model), as
+/// a live run plans them; none when the source has no such suite (a
+/// platform result reduced away from its tree).
+pub fn judge_records(
+    ctx: &Context,
+    item: &ItemName,
+    judge_model: &str,
+) -> Result<Vec<JudgeRecord>> {
     if crate::config::existing_suite(&ctx.source, item).is_err() {
         return Ok(Vec::new());
     }
     let suite = crate::suite::load(&ctx.source, item)?;
     let settings = crate::config::Settings::load(&ctx.home)?;
     let threshold = crate::config::resolve_judge_threshold(&settings)?;
-    crate::suite::judges::records(&suite, threshold)
+    crate::suite::judges::records_for(&suite, threshold, Some(judge_model))
 }
 
 /// `doc`'s calibration from the platform result at `path` it was reduced

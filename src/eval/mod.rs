@@ -148,7 +148,7 @@ fn plan(
     let tools = evidence::RunKey::tool_list(&run.allow_tools, &run.disallow_tools);
     let settings = crate::config::Settings::load(&ctx.home)?;
     let threshold = crate::config::resolve_judge_threshold(&settings)?;
-    let judge_records = crate::suite::judges::records(&suite, threshold)?;
+    let judge_records = crate::suite::judges::records_for(&suite, threshold, Some(&judge_model))?;
     Ok(Plan {
         item: found.name.clone(),
         item_digest,
@@ -262,11 +262,11 @@ pub fn assemble_plugin(
         ));
     }
     if let Some(file) = &opts.platform_result {
-        return Ok(Assembled {
-            item: item.clone(),
-            run,
-            what: Prepared::File(file.clone(), collect::judge_records(ctx, item)?),
-        });
+        let judge = run.judge_model.as_deref().unwrap_or("default");
+        let judges = collect::judge_records(ctx, item, judge)?;
+        let what = Prepared::File(file.clone(), judges);
+        let item = item.clone();
+        return Ok(Assembled { item, run, what });
     }
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;

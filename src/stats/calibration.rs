@@ -55,6 +55,14 @@ pub struct Record {
     /// Labels given for an earlier criterion: not counted.
     #[serde(default)]
     pub stale: u32,
+    /// Labels of the current criterion given under another judge model
+    /// than the run's: not counted. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub other_models: u32,
+    /// Of the labels that count, those that name no judge model (given
+    /// before labels kept it): counted for any judge model. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unmodelled: u32,
     /// Truly passing runs the judge passed.
     pub true_pass: u32,
     /// Truly passing runs the judge failed.
@@ -138,6 +146,8 @@ pub fn record_weighted(
     Record {
         labels: count_len(pairs.len()),
         stale: 0,
+        other_models: 0,
+        unmodelled: 0,
         true_pass: tp,
         false_fail: ff,
         true_fail: tn,
@@ -194,6 +204,11 @@ impl Record {
             ..self
         }
     }
+}
+
+/// For serde: a zero count is left out.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn count<T>(it: impl Iterator<Item = T>) -> u32 {
