@@ -273,6 +273,9 @@ pub struct Collected {
     pub evaluations: Vec<crate::evidence::Evaluation>,
     /// The recorded decisions on them those files carry.
     pub decisions: Vec<crate::evidence::KeptDecision>,
+    /// The runs' transcripts those files carry (none from shards written
+    /// before transcripts were kept).
+    pub transcripts: Vec<crate::evidence::KeptTranscript>,
 }
 
 fn read_manifest(dir: &Utf8Path) -> Result<Manifest> {
@@ -428,14 +431,16 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
         ));
     }
     let (mut runs, mut evaluations, mut decisions) = (Vec::new(), Vec::new(), Vec::new());
+    let mut transcripts = Vec::new();
     for dir in dirs {
         let path = dir.join(RUNS);
         let bytes = crate::fsio::read(&path, crate::config::MAX_INPUT_FILE)
             .map_err(|e| Error::unreadable(&path, e))?;
-        let records = crate::evidence::read_export(&bytes[..], &path)?;
+        let (records, kept) = crate::evidence::read_export_with_transcripts(&bytes[..], &path)?;
         runs.push((dir.clone(), records.runs));
         evaluations.extend(records.evaluations);
         decisions.extend(records.decisions);
+        transcripts.extend(kept);
     }
     Ok(Collected {
         shards: count,
@@ -443,7 +448,35 @@ pub fn collect(source: &Utf8Path, tree: &[String], dirs: &[Utf8PathBuf]) -> Resu
         runs,
         evaluations,
         decisions,
+        transcripts,
     })
+}
+
+/// [`collect`], then each document's calibration computed again over its
+/// runs against the labels in `ctx`'s tree, as a live run computes it
+/// there ([`crate::eval::collect::calibrate_runs`]): a shard judged its
+/// graders by the labels of its own checkout.
+pub fn collect_in(
+    ctx: &crate::config::Context,
+    tree: &[String],
+    dirs: &[Utf8PathBuf],
+) -> Result<Collected> {
+    let mut collected = collect(&ctx.source, tree, dirs)?;
+    let runs: Vec<&StoredRun> = collected.runs.iter().flat_map(|(_, r)| r).collect();
+    for row in &mut collected.rows {
+        let Ok(doc) = &mut row.outcome else { continue };
+        let Some(evaluation) = collected
+            .evaluations
+            .iter()
+            .find(|e| e.run == doc.run && e.item == doc.item.as_str())
+        else {
+            continue;
+        };
+        let judge_model = &evaluation.options.judge_model;
+        let judges = crate::eval::collect::judge_records(ctx, &doc.item, judge_model)?;
+        crate::eval::collect::calibrate_runs(Arc::make_mut(doc), &evaluation.used, &runs, &judges);
+    }
+    Ok(collected)
 }
 
 /// How `doc`'s item differs from the item in `source` it was measured on,

@@ -9,6 +9,7 @@
 //! costs a run.
 
 pub mod auto;
+pub mod collect;
 pub mod estimate;
 pub mod neighbours;
 pub mod plan;
@@ -147,7 +148,7 @@ fn plan(
     let tools = evidence::RunKey::tool_list(&run.allow_tools, &run.disallow_tools);
     let settings = crate::config::Settings::load(&ctx.home)?;
     let threshold = crate::config::resolve_judge_threshold(&settings)?;
-    let judge_records = crate::suite::judges::records(&suite, threshold)?;
+    let judge_records = crate::suite::judges::records_for(&suite, threshold, Some(&judge_model))?;
     Ok(Plan {
         item: found.name.clone(),
         item_digest,
@@ -225,8 +226,8 @@ struct ToRun {
 enum Prepared {
     /// A plugin to run the platform on; `claude --version` is already running.
     Plugin(Box<ToRun>),
-    /// `--platform-result`: nothing to run.
-    File(Utf8PathBuf),
+    /// `--platform-result`: nothing to run; the suite's judged graders.
+    File(Utf8PathBuf, Vec<crate::suite::judges::JudgeRecord>),
 }
 
 impl Assembled {
@@ -234,7 +235,7 @@ impl Assembled {
     pub fn plugin_dir(&self) -> Option<&Utf8Path> {
         match &self.what {
             Prepared::Plugin(to_run) => Some(&to_run.plugin.dir),
-            Prepared::File(_) => None,
+            Prepared::File(..) => None,
         }
     }
 }
@@ -261,11 +262,11 @@ pub fn assemble_plugin(
         ));
     }
     if let Some(file) = &opts.platform_result {
-        return Ok(Assembled {
-            item: item.clone(),
-            run,
-            what: Prepared::File(file.clone()),
-        });
+        let judge = run.judge_model.as_deref().unwrap_or("default");
+        let judges = collect::judge_records(ctx, item, judge)?;
+        let what = Prepared::File(file.clone(), judges);
+        let item = item.clone();
+        return Ok(Assembled { item, run, what });
     }
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;
@@ -391,6 +392,8 @@ pub struct Gathered {
     keep: Option<KeepIn>,
     /// The minimum effect of interest it was planned for, when it ran.
     min_effect: Option<f64>,
+    /// `--platform-result`: the suite's judged graders, to calibrate.
+    judges: Vec<crate::suite::judges::JudgeRecord>,
 }
 
 /// Where [`reduce`] keeps the evaluation of a run over the evidence store.
@@ -453,7 +456,7 @@ pub struct Evidence {
 pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result<Gathered> {
     let Assembled { item, run, what } = assembled;
     match what {
-        Prepared::File(document) => Ok(Gathered {
+        Prepared::File(document, judges) => Ok(Gathered {
             item,
             run,
             output: None,
@@ -464,6 +467,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             observer: Notify(observer),
             keep: None,
             min_effect: None,
+            judges,
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -553,6 +557,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 observer: notify,
                 keep: Some(keep),
                 min_effect: Some(min_effect),
+                judges: Vec::new(),
             })
         }
     }
@@ -711,7 +716,13 @@ fn reduce_only(run: &Gathered) -> Result<SkillEval> {
         max_cost_usd: run.run.max_cost_usd,
         started,
     };
-    crate::reduce::reduce_file(document, origin, &ctx)
+    let mut doc = crate::reduce::reduce_file(document, origin, &ctx)?;
+    if run.output.is_none() {
+        collect::calibrate_file(&mut doc, document, &run.judges)?;
+        let said = collect::NO_TRANSCRIPTS_FILE.to_string();
+        run.observer.0.event(&Event::Notice(said));
+    }
+    Ok(doc)
 }
 
 /// The document from the runs gathered: the platform's reduction over them,

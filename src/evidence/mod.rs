@@ -70,6 +70,7 @@ pub use platform::{CaseKey, PlatformRunsContext, runs_from_platform, runs_from_r
 pub use store::{
     Added, BOUGHT_WAIT, BUSY_TIMEOUT, CostGroup, Kept, KeptTranscript, PastCosts, SCHEMA_VERSION,
     Store, TranscriptGc, TranscriptsKept, pending_dir, pending_tag, read_export,
+    read_export_with_transcripts,
 };
 pub use versions::{keep_version, kept_version, versions_dir};
 

@@ -97,7 +97,7 @@ pub fn collect(
     evidence: Option<&Utf8Path>,
 ) -> Result<CollectOutcome> {
     let tree = crate::suite::list(&ctx.source)?;
-    let collected = shard::collect(&ctx.source, &tree, dirs)?;
+    let collected = shard::collect_in(ctx, &tree, dirs)?;
     let path = crate::eval::evidence_path(
         ctx,
         &EvalOptions {
@@ -120,6 +120,11 @@ pub fn collect(
     let mut decisions = collected.decisions.clone();
     decisions.iter_mut().for_each(|d| mark(&mut d.provenance));
     let added = store.insert_all(&batches, &evaluations, &decisions)?.runs;
+    let mut notices = notices;
+    if collected.transcripts.is_empty() {
+        notices.push(crate::eval::collect::NO_TRANSCRIPTS_COLLECTED.into());
+    }
+    store.keep_collected_transcripts(collected.transcripts)?;
     Ok(CollectOutcome {
         runs: collected.runs.iter().map(|(_, runs)| runs.len()).sum(),
         shards: collected.shards,

@@ -51,6 +51,8 @@ fn weighted_back(r: &JudgeRecord, case: &CountedCase) -> calibration::Record {
     let pairs: Vec<calibration::Pair> = r.labels.iter().map(|(_, p)| *p).collect();
     calibration::Record {
         stale: r.record.stale,
+        other_models: r.record.other_models,
+        unmodelled: r.record.unmodelled,
         ..calibration::record_weighted(
             &pairs,
             Some(&weights),

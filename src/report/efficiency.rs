@@ -2,7 +2,7 @@
 //! their intervals and the with/without ratios, for `run`'s summary and the
 //! Markdown report.
 
-use crate::document::{ArmFigure, Efficiency, Figure, FigureKind, SkillEval};
+use crate::document::{ArmFigure, Efficiency, Figure, FigureKind, RatioFigure, SkillEval};
 
 /// One arm's mean and interval: `$0.0320 [0.0301, 0.0339]`, or `3.00 (1
 /// run: no interval)`; `—` for an arm without runs.
@@ -32,6 +32,43 @@ fn bare(kind: FigureKind, x: f64) -> String {
 /// The ratio in words: `3.00× [3.00, 3.00]`, `—` when there is none.
 pub fn ratio(f: &Figure) -> String {
     f.ratio.map_or_else(|| "—".to_string(), |r| r.words())
+}
+
+/// Whether a ratio's interval excludes 1: `Some(true)` when it lies wholly
+/// above or below, `Some(false)` when it holds 1, `None` without an interval.
+pub fn excludes_one(r: &RatioFigure) -> Option<bool> {
+    r.low
+        .zip(r.high)
+        .map(|_| r.clearly_above_one() || r.clearly_below_one())
+}
+
+/// A ratio in a table cell: `2.00× >1` or `0.50× <1` when its interval lies
+/// wholly above or below 1, `1.02× ~1` when it holds 1, `2.00× ?` without
+/// an interval (an arm had one run), `—` without a ratio ([`RATIO_LEGEND`]).
+pub fn ratio_cell(f: &Figure) -> String {
+    let Some(r) = f.ratio else {
+        return "—".to_string();
+    };
+    let mark = if r.clearly_above_one() {
+        ">1"
+    } else if r.clearly_below_one() {
+        "<1"
+    } else if excludes_one(&r).is_some() {
+        "~1"
+    } else {
+        "?"
+    };
+    format!("{:.2}× {mark}", r.value)
+}
+
+/// What [`ratio_cell`]'s marks mean, said once under what shows them.
+pub const RATIO_MARKS: &str = ">1 or <1: the ratio's interval (t on each arm, delta-method log-ratio) excludes 1; ~1: it holds 1; ?: no interval (an arm had one run)";
+
+/// The legend under a table with `cost×` and `turns×` columns.
+pub fn ratio_legend() -> String {
+    format!(
+        "cost×, turns×: with/without per run (the model's cost, the judge's left out); {RATIO_MARKS}; —: not measured"
+    )
 }
 
 /// How the figures were computed, said once above them.
@@ -96,11 +133,13 @@ pub fn case_line(doc: &SkillEval, case: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::document::{ArmValues, CaseFigures};
 
-    fn doc(cost: (&[f64], &[f64]), turns: (&[f64], &[f64])) -> SkillEval {
+    /// A document of one case `fires` scoring the same on both arms, with
+    /// the runs' costs and turns per arm given (durations all 1 s).
+    pub(crate) fn doc(cost: (&[f64], &[f64]), turns: (&[f64], &[f64])) -> SkillEval {
         let one = [1.0; 8];
         let case = CaseFigures::of(
             "fires",
@@ -120,10 +159,12 @@ mod tests {
             ],
             0.95,
         );
-        SkillEval {
+        let mut d = SkillEval {
             efficiency: Efficiency::of(vec![case], 0, 0.95),
             ..SkillEval::measured(&[(&[1.0, 1.0, 0.0], &[1.0, 0.0, 1.0])], None)
-        }
+        };
+        d.cases[0].name = "fires".into();
+        d
     }
 
     #[test]
@@ -170,5 +211,28 @@ mod tests {
         let old = SkillEval::sample(0.9, 0.5);
         assert!(suite_lines(&old).is_empty());
         assert_eq!(case_line(&old, "fires"), None);
+    }
+
+    #[test]
+    fn a_ratio_cell_says_whether_its_interval_excludes_one() {
+        let dearer = doc(
+            (&[0.03, 0.031, 0.029], &[0.01, 0.011, 0.009]),
+            (&[3.0; 3], &[3.0; 3]),
+        );
+        let e = dearer.efficiency.as_ref().unwrap();
+        assert_eq!(ratio_cell(&e.suite.figures.cost_usd), "3.00× >1");
+        assert_eq!(ratio_cell(&e.suite.figures.turns), "1.00× ~1");
+        let cheaper = doc(
+            (&[0.01, 0.011, 0.009], &[0.03, 0.031, 0.029]),
+            (&[2.0], &[1.0]),
+        );
+        let e = cheaper.efficiency.as_ref().unwrap();
+        assert_eq!(ratio_cell(&e.suite.figures.cost_usd), "0.33× <1");
+        assert_eq!(ratio_cell(&e.suite.figures.turns), "2.00× ?");
+        assert_eq!(excludes_one(&e.suite.figures.turns.ratio.unwrap()), None);
+        assert_eq!(
+            excludes_one(&e.suite.figures.cost_usd.ratio.unwrap()),
+            Some(true)
+        );
     }
 }

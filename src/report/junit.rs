@@ -14,7 +14,7 @@
 use super::CiOutcome;
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
-use crate::document::{CaseEval, SkillEval, Verdict, fmt_score};
+use crate::document::{CaseEval, FigureKind, SkillEval, Verdict, fmt_score};
 use crate::gate::{Decision, Status};
 use std::fmt::Write;
 
@@ -309,11 +309,58 @@ fn result_suite(doc: &SkillEval) -> JunitSuite {
     if let Some(problem) = doc.trigger_problem() {
         properties.push(("trigger_problem", problem.into()));
     }
+    properties.extend(efficiency_properties(doc));
     JunitSuite {
         name: doc.item.to_string(),
         properties,
         cases: doc.cases.iter().map(|c| case(doc, c)).collect(),
     }
+}
+
+/// The suite's efficiency as properties, when the document measured it:
+/// per figure (`cost_usd`, `turns`, `duration_seconds`) each arm's mean per
+/// run with its interval and the with/without ratio with its interval and
+/// whether that excludes 1; with the method and confidence once.
+fn efficiency_properties(doc: &SkillEval) -> Vec<(&'static str, String)> {
+    use super::efficiency::{arm, heading, ratio};
+    let Some(e) = &doc.efficiency else {
+        return Vec::new();
+    };
+    let mut out = vec![("efficiency", heading(e))];
+    for kind in FigureKind::ALL {
+        let f = e.suite.figures.get(kind);
+        let names: [&'static str; 4] = match kind {
+            FigureKind::Cost => [
+                "efficiency_cost_usd_with",
+                "efficiency_cost_usd_without",
+                "efficiency_cost_usd_ratio",
+                "efficiency_cost_usd_ratio_excludes_1",
+            ],
+            FigureKind::Turns => [
+                "efficiency_turns_with",
+                "efficiency_turns_without",
+                "efficiency_turns_ratio",
+                "efficiency_turns_ratio_excludes_1",
+            ],
+            FigureKind::Duration => [
+                "efficiency_duration_seconds_with",
+                "efficiency_duration_seconds_without",
+                "efficiency_duration_seconds_ratio",
+                "efficiency_duration_seconds_ratio_excludes_1",
+            ],
+        };
+        let excludes = f
+            .ratio
+            .and_then(|r| super::efficiency::excludes_one(&r))
+            .map_or_else(|| "none".to_string(), |b| b.to_string());
+        out.extend([
+            (names[0], arm(kind, f.with)),
+            (names[1], arm(kind, f.without)),
+            (names[2], ratio(f)),
+            (names[3], excludes),
+        ]);
+    }
+    out
 }
 
 fn case(doc: &SkillEval, c: &CaseEval) -> JunitCase {
@@ -329,6 +376,7 @@ fn case(doc: &SkillEval, c: &CaseEval) -> JunitCase {
     );
     let failed = super::run::failed_graders(c);
     let numbers = std::iter::once(numbers)
+        .chain(super::efficiency::case_line(doc, &c.name))
         .chain(failed.iter().map(|g| super::run::grader_line(g)))
         .collect::<Vec<_>>()
         .join("\n");
@@ -556,5 +604,38 @@ pub(crate) mod tests {
         for reason in d.reasons() {
             assert!(xml.contains(&escape(&reason)), "{xml}");
         }
+    }
+
+    #[test]
+    fn efficiency_is_a_property_per_figure_and_a_line_per_case() {
+        let doc = crate::report::efficiency::tests::doc(
+            (&[0.03, 0.031, 0.029], &[0.01, 0.011, 0.009]),
+            (&[3.0; 3], &[3.0; 3]),
+        );
+        let xml = results("bob-eval run", &[CiOutcome::Ran(&doc)]);
+        assert!(
+            xml.contains(r#"<property name="efficiency_cost_usd_ratio" value="3.00× ["#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<property name="efficiency_cost_usd_ratio_excludes_1" value="true"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<property name="efficiency_turns_ratio_excludes_1" value="false"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<property name="efficiency_turns_with" value="3.00 [3.00, 3.00]"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("&#10;with/without per run: cost 3.00× ["),
+            "{xml}"
+        );
+        // A document written before efficiency was measured: as before.
+        let old = results("bob-eval run", &[CiOutcome::Ran(&regressed_doc())]);
+        assert!(!old.contains("efficiency"), "{old}");
+        assert!(!old.contains("with/without"), "{old}");
     }
 }

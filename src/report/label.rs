@@ -262,6 +262,7 @@ mod tests {
             criterion: "The body says why the hook is skipped.".into(),
             saw: "fix(hooks): skip the hook\n\nDocs-only commits need no lint.".into(),
             judge: LabelVerdict::Fail,
+            judge_model: "default".into(),
         }
     }
 
@@ -286,6 +287,7 @@ mod tests {
             at: "2026-12-05T08:00:00Z".into(),
             by: None,
             criterion_digest: None,
+            judge_model: None,
         };
         assert_eq!(
             revealed(

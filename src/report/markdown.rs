@@ -11,7 +11,7 @@
 use super::CiOutcome;
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
-use crate::document::{SkillEval, Verdict, fmt_score};
+use crate::document::{FigureKind, SkillEval, Verdict, fmt_score};
 use crate::gate::{Decision, Status};
 use std::fmt::Write;
 
@@ -267,7 +267,22 @@ pub fn results(title: &str, outcomes: &[CiOutcome<'_>]) -> String {
             format!(" — {}", tally.join(", "))
         }
     );
-    let rows: Vec<Vec<String>> = outcomes
+    // The cost and turns ratios, when some item measured its efficiency.
+    let efficiency = outcomes
+        .iter()
+        .any(|o| matches!(o, CiOutcome::Ran(d) if d.efficiency.is_some()));
+    let ratio_cells = |d: Option<&SkillEval>| -> Vec<String> {
+        let e = d.and_then(|d| d.efficiency.as_ref());
+        [FigureKind::Cost, FigureKind::Turns]
+            .iter()
+            .map(|k| {
+                e.map_or("—".to_string(), |e| {
+                    plain(&super::efficiency::ratio_cell(e.suite.figures.get(*k)))
+                })
+            })
+            .collect()
+    };
+    let mut rows: Vec<Vec<String>> = outcomes
         .iter()
         .map(|o| match o {
             CiOutcome::Ran(d) => vec![
@@ -304,20 +319,30 @@ pub fn results(title: &str, outcomes: &[CiOutcome<'_>]) -> String {
             }
         })
         .collect();
-    table(
-        &mut out,
-        &[
-            ("item", Align::Left),
-            ("model", Align::Left),
-            ("with", Align::Right),
-            ("without", Align::Right),
-            ("delta", Align::Right),
-            ("verdict", Align::Left),
-            ("trigger", Align::Right),
-            ("cost", Align::Right),
-        ],
-        &rows,
-    );
+    let mut columns = vec![
+        ("item", Align::Left),
+        ("model", Align::Left),
+        ("with", Align::Right),
+        ("without", Align::Right),
+        ("delta", Align::Right),
+        ("verdict", Align::Left),
+        ("trigger", Align::Right),
+        ("cost", Align::Right),
+    ];
+    if efficiency {
+        columns.extend([("cost×", Align::Right), ("turns×", Align::Right)]);
+        for (row, o) in rows.iter_mut().zip(outcomes) {
+            let doc = match o {
+                CiOutcome::Ran(d) => Some(*d),
+                CiOutcome::Failed { .. } => None,
+            };
+            row.extend(ratio_cells(doc));
+        }
+    }
+    table(&mut out, &columns, &rows);
+    if efficiency {
+        let _ = writeln!(out, "_{}_\n", plain(&super::efficiency::ratio_legend()));
+    }
     let mut notes = Vec::new();
     for o in outcomes {
         match o {

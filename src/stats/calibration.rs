@@ -55,6 +55,14 @@ pub struct Record {
     /// Labels given for an earlier criterion: not counted.
     #[serde(default)]
     pub stale: u32,
+    /// Labels of the current criterion given under another judge model
+    /// than the run's: not counted. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub other_models: u32,
+    /// Of the labels that count, those that name no judge model (given
+    /// before labels kept it): counted for any judge model. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unmodelled: u32,
     /// Truly passing runs the judge passed.
     pub true_pass: u32,
     /// Truly passing runs the judge failed.
@@ -138,6 +146,8 @@ pub fn record_weighted(
     Record {
         labels: count_len(pairs.len()),
         stale: 0,
+        other_models: 0,
+        unmodelled: 0,
         true_pass: tp,
         false_fail: ff,
         true_fail: tn,
@@ -196,6 +206,11 @@ impl Record {
     }
 }
 
+/// For serde: a zero count is left out.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 fn count<T>(it: impl Iterator<Item = T>) -> u32 {
     count_len(it.count())
 }
@@ -217,17 +232,49 @@ fn kappa(tp: u32, ff: u32, tn: u32, fp: u32) -> Option<f64> {
     (expected < 1.0 - 1e-12).then(|| (observed - expected) / (1.0 - expected))
 }
 
+/// The most labels of one kind [`labels_needed_from`] looks at.
+pub const MAX_LABELS: u32 = 100_000;
+
 /// How many labels of one kind (truly passing, or truly failing) a rate
 /// observed at `rate` needs for its Wilson lower bound to reach `threshold`
-/// at `confidence`; `None` when no number can (the rate is at or under it).
-/// At a perfect judge, 0.80 at 95 % needs 16.
+/// at `confidence`, counted from none ([`labels_needed_from`] at `rate`);
+/// `None` when no number can (the rate is at or under it). At a perfect
+/// judge, 0.80 at 95 % needs 16.
 pub fn labels_needed(rate: f64, threshold: f64, confidence: f64) -> Option<u32> {
+    search(rate, 0, 1, threshold, confidence)
+}
+
+/// The one "labels needed" search: how many labels of one kind a judge needs
+/// **in all**, starting from the `given` labels of that kind on `agreed` of
+/// which it agreed with the person. `given` when their Wilson lower bound at
+/// `confidence` reaches `threshold` already; else the smallest total `m ≥
+/// given` (at least 1) at which it would if the judge kept agreeing at
+/// `agreed / given` (at 1 with no labels yet: the fewest a perfect judge
+/// needs), with at least the `agreed` it has; `None` when no number up to
+/// [`MAX_LABELS`] can (the rate is at or under the threshold).
+pub fn labels_needed_from(agreed: u32, given: u32, threshold: f64, confidence: f64) -> Option<u32> {
+    let agreed = agreed.min(given);
+    if given > 0 && wilson_at(agreed, given, confidence).low >= threshold {
+        return Some(given);
+    }
+    let rate = if given == 0 {
+        1.0
+    } else {
+        f64::from(agreed) / f64::from(given)
+    };
+    search(rate, agreed, given.max(1), threshold, confidence)
+}
+
+/// The smallest `m` in `from..=MAX_LABELS` whose lower bound with
+/// `max(⌊rate·m⌋, agreed)` agreeing reaches `threshold`; `None` when the
+/// rate is at or under it (no number can: the bound is under the rate).
+fn search(rate: f64, agreed: u32, from: u32, threshold: f64, confidence: f64) -> Option<u32> {
     if rate <= threshold {
         return None;
     }
-    (1..=100_000u32).find(|&n| {
-        let x = (rate * f64::from(n)).floor() as u32;
-        wilson_at(x.min(n), n, confidence).low >= threshold
+    (from..=MAX_LABELS).find(|&m| {
+        let k = ((rate * f64::from(m)).floor() as u32).max(agreed).min(m);
+        wilson_at(k, m, confidence).low >= threshold
     })
 }
 

@@ -402,3 +402,38 @@ fn coverage_grid() {
         }
     }
 }
+
+#[test]
+fn one_search_from_the_labels_given() {
+    let t = DEFAULT_THRESHOLD;
+    // From none: a perfect judge, 16 of each kind (15/15 is 0.796, 16/16 0.806).
+    assert_eq!(labels_needed_from(0, 0, t, CONFIDENCE), Some(16));
+    assert_eq!(labels_needed(1.0, t, CONFIDENCE), Some(16));
+    // Reached already: the labels given.
+    assert_eq!(labels_needed_from(40, 40, t, CONFIDENCE), Some(40));
+    // At or under the threshold: no number.
+    assert_eq!(labels_needed_from(15, 20, t, CONFIDENCE), None);
+    assert_eq!(labels_needed_from(16, 20, t, CONFIDENCE), None);
+    // 9 in 10: the smallest total whose bound at that rate reaches it.
+    let total = labels_needed_from(18, 20, t, CONFIDENCE).unwrap();
+    let at = |m: u32| wilson_at((0.9 * f64::from(m)).floor() as u32, m, CONFIDENCE).low;
+    assert!(total > 20 && at(total) >= t && at(total - 1) < t, "{total}");
+    // Just above the threshold the total is large, and found (up to MAX_LABELS).
+    let far = labels_needed_from(17, 21, t, CONFIDENCE).unwrap();
+    assert!(far > 5_000 && far < MAX_LABELS, "{far}");
+    // The rate-only question is the same search from none: where the labels
+    // given are not enough yet, both give the same total.
+    for n in 1..=60u32 {
+        for agreed in 0..=n {
+            let from_rate = labels_needed(f64::from(agreed) / f64::from(n), t, CONFIDENCE);
+            let reached = wilson_at(agreed, n, CONFIDENCE).low >= t;
+            if !reached && from_rate.is_some_and(|m| m >= n) {
+                assert_eq!(
+                    labels_needed_from(agreed, n, t, CONFIDENCE),
+                    from_rate,
+                    "{agreed}/{n}"
+                );
+            }
+        }
+    }
+}

@@ -76,14 +76,39 @@ pub fn words(r: &Record) -> String {
         out.push_str("; ");
         out.push_str(&stale);
     }
+    if r.other_models > 0 {
+        out.push_str(&format!(
+            "; {} label(s) were given under another judge model: not counted",
+            r.other_models
+        ));
+    }
+    if r.unmodelled > 0 {
+        out.push_str(&format!(
+            "; {} label(s) name no judge model (given before labels kept it): counted for any judge model",
+            r.unmodelled
+        ));
+    }
     out
 }
 
 /// The record of every judged grader (`llm`, `baseline`) of `suite`, in
-/// suite order, over its labels at 95 %, calibrated at `threshold`. A grader
+/// suite order, over all its labels whatever their judge model
+/// ([`records_for`] with none asked): what `check` shows before any run.
+pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
+    records_for(suite, threshold, None)
+}
+
+/// The record of every judged grader (`llm`, `baseline`) of `suite`, in
+/// suite order, over its labels at 95 %, calibrated at `threshold`: those of
+/// the judge model `judge_model` (the run's, as its key names it: `default`
+/// or a model), and those that name none; all of them when `None`. A grader
 /// whose name cannot name a file has no labels (`label` says why). A labels
 /// file that cannot be read is an error naming it.
-pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
+pub fn records_for(
+    suite: &Suite,
+    threshold: f64,
+    judge_model: Option<&str>,
+) -> Result<Vec<JudgeRecord>> {
     let mut out = Vec::new();
     for case in &suite.cases {
         for grader in &case.graders {
@@ -94,10 +119,15 @@ pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
                 continue;
             };
             let digest = labels::criterion_digest(grader);
+            let (mut unmodelled, mut other_models) = (0, 0);
             let (given, stale) = match labels::load(&file)? {
                 Some(given) => {
                     let (current, stale) = given.current(&digest);
-                    let pairs: Vec<(String, Pair)> = current
+                    let (counted, other): (Vec<&labels::Label>, Vec<&labels::Label>) =
+                        current.into_iter().partition(|l| l.counts_for(judge_model));
+                    other_models = other.len();
+                    unmodelled = counted.iter().filter(|l| l.judge_model.is_none()).count();
+                    let pairs: Vec<(String, Pair)> = counted
                         .iter()
                         .map(|l| {
                             let pair = Pair {
@@ -114,6 +144,8 @@ pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
             let pairs: Vec<Pair> = given.iter().map(|(_, p)| *p).collect();
             let mut record = calibration::record(&pairs, crate::stats::CONFIDENCE, threshold);
             record.stale = u32::try_from(stale).unwrap_or(u32::MAX);
+            record.other_models = u32::try_from(other_models).unwrap_or(u32::MAX);
+            record.unmodelled = u32::try_from(unmodelled).unwrap_or(u32::MAX);
             out.push(JudgeRecord {
                 case: case.name.clone(),
                 grader: grader.name.clone(),
@@ -216,5 +248,51 @@ mod tests {
         std::fs::write(&file, "{\n  \"format\": 3,\n").unwrap();
         let err = records(&suite, 0.8).unwrap_err().to_string();
         assert!(err.contains("polite.labels.json"), "{err}");
+    }
+
+    #[test]
+    fn a_record_counts_the_labels_of_its_judge_model_and_those_naming_none() {
+        let (tmp, suite) = suite_with_labels(None);
+        let file = tmp.path().join("evals/demo/one/graders/polite.labels.json");
+        // 40 labels: 16 under `opus`, 16 under `haiku`, 8 naming no model.
+        let mut value: serde_json::Value =
+            serde_json::from_str(&labels_text(&suite, true, 40)).unwrap();
+        for (i, label) in value["labels"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            match i {
+                0..16 => label["judge_model"] = "opus".into(),
+                16..32 => label["judge_model"] = "haiku".into(),
+                _ => {}
+            }
+        }
+        std::fs::write(&file, value.to_string()).unwrap();
+        let of = |model: Option<&str>| {
+            records_for(&suite, calibration::DEFAULT_THRESHOLD, model).unwrap()[0].clone()
+        };
+        for model in ["opus", "haiku"] {
+            let r = of(Some(model));
+            assert_eq!(
+                (r.record.labels, r.record.unmodelled, r.record.other_models),
+                (24, 8, 16)
+            );
+            let words = r.words();
+            assert!(
+                words.contains("16 label(s) were given under another judge model: not counted"),
+                "{words}"
+            );
+            assert!(
+                words.contains("8 label(s) name no judge model (given before labels kept it): counted for any judge model"),
+                "{words}"
+            );
+        }
+        let none = of(Some("sonnet"));
+        assert_eq!((none.record.labels, none.record.other_models), (8, 32));
+        // No judge model asked (check, before any run): every label.
+        let all = &records(&suite, calibration::DEFAULT_THRESHOLD).unwrap()[0];
+        assert_eq!((all.record.labels, all.record.other_models), (40, 0));
     }
 }

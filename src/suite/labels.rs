@@ -87,6 +87,23 @@ pub struct Label {
     /// comes back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub criterion_digest: Option<String>,
+    /// The judge model of the run labelled (its key's `judge_model`): a
+    /// judge's record is of one judge model. Absent in labels given before
+    /// bob-eval kept it: those count for any judge model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_model: Option<String>,
+}
+
+impl Label {
+    /// True when this label counts toward the record of `judge_model`:
+    /// given under it, or under no model said (an older label); every
+    /// label counts when no judge model is asked for.
+    pub fn counts_for(&self, judge_model: Option<&str>) -> bool {
+        match (judge_model, self.judge_model.as_deref()) {
+            (Some(asked), Some(given)) => asked == given,
+            _ => true,
+        }
+    }
 }
 
 /// A grader's labels file.

@@ -29,6 +29,7 @@ fn label(run: &str, human: LabelVerdict, judge: LabelVerdict) -> Label {
         at: "2026-12-05T08:00:00Z".into(),
         by: None,
         criterion_digest: None,
+        judge_model: None,
     }
 }
 

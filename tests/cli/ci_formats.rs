@@ -39,7 +39,7 @@ print(json.dumps(out))
 /// `xml` as junitparser reads it; and the counts it declares are the counts
 /// of the cases it holds, suite by suite and in all. None when junitparser
 /// is missing and the test may skip the rest ([`tier::present`]).
-fn junit(xml: &str) -> Option<Value> {
+pub(crate) fn junit(xml: &str) -> Option<Value> {
     if !tier::present(Tool::Junitparser) {
         return None;
     }
@@ -87,7 +87,7 @@ fn junit(xml: &str) -> Option<Value> {
 }
 
 /// The suite named `name`.
-fn suite<'a>(v: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn suite<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["suites"]
         .as_array()
         .unwrap()
@@ -586,7 +586,8 @@ fn run_markdown_has_a_row_for_the_item_and_one_per_case() {
     assert_eq!(
         items[0],
         [
-            "item", "model", "with", "without", "delta", "verdict", "trigger", "cost"
+            "item", "model", "with", "without", "delta", "verdict", "trigger", "cost", "cost×",
+            "turns×"
         ]
     );
     assert_eq!(items.len(), 2);

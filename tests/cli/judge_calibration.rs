@@ -14,7 +14,7 @@ use support::world::{World, outcome, succeeds};
 /// The suite's `fires` case with `why` declared as an llm grader (the
 /// fixture's platform result names it), and the stub answering with the
 /// fixture whose judge split its votes.
-fn world() -> World {
+pub(crate) fn world() -> World {
     let w = World::copy_of(
         &data("source"),
         Switches::answering(data("platform/split-votes.json")),
@@ -33,7 +33,7 @@ fn run(w: &World, args: &[&str]) -> Command {
 }
 
 /// The digest of `why`'s criterion as bob-eval reads it from the suite.
-fn why_digest(w: &World) -> String {
+pub(crate) fn why_digest(w: &World) -> String {
     let source = camino::Utf8PathBuf::from_path_buf(w.source.clone()).unwrap();
     let suite = bob_eval::suite::load(&source, &"commit".parse().unwrap()).unwrap();
     let case = suite.cases.iter().find(|c| c.name == "fires").unwrap();
@@ -43,7 +43,7 @@ fn why_digest(w: &World) -> String {
 
 /// A labels file for `why`: `agree` labels of each verdict on which the
 /// judge agreed with the person, given for `digest`.
-fn labels(w: &World, digest: &str, agree: usize) {
+pub(crate) fn labels(w: &World, digest: &str, agree: usize) {
     let labels: Vec<Value> = (0..2 * agree)
         .map(|i| {
             let verdict = if i % 2 == 0 { "pass" } else { "fail" };
@@ -59,7 +59,7 @@ fn labels(w: &World, digest: &str, agree: usize) {
     );
 }
 
-fn judge_entry(doc: &Value) -> Value {
+pub(crate) fn judge_entry(doc: &Value) -> Value {
     doc["calibration"]["graders"]
         .as_array()
         .unwrap()
@@ -210,6 +210,44 @@ fn labels_make_a_record_check_shows_and_documents_carry_with_corrected_scores() 
     );
     assert!(
         out.contains("fix: bob-eval label commit --case fires --grader why"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_judge_record_counts_only_the_labels_of_its_judge_model() {
+    let w = world();
+    labels(&w, &why_digest(&w), 16);
+    // The 32 labels were given on runs judged by one model; 2 older ones name none.
+    let file = w.source.join("evals/commit/fires/graders/why.labels.json");
+    let mut given: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let list = given["labels"].as_array_mut().unwrap();
+    for label in list.iter_mut() {
+        label["judge_model"] = "claude-opus-4-1".into();
+    }
+    list[0].as_object_mut().unwrap().remove("judge_model");
+    list[1].as_object_mut().unwrap().remove("judge_model");
+    std::fs::write(&file, given.to_string()).unwrap();
+
+    let entry = |extra: &[&str], out: &str| {
+        let path = w.path(out);
+        let mut args = vec!["run", "commit", "--out", &path];
+        args.extend(extra);
+        succeeds(run(&w, &args));
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        judge_entry(&doc)
+    };
+    // Judged by the default model: only the two labels that name none count.
+    assert_eq!(entry(&[], "default.json")["record"]["labels"], 2);
+    // Judged by the model the labels were given under: all of them.
+    let opus = entry(&["--judge-model", "claude-opus-4-1"], "opus.json");
+    assert_eq!(opus["record"]["labels"], 32, "{opus}");
+
+    // `check` has no run: it counts every label and says which name no model.
+    let (_, out, _) = outcome(run(&w, &["check", "commit"]));
+    assert!(out.contains("judge commit/fires why: 32 label(s)"), "{out}");
+    assert!(
+        out.contains("2 label(s) name no judge model (given before labels kept it): counted for any judge model"),
         "{out}"
     );
 }

@@ -13,6 +13,7 @@ mod support {
 }
 
 mod broken_pipe;
+mod brought_in;
 mod check;
 mod check_mcp;
 mod check_plugin;
@@ -26,6 +27,7 @@ mod docs_commands;
 mod doors;
 mod dry_run;
 mod efficiency;
+mod efficiency_formats;
 mod estimates;
 mod faults;
 mod gate;

@@ -153,6 +153,8 @@ fn real_runs_are_labelled_through_a_file() {
             (&truth.into(), &truth.into()),
             "{l}"
         );
+        // Each label keeps the judge model of its run (the run's key).
+        assert_eq!(l["judge_model"], "default", "{l}");
     }
 }
 

@@ -417,7 +417,17 @@ fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 /// range, nothing dated in the future): the first that fails refuses the
 /// whole file (`collect`'s shard runs, the files set aside).
 pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Records> {
+    Ok(read_export_with_transcripts(reader, path)?.0)
+}
+
+/// [`read_export`], with the transcript lines the file carries (each
+/// checked and redacted again when a store keeps it).
+pub fn read_export_with_transcripts(
+    reader: impl BufRead,
+    path: &Utf8Path,
+) -> Result<(Records, Vec<KeptTranscript>)> {
     let lines = read_lines(reader, path, StoredRun::parse_line)?;
+    let transcripts = lines.transcripts.into_iter().map(|(_, t)| t).collect();
     let now = Utc::now();
     let bad = |line: usize, why: String| Error::InvalidInput {
         at: Location::at(path, line),
@@ -442,7 +452,7 @@ pub fn read_export(reader: impl BufRead, path: &Utf8Path) -> Result<Records> {
         }
         records.decisions.push(d);
     }
-    Ok(records)
+    Ok((records, transcripts))
 }
 
 /// The lines of an export by kind, each with its line number.

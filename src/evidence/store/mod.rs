@@ -22,7 +22,7 @@ mod migrations;
 mod records;
 mod transcripts;
 pub use costs::{CostGroup, PastCosts};
-pub use exchange::{pending_tag, read_export};
+pub use exchange::{pending_tag, read_export, read_export_with_transcripts};
 use migrations::{MIGRATIONS, Migration};
 use records::{insert_decisions, insert_evaluations};
 pub use transcripts::{KeptTranscript, TranscriptGc, TranscriptsKept};

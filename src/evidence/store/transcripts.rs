@@ -395,6 +395,16 @@ impl Store {
         Ok(out)
     }
 
+    /// Keep the transcripts a sharded sweep's folders carry (`collect`), as
+    /// an import keeps them: for the runs the store now holds, checked and
+    /// redacted again.
+    pub fn keep_collected_transcripts(
+        &mut self,
+        lines: Vec<KeptTranscript>,
+    ) -> Result<TranscriptsKept> {
+        self.import_transcripts(lines)
+    }
+
     /// Keep transcripts read from an export: each checked
     /// ([`KeptTranscript::problem`]), redacted again (a file anyone can
     /// write), and kept for a run the store holds; the others are skipped.

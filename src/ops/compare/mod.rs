@@ -10,7 +10,7 @@ mod resolve;
 
 pub use resolve::{ResolvedSide, SideSpec, Want, kept_answer, resolve};
 
-use crate::document::{ArmCount, CaseEval, GraderEval, SkillEval};
+use crate::document::{ArmCount, CaseEval, Figures, GraderEval, SkillEval, SuiteFigures};
 use crate::evidence::Arm;
 use crate::stats::{CONFIDENCE, Part, score_interval};
 use serde::Serialize;
@@ -113,6 +113,21 @@ pub struct SideSummary {
     pub partial: bool,
     /// What it was held to, as far as it says.
     pub conditions: Conditions,
+    /// The suite's cost, turns and duration per run per arm with their
+    /// ratios, as the document states them; absent when it has none
+    /// (written before bob-eval measured efficiency).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<SideEfficiency>,
+}
+
+/// A side's suite efficiency and the confidence of its intervals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SideEfficiency {
+    /// The confidence of its intervals, as the document states it.
+    pub confidence: f64,
+    /// The suite's figures.
+    #[serde(flatten)]
+    pub suite: SuiteFigures,
 }
 
 /// What an evaluation was held to: the fields two evaluations must share to
@@ -200,6 +215,10 @@ pub struct CaseSideFigures {
     /// Runs per arm, when the side says (`[with, without]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<[u32; 2]>,
+    /// The case's cost, turns and duration per run and their ratios, when
+    /// the side's document measured them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<Figures>,
 }
 
 /// One grader's passes on each side.
@@ -294,6 +313,10 @@ fn summary(side: &ResolvedSide) -> SideSummary {
         trigger_rate: doc.trigger_rate,
         partial: doc.partial,
         conditions: side.conditions.clone(),
+        efficiency: doc.efficiency.as_ref().map(|e| SideEfficiency {
+            confidence: e.confidence,
+            suite: e.suite.clone(),
+        }),
     }
 }
 
@@ -425,8 +448,8 @@ fn case(
         name: name.to_string(),
         presence,
         edited: ca.and_then(|c| case_edited(c, cb)),
-        a: ca.map(arms),
-        b: cb.map(arms),
+        a: ca.map(|c| arms(&a.doc, c)),
+        b: cb.map(|c| arms(&b.doc, c)),
         delta_of_deltas: ca.zip(cb).and_then(|(x, y)| case_delta_of_deltas(x, y)),
         graders: graders(ca, cb),
         answers: Answers {
@@ -436,7 +459,7 @@ fn case(
     }
 }
 
-fn arms(c: &CaseEval) -> CaseSideFigures {
+fn arms(doc: &SkillEval, c: &CaseEval) -> CaseSideFigures {
     let s = c.stats.as_ref();
     CaseSideFigures {
         with: s.map_or(CompareFigure::bare(c.with), |s| CompareFigure::of(&s.with)),
@@ -447,6 +470,11 @@ fn arms(c: &CaseEval) -> CaseSideFigures {
             .delta
             .map(|v| s.map_or(CompareFigure::bare(v), |s| CompareFigure::of(&s.delta))),
         runs: s.map(|s| [s.runs_with, s.runs_without]),
+        efficiency: doc
+            .efficiency
+            .as_ref()
+            .and_then(|e| e.cases.iter().find(|f| f.name == c.name))
+            .map(|f| f.figures.clone()),
     }
 }
 

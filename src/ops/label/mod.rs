@@ -107,6 +107,8 @@ pub struct Candidate {
     pub saw: String,
     /// The judge's verdict (never shown before the person answers).
     pub judge: LabelVerdict,
+    /// The judge model of the run (its key's): kept with the label.
+    pub judge_model: String,
 }
 
 /// What can be labelled for an item.
@@ -267,6 +269,7 @@ fn candidate(run: &StoredRun, g: &JudgedGrader, saw: String, judge: LabelVerdict
         criterion: g.criterion.clone(),
         saw,
         judge,
+        judge_model: run.key.judge_model.clone(),
     }
 }
 
@@ -384,6 +387,7 @@ fn new_label(
         at: at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         by: by.map(str::to_owned),
         criterion_digest: None,
+        judge_model: Some(candidate.judge_model.clone()),
     }
 }
 

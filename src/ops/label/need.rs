@@ -17,9 +17,6 @@ pub const CONFIDENCE: f64 = crate::stats::CONFIDENCE;
 /// the criterion and an answer, deciding (an assumption, stated with it).
 pub const SECONDS_PER_LABEL: u32 = 30;
 
-/// The most labels of one class the estimate looks at.
-const MAX_LABELS: u32 = 5_000;
-
 /// One class of labels (the person said PASS, or FAIL) and what it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ClassNeed {
@@ -85,19 +82,17 @@ pub fn need(labels: &[&Label]) -> Need {
     }
 }
 
-/// The need of one class with `agreed` of `n`.
+/// The need of one class with `agreed` of `n`: the total from
+/// [`crate::stats::calibration::labels_needed_from`], the one search.
 pub fn class_need(agreed: u32, n: u32) -> ClassNeed {
-    let low = if n == 0 { 0.0 } else { lower(agreed, n) };
-    let rate = (n > 0).then(|| f64::from(agreed) / f64::from(n));
-    let p = rate.unwrap_or(1.0);
-    let total_needed = if low >= THRESHOLD {
-        Some(n)
+    let low = if n == 0 {
+        0.0
     } else {
-        (n.max(1)..=MAX_LABELS).find(|&m| {
-            let k = ((p * f64::from(m)).floor() as u32).max(agreed.min(m));
-            lower(k.min(m), m) >= THRESHOLD
-        })
+        crate::stats::wilson_at(agreed, n, CONFIDENCE).low
     };
+    let rate = (n > 0).then(|| f64::from(agreed) / f64::from(n));
+    let total_needed =
+        crate::stats::calibration::labels_needed_from(agreed, n, THRESHOLD, CONFIDENCE);
     ClassNeed {
         labels: n,
         agreed,
@@ -106,8 +101,4 @@ pub fn class_need(agreed: u32, n: u32) -> ClassNeed {
         total_needed,
         more: total_needed.map(|t| t.saturating_sub(n)),
     }
-}
-
-fn lower(k: u32, n: u32) -> f64 {
-    crate::stats::wilson_at(k, n, CONFIDENCE).low
 }

@@ -13,6 +13,7 @@ fn cand(n: usize, grader: &str, arm: Arm, judge: LabelVerdict) -> Candidate {
         criterion: "c".into(),
         saw: "s".into(),
         judge,
+        judge_model: "default".into(),
     }
 }
 
@@ -278,4 +279,17 @@ fn a_batch_may_be_one_json_array_with_booleans() {
     let (_d, path) = write_batch(&[bad]);
     let err = read_entries(&path, "commit").unwrap_err().to_string();
     assert!(err.contains(":24: `human` is 3"), "{err}");
+}
+
+#[test]
+fn a_label_keeps_the_judge_model_of_its_run() {
+    let mut c = cand(1, "why", Arm::With, Pass);
+    c.judge_model = "claude-opus-4-1".into();
+    let label = new_label(&c, Fail, None, chrono::Utc::now());
+    assert_eq!(label.judge_model.as_deref(), Some("claude-opus-4-1"));
+    let text = serde_json::to_string(&label).unwrap();
+    assert!(
+        text.contains(r#""judge_model":"claude-opus-4-1""#),
+        "{text}"
+    );
 }

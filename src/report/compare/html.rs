@@ -4,10 +4,11 @@
 //! name in `data-case`; the answers sit side by side per arm.
 
 use super::{
-    NO_ANSWERS, arm_cell, case_note, changed, difference_line, figure, grader_side, item_words,
-    method_line, no_answers,
+    EFFICIENCY_HEADERS, NO_ANSWERS, arm_cell, case_efficiency, case_note, changed, difference_line,
+    efficiency_heading, efficiency_rows, figure, grader_side, item_words, method_line, no_answers,
 };
 use crate::ops::compare::{CaseComparison, EvalComparison, SideSummary};
+use crate::report::efficiency::RATIO_MARKS;
 use crate::report::junit::escape;
 use std::fmt::Write;
 
@@ -57,6 +58,35 @@ pub fn html(c: &EvalComparison) -> String {
         out.push_str("</ul></div>\n");
     }
     let _ = writeln!(out, "<p>{}</p>", escape(item_words(c)));
+    if let Some(rows) = efficiency_rows(c) {
+        let _ = writeln!(
+            out,
+            "<h2>{}</h2>\n<table class=\"efficiency\"><tr>{}</tr>",
+            escape(&efficiency_heading(c)),
+            EFFICIENCY_HEADERS
+                .iter()
+                .map(|h| format!("<th>{}</th>", escape(h)))
+                .collect::<String>()
+        );
+        for row in rows {
+            let _ = writeln!(
+                out,
+                "<tr data-figure=\"{}\" data-side=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&row[0]),
+                escape(&row[1].to_lowercase()),
+                escape(&row[0]),
+                escape(&row[1]),
+                escape(&row[2]),
+                escape(&row[3]),
+                escape(&row[4])
+            );
+        }
+        let _ = writeln!(
+            out,
+            "</table>\n<p class=\"note\">{}</p>",
+            escape(RATIO_MARKS)
+        );
+    }
     for case in &c.cases {
         case_section(&mut out, case);
     }
@@ -109,6 +139,9 @@ fn case_section(out: &mut String, c: &CaseComparison) {
             .as_ref()
             .map_or("—".into(), |f| escape(&figure(f, true)))
     );
+    if let Some(words) = case_efficiency(c) {
+        let _ = writeln!(out, "<p class=\"efficiency\">{}</p>", escape(&words));
+    }
     let moved: Vec<_> = changed(c).collect();
     if moved.is_empty() {
         let _ = writeln!(

@@ -2,10 +2,12 @@
 //! escaped for a table cell ([`crate::report::markdown::plain`]).
 
 use super::{
-    ANSWER_CHARS, NO_ANSWERS, arm_cell, case_note, changed, difference_line, figure, grader_side,
-    item_words, method_line, no_answers,
+    ANSWER_CHARS, EFFICIENCY_HEADERS, NO_ANSWERS, arm_cell, case_efficiency, case_note, changed,
+    difference_line, efficiency_heading, efficiency_rows, figure, grader_side, item_words,
+    method_line, no_answers,
 };
 use crate::ops::compare::{EvalComparison, SideSummary};
+use crate::report::efficiency::RATIO_MARKS;
 use crate::report::markdown::plain;
 use crate::text::clip;
 use std::fmt::Write;
@@ -36,6 +38,22 @@ pub fn markdown(c: &EvalComparison) -> String {
         }
     }
     let _ = writeln!(out, "\n{}\n", item_words(c));
+    if let Some(rows) = efficiency_rows(c) {
+        let _ = writeln!(out, "{}:\n", plain(&efficiency_heading(c)));
+        let _ = writeln!(out, "| {} |", EFFICIENCY_HEADERS.join(" | "));
+        out.push_str("|---|---|--:|--:|--:|\n");
+        for row in rows {
+            let cells: Vec<String> = row.iter().map(|c| plain(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(out, "\n_{}_\n", plain(RATIO_MARKS));
+        out.push_str("| case | with/without per run, A and B |\n|---|---|\n");
+        for case in &c.cases {
+            let words = case_efficiency(case).unwrap_or_else(|| "—".into());
+            let _ = writeln!(out, "| {} | {} |", plain(&case.name), plain(&words));
+        }
+        out.push('\n');
+    }
     out.push_str("| case | A with | A without | A delta | B with | B without | B delta | delta of deltas | graders that changed |\n");
     out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for case in &c.cases {

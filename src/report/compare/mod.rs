@@ -8,6 +8,7 @@ mod markdown;
 pub use html::html;
 pub use markdown::markdown;
 
+use crate::document::{FigureKind, Figures};
 use crate::ops::compare::{
     Answers, CaseComparison, CaseSideFigures, CompareFigure, Difference, EvalComparison,
     GraderArms, GraderChange, Presence, SideSummary,
@@ -59,6 +60,19 @@ pub fn method_line(c: &EvalComparison) -> String {
         )
     };
     format!("Intervals: {level}; {}.", c.method)
+}
+
+/// The line above the efficiency table: how its figures were computed, at
+/// the first side's confidence that states one.
+pub fn efficiency_heading(c: &EvalComparison) -> String {
+    let confidence = [&c.a, &c.b]
+        .iter()
+        .find_map(|s| s.efficiency.as_ref().map(|e| e.confidence))
+        .unwrap_or(c.confidence);
+    format!(
+        "efficiency per run, suite ({:.0} % intervals: t on each arm's mean, delta-method log-ratio on with/without; cost is the model's, the judge's left out)",
+        confidence * 100.0
+    )
 }
 
 /// How a side is named in one line.
@@ -134,6 +148,63 @@ pub fn arm_cell(arms: Option<&CaseSideFigures>, which: usize) -> String {
     }
 }
 
+/// What a side without efficiency figures says in their place.
+pub const NO_EFFICIENCY: &str =
+    "not measured (a document written before bob-eval measured efficiency)";
+
+/// The suite's efficiency of both sides side by side, a row per figure and
+/// side: figure, side, with, without, with/without (each with its
+/// interval); `None` when neither side measured it, so that two older
+/// documents compare as they always did.
+pub fn efficiency_rows(c: &EvalComparison) -> Option<Vec<Vec<String>>> {
+    use crate::report::efficiency::{arm, ratio};
+    if c.a.efficiency.is_none() && c.b.efficiency.is_none() {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for kind in FigureKind::ALL {
+        for (label, side) in [("A", &c.a), ("B", &c.b)] {
+            let row = match &side.efficiency {
+                Some(e) => {
+                    let f = e.suite.figures.get(kind);
+                    vec![arm(kind, f.with), arm(kind, f.without), ratio(f)]
+                }
+                None => vec![NO_EFFICIENCY.to_string(), "—".into(), "—".into()],
+            };
+            rows.push(
+                [kind.word().to_string(), label.to_string()]
+                    .into_iter()
+                    .chain(row)
+                    .collect(),
+            );
+        }
+    }
+    Some(rows)
+}
+
+/// The headers of [`efficiency_rows`].
+pub const EFFICIENCY_HEADERS: [&str; 5] = ["per run", "side", "with", "without", "with/without"];
+
+/// A case's with/without ratios on both sides in one line: `cost A 0.50×
+/// <1 · B 1.00× ~1; turns …` ([`crate::report::efficiency::ratio_cell`]);
+/// `None` when neither side measured the case.
+pub fn case_efficiency(c: &CaseComparison) -> Option<String> {
+    use crate::report::efficiency::ratio_cell;
+    let a = c.a.as_ref().and_then(|s| s.efficiency.as_ref());
+    let b = c.b.as_ref().and_then(|s| s.efficiency.as_ref());
+    if a.is_none() && b.is_none() {
+        return None;
+    }
+    let cell = |f: Option<&Figures>, kind: FigureKind| {
+        f.map_or_else(|| "—".to_string(), |f| ratio_cell(f.get(kind)))
+    };
+    let parts: Vec<String> = FigureKind::ALL
+        .iter()
+        .map(|k| format!("{} A {} · B {}", k.word(), cell(a, *k), cell(b, *k)))
+        .collect();
+    Some(format!("with/without per run: {}", parts.join("; ")))
+}
+
 /// The terminal text.
 pub fn text(c: &EvalComparison) -> String {
     let mut out = String::new();
@@ -174,6 +245,15 @@ pub fn text(c: &EvalComparison) -> String {
         }
     }
     let _ = writeln!(out, "{}", item_words(c));
+    if let Some(rows) = efficiency_rows(c) {
+        out.push('\n');
+        let headers: Vec<String> = EFFICIENCY_HEADERS.map(String::from).to_vec();
+        let _ = writeln!(out, "{}", efficiency_heading(c));
+        for row in crate::text::table(&headers, &rows).lines() {
+            let _ = writeln!(out, "  {row}");
+        }
+        let _ = writeln!(out, "  {}", crate::report::efficiency::RATIO_MARKS);
+    }
     for case in &c.cases {
         out.push('\n');
         case_text(&mut out, case);
@@ -205,6 +285,9 @@ fn case_text(out: &mut String, c: &CaseComparison) {
         "  delta of deltas: {}",
         maybe(c.delta_of_deltas.as_ref(), true)
     );
+    if let Some(words) = case_efficiency(c) {
+        let _ = writeln!(out, "  {words}");
+    }
     let moved: Vec<&GraderChange> = changed(c).collect();
     if moved.is_empty() {
         let _ = writeln!(

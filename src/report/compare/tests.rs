@@ -146,3 +146,85 @@ fn the_page_escapes_outside_text() {
     let md = markdown(&compare(&a, &b, None));
     assert!(md.contains("\\<script\\>"), "{md}");
 }
+
+/// The pair of [`pair`] where A (and B unless `only_a`) measured its
+/// efficiency: A's with arm costs the same as its without arm, B's twice.
+fn measured_pair(only_a: bool) -> crate::ops::compare::EvalComparison {
+    use crate::report::efficiency::tests::doc;
+    let mut a = side(
+        "best",
+        "eval-commit-20261201T100000Z",
+        &[(&[1.0, 1.0, 1.0], &[0.0, 0.0, 1.0])],
+        3,
+        "2.1.3",
+    );
+    let mut b = side(
+        "last",
+        "eval-commit-20261202T100000Z",
+        &[(&[1.0, 0.0, 0.0], &[0.0, 0.0, 1.0])],
+        1,
+        "2.1.3",
+    );
+    a.doc.efficiency = doc(
+        (&[0.01, 0.011, 0.009], &[0.01, 0.011, 0.009]),
+        (&[2.0; 3], &[2.0; 3]),
+    )
+    .efficiency;
+    if !only_a {
+        b.doc.efficiency = doc(
+            (&[0.02, 0.021, 0.019], &[0.01, 0.011, 0.009]),
+            (&[4.0, 5.0, 4.0], &[2.0; 3]),
+        )
+        .efficiency;
+    }
+    compare(&a, &b, None)
+}
+
+#[test]
+fn efficiency_side_by_side_in_every_format() {
+    let c = measured_pair(false);
+    let t = text(&c);
+    insta::assert_snapshot!("efficiency_side_by_side", t);
+    assert!(
+        t.contains("with/without per run: cost A 1.00× ~1 · B 2.00× >1"),
+        "{t}"
+    );
+    let md = markdown(&c);
+    assert!(
+        md.contains("| cost | B | $0.0200 \\[0.0175, 0.0225\\] |"),
+        "{md}"
+    );
+    let page = html(&c);
+    assert!(
+        page.contains("<tr data-figure=\"turns\" data-side=\"b\">"),
+        "{page}"
+    );
+    let v = serde_json::to_value(&c).unwrap();
+    assert_eq!(v["b"]["efficiency"]["cost_usd"]["ratio"]["value"], 2.0);
+    assert_eq!(v["a"]["efficiency"]["confidence"], 0.95);
+    assert_eq!(
+        v["cases"][0]["b"]["efficiency"]["turns"]["with"]["mean"],
+        4.3333
+    );
+}
+
+#[test]
+fn a_side_without_efficiency_says_so_and_two_old_sides_say_nothing() {
+    let c = measured_pair(true);
+    let t = text(&c);
+    assert!(
+        t.contains(&format!("turns     B     {NO_EFFICIENCY}")),
+        "{t}"
+    );
+    assert!(t.contains("cost A 1.00× ~1 · B —"), "{t}");
+    assert!(
+        serde_json::to_value(&c).unwrap()["b"]
+            .get("efficiency")
+            .is_none()
+    );
+    let old = pair("2.1.3");
+    for out in [text(&old), markdown(&old), html(&old)] {
+        assert!(!out.contains("efficiency"), "{out}");
+        assert!(!out.contains("with/without"), "{out}");
+    }
+}
