@@ -1,13 +1,12 @@
 //! `bob-eval script FILE [ARGS…]`: an operator's own pipeline, with the same
 //! primitives as exam and propose; imports are served from its folder.
-//! Also the runner the exam, propose and sweep commands share.
 
 use super::args::PlatformArgs;
 use crate::config::Context;
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::report::progress::{Terminal, mode_for_stderr};
-use crate::script::{Host, PipelineOptions, Published, run_pipeline};
+use crate::script::{Host, PipelineOptions, run_pipeline};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser};
 use std::sync::Arc;
@@ -69,17 +68,6 @@ pub fn parse_script_options(args: &[String]) -> PipelineOptions {
             ..PipelineOptions::default()
         },
     }
-}
-
-/// Run the embedded pipeline `name` with `options`, progress on stderr: its
-/// exit code and what it published.
-pub fn run_embedded(
-    ctx: &Context,
-    name: &str,
-    options: PipelineOptions,
-) -> Result<(u8, Option<Published>)> {
-    let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    crate::script::run_embedded(ctx, name, options, observer)
 }
 
 /// Read the pipeline and run it.

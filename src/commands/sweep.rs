@@ -10,11 +10,14 @@ use crate::config::{Ceiling, Context};
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
+use crate::ops::{SweepRequest, Swept};
 use crate::report::CiOutcome;
-use crate::script::{PipelineOptions, Published};
-use crate::shard::{self, Shard};
+use crate::report::progress::{Terminal, mode_for_stderr};
+use crate::script::Embedded;
+use crate::shard::Shard;
 use camino::Utf8PathBuf;
 use clap::Args;
+use std::sync::Arc;
 
 /// `sweep`.
 #[derive(Debug, Args)]
@@ -80,8 +83,8 @@ fn suite_ceiling() -> Result<Ceiling> {
 /// The title of the sweep's JUnit and Markdown.
 pub const TITLE: &str = "bob-eval sweep";
 
-/// Run `pipelines/sweep.rhai` on every suite or the shard's, then print what it
-/// published and write the shard's folder.
+/// Plan the sweep, run it ([`crate::ops::sweep`]), then print what the
+/// pipeline published and what the shard's folder holds.
 pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
     let format = args.output.format();
     let plan = crate::ops::plan_sweep(
@@ -100,8 +103,8 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
     }
     // One run per case and arm unless --runs says otherwise.
     let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
-    let options = PipelineOptions {
-        eval: EvalOptions {
+    let request = SweepRequest {
+        options: EvalOptions {
             claude: args.claude.clone(),
             model: args
                 .model
@@ -117,53 +120,42 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             platform_env: args.filters.platform_env.clone(),
             scaffold: args.filters.scaffold(),
             servers: args.filters.servers(),
-            max_total_usd: budget.map(|b| b.share_usd),
             dry_run: args.dry_run,
             ..EvalOptions::default()
         },
-        json: format == Format::Json,
-        format: Some(format.name()),
-        suite_jobs: Some(args.jobs),
-        suites: plan.suites.clone(),
-        ..PipelineOptions::default()
+        jobs: args.jobs,
+        format: format.name(),
+        out_dir: args.out_dir.clone(),
     };
-    let store = crate::eval::evidence_path(ctx, &options.eval);
-    let (code, published) = super::script::run_embedded(ctx, "sweep", options)?;
-    // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
-    let (Some(Published::Outcomes(_)) | Some(Published::Estimates(_))) = published else {
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    let swept = crate::ops::sweep(ctx, &plan, &request, &Embedded(observer))?;
+    match &swept {
         // JUnit and Markdown readers still get their (empty) document.
-        match format {
+        Swept::Skipped(_) => match format {
             Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
             Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &[]))?,
             Format::Human | Format::Json => {}
-        }
-        return Ok(Conclusion::Returned(code));
-    };
-    let rows = match published {
-        Some(Published::Outcomes(rows)) => rows,
-        Some(Published::Estimates(all)) => {
-            match format {
-                Format::Json => super::print(&super::json(&all))?,
-                _ => super::print(&crate::report::estimate::estimates(
-                    &all,
-                    budget.map(|b| b.share_usd),
-                ))?,
+        },
+        Swept::Estimated {
+            estimates,
+            budget_usd,
+        } => match format {
+            Format::Json => super::print(&super::json(estimates))?,
+            _ => super::print(&crate::report::estimate::estimates(estimates, *budget_usd))?,
+        },
+        Swept::Ran { rows, written } => {
+            print_rows(rows, format)?;
+            if let Some((dir, written)) = written {
+                eprintln!(
+                    "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
+                    rows.len(),
+                    written.documents,
+                    written.runs
+                );
             }
-            return Ok(Conclusion::Done);
         }
-        _ => unreachable!("matched above"),
-    };
-    let conclusion = print_rows(&rows, format)?;
-    if let Some(dir) = &args.out_dir {
-        let written = shard::write_out_dir(dir, shard, &plan.tree, &rows, &store, budget)?;
-        eprintln!(
-            "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
-            rows.len(),
-            written.documents,
-            written.runs
-        );
     }
-    Ok(conclusion)
+    Ok(swept.conclusion())
 }
 
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),

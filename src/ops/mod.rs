@@ -6,18 +6,26 @@
 
 pub mod check;
 pub mod compare;
+mod exam;
 mod gate;
 mod history;
 pub mod label;
+mod pipeline;
+mod propose;
 mod run;
 mod shard;
 pub mod show;
+mod sweep;
 
 pub use check::{CheckRequest, check};
+pub use exam::{ExamRequest, Examined, exam};
 pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
-pub use run::{Ran, RunItemRequest, run};
+pub use pipeline::{Piped, PipelineOptions, Pipelines};
+pub use propose::{ProposeRequest, Proposed, propose};
+pub use run::{Estimated, Ran, RunItemRequest, estimate, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
+pub use sweep::{SweepRequest, Swept, sweep};
 
 use crate::config::Context;
 use crate::document::SkillEval;
