@@ -20,7 +20,7 @@ pub mod script;
 pub mod show;
 pub mod sweep;
 
-use crate::config::Context;
+use crate::config::{Context, Environment};
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use camino::Utf8PathBuf;
@@ -181,8 +181,10 @@ fn conclude(cli: Cli) -> Result<Conclusion<'static>> {
         home,
         command,
     } = cli;
+    // The one read of the process environment; the rest is handed it.
+    let env = std::sync::Arc::new(Environment::from_process());
     // Resolved only by the commands that work on a source tree.
-    let ctx = || Context::new(source.as_deref(), home.as_deref());
+    let ctx = || Context::new(source.as_deref(), home.as_deref(), env.clone());
     match command {
         Command::Check(args) => check::exec(&ctx()?, &args),
         Command::Run(args) => run::exec(&ctx()?, &args),
@@ -270,8 +272,12 @@ impl FormatArgs {
 /// script's. A failure is a warning on stderr: the command's work is done.
 /// Only a regular file is appended to ([`crate::fsio::append`]): a FIFO or
 /// device there is the same warning, never waited on.
-pub fn append_step_summary(markdown: &str) {
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+pub fn append_step_summary(ctx: &Context, markdown: &str) {
+    let Some(path) = ctx
+        .env
+        .get_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+    else {
         return;
     };
     let mut text = markdown.to_string();

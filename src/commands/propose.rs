@@ -64,7 +64,10 @@ pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<Conclusion<'static>> {
         Proposed::Ran {
             published: Some(p), ..
         } => {
-            super::append_step_summary(&crate::report::published_markdown("bob-eval propose", p));
+            super::append_step_summary(
+                ctx,
+                &crate::report::published_markdown("bob-eval propose", p),
+            );
         }
         Proposed::Ran { .. } => {}
     }

@@ -97,7 +97,7 @@ pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<Conclusion<'static>> {
     let code = run_pipeline(host, args.file.as_str(), &text)?;
     if let Some(p) = published.lock().unwrap_or_else(|p| p.into_inner()).take() {
         let title = format!("bob-eval script {}", args.file);
-        super::append_step_summary(&crate::report::published_markdown(&title, &p));
+        super::append_step_summary(ctx, &crate::report::published_markdown(&title, &p));
     }
     Ok(Conclusion::Returned(code))
 }

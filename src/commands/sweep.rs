@@ -6,7 +6,7 @@
 //! exit code, for `sweep` and for `collect` alike.
 
 use super::{Format, FormatArgs};
-use crate::config::{Ceiling, Context};
+use crate::config::{Ceiling, Context, Environment};
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
@@ -71,12 +71,12 @@ pub struct SweepArgs {
 const SUITE_CEILING_USD: f64 = 0.5;
 
 /// Each suite's ceiling: `$EVALS_MAX_COST_USD`, else [`SUITE_CEILING_USD`].
-fn suite_ceiling() -> Result<Ceiling> {
-    match std::env::var("EVALS_MAX_COST_USD") {
-        Ok(text) => text
+fn suite_ceiling(env: &Environment) -> Result<Ceiling> {
+    match env.var("EVALS_MAX_COST_USD") {
+        Some(text) => text
             .parse()
             .map_err(|m| Error::Usage(format!("EVALS_MAX_COST_USD: {m}"))),
-        Err(_) => Ceiling::new(SUITE_CEILING_USD).map_err(Error::Usage),
+        None => Ceiling::new(SUITE_CEILING_USD).map_err(Error::Usage),
     }
 }
 
@@ -109,10 +109,10 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             model: args
                 .model
                 .clone()
-                .or_else(|| std::env::var("EVALS_MODEL").ok().filter(|m| !m.is_empty())),
+                .or_else(|| ctx.env.non_empty("EVALS_MODEL").map(str::to_owned)),
             runs: crate::eval::runs_fields(runs).0,
             auto: crate::eval::runs_fields(runs).1,
-            max_cost_usd: Some(suite_ceiling()?),
+            max_cost_usd: Some(suite_ceiling(&ctx.env)?),
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
@@ -144,7 +144,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             _ => super::print(&crate::report::estimate::estimates(estimates, *budget_usd))?,
         },
         Swept::Ran { rows, written } => {
-            print_rows(rows, format)?;
+            print_rows(ctx, rows, format)?;
             if let Some((dir, written)) = written {
                 eprintln!(
                     "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
@@ -161,7 +161,11 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),
 /// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return how the
 /// sweep ended by them. `collect` prints merged shards through this same function.
-pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<Conclusion<'static>> {
+pub fn print_rows(
+    ctx: &Context,
+    rows: &[ItemOutcome],
+    format: Format,
+) -> Result<Conclusion<'static>> {
     let outcomes: Vec<CiOutcome<'_>> = rows.iter().map(CiOutcome::from).collect();
     let markdown = crate::report::markdown::results(TITLE, &outcomes);
     match format {
@@ -170,6 +174,6 @@ pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<Conclusion<'st
         Format::Junit => super::print(&crate::report::junit::results(TITLE, &outcomes))?,
         Format::Markdown => super::print(&markdown)?,
     }
-    super::append_step_summary(&markdown);
+    super::append_step_summary(ctx, &markdown);
     Ok(crate::event::swept(rows))
 }

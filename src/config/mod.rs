@@ -6,22 +6,35 @@ use crate::error::{Error, Location, Result};
 use crate::stats::confidence::{Mode, RuleChoice};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
+use std::sync::Arc;
 
-/// Where a command works: the source tree and the operator's home.
+mod environment;
+
+pub use environment::Environment;
+
+/// Where a command works: the source tree, the operator's home, and the
+/// environment it was started in.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// The tree holding `evals/`, the items and `wiki/`.
     pub source: Utf8PathBuf,
     /// The operator's settings folder.
     pub home: Utf8PathBuf,
+    /// The process environment, read once at start.
+    pub env: Arc<Environment>,
 }
 
 impl Context {
-    /// Resolve the source and home from flags, environment and defaults.
-    pub fn new(source: Option<&Utf8Path>, home: Option<&Utf8Path>) -> Result<Self> {
+    /// Resolve the source and home from flags, `env` and defaults.
+    pub fn new(
+        source: Option<&Utf8Path>,
+        home: Option<&Utf8Path>,
+        env: Arc<Environment>,
+    ) -> Result<Self> {
         Ok(Context {
-            source: source_dir(source)?,
-            home: home_dir(home),
+            source: source_dir(source, &env)?,
+            home: home_dir(home, &env),
+            env,
         })
     }
 }
@@ -211,12 +224,12 @@ pub const MAX_INPUT_FILE: u64 = 256 << 20;
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
 
 /// The source tree: `--source`, else `$BOB_SOURCE`, else the current directory.
-pub fn source_dir(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
+pub fn source_dir(flag: Option<&Utf8Path>, env: &Environment) -> Result<Utf8PathBuf> {
     if let Some(dir) = flag {
         return Ok(dir.to_owned());
     }
-    if let Some(dir) = std::env::var_os("BOB_SOURCE").filter(|v| !v.is_empty()) {
-        return Utf8PathBuf::from_path_buf(dir.into())
+    if let Some(dir) = env.get_os("BOB_SOURCE").filter(|v| !v.is_empty()) {
+        return Utf8PathBuf::from_path_buf(dir.to_owned().into())
             .map_err(|p| Error::Usage(format!("BOB_SOURCE is not UTF-8: {}", p.display())));
     }
     current_dir()
@@ -235,15 +248,14 @@ pub fn current_dir() -> Result<Utf8PathBuf> {
 }
 
 /// The operator's home: `--home`, else `$BOB_HOME`, else `~/.bob`.
-pub fn home_dir(flag: Option<&Utf8Path>) -> Utf8PathBuf {
+pub fn home_dir(flag: Option<&Utf8Path>, env: &Environment) -> Utf8PathBuf {
     if let Some(dir) = flag {
         return dir.to_owned();
     }
-    if let Some(dir) = std::env::var("BOB_HOME").ok().filter(|v| !v.is_empty()) {
+    if let Some(dir) = env.non_empty("BOB_HOME") {
         return dir.into();
     }
-    let home = std::env::var("HOME").unwrap_or_else(|_| ".".into());
-    Utf8PathBuf::from(home).join(".bob")
+    Utf8PathBuf::from(env.var("HOME").unwrap_or(".")).join(".bob")
 }
 
 /// The parts of home `settings.json` bob-eval reads.
@@ -355,15 +367,15 @@ impl Settings {
     }
 }
 
-/// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`,
-/// else `default`; in its [canonical](canonical_model) spelling.
-pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
+/// The model: `--model`, else `$ANTHROPIC_MODEL` (from `env`), else settings
+/// `model`, else `default`; in its [canonical](canonical_model) spelling.
+pub fn resolve_model(flag: Option<&str>, env: &Environment, settings: &Settings) -> String {
     let named = flag
         .map(str::to_owned)
         .or_else(|| {
-            std::env::var("ANTHROPIC_MODEL")
-                .ok()
+            env.var("ANTHROPIC_MODEL")
                 .filter(|m| !m.trim().is_empty())
+                .map(str::to_owned)
         })
         .or_else(|| settings.model.clone())
         .unwrap_or_else(|| "default".into());

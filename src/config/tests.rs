@@ -219,7 +219,29 @@ fn one_model_one_spelling() {
         model: Some(" HAIKU".into()),
         ..Settings::default()
     };
-    assert_eq!(resolve_model(Some("OPUS "), &settings), "opus");
+    let env = Environment::default();
+    assert_eq!(resolve_model(Some("OPUS "), &env, &settings), "opus");
+    assert_eq!(resolve_model(None, &env, &settings), "haiku");
+    let env = Environment::from_pairs([("ANTHROPIC_MODEL", "Sonnet")]);
+    assert_eq!(resolve_model(None, &env, &settings), "sonnet");
+    let blank = Environment::from_pairs([("ANTHROPIC_MODEL", " ")]);
+    assert_eq!(resolve_model(None, &blank, &settings), "haiku");
+}
+
+#[test]
+fn source_and_home_come_from_flags_then_the_environment_given() {
+    let env = Environment::from_pairs([
+        ("BOB_SOURCE", "/src"),
+        ("BOB_HOME", ""),
+        ("HOME", "/users/op"),
+    ]);
+    let ctx = Context::new(None, None, std::sync::Arc::new(env.clone())).unwrap();
+    assert_eq!(ctx.source, "/src");
+    assert_eq!(ctx.home, "/users/op/.bob");
+    assert_eq!(home_dir(Some(Utf8Path::new("/h")), &env), "/h");
+    let env = Environment::from_pairs([("BOB_HOME", "/ops")]);
+    assert_eq!(home_dir(None, &env), "/ops");
+    assert_eq!(home_dir(None, &Environment::default()), "./.bob");
 }
 
 #[test]

@@ -203,6 +203,8 @@ struct ToRun {
     store: Utf8PathBuf,
     /// How long runs just bought wait for a busy store ([`evidence_wait`]).
     wait: Duration,
+    /// The most bytes of compressed traces the store keeps ([`options::transcript_cap`]).
+    transcript_cap: u64,
     fresh: bool,
     /// `--best`: the with arm is bought anew (the runs that selected the
     /// best are never reused to measure it again); the without arm is reused.
@@ -280,7 +282,8 @@ pub fn assemble_plugin(
         observer.event(&Event::Warning(warning));
     }
     let plan = plan(ctx, &found, opts, &run)?;
-    let wait = evidence_wait()?;
+    let wait = evidence_wait(&ctx.env)?;
+    let transcript_cap = options::transcript_cap(&ctx.env)?;
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
@@ -316,7 +319,7 @@ pub fn assemble_plugin(
         None => None,
     };
     // `claude --version` runs while the plugin is assembled and the validator compiled.
-    let probe = platform::start_locate(opts.claude.as_deref())?;
+    let probe = platform::start_locate(opts.claude.as_deref(), ctx.env.clone())?;
     crate::schema::prepare_in_background();
     let mut plugin = crate::plugin::assemble(&ctx.source, &found)?;
     if opts.keep {
@@ -352,6 +355,7 @@ pub fn assemble_plugin(
             plan,
             store: evidence_path(ctx, opts),
             wait,
+            transcript_cap,
             fresh: opts.fresh,
             fresh_with: opts.best,
             auto: opts
@@ -471,6 +475,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 plan,
                 store,
                 wait,
+                transcript_cap,
                 fresh,
                 fresh_with,
                 auto,
@@ -489,7 +494,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
-            store.set_transcript_cap(options::transcript_cap()?);
+            store.set_transcript_cap(transcript_cap);
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
@@ -868,6 +873,7 @@ mod tests {
         let ctx = Context {
             source: root.to_owned(),
             home: root.join("home"),
+            env: Default::default(),
         };
         let opts = EvalOptions {
             model: Some(" ".into()),

@@ -347,6 +347,7 @@ mod tests {
         let ctx = Context {
             source: "/nonexistent/source".into(),
             home: "/nonexistent/home".into(),
+            env: Default::default(),
         };
         Host::new(
             ctx,

@@ -135,13 +135,14 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     api.primitive("args", move || -> Array {
         h.args.iter().map(|a| Dynamic::from(a.clone())).collect()
     });
-    api.primitive("env", |name: &str| -> RResult<Dynamic> {
+    let h = host.clone();
+    api.primitive("env", move |name: &str| -> RResult<Dynamic> {
         if name != "EVALS" && !name.starts_with("EVALS_") {
             return Err(misuse(format!(
                 "env({name:?}): scripts may read only EVALS and EVALS_* variables"
             )));
         }
-        Ok(std::env::var(name).map_or(Dynamic::UNIT, Into::into))
+        Ok(h.ctx.env.var(name).map_or(Dynamic::UNIT, Into::into))
     });
     fn json(v: &Dynamic) -> RResult<String> {
         let value = to_value(v).map_err(misuse)?;
