@@ -2,11 +2,11 @@
 //! disposing of the item (pipelines/exam.rhai). Never records.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
 use crate::ops::{ExamRequest, Examined};
-use crate::report::progress::{Terminal, mode_for_stderr};
 use crate::script::Embedded;
 use clap::Args;
 use std::sync::Arc;

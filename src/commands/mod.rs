@@ -14,6 +14,7 @@ pub mod gate;
 pub mod history;
 pub mod init;
 pub mod label;
+pub mod progress;
 pub mod propose;
 pub mod run;
 pub mod script;
@@ -22,7 +23,7 @@ pub mod sweep;
 
 use crate::config::{Context, Environment};
 use crate::error::exit::Conclusion;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Warning};
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -293,17 +294,18 @@ pub fn append_step_summary(ctx: &Context, markdown: &str) {
         )),
     };
     if let Err(e) = appended {
-        warn(&[format!(
+        warn(&[Warning::new(format!(
             "could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
-        )]);
+        ))]);
     }
 }
 
-/// Print `warnings` on stderr, one `bob-eval: warning: …` line each (made
-/// safe for a terminal): the one way a command says a warning.
-pub fn warn<W: AsRef<str>>(warnings: &[W]) {
+/// Print `warnings` on stderr, one [`Warning::line`] each: the one way a
+/// command says a warning (progress shows its events' warnings as the same
+/// lines).
+pub fn warn(warnings: &[Warning]) {
     for warning in warnings {
-        eprintln!("bob-eval: warning: {}", crate::text::line(warning.as_ref()));
+        eprintln!("{}", warning.line());
     }
 }
 

@@ -4,11 +4,11 @@
 //! appended to `$GITHUB_STEP_SUMMARY`.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
 use crate::ops::{ProposeRequest, Proposed};
-use crate::report::progress::{Terminal, mode_for_stderr};
 use crate::script::Embedded;
 use clap::Args;
 use std::sync::Arc;

@@ -4,12 +4,12 @@
 //! of the document (`--out` still gets the document).
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
 use crate::ops::RunItemRequest;
 use crate::report::CiOutcome;
-use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
 use clap::{Args, ValueEnum};
 use std::sync::Arc;

@@ -2,10 +2,10 @@
 //! primitives as exam and propose; imports are served from its folder.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
-use crate::report::progress::{Terminal, mode_for_stderr};
 use crate::script::{Host, PipelineOptions, run_pipeline};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser};

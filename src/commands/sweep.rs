@@ -5,6 +5,7 @@
 //! every format, appends their Markdown to `$GITHUB_STEP_SUMMARY` and gives the
 //! exit code, for `sweep` and for `collect` alike.
 
+use super::progress::{Terminal, mode_for_stderr};
 use super::{Format, FormatArgs};
 use crate::config::{Ceiling, Context, Environment};
 use crate::error::exit::Conclusion;
@@ -12,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
 use crate::ops::{SweepRequest, Swept};
 use crate::report::CiOutcome;
-use crate::report::progress::{Terminal, mode_for_stderr};
 use crate::script::Embedded;
 use crate::shard::Shard;
 use camino::Utf8PathBuf;

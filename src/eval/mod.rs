@@ -279,7 +279,7 @@ pub fn assemble_plugin(
     };
     // Nothing is assembled, so nothing is spent, for a suite `check` refuses.
     for warning in crate::check::preflight(&ctx.source, item)? {
-        observer.event(&Event::Warning(warning));
+        observer.event(&Event::Warning(warning.into()));
     }
     let plan = plan(ctx, &found, opts, &run)?;
     let wait = evidence_wait(&ctx.env)?;
@@ -642,10 +642,10 @@ fn keep_evaluation(run: &Gathered, doc: &SkillEval) {
             keep.wait.as_secs(),
             doc.run
         ))),
-        Err(e) => observer.event(&Event::Notice(format!(
-            "warning: evaluation {} was not kept in the evidence store ({e}): `bob-eval history` will not show it",
+        Err(e) => observer.event(&Event::Warning(crate::error::Warning::new(format!(
+            "evaluation {} was not kept in the evidence store ({e}): `bob-eval history` will not show it",
             doc.run
-        ))),
+        )))),
     }
 }
 

@@ -45,8 +45,8 @@ pub struct Gated {
     pub decision: Decision,
     /// The record, when the decision was recorded.
     pub recorded: Option<crate::record::Recorded>,
-    /// Warnings, in words (the record stands).
-    pub warnings: Vec<String>,
+    /// Warnings (the record stands).
+    pub warnings: Vec<crate::error::Warning>,
 }
 
 impl Gated {

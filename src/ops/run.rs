@@ -84,8 +84,8 @@ pub struct Estimated {
     pub estimate: crate::eval::estimate::ItemEstimate,
     /// Each judged grader's calibration (empty when it could not be read).
     pub calibration: Vec<super::label::GraderStatus>,
-    /// Warnings, in words (the calibration that could not be read).
-    pub warnings: Vec<String>,
+    /// Warnings (the calibration that could not be read).
+    pub warnings: Vec<crate::error::Warning>,
 }
 
 /// Estimate evaluating `item` under `options` (`--confidence` included,
@@ -95,7 +95,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, options: &EvalOptions) -> Result
     let suite = crate::suite::load(&ctx.source, item)?;
     let (calibration, warnings) = match super::label::calibration(&suite) {
         Ok(rows) => (rows, Vec::new()),
-        Err(e) => (Vec::new(), vec![e.to_string()]),
+        Err(e) => (Vec::new(), vec![crate::error::Warning::new(e.to_string())]),
     };
     Ok(Estimated {
         item: item.clone(),

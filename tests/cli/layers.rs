@@ -228,3 +228,29 @@ fn the_environment_is_read_in_one_file() {
         "the environment is read outside config/environment.rs at {offenders:?}"
     );
 }
+
+/// Only the front end writes to stderr: no `eprintln!` or `eprint!` under
+/// `src/` outside `commands/` and `main.rs` (the library hands warnings,
+/// progress and a script's `print` to an observer or returns them).
+#[test]
+fn only_the_commands_write_to_stderr() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, None, &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|(module, _)| module != "commands" && module != "main")
+        .flat_map(|(_, path)| {
+            let text = std::fs::read_to_string(path).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains("eprintln!") || line.contains("eprint!"))
+                .map(|(n, _)| format!("{}:{}", path.display(), n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "stderr written outside commands/ and main.rs at {offenders:?}"
+    );
+}

@@ -305,7 +305,7 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             )
             .map_err(|e| raise(&h, e))?;
             for warning in warnings {
-                h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
+                h.observer.event(&crate::event::Event::Warning(warning));
             }
             if let Some(note) = recorded.revised_note() {
                 h.observer.event(&crate::event::Event::Notice(note));
