@@ -29,6 +29,7 @@ fn main() {
     let ctx = Context {
         source: SOURCE.into(),
         home: home.path().to_str().unwrap().into(),
+        env: Default::default(),
     };
     let args = EvalOptions {
         platform_result: Some(FIXTURE.into()),

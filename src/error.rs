@@ -10,6 +10,9 @@ use std::fmt;
 
 pub mod exit;
 pub mod interrupt;
+mod warning;
+
+pub use warning::Warning;
 
 /// A location in a file, for messages like `evals/commit/fires/prompt.md:3`.
 #[derive(Debug, Clone, PartialEq, Eq)]

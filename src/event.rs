@@ -2,14 +2,14 @@
 //! events to an [`Observer`] the caller passes in, and the caller (a command)
 //! decides how to show them (a progress bar, lines, nothing).
 
-use crate::diagnostic::Diagnostic;
 use camino::Utf8PathBuf;
 
 /// Something worth telling the operator while an evaluation runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    /// A `check` finding that does not stop the run.
-    Warning(Diagnostic),
+    /// What the operator must see that does not stop the run (a `check`
+    /// finding, a store that could not keep an evaluation, …).
+    Warning(crate::error::Warning),
     /// A note that is neither a finding nor progress.
     Notice(String),
     /// The plugin folder of `item` is kept (`--keep`) at this path.
@@ -93,13 +93,15 @@ pub enum Event {
     /// One suite of a many-suite evaluation finished: its document, or why
     /// it could not run.
     SuiteFinished(ItemOutcome),
+    /// A line a pipeline printed (`print`, `debug`), shown as it is.
+    Printed(String),
 }
 
 impl Event {
     /// The item an event is about, when it is about one.
     pub fn item(&self) -> Option<&str> {
         match self {
-            Event::Warning(_) | Event::Notice(_) => None,
+            Event::Warning(_) | Event::Notice(_) | Event::Printed(_) => None,
             Event::Kept { item, .. }
             | Event::PlatformStarted { item, .. }
             | Event::RunsPlanned { item, .. }

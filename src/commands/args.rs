@@ -185,33 +185,23 @@ impl PlatformArgs {
     }
 }
 
-/// `--dry-run` on `run`, `exam` and `propose`: the estimate for `item` under
-/// `args`, as text or (`json`) as a `bob-eval-estimate/1` object; nothing runs.
-/// (`opts`: the options the command would evaluate under, `--confidence`
-/// included, which changes `--runs auto`'s first round).
-pub fn dry_run(
-    ctx: &crate::config::Context,
-    item: &str,
-    opts: &eval::EvalOptions,
+/// `--dry-run` on `run`, `exam` and `propose`: print the estimate
+/// ([`crate::ops::estimate`]) as text or (`json`) as a `bob-eval-estimate/1`
+/// object, and what calibrating the judges would cost a person, apart.
+pub fn print_estimate(
+    estimated: &crate::ops::Estimated,
     json: bool,
 ) -> crate::error::Result<crate::error::exit::Conclusion<'static>> {
-    let name = crate::config::ItemName::new(item)?;
-    let estimate = eval::estimate::estimate(ctx, &name, opts)?;
     if json {
-        super::print(&super::json(&estimate))?;
+        super::print(&super::json(&estimated.estimate))?;
     } else {
-        super::print(&crate::report::estimate::estimate(&estimate))?;
+        super::print(&crate::report::estimate::estimate(&estimated.estimate))?;
     }
-    // The judges' calibration costs a person's time, not dollars: said apart.
-    let suite = crate::suite::load(&ctx.source, &name)?;
-    match crate::ops::label::calibration(&suite) {
-        Ok(rows) => {
-            if let Some(line) = crate::report::label::calibration_cost(item, &rows) {
-                eprintln!("bob-eval: {line}");
-            }
-        }
-        Err(e) => super::warn(&[e.to_string()]),
+    let item = estimated.item.as_str();
+    if let Some(line) = crate::report::label::calibration_cost(item, &estimated.calibration) {
+        eprintln!("bob-eval: {line}");
     }
+    super::warn(&estimated.warnings);
     Ok(crate::error::exit::Conclusion::Done)
 }
 

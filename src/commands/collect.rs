@@ -39,5 +39,5 @@ pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<Conclusion<'static>> {
         done.store,
         done.runs - done.added
     );
-    super::sweep::print_rows(&done.rows, args.output.format())
+    super::sweep::print_rows(ctx, &done.rows, args.output.format())
 }

@@ -80,7 +80,7 @@ pub fn exec(ctx: &Context, args: &CompareArgs) -> Result<Conclusion<'static>> {
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    let path = Store::default_path(args.evidence.as_deref(), ctx);
     let store = if path.exists() {
         Some(Store::open_read_only(&path)?)
     } else if args.evidence.is_some() {

@@ -85,7 +85,7 @@ pub enum Action {
 
 /// Run the action on the store.
 pub fn exec(ctx: &Context, args: &EvidenceArgs) -> Result<Conclusion<'static>> {
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    let path = Store::default_path(args.evidence.as_deref(), ctx);
     match &args.action {
         Action::List { items, json } => {
             validate_names(items)?;

@@ -2,11 +2,14 @@
 //! disposing of the item (pipelines/exam.rhai). Never records.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
-use crate::script::PipelineOptions;
+use crate::ops::{ExamRequest, Examined};
+use crate::script::Embedded;
 use clap::Args;
+use std::sync::Arc;
 
 /// `exam`.
 #[derive(Debug, Args)]
@@ -22,29 +25,24 @@ pub struct ExamArgs {
     pub json: bool,
 }
 
-/// Run `pipelines/exam.rhai`.
+/// Examine the item ([`crate::ops::exam`]): its dry run's estimate, or
+/// `pipelines/exam.rhai`'s code.
 pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<Conclusion<'static>> {
-    if args.platform.dry_run {
-        let opts = crate::eval::EvalOptions {
-            confidence: args.confidence.confidence,
-            ..args.platform.options()
-        };
-        return super::args::dry_run(ctx, &args.item, &opts, args.json);
-    }
-    let settings = crate::config::Settings::load(&ctx.home)?;
-    if args.confidence.require_calibrated || settings.require_calibrated == Some(true) {
-        crate::ops::refuse_uncalibrated(ctx, &crate::config::ItemName::new(&args.item)?)?;
-    }
-    let options = PipelineOptions {
-        item: Some(args.item.clone()),
-        eval: crate::eval::EvalOptions {
+    let request = ExamRequest {
+        item: args.item.clone(),
+        options: crate::eval::EvalOptions {
             confidence: args.confidence.confidence,
             rule: args.confidence.rule,
             max_cost_ratio: args.confidence.max_cost_ratio,
             ..args.platform.options()
         },
+        require_calibrated: args.confidence.require_calibrated,
         json: args.json,
-        ..PipelineOptions::default()
     };
-    super::script::run_embedded(ctx, "exam", options).map(|(code, _)| Conclusion::Returned(code))
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    let examined = crate::ops::exam(ctx, &request, &Embedded(observer))?;
+    if let Examined::Estimated(estimated) = &examined {
+        super::args::print_estimate(estimated, args.json)?;
+    }
+    Ok(examined.conclusion())
 }

@@ -61,7 +61,12 @@ pub fn exec(ctx: &Context, args: &HistoryArgs) -> Result<Conclusion<'static>> {
         crate::fsio::check_writable(path)?;
     }
     let history = crate::ops::history(ctx, &request)?;
-    super::warn(&history.warnings);
+    let warnings: Vec<_> = history
+        .warnings
+        .iter()
+        .map(crate::error::Warning::new)
+        .collect();
+    super::warn(&warnings);
     if let Some(file) = &args.html {
         let page = crate::report::history::html(&history);
         crate::fsio::write_atomically(file, page.as_bytes())?;

@@ -27,7 +27,7 @@ pub fn exec(ctx: &Context, args: &InitArgs) -> Result<Conclusion<'static>> {
         None => scaffold::init(&ctx.source, &args.item)?,
     };
     if done.found.is_none() {
-        super::warn(&[missing_item(ctx, &done)]);
+        super::warn(&[crate::error::Warning::new(missing_item(ctx, &done))]);
     }
     super::print(&render(ctx, &done))?;
     Ok(Conclusion::Done)

@@ -83,7 +83,7 @@ pub fn exec(ctx: &Context, args: &LabelArgs) -> Result<Conclusion<'static>> {
         crate::fsio::check_writable(path)?;
     }
     let suite = crate::suite::load(&ctx.source, &item)?;
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    let path = Store::default_path(args.evidence.as_deref(), ctx);
     let store = super::evidence::open_existing(&path)?;
     let filter = Filter {
         case: args.case.clone(),

@@ -14,15 +14,16 @@ pub mod gate;
 pub mod history;
 pub mod init;
 pub mod label;
+pub mod progress;
 pub mod propose;
 pub mod run;
 pub mod script;
 pub mod show;
 pub mod sweep;
 
-use crate::config::Context;
+use crate::config::{Context, Environment};
 use crate::error::exit::Conclusion;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Warning};
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -181,8 +182,10 @@ fn conclude(cli: Cli) -> Result<Conclusion<'static>> {
         home,
         command,
     } = cli;
+    // The one read of the process environment; the rest is handed it.
+    let env = std::sync::Arc::new(Environment::from_process());
     // Resolved only by the commands that work on a source tree.
-    let ctx = || Context::new(source.as_deref(), home.as_deref());
+    let ctx = || Context::new(source.as_deref(), home.as_deref(), env.clone());
     match command {
         Command::Check(args) => check::exec(&ctx()?, &args),
         Command::Run(args) => run::exec(&ctx()?, &args),
@@ -270,8 +273,12 @@ impl FormatArgs {
 /// script's. A failure is a warning on stderr: the command's work is done.
 /// Only a regular file is appended to ([`crate::fsio::append`]): a FIFO or
 /// device there is the same warning, never waited on.
-pub fn append_step_summary(markdown: &str) {
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+pub fn append_step_summary(ctx: &Context, markdown: &str) {
+    let Some(path) = ctx
+        .env
+        .get_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+    else {
         return;
     };
     let mut text = markdown.to_string();
@@ -287,17 +294,18 @@ pub fn append_step_summary(markdown: &str) {
         )),
     };
     if let Err(e) = appended {
-        warn(&[format!(
+        warn(&[Warning::new(format!(
             "could not append the summary to $GITHUB_STEP_SUMMARY ({shown}): {e}"
-        )]);
+        ))]);
     }
 }
 
-/// Print `warnings` on stderr, one `bob-eval: warning: …` line each (made
-/// safe for a terminal): the one way a command says a warning.
-pub fn warn<W: AsRef<str>>(warnings: &[W]) {
+/// Print `warnings` on stderr, one [`Warning::line`] each: the one way a
+/// command says a warning (progress shows its events' warnings as the same
+/// lines).
+pub fn warn(warnings: &[Warning]) {
     for warning in warnings {
-        eprintln!("bob-eval: warning: {}", crate::text::line(warning.as_ref()));
+        eprintln!("{}", warning.line());
     }
 }
 

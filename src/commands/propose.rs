@@ -4,11 +4,14 @@
 //! appended to `$GITHUB_STEP_SUMMARY`.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
-use crate::script::{PipelineOptions, Published};
+use crate::ops::{ProposeRequest, Proposed};
+use crate::script::Embedded;
 use clap::Args;
+use std::sync::Arc;
 
 /// `propose`.
 #[derive(Debug, Args)]
@@ -34,53 +37,40 @@ pub struct ProposeArgs {
     pub trust_imported: bool,
 }
 
-/// Run `pipelines/proposer.rhai`.
+/// Propose the edit ([`crate::ops::propose`]): its dry run's estimate, or
+/// the pipeline's decision, whose Markdown goes to `$GITHUB_STEP_SUMMARY`.
 pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<Conclusion<'static>> {
-    // A proposal records: it decides under the confidence mode unless the
-    // bare rule is chosen, and `--runs auto` buys for that mode at the
-    // level the item's sequence holds the decision to; a dry run estimates
-    // that same purchase.
-    let settings = crate::config::Settings::load(&ctx.home)?;
-    let mode = crate::config::resolve_mode(
-        args.confidence.confidence,
-        args.confidence.rule,
-        true,
-        &settings,
-    )?;
-    let eval = crate::eval::EvalOptions {
-        confidence: mode.level(),
-        rule: Some(match mode {
-            crate::gate::Mode::Confidence(_) => crate::stats::confidence::RuleChoice::Confidence,
-            _ => crate::stats::confidence::RuleChoice::Bare,
-        }),
-        max_cost_ratio: args.confidence.max_cost_ratio,
-        for_record: true,
-        ..args.platform.options()
-    };
-    if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &eval, args.json);
-    }
-    if args.confidence.require_calibrated || settings.require_calibrated == Some(true) {
-        crate::ops::refuse_uncalibrated(ctx, &crate::config::ItemName::new(&args.item)?)?;
-    }
-    let options = PipelineOptions {
-        item: Some(args.item.clone()),
-        eval,
-        pr: Some(args.pr.clone()),
+    let request = ProposeRequest {
+        item: args.item.clone(),
+        options: args.platform.options(),
+        choice: crate::ops::Choice {
+            confidence: args.confidence.confidence,
+            rule: args.confidence.rule,
+            records: true,
+            max_cost_ratio: args.confidence.max_cost_ratio,
+            require_calibrated: args.confidence.require_calibrated,
+        },
+        pr: args.pr.clone(),
         pages: args.pages.clone(),
         json: args.json,
         trust_imported: args.trust_imported,
-        ..PipelineOptions::default()
     };
-    let (code, published) = super::script::run_embedded(ctx, "proposer", options)?;
-    if let Some(p) = &published {
-        super::append_step_summary(&crate::report::published_markdown("bob-eval propose", p));
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    let proposed = crate::ops::propose(ctx, &request, &Embedded(observer))?;
+    match &proposed {
+        Proposed::Estimated(estimated) => {
+            super::args::print_estimate(estimated, args.json)?;
+        }
+        Proposed::Ran {
+            published: Some(p), ..
+        } => {
+            super::append_step_summary(
+                ctx,
+                &crate::report::published_markdown("bob-eval propose", p),
+            );
+        }
+        Proposed::Ran { .. } => {}
     }
     // The pipeline decides; the command's code is its published decision's.
-    Ok(match &published {
-        Some(Published::Decided { decision, .. }) => Conclusion::Decided {
-            accepted: decision.accepted,
-        },
-        _ => Conclusion::Returned(code),
-    })
+    Ok(proposed.conclusion())
 }

@@ -4,12 +4,12 @@
 //! of the document (`--out` still gets the document).
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::Result;
 use crate::error::exit::Conclusion;
 use crate::ops::RunItemRequest;
 use crate::report::CiOutcome;
-use crate::report::progress::{Terminal, mode_for_stderr};
 use camino::Utf8PathBuf;
 use clap::{Args, ValueEnum};
 use std::sync::Arc;
@@ -77,7 +77,8 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
         args.out.clone(),
     )?;
     if args.platform.dry_run {
-        return super::args::dry_run(ctx, &args.item, &request.options, args.json);
+        let estimated = crate::ops::estimate(ctx, &request.item, &request.options)?;
+        return super::args::print_estimate(&estimated, args.json);
     }
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
     let ran = crate::ops::run(ctx, &request, observer)?;

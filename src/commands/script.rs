@@ -1,13 +1,12 @@
 //! `bob-eval script FILE [ARGS…]`: an operator's own pipeline, with the same
 //! primitives as exam and propose; imports are served from its folder.
-//! Also the runner the exam, propose and sweep commands share.
 
 use super::args::PlatformArgs;
+use super::progress::{Terminal, mode_for_stderr};
 use crate::config::Context;
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
-use crate::report::progress::{Terminal, mode_for_stderr};
-use crate::script::{Host, PipelineOptions, Published, run_pipeline};
+use crate::script::{Host, PipelineOptions, run_pipeline};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser};
 use std::sync::Arc;
@@ -71,17 +70,6 @@ pub fn parse_script_options(args: &[String]) -> PipelineOptions {
     }
 }
 
-/// Run the embedded pipeline `name` with `options`, progress on stderr: its
-/// exit code and what it published.
-pub fn run_embedded(
-    ctx: &Context,
-    name: &str,
-    options: PipelineOptions,
-) -> Result<(u8, Option<Published>)> {
-    let observer = Arc::new(Terminal::new(mode_for_stderr()));
-    crate::script::run_embedded(ctx, name, options, observer)
-}
-
 /// Read the pipeline and run it.
 pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<Conclusion<'static>> {
     let text = crate::fsio::read_text(&args.file, crate::config::MAX_SUITE_FILE)
@@ -109,7 +97,7 @@ pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<Conclusion<'static>> {
     let code = run_pipeline(host, args.file.as_str(), &text)?;
     if let Some(p) = published.lock().unwrap_or_else(|p| p.into_inner()).take() {
         let title = format!("bob-eval script {}", args.file);
-        super::append_step_summary(&crate::report::published_markdown(&title, &p));
+        super::append_step_summary(ctx, &crate::report::published_markdown(&title, &p));
     }
     Ok(Conclusion::Returned(code))
 }

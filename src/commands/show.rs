@@ -58,7 +58,7 @@ pub fn exec(ctx: &Context, args: &ShowArgs) -> Result<Conclusion<'static>> {
     if let Some(path) = &args.html {
         crate::fsio::check_writable(path)?;
     }
-    let path = Store::default_path(args.evidence.as_deref(), &ctx.home);
+    let path = Store::default_path(args.evidence.as_deref(), ctx);
     let store = super::evidence::open_existing(&path)?;
     let run = match &args.case {
         Some(case) => {

@@ -5,16 +5,19 @@
 //! every format, appends their Markdown to `$GITHUB_STEP_SUMMARY` and gives the
 //! exit code, for `sweep` and for `collect` alike.
 
+use super::progress::{Terminal, mode_for_stderr};
 use super::{Format, FormatArgs};
-use crate::config::{Ceiling, Context};
+use crate::config::{Ceiling, Context, Environment};
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::eval::{EvalOptions, ItemOutcome};
+use crate::ops::{SweepRequest, Swept};
 use crate::report::CiOutcome;
-use crate::script::{PipelineOptions, Published};
-use crate::shard::{self, Shard};
+use crate::script::Embedded;
+use crate::shard::Shard;
 use camino::Utf8PathBuf;
 use clap::Args;
+use std::sync::Arc;
 
 /// `sweep`.
 #[derive(Debug, Args)]
@@ -68,20 +71,20 @@ pub struct SweepArgs {
 const SUITE_CEILING_USD: f64 = 0.5;
 
 /// Each suite's ceiling: `$EVALS_MAX_COST_USD`, else [`SUITE_CEILING_USD`].
-fn suite_ceiling() -> Result<Ceiling> {
-    match std::env::var("EVALS_MAX_COST_USD") {
-        Ok(text) => text
+fn suite_ceiling(env: &Environment) -> Result<Ceiling> {
+    match env.var("EVALS_MAX_COST_USD") {
+        Some(text) => text
             .parse()
             .map_err(|m| Error::Usage(format!("EVALS_MAX_COST_USD: {m}"))),
-        Err(_) => Ceiling::new(SUITE_CEILING_USD).map_err(Error::Usage),
+        None => Ceiling::new(SUITE_CEILING_USD).map_err(Error::Usage),
     }
 }
 
 /// The title of the sweep's JUnit and Markdown.
 pub const TITLE: &str = "bob-eval sweep";
 
-/// Run `pipelines/sweep.rhai` on every suite or the shard's, then print what it
-/// published and write the shard's folder.
+/// Plan the sweep, run it ([`crate::ops::sweep`]), then print what the
+/// pipeline published and what the shard's folder holds.
 pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
     let format = args.output.format();
     let plan = crate::ops::plan_sweep(
@@ -100,16 +103,16 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
     }
     // One run per case and arm unless --runs says otherwise.
     let runs = args.runs.or(Some(crate::stats::RunsSpec::Fixed(1)));
-    let options = PipelineOptions {
-        eval: EvalOptions {
+    let request = SweepRequest {
+        options: EvalOptions {
             claude: args.claude.clone(),
             model: args
                 .model
                 .clone()
-                .or_else(|| std::env::var("EVALS_MODEL").ok().filter(|m| !m.is_empty())),
+                .or_else(|| ctx.env.non_empty("EVALS_MODEL").map(str::to_owned)),
             runs: crate::eval::runs_fields(runs).0,
             auto: crate::eval::runs_fields(runs).1,
-            max_cost_usd: Some(suite_ceiling()?),
+            max_cost_usd: Some(suite_ceiling(&ctx.env)?),
             cases: args.filters.cases.clone(),
             tags: args.filters.tags.clone(),
             allow_tools: args.filters.allow_tools.clone(),
@@ -117,59 +120,52 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             platform_env: args.filters.platform_env.clone(),
             scaffold: args.filters.scaffold(),
             servers: args.filters.servers(),
-            max_total_usd: budget.map(|b| b.share_usd),
             dry_run: args.dry_run,
             ..EvalOptions::default()
         },
-        json: format == Format::Json,
-        format: Some(format.name()),
-        suite_jobs: Some(args.jobs),
-        suites: plan.suites.clone(),
-        ..PipelineOptions::default()
+        jobs: args.jobs,
+        format: format.name(),
+        out_dir: args.out_dir.clone(),
     };
-    let store = crate::eval::evidence_path(ctx, &options.eval);
-    let (code, published) = super::script::run_embedded(ctx, "sweep", options)?;
-    // Skipped (no EVALS=1), the pipeline publishes nothing: no suite ran.
-    let (Some(Published::Outcomes(_)) | Some(Published::Estimates(_))) = published else {
+    let observer = Arc::new(Terminal::new(mode_for_stderr()));
+    let swept = crate::ops::sweep(ctx, &plan, &request, &Embedded(observer))?;
+    match &swept {
         // JUnit and Markdown readers still get their (empty) document.
-        match format {
+        Swept::Skipped(_) => match format {
             Format::Junit => super::print(&crate::report::junit::results(TITLE, &[]))?,
             Format::Markdown => super::print(&crate::report::markdown::results(TITLE, &[]))?,
             Format::Human | Format::Json => {}
-        }
-        return Ok(Conclusion::Returned(code));
-    };
-    let rows = match published {
-        Some(Published::Outcomes(rows)) => rows,
-        Some(Published::Estimates(all)) => {
-            match format {
-                Format::Json => super::print(&super::json(&all))?,
-                _ => super::print(&crate::report::estimate::estimates(
-                    &all,
-                    budget.map(|b| b.share_usd),
-                ))?,
+        },
+        Swept::Estimated {
+            estimates,
+            budget_usd,
+        } => match format {
+            Format::Json => super::print(&super::json(estimates))?,
+            _ => super::print(&crate::report::estimate::estimates(estimates, *budget_usd))?,
+        },
+        Swept::Ran { rows, written } => {
+            print_rows(ctx, rows, format)?;
+            if let Some((dir, written)) = written {
+                eprintln!(
+                    "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
+                    rows.len(),
+                    written.documents,
+                    written.runs
+                );
             }
-            return Ok(Conclusion::Done);
         }
-        _ => unreachable!("matched above"),
-    };
-    let conclusion = print_rows(&rows, format)?;
-    if let Some(dir) = &args.out_dir {
-        let written = shard::write_out_dir(dir, shard, &plan.tree, &rows, &store, budget)?;
-        eprintln!(
-            "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
-            rows.len(),
-            written.documents,
-            written.runs
-        );
     }
-    Ok(conclusion)
+    Ok(swept.conclusion())
 }
 
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),
 /// append their Markdown to `$GITHUB_STEP_SUMMARY`, and return how the
 /// sweep ended by them. `collect` prints merged shards through this same function.
-pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<Conclusion<'static>> {
+pub fn print_rows(
+    ctx: &Context,
+    rows: &[ItemOutcome],
+    format: Format,
+) -> Result<Conclusion<'static>> {
     let outcomes: Vec<CiOutcome<'_>> = rows.iter().map(CiOutcome::from).collect();
     let markdown = crate::report::markdown::results(TITLE, &outcomes);
     match format {
@@ -178,6 +174,6 @@ pub fn print_rows(rows: &[ItemOutcome], format: Format) -> Result<Conclusion<'st
         Format::Junit => super::print(&crate::report::junit::results(TITLE, &outcomes))?,
         Format::Markdown => super::print(&markdown)?,
     }
-    super::append_step_summary(&markdown);
+    super::append_step_summary(ctx, &markdown);
     Ok(crate::event::swept(rows))
 }

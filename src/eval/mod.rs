@@ -204,6 +204,8 @@ struct ToRun {
     store: Utf8PathBuf,
     /// How long runs just bought wait for a busy store ([`evidence_wait`]).
     wait: Duration,
+    /// The most bytes of compressed traces the store keeps ([`options::transcript_cap`]).
+    transcript_cap: u64,
     fresh: bool,
     /// `--best`: the with arm is bought anew (the runs that selected the
     /// best are never reused to measure it again); the without arm is reused.
@@ -278,10 +280,11 @@ pub fn assemble_plugin(
     };
     // Nothing is assembled, so nothing is spent, for a suite `check` refuses.
     for warning in crate::check::preflight(&ctx.source, item)? {
-        observer.event(&Event::Warning(warning));
+        observer.event(&Event::Warning(warning.into()));
     }
     let plan = plan(ctx, &found, opts, &run)?;
-    let wait = evidence_wait()?;
+    let wait = evidence_wait(&ctx.env)?;
+    let transcript_cap = options::transcript_cap(&ctx.env)?;
     // Under the gate's confidence mode, auto spends the error budget that
     // mode asks for (`AutoPolicy::for_level`).
     let level = config::resolve_mode(opts.confidence, opts.rule, false, &settings)?.level();
@@ -320,7 +323,7 @@ pub fn assemble_plugin(
         None => None,
     };
     // `claude --version` runs while the plugin is assembled and the validator compiled.
-    let probe = platform::start_locate(opts.claude.as_deref())?;
+    let probe = platform::start_locate(opts.claude.as_deref(), ctx.env.clone())?;
     crate::schema::prepare_in_background();
     let mut plugin = crate::plugin::assemble(&ctx.source, &found)?;
     if opts.keep {
@@ -356,6 +359,7 @@ pub fn assemble_plugin(
             plan,
             store: evidence_path(ctx, opts),
             wait,
+            transcript_cap,
             fresh: opts.fresh,
             fresh_with: opts.best,
             auto,
@@ -476,6 +480,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 plan,
                 store,
                 wait,
+                transcript_cap,
                 fresh,
                 fresh_with,
                 auto,
@@ -494,7 +499,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             };
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
-            store.set_transcript_cap(options::transcript_cap()?);
+            store.set_transcript_cap(transcript_cap);
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
@@ -643,10 +648,10 @@ fn keep_evaluation(run: &Gathered, doc: &SkillEval) {
             keep.wait.as_secs(),
             doc.run
         ))),
-        Err(e) => observer.event(&Event::Notice(format!(
-            "warning: evaluation {} was not kept in the evidence store ({e}): `bob-eval history` will not show it",
+        Err(e) => observer.event(&Event::Warning(crate::error::Warning::new(format!(
+            "evaluation {} was not kept in the evidence store ({e}): `bob-eval history` will not show it",
             doc.run
-        ))),
+        )))),
     }
 }
 
@@ -880,6 +885,7 @@ mod tests {
         let ctx = Context {
             source: root.to_owned(),
             home: root.join("home"),
+            env: Default::default(),
         };
         let opts = EvalOptions {
             model: Some(" ".into()),

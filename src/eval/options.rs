@@ -217,8 +217,10 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
             )));
         }
     }
-    let platform_env = platform::env::opt_ins(&opts.platform_env, |name| std::env::var(name).ok())
-        .map_err(Error::Usage)?;
+    let platform_env = platform::env::opt_ins(&opts.platform_env, |name| {
+        ctx.env.var(name).map(str::to_owned)
+    })
+    .map_err(Error::Usage)?;
     // Refused before anything is spent, as `--out` is, and pinned: a link
     // planted at the path (or its folder) during the run is never followed.
     let report = opts
@@ -229,7 +231,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
     let settings = Settings::load(&ctx.home)?;
     let run = RunOptions {
         ablation: platform::Ablation::WithWithout,
-        model: config::resolve_model(opts.model.as_deref(), &settings),
+        model: config::resolve_model(opts.model.as_deref(), &ctx.env, &settings),
         runs: opts.runs,
         max_cost_usd: config::resolve_ceiling(opts.max_cost_usd, &settings)?.usd(),
         ceiling_from: config::ceiling_source(opts.max_cost_usd, &settings),
@@ -250,7 +252,7 @@ pub(crate) fn resolve_keeping(ctx: &Context, opts: &EvalOptions) -> Result<(RunO
 
 /// The evidence store of `opts`: `--evidence`, else `$BOB_EVIDENCE`, else `<home>/evidence.db`.
 pub fn evidence_path(ctx: &Context, opts: &EvalOptions) -> Utf8PathBuf {
-    Store::default_path(opts.evidence.as_deref(), &ctx.home)
+    Store::default_path(opts.evidence.as_deref(), ctx)
 }
 
 /// `$BOB_EVIDENCE_WAIT`: how long runs just bought wait in all for a busy
@@ -258,12 +260,10 @@ pub fn evidence_path(ctx: &Context, opts: &EvalOptions) -> Utf8PathBuf {
 /// 3600) [default: [`evidence::BOUGHT_WAIT`]]. Read before anything is spent.
 pub const WAIT_ENV: &str = "BOB_EVIDENCE_WAIT";
 
-/// The wait of [`WAIT_ENV`]; a value that is not 0..=3600 seconds is a usage error.
-pub fn evidence_wait() -> Result<Duration> {
-    let Some(text) = std::env::var(WAIT_ENV)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    else {
+/// The wait of [`WAIT_ENV`] in `env`; a value that is not 0..=3600 seconds
+/// is a usage error.
+pub fn evidence_wait(env: &config::Environment) -> Result<Duration> {
+    let Some(text) = env.var(WAIT_ENV).filter(|v| !v.trim().is_empty()) else {
         return Ok(evidence::BOUGHT_WAIT);
     };
     text.trim()
@@ -278,9 +278,8 @@ pub fn evidence_wait() -> Result<Duration> {
         })
 }
 
-/// The transcript cap of [`evidence::transcript::CAP_ENV`], in bytes; a bad
-/// value is a usage error.
-pub fn transcript_cap() -> Result<u64> {
-    evidence::transcript::cap_from(std::env::var(evidence::transcript::CAP_ENV).ok().as_deref())
-        .map_err(Error::Usage)
+/// The transcript cap of [`evidence::transcript::CAP_ENV`] in `env`, in
+/// bytes; a bad value is a usage error.
+pub fn transcript_cap(env: &config::Environment) -> Result<u64> {
+    evidence::transcript::cap_from(env.var(evidence::transcript::CAP_ENV)).map_err(Error::Usage)
 }

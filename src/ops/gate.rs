@@ -45,8 +45,8 @@ pub struct Gated {
     pub decision: Decision,
     /// The record, when the decision was recorded.
     pub recorded: Option<crate::record::Recorded>,
-    /// Warnings, in words (the record stands).
-    pub warnings: Vec<String>,
+    /// Warnings (the record stands).
+    pub warnings: Vec<crate::error::Warning>,
 }
 
 impl Gated {
@@ -72,7 +72,7 @@ pub fn gate(ctx: &Context, request: &GateRequest) -> Result<Gated> {
         .transpose()?;
     // Where a record keeps the decision: a decision that records is held
     // to its item's sequence, read from there.
-    let store = crate::evidence::Store::default_path(request.evidence.as_deref(), &ctx.home);
+    let store = crate::evidence::Store::default_path(request.evidence.as_deref(), ctx);
     let decision = super::decide(
         ctx,
         &result,

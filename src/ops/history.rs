@@ -20,7 +20,7 @@ pub struct HistoryRequest {
 /// The history `request` asks for; its warnings are in [`History::warnings`].
 /// A missing store is refused, saying where it was looked for.
 pub fn history(ctx: &Context, request: &HistoryRequest) -> Result<History> {
-    let path = crate::evidence::Store::default_path(request.evidence.as_deref(), &ctx.home);
+    let path = crate::evidence::Store::default_path(request.evidence.as_deref(), ctx);
     let store = super::open_existing(&path)?;
     let items: Vec<String> = request.items.iter().map(ToString::to_string).collect();
     crate::history::load(&ctx.source, &store, &items, request.all)

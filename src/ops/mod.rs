@@ -6,18 +6,26 @@
 
 pub mod check;
 pub mod compare;
+mod exam;
 mod gate;
 mod history;
 pub mod label;
+mod pipeline;
+mod propose;
 mod run;
 mod shard;
 pub mod show;
+mod sweep;
 
 pub use check::{CheckRequest, check};
+pub use exam::{ExamRequest, Examined, exam};
 pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
-pub use run::{Ran, RunItemRequest, run};
+pub use pipeline::{Piped, PipelineOptions, Pipelines};
+pub use propose::{ProposeRequest, Proposed, propose};
+pub use run::{Estimated, Ran, RunItemRequest, estimate, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
+pub use sweep::{SweepRequest, Swept, sweep};
 
 use crate::config::Context;
 use crate::document::SkillEval;
@@ -227,8 +235,8 @@ fn keep_best_version(ctx: &Context, result: &SkillEval, store: &Utf8Path) -> Res
 pub struct Recording {
     /// The record: the decision applied under the lock, the best, the wiki row.
     pub recorded: crate::record::Recorded,
-    /// Warnings, in words.
-    pub warnings: Vec<String>,
+    /// Warnings.
+    pub warnings: Vec<crate::error::Warning>,
 }
 
 /// Record `decision`, the gate's on `result`: under the lock, decided again
@@ -244,9 +252,11 @@ pub fn record(
     store: &Utf8Path,
     again: Option<&SkillEval>,
 ) -> Result<Recording> {
-    let mut warnings: Vec<String> = crate::record::default_model_warning(&result.model)
-        .into_iter()
-        .collect();
+    let mut warnings: Vec<crate::error::Warning> =
+        crate::record::default_model_warning(&result.model)
+            .into_iter()
+            .map(crate::error::Warning::new)
+            .collect();
     // The item's sequence as the store holds it now: the level the record's
     // own decision, made again under the lock, is held to.
     let decision = &Decision {
@@ -258,9 +268,9 @@ pub fn record(
         // The best's files, kept so it can be measured again head to head
         // once the source has moved on; the record stands without them.
         if let Err(e) = keep_best_version(ctx, result, store) {
-            warnings.push(format!(
+            warnings.push(crate::error::Warning::new(format!(
                 "the best's files could not be kept beside the evidence store ({e}): a later proposal measures it from its runs, not again"
-            ));
+            )));
         }
     }
     let kept = crate::evidence::KeptDecision::of(
@@ -270,6 +280,10 @@ pub fn record(
         pages,
         chrono::Utc::now(),
     );
-    warnings.extend(crate::evidence::keep_decision(store, &kept));
+    warnings.extend(
+        crate::evidence::keep_decision(store, &kept)
+            .into_iter()
+            .map(crate::error::Warning::new),
+    );
     Ok(Recording { recorded, warnings })
 }

@@ -72,3 +72,35 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         wrote: request.out.clone(),
     })
 }
+
+/// A dry run (`--dry-run` on `run`, `exam` and `propose`): the estimate of
+/// what evaluating the item would buy and cost, and its judges' calibration,
+/// which costs a person's time, not dollars.
+#[derive(Debug)]
+pub struct Estimated {
+    /// The item.
+    pub item: ItemName,
+    /// Runs bought and reused, and their cost beside the ceiling.
+    pub estimate: crate::eval::estimate::ItemEstimate,
+    /// Each judged grader's calibration (empty when it could not be read).
+    pub calibration: Vec<super::label::GraderStatus>,
+    /// Warnings (the calibration that could not be read).
+    pub warnings: Vec<crate::error::Warning>,
+}
+
+/// Estimate evaluating `item` under `options` (`--confidence` included,
+/// which changes `--runs auto`'s first round); nothing runs.
+pub fn estimate(ctx: &Context, item: &ItemName, options: &EvalOptions) -> Result<Estimated> {
+    let estimate = crate::eval::estimate::estimate(ctx, item, options)?;
+    let suite = crate::suite::load(&ctx.source, item)?;
+    let (calibration, warnings) = match super::label::calibration(&suite) {
+        Ok(rows) => (rows, Vec::new()),
+        Err(e) => (Vec::new(), vec![crate::error::Warning::new(e.to_string())]),
+    };
+    Ok(Estimated {
+        item: item.clone(),
+        estimate,
+        calibration,
+        warnings,
+    })
+}

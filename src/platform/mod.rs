@@ -55,6 +55,9 @@ pub struct Platform {
     pub path: Utf8PathBuf,
     /// What `claude --version` said, e.g. `2.1.328`.
     pub version: String,
+    /// The operator's environment it is started from (and which
+    /// [`run`] trims to what bob-eval controls).
+    pub env: std::sync::Arc<crate::config::Environment>,
 }
 
 /// Which arms a platform run buys.
@@ -311,14 +314,7 @@ pub fn run(
     // own (no project settings).
     let config = work.join("config");
     std::fs::create_dir_all(&config).map_err(|e| Error::io(&config, "creating", e))?;
-    let operator: Vec<(String, String)> = std::env::vars_os()
-        .map(|(k, v)| {
-            (
-                k.to_string_lossy().into_owned(),
-                v.to_string_lossy().into_owned(),
-            )
-        })
-        .collect();
+    let operator: Vec<(String, String)> = platform.env.pairs();
     let var = |name: &str| {
         operator
             .iter()

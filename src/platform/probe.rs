@@ -3,15 +3,18 @@
 use super::process::{Tracked, Waited, wait_at_most};
 use super::stderr::last_lines;
 use super::{INSTALL, MIN_VERSION, Platform, describe};
+use crate::config::Environment;
 use crate::error::interrupt;
 use crate::error::{Error, Result};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
-/// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH`; check its version.
-pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
-    start_locate(flag)?.finish()
+/// Find `claude`: `flag`, else `$BOB_EVAL_CLAUDE`, else `PATH` (both read
+/// from `env`, the environment it will be started in); check its version.
+pub fn locate(flag: Option<&Utf8Path>, env: Arc<Environment>) -> Result<Platform> {
+    start_locate(flag, env)?.finish()
 }
 
 /// A `claude --version` started by [`start_locate`], not yet waited for.
@@ -21,6 +24,7 @@ pub fn locate(flag: Option<&Utf8Path>) -> Result<Platform> {
 #[derive(Debug)]
 pub struct VersionProbe {
     pub(super) path: Utf8PathBuf,
+    pub(super) env: Arc<Environment>,
     pub(super) child: Tracked,
     /// Released after the probe is gone (fields drop in this order).
     pub(super) guard: interrupt::Guard,
@@ -29,8 +33,8 @@ pub struct VersionProbe {
 /// Find `claude` and start `claude --version` without waiting for it, so that
 /// other set-up work (the plugin) overlaps the platform's start-up.
 /// [`Error::Interrupted`] once a signal was caught.
-pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
-    let path = find_binary(flag)?;
+pub fn start_locate(flag: Option<&Utf8Path>, env: Arc<Environment>) -> Result<VersionProbe> {
+    let path = find_binary(flag, &env)?;
     let guard = interrupt::guard()?;
     let child = Tracked::spawn(
         Command::new(&path)
@@ -40,7 +44,12 @@ pub fn start_locate(flag: Option<&Utf8Path>) -> Result<VersionProbe> {
             .stderr(Stdio::piped()),
     )
     .map_err(|e| Error::PlatformMissing(format!("{path} could not be started: {e}; {INSTALL}")))?;
-    Ok(VersionProbe { path, child, guard })
+    Ok(VersionProbe {
+        path,
+        env,
+        child,
+        guard,
+    })
 }
 
 impl VersionProbe {
@@ -50,6 +59,7 @@ impl VersionProbe {
         // The guard is held until the probe is reaped or dropped.
         let VersionProbe {
             path,
+            env,
             child,
             guard: _guard,
         } = self;
@@ -95,19 +105,18 @@ impl VersionProbe {
                 needed: MIN_VERSION,
             });
         }
-        Ok(Platform { path, version })
+        Ok(Platform { path, version, env })
     }
 }
 
 /// How long `claude --version` may take before bob-eval gives up on it.
 pub(super) const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub(super) fn find_binary(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
+pub(super) fn find_binary(flag: Option<&Utf8Path>, env: &Environment) -> Result<Utf8PathBuf> {
     let explicit = match flag {
         Some(p) => Some((p.to_owned(), "--claude")),
-        None => std::env::var("BOB_EVAL_CLAUDE")
-            .ok()
-            .filter(|v| !v.is_empty())
+        None => env
+            .non_empty("BOB_EVAL_CLAUDE")
             .map(|v| (v.into(), "BOB_EVAL_CLAUDE")),
     };
     if let Some((path, from)) = explicit {
@@ -119,7 +128,7 @@ pub(super) fn find_binary(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
             )))
         };
     }
-    let dirs = std::env::var("PATH").unwrap_or_default();
+    let dirs = env.var("PATH").unwrap_or_default();
     for dir in dirs.split(':').filter(|d| !d.is_empty()) {
         let candidate = Utf8Path::new(dir).join("claude");
         if is_executable(&candidate) {

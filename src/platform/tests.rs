@@ -33,8 +33,25 @@ fn versions() {
 }
 
 #[test]
+fn claude_is_found_in_the_environment_given() {
+    use crate::config::Environment;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = Utf8Path::from_path(dir.path()).unwrap();
+    let named = Environment::from_pairs([("BOB_EVAL_CLAUDE", dir.join("nothing").as_str())]);
+    let err = super::probe::find_binary(None, &named).unwrap_err();
+    assert!(err.to_string().contains("(from BOB_EVAL_CLAUDE)"), "{err}");
+    let claude = dir.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let on_path = Environment::from_pairs([("PATH", format!("/nonexistent:{dir}"))]);
+    assert_eq!(super::probe::find_binary(None, &on_path).unwrap(), claude);
+    let err = super::probe::find_binary(None, &Environment::default()).unwrap_err();
+    assert!(err.to_string().contains("none on PATH"), "{err}");
+}
+
+#[test]
 fn a_dropped_probe_leaves_no_zombie() {
-    let probe = start_locate(Some(Utf8Path::new("/bin/sleep"))).unwrap();
+    let probe = start_locate(Some(Utf8Path::new("/bin/sleep")), Default::default()).unwrap();
     let pid = probe.child.pid;
     drop(probe);
     let mut status = 0;

@@ -1,5 +1,5 @@
 //! Output: one file per command's human report, plain text for stderr/stdout,
-//! snapshot-tested, and the progress display; `junit` and `markdown` render
+//! snapshot-tested; `junit` and `markdown` render
 //! the same outcomes for CI (`--format junit|markdown`).
 
 pub mod check;
@@ -12,7 +12,6 @@ pub mod history;
 pub mod junit;
 pub mod label;
 pub mod markdown;
-pub mod progress;
 pub mod run;
 pub mod show;
 pub mod sweep;

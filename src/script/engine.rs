@@ -5,6 +5,7 @@
 use super::Host;
 use super::primitives;
 use crate::error::{Error, Location};
+use crate::event::Event;
 use camino::{Utf8Path, Utf8PathBuf};
 use rhai::packages::{Package, StandardPackage};
 use rhai::{AST, Dynamic, Engine, EvalAltResult, Module, ModuleResolver, Position, Scope};
@@ -65,10 +66,16 @@ pub fn engine(host: Arc<Host>) -> Engine {
         .set_max_map_size(MAX_MAP_SIZE)
         .set_strict_variables(true)
         .disable_symbol("eval");
-    engine.on_print(|text| eprintln!("{}", crate::text::block(text)));
-    engine.on_debug(|text, source, pos| match (source, pos.line()) {
-        (Some(src), Some(line)) => eprintln!("{src}:{line}: {}", crate::text::block(text)),
-        _ => eprintln!("{}", crate::text::block(text)),
+    // What a script prints goes to the front end as it is, never to a stream.
+    let printed = host.observer.clone();
+    engine.on_print(move |text| printed.event(&Event::Printed(text.to_string())));
+    let printed = host.observer.clone();
+    engine.on_debug(move |text, source, pos| {
+        let text = match (source, pos.line()) {
+            (Some(src), Some(line)) => format!("{src}:{line}: {text}"),
+            _ => text.to_string(),
+        };
+        printed.event(&Event::Printed(text));
     });
     engine.set_module_resolver(PipelineResolver {
         folder: host.script_dir.clone(),
@@ -347,6 +354,7 @@ mod tests {
         let ctx = Context {
             source: "/nonexistent/source".into(),
             home: "/nonexistent/home".into(),
+            env: Default::default(),
         };
         Host::new(
             ctx,

@@ -13,46 +13,14 @@ pub mod types;
 
 use crate::config::Context;
 use crate::error::{Error, Result, exit};
-use crate::eval::EvalOptions;
 use crate::event::Observer;
 use camino::Utf8PathBuf;
 use rhai::Dynamic;
 use std::sync::{Arc, Mutex};
 
 pub use crate::eval::{Failure, ItemOutcome};
-pub use crate::ops::Published;
+pub use crate::ops::{PipelineOptions, Published};
 pub use engine::engine;
-
-/// The command-line options a pipeline reads with `options()`: the
-/// evaluation's options (`eval`) and what only a pipeline uses.
-#[derive(Debug, Clone, Default)]
-pub struct PipelineOptions {
-    /// The item, for commands that take one.
-    pub item: Option<String>,
-    /// Everything that runs the platform (its `claude` is the operator's, and
-    /// every script's options inherit it).
-    pub eval: EvalOptions,
-    /// `--pr`.
-    pub pr: Option<String>,
-    /// `--pages`.
-    pub pages: Vec<String>,
-    /// `--json` (also set by `--format json`).
-    pub json: bool,
-    /// `--trust-imported`: `gate` lets imported runs count toward an accept.
-    /// The operator's choice: a script reads it (`options().trust_imported`)
-    /// but cannot set it.
-    pub trust_imported: bool,
-    /// `--format`: `human`, `json`, `junit` or `markdown` (`options().format`);
-    /// `None` is `json` when [`PipelineOptions::json`] is set, else `human`.
-    pub format: Option<&'static str>,
-    /// `sweep --jobs`: suites at once (the platform's own `-j` is in `platform`).
-    pub suite_jobs: Option<u32>,
-    /// `sweep --shard`: the suites the command picked (`options().suites`);
-    /// `None` for every suite.
-    pub suites: Option<Vec<String>>,
-    /// Why the arguments could not be read as options (`options()` then fails).
-    pub problem: Option<String>,
-}
 
 /// What the primitives of one script run share: where they work, the options
 /// and arguments of the command line, and the library errors primitives raised.
@@ -158,6 +126,22 @@ pub fn run_embedded(
     let code = run_pipeline(host, path, text)?;
     let published = published.lock().unwrap_or_else(|p| p.into_inner()).take();
     Ok((code, published))
+}
+
+/// The embedded pipelines run with progress to an observer: the runner an
+/// operation that composes a pipeline is lent ([`crate::ops::Pipelines`]).
+pub struct Embedded(pub Arc<dyn Observer>);
+
+impl crate::ops::Pipelines for Embedded {
+    fn run(
+        &self,
+        ctx: &Context,
+        name: &str,
+        options: PipelineOptions,
+    ) -> Result<crate::ops::Piped> {
+        let (code, published) = run_embedded(ctx, name, options, self.0.clone())?;
+        Ok(crate::ops::Piped { code, published })
+    }
 }
 
 /// Compile and run a pipeline on a fresh engine; `Ok` holds the exit code.

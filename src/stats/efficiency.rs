@@ -477,7 +477,7 @@ mod tests {
             } else {
                 "normal cv 10 %"
             };
-            eprintln!(
+            println!(
                 "ratio interval coverage, {n} runs per arm, {shape}: {:.1} %",
                 rate * 100.0
             );

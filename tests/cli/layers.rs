@@ -196,3 +196,61 @@ fn report_does_not_know_the_script_host() {
         "report/ refers to the script host at {offenders:?}"
     );
 }
+
+/// The process environment is read in one file, `config/environment.rs`
+/// (`Environment::from_process`, once at start): everywhere else takes the
+/// values it reads from the `Environment` it is handed.
+#[test]
+fn the_environment_is_read_in_one_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let reader = root.join("config").join("environment.rs");
+    let mut files = Vec::new();
+    sources(&root, None, &mut files);
+    assert!(files.iter().any(|(_, path)| *path == reader));
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|(_, path)| *path != reader)
+        .flat_map(|(_, path)| {
+            let text = std::fs::read_to_string(path).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| {
+                    ["env::var", "var_os(", "vars_os("]
+                        .iter()
+                        .any(|read| line.contains(read))
+                })
+                .map(|(n, _)| format!("{}:{}", path.display(), n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "the environment is read outside config/environment.rs at {offenders:?}"
+    );
+}
+
+/// Only the front end writes to stderr: no `eprintln!` or `eprint!` under
+/// `src/` outside `commands/` and `main.rs` (the library hands warnings,
+/// progress and a script's `print` to an observer or returns them).
+#[test]
+fn only_the_commands_write_to_stderr() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, None, &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|(module, _)| module != "commands" && module != "main")
+        .flat_map(|(_, path)| {
+            let text = std::fs::read_to_string(path).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains("eprintln!") || line.contains("eprint!"))
+                .map(|(n, _)| format!("{}:{}", path.display(), n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "stderr written outside commands/ and main.rs at {offenders:?}"
+    );
+}

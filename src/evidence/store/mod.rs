@@ -105,11 +105,10 @@ pub struct Store {
 }
 
 impl Store {
-    /// The store's file: `flag` (`--evidence`), else `$BOB_EVIDENCE` when set
-    /// and not empty, else `<home>/evidence.db`.
-    pub fn default_path(flag: Option<&Utf8Path>, home: &Utf8Path) -> Utf8PathBuf {
-        let env = std::env::var("BOB_EVIDENCE").ok();
-        Store::resolve_path(flag, env.as_deref(), home)
+    /// The store's file: `flag` (`--evidence`), else `$BOB_EVIDENCE` (in
+    /// `ctx.env`) when set and not empty, else `<home>/evidence.db`.
+    pub fn default_path(flag: Option<&Utf8Path>, ctx: &crate::config::Context) -> Utf8PathBuf {
+        Store::resolve_path(flag, ctx.env.var("BOB_EVIDENCE"), &ctx.home)
     }
 
     /// [`Store::default_path`] with the environment value given.

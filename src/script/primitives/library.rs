@@ -2,8 +2,8 @@
 
 use super::{
     Api, Arc, Array, Dynamic, Error, EvalOptions, EvalResult, GateDecision, Host, Map, Mutex,
-    PluginHandle, RResult, RunHandle, Utf8PathBuf, create_inside, eval, eval_options, gate_again,
-    gate_at, misuse, raise, results_path, strings, to_dynamic,
+    PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside, eval, eval_options,
+    gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
 };
 use crate::config::ItemName;
 
@@ -90,11 +90,19 @@ fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
     })
 }
 
-/// `evaluate`: the three steps in one call.
+/// `evaluate`: the three steps in one call, as `run` makes them
+/// ([`crate::ops::run`], no file written).
 fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
-    h.timed(|| eval::evaluate(&h.ctx, &ItemName::new(item)?, opts, h.observer.clone()))
-        .map(EvalResult::new)
-        .map_err(|e| raise(h, e))
+    h.timed(|| {
+        let request = crate::ops::RunItemRequest {
+            item: ItemName::new(item)?,
+            options: opts.clone(),
+            out: None,
+        };
+        crate::ops::run(&h.ctx, &request, h.observer.clone())
+    })
+    .map(|ran| EvalResult::new(ran.doc))
+    .map_err(|e| raise(h, e))
 }
 
 /// `measure_best(r)`: the recorded best for `r`'s item and model measured
@@ -168,9 +176,11 @@ fn evaluate_all(h: &Host, items: &Array, opts: &EvalOptions, jobs: i64) -> RResu
         .map_err(|e| raise(h, e))
 }
 
-pub(super) fn register(api: &mut Api, host: Arc<Host>) {
-    // Each step that runs the platform takes the command's options as they
-    // are (`f(item)`), or a script's `opts` map read over them (`f(item, opts)`).
+/// The steps of an evaluation and their compositions: `assemble_plugin`,
+/// `run_platform`, `reduce`, `evaluate`, `estimate`, `evaluate_all`. Each
+/// step that runs the platform takes the command's options as they are
+/// (`f(item)`), or a script's `opts` map read over them (`f(item, opts)`).
+pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "assemble_plugin",
@@ -237,36 +247,48 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             evaluate_all(&h, &items, &opts, jobs)
         },
     );
+}
+
+/// The gate and the record: `gate` (under the command's rule or a script's
+/// `opts`, against the best as recorded or measured again), `measure_best`,
+/// `check_record_args`, `record`.
+pub(super) fn register_gate(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive("gate", move |result: EvalResult| -> RResult<GateDecision> {
-        gate_at(&h, &result, &h.options.eval)
+        gate_at(&h, &result, choice(&h, &h.options.eval))
     });
     let h = host.clone();
     api.primitive(
         "gate",
         move |result: EvalResult, opts: Map| -> RResult<GateDecision> {
             let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            let choice = crate::eval::EvalOptions {
-                confidence: opts.confidence.or(h.options.eval.confidence),
-                rule: opts.rule.or(h.options.eval.rule),
-                max_cost_ratio: opts.max_cost_ratio.or(h.options.eval.max_cost_ratio),
-                ..Default::default()
+            let base = choice(&h, &h.options.eval);
+            let asked = crate::ops::Choice {
+                confidence: opts.confidence.or(base.confidence),
+                rule: opts.rule.or(base.rule),
+                max_cost_ratio: opts.max_cost_ratio.or(base.max_cost_ratio),
+                ..base
             };
-            gate_at(&h, &result, &choice)
+            gate_at(&h, &result, asked)
         },
     );
     let h = host.clone();
     api.primitive(
         "gate",
         move |result: EvalResult, best: EvalResult| -> RResult<GateDecision> {
-            gate_again(&h, &result, &h.options.eval, Some(Ok(&best)))
+            gate_again(&h, &result, choice(&h, &h.options.eval), Some(Ok(&best)))
         },
     );
     let h = host.clone();
     api.primitive(
         "gate",
         move |result: EvalResult, why: rhai::ImmutableString| -> RResult<GateDecision> {
-            gate_again(&h, &result, &h.options.eval, Some(Err(why.as_str())))
+            gate_again(
+                &h,
+                &result,
+                choice(&h, &h.options.eval),
+                Some(Err(why.as_str())),
+            )
         },
     );
     let h = host.clone();
@@ -305,7 +327,7 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             )
             .map_err(|e| raise(&h, e))?;
             for warning in warnings {
-                h.observer.event(&crate::event::Event::Notice(format!("warning: {warning}")));
+                h.observer.event(&crate::event::Event::Warning(warning));
             }
             if let Some(note) = recorded.revised_note() {
                 h.observer.event(&crate::event::Event::Notice(note));
@@ -317,6 +339,12 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             })
         },
     );
+}
+
+/// The source tree and the store, read (and `results/`, written):
+/// `list_suites`, `load_suite`, `check`, `evidence`, `load_result`,
+/// `load_baseline`, `write_result`.
+pub(super) fn register_tree(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive("list_suites", move || -> RResult<Array> {
         let names = crate::suite::list(&h.ctx.source).map_err(|e| raise(&h, e))?;
@@ -360,7 +388,7 @@ pub(super) fn register(api: &mut Api, host: Arc<Host>) {
             .map_err(|e| raise(&h, e))?;
         to_dynamic(&baseline)
     });
-    let h = host;
+    let h = host.clone();
     api.primitive(
         "write_result",
         move |result: EvalResult, path: &str| -> RResult<()> {

@@ -65,7 +65,10 @@ pub(super) fn register_types(engine: &mut Engine) {
         engine,
         types: Vec::new(),
     };
-    register_properties(&mut props);
+    register_result(&mut props);
+    register_case(&mut props);
+    register_decision(&mut props);
+    register_handles(&mut props);
     PROPERTIES.get_or_init(|| {
         props
             .types
@@ -75,7 +78,8 @@ pub(super) fn register_types(engine: &mut Engine) {
     });
 }
 
-fn register_properties(props: &mut Props) {
+/// A result's properties (`EvalResult`): the document's figures, read-only.
+fn register_result(props: &mut Props) {
     props.of::<EvalResult>("EvalResult");
     props.get("item", |r: &mut EvalResult| r.doc.item.to_string());
     props.get("run", |r: &mut EvalResult| r.doc.run.clone());
@@ -185,7 +189,10 @@ fn register_properties(props: &mut Props) {
     props.engine.register_fn("to_debug", |r: &mut EvalResult| {
         format!("EvalResult({})", r.doc.run)
     });
+}
 
+/// A case's properties (`Case`, from `result.cases`).
+fn register_case(props: &mut Props) {
     props.of::<CaseResult>("Case");
     props.get("name", |c: &mut CaseResult| c.case.name.clone());
     props.get("with_score", |c: &mut CaseResult| c.case.with);
@@ -236,7 +243,10 @@ fn register_properties(props: &mut Props) {
     props.engine.register_fn("to_debug", |c: &mut CaseResult| {
         format!("Case({})", c.case.name)
     });
+}
 
+/// A decision's properties (`GateDecision`), with its reasons and advice.
+fn register_decision(props: &mut Props) {
     props.of::<GateDecision>("GateDecision");
     props.get("accepted", |d: &mut GateDecision| d.decision.accepted);
     props.get("reasons", |d: &mut GateDecision| -> Array {
@@ -343,7 +353,10 @@ fn register_properties(props: &mut Props) {
         .register_fn("to_debug", |d: &mut GateDecision| {
             format!("GateDecision({})", d.decision.item)
         });
+}
 
+/// The handles between steps (`Plugin`, `PlatformOutput`) and a raised `Error`.
+fn register_handles(props: &mut Props) {
     props.of::<PluginHandle>("Plugin");
     props.get("name", |p: &mut PluginHandle| {
         crate::item::plugin_name(&p.item)

@@ -25,7 +25,7 @@ mod publish;
 use publish::register_publish;
 mod values;
 pub use values::to_value;
-use values::{gate_again, gate_at, status_str, strings, to_dynamic};
+use values::{choice, gate_again, gate_at, status_str, strings, to_dynamic};
 #[cfg(test)]
 mod tests;
 
@@ -105,7 +105,8 @@ fn opt_int(n: Option<u32>) -> Dynamic {
     n.map_or(Dynamic::UNIT, |n| Dynamic::from_int(i64::from(n)))
 }
 
-/// Register the opaque types and every primitive on `engine`, bound to `host`.
+/// Register the opaque types and every primitive on `engine`, bound to
+/// `host`, one domain at a time.
 pub fn register(engine: &mut Engine, host: Arc<Host>) {
     register_types(engine);
     let mut api = Api {
@@ -113,7 +114,18 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
         names: Vec::new(),
     };
     let api = &mut api;
+    register_command_line(api, &host);
+    register_text(api);
+    register_publish(api, &host);
+    library::register_steps(api, &host);
+    library::register_gate(api, &host);
+    library::register_tree(api, &host);
+    NAMES.get_or_init(|| api.names.clone());
+}
 
+/// What the pipeline was started with: `options()`, `option(name)`,
+/// `args()`, and the `EVALS*` variables (`env(name)`).
+fn register_command_line(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive("options", move || -> RResult<Map> {
         match &h.options.problem {
@@ -135,14 +147,19 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     api.primitive("args", move || -> Array {
         h.args.iter().map(|a| Dynamic::from(a.clone())).collect()
     });
-    api.primitive("env", |name: &str| -> RResult<Dynamic> {
+    let h = host.clone();
+    api.primitive("env", move |name: &str| -> RResult<Dynamic> {
         if name != "EVALS" && !name.starts_with("EVALS_") {
             return Err(misuse(format!(
                 "env({name:?}): scripts may read only EVALS and EVALS_* variables"
             )));
         }
-        Ok(std::env::var(name).map_or(Dynamic::UNIT, Into::into))
+        Ok(h.ctx.env.var(name).map_or(Dynamic::UNIT, Into::into))
     });
+}
+
+/// Words and numbers for output: `to_json`, `output`, `table`, `fixed`.
+fn register_text(api: &mut Api) {
     fn json(v: &Dynamic) -> RResult<String> {
         let value = to_value(v).map_err(misuse)?;
         let text =
@@ -195,8 +212,4 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
         format!("{:.*}", decimals.clamp(0, 12) as usize, x as f64)
     });
     api.primitive("fixed", |_: (), _: i64| -> String { "—".into() });
-
-    register_publish(api, &host);
-    library::register(api, host);
-    NAMES.get_or_init(|| api.names.clone());
 }

@@ -10,6 +10,7 @@ fn the_documented_primitives_are_exactly_the_registered_ones() {
         crate::config::Context {
             source: "/nonexistent/source".into(),
             home: "/nonexistent/home".into(),
+            env: Default::default(),
         },
         PipelineOptions::default(),
         Vec::new(),

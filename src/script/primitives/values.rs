@@ -5,16 +5,29 @@ use super::{
     Raised, misuse, raise,
 };
 
-/// `gate(result[, opts])`: the rule under `opts.confidence` and `opts.rule`,
-/// else the house rule (settings `_workflow.gate_confidence`,
+/// What a pipeline's `gate` asks of the rule: `confidence`, `rule` and
+/// `max_cost_ratio` from `opts` (the command's options, or a script's read
+/// over them), else the house rule (settings `_workflow.gate_confidence`,
 /// `_workflow.gate_rule`); a pipeline that records (`propose`: it has a
 /// `pr`) decides as a decision that records does.
+pub(super) fn choice(h: &Host, opts: &crate::eval::EvalOptions) -> crate::ops::Choice {
+    crate::ops::Choice {
+        confidence: opts.confidence,
+        rule: opts.rule,
+        records: h.options.pr.is_some(),
+        max_cost_ratio: opts.max_cost_ratio,
+        // A pipeline follows the settings (`_workflow.require_calibrated`).
+        require_calibrated: false,
+    }
+}
+
+/// `gate(result[, opts])`: the decision under `choice` ([`choice`]).
 pub(super) fn gate_at(
     h: &Host,
     result: &EvalResult,
-    opts: &crate::eval::EvalOptions,
+    choice: crate::ops::Choice,
 ) -> RResult<GateDecision> {
-    gate_again(h, result, opts, None)
+    gate_again(h, result, choice, None)
 }
 
 /// [`gate_at`] against the best measured again: `best` a fresh measurement
@@ -22,18 +35,10 @@ pub(super) fn gate_at(
 pub(super) fn gate_again(
     h: &Host,
     result: &EvalResult,
-    opts: &crate::eval::EvalOptions,
+    choice: crate::ops::Choice,
     best: Option<Result<&EvalResult, &str>>,
 ) -> RResult<GateDecision> {
     let label = camino::Utf8PathBuf::from(format!("<result {}>", result.doc.run));
-    let choice = crate::ops::Choice {
-        confidence: opts.confidence,
-        rule: opts.rule,
-        records: h.options.pr.is_some(),
-        max_cost_ratio: opts.max_cost_ratio,
-        // A pipeline follows the settings (`_workflow.require_calibrated`).
-        require_calibrated: false,
-    };
     let best_label = best
         .and_then(Result::ok)
         .map(|b| camino::Utf8PathBuf::from(format!("<best measured again {}>", b.doc.run)));

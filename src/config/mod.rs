@@ -6,22 +6,35 @@ use crate::error::{Error, Location, Result};
 use crate::stats::confidence::{Mode, RuleChoice};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
+use std::sync::Arc;
 
-/// Where a command works: the source tree and the operator's home.
+mod environment;
+
+pub use environment::Environment;
+
+/// Where a command works: the source tree, the operator's home, and the
+/// environment it was started in.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// The tree holding `evals/`, the items and `wiki/`.
     pub source: Utf8PathBuf,
     /// The operator's settings folder.
     pub home: Utf8PathBuf,
+    /// The process environment, read once at start.
+    pub env: Arc<Environment>,
 }
 
 impl Context {
-    /// Resolve the source and home from flags, environment and defaults.
-    pub fn new(source: Option<&Utf8Path>, home: Option<&Utf8Path>) -> Result<Self> {
+    /// Resolve the source and home from flags, `env` and defaults.
+    pub fn new(
+        source: Option<&Utf8Path>,
+        home: Option<&Utf8Path>,
+        env: Arc<Environment>,
+    ) -> Result<Self> {
         Ok(Context {
-            source: source_dir(source)?,
-            home: home_dir(home),
+            source: source_dir(source, &env)?,
+            home: home_dir(home, &env),
+            env,
         })
     }
 }
@@ -211,12 +224,12 @@ pub const MAX_INPUT_FILE: u64 = 256 << 20;
 pub const DEFAULT_MAX_COST_USD: f64 = 2.0;
 
 /// The source tree: `--source`, else `$BOB_SOURCE`, else the current directory.
-pub fn source_dir(flag: Option<&Utf8Path>) -> Result<Utf8PathBuf> {
+pub fn source_dir(flag: Option<&Utf8Path>, env: &Environment) -> Result<Utf8PathBuf> {
     if let Some(dir) = flag {
         return Ok(dir.to_owned());
     }
-    if let Some(dir) = std::env::var_os("BOB_SOURCE").filter(|v| !v.is_empty()) {
-        return Utf8PathBuf::from_path_buf(dir.into())
+    if let Some(dir) = env.get_os("BOB_SOURCE").filter(|v| !v.is_empty()) {
+        return Utf8PathBuf::from_path_buf(dir.to_owned().into())
             .map_err(|p| Error::Usage(format!("BOB_SOURCE is not UTF-8: {}", p.display())));
     }
     current_dir()
@@ -235,15 +248,14 @@ pub fn current_dir() -> Result<Utf8PathBuf> {
 }
 
 /// The operator's home: `--home`, else `$BOB_HOME`, else `~/.bob`.
-pub fn home_dir(flag: Option<&Utf8Path>) -> Utf8PathBuf {
+pub fn home_dir(flag: Option<&Utf8Path>, env: &Environment) -> Utf8PathBuf {
     if let Some(dir) = flag {
         return dir.to_owned();
     }
-    if let Some(dir) = std::env::var("BOB_HOME").ok().filter(|v| !v.is_empty()) {
+    if let Some(dir) = env.non_empty("BOB_HOME") {
         return dir.into();
     }
-    let home = std::env::var("HOME").unwrap_or_else(|_| ".".into());
-    Utf8PathBuf::from(home).join(".bob")
+    Utf8PathBuf::from(env.var("HOME").unwrap_or(".")).join(".bob")
 }
 
 /// The parts of home `settings.json` bob-eval reads.
@@ -355,15 +367,15 @@ impl Settings {
     }
 }
 
-/// The model: `--model`, else `$ANTHROPIC_MODEL`, else settings `model`,
-/// else `default`; in its [canonical](canonical_model) spelling.
-pub fn resolve_model(flag: Option<&str>, settings: &Settings) -> String {
+/// The model: `--model`, else `$ANTHROPIC_MODEL` (from `env`), else settings
+/// `model`, else `default`; in its [canonical](canonical_model) spelling.
+pub fn resolve_model(flag: Option<&str>, env: &Environment, settings: &Settings) -> String {
     let named = flag
         .map(str::to_owned)
         .or_else(|| {
-            std::env::var("ANTHROPIC_MODEL")
-                .ok()
+            env.var("ANTHROPIC_MODEL")
                 .filter(|m| !m.trim().is_empty())
+                .map(str::to_owned)
         })
         .or_else(|| settings.model.clone())
         .unwrap_or_else(|| "default".into());
@@ -653,255 +665,4 @@ pub fn resolve_judge_threshold(settings: &Settings) -> Result<f64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_judge_threshold_comes_from_the_settings() {
-        let settings = |v: Value| Settings {
-            judge_threshold: Some(v),
-            ..Settings::default()
-        };
-        assert_eq!(resolve_judge_threshold(&Settings::default()).unwrap(), 0.8);
-        assert_eq!(
-            resolve_judge_threshold(&settings(serde_json::json!(0.9))).unwrap(),
-            0.9
-        );
-        let err = resolve_judge_threshold(&settings(serde_json::json!(1.5)))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("_workflow.judge_threshold"), "{err}");
-    }
-
-    #[test]
-    fn the_minimum_effect_comes_from_the_flag_then_the_settings() {
-        let settings = |v: Value| Settings {
-            min_effect: Some(v),
-            ..Settings::default()
-        };
-        let none = Settings::default();
-        assert_eq!(resolve_min_effect(None, &none).unwrap(), 0.2);
-        assert_eq!(resolve_min_effect(Some(0.1), &none).unwrap(), 0.1);
-        let house = settings(serde_json::json!(0.3));
-        assert_eq!(resolve_min_effect(None, &house).unwrap(), 0.3);
-        assert_eq!(resolve_min_effect(Some(0.1), &house).unwrap(), 0.1);
-        assert!(resolve_min_effect(Some(0.0), &none).is_err());
-        let bad = resolve_min_effect(None, &settings(serde_json::json!("big"))).unwrap_err();
-        assert!(bad.to_string().contains("_workflow.min_effect"), "{bad}");
-        assert!(resolve_min_effect(None, &settings(serde_json::json!(2))).is_err());
-    }
-
-    #[test]
-    fn a_typo_gets_the_nearest_name() {
-        let known = ["pr-title", "commit", "changelog"];
-        assert_eq!(
-            did_you_mean("pr-titel", &known).as_deref(),
-            Some("pr-title")
-        );
-        assert_eq!(did_you_mean("comit", &known).as_deref(), Some("commit"));
-        assert_eq!(did_you_mean("deploy", &known), None);
-        assert_eq!(
-            did_you_mean("commit", &known),
-            None,
-            "the name itself is no suggestion"
-        );
-        assert_eq!(did_you_mean("x", &[] as &[&str]), None);
-    }
-
-    #[test]
-    fn the_rule_a_decision_is_made_under() {
-        let none = Settings::default();
-        // A decision that records is made under the mode by default; a check keeps the bare rule.
-        assert_eq!(
-            resolve_mode(None, None, true, &none).unwrap(),
-            Mode::Confidence(0.95)
-        );
-        assert_eq!(
-            resolve_mode(None, None, false, &none).unwrap(),
-            Mode::BareCheck
-        );
-        // The bare rule is one flag away, and recorded as chosen.
-        assert_eq!(
-            resolve_mode(None, Some(RuleChoice::Bare), true, &none).unwrap(),
-            Mode::Bare
-        );
-        assert!(resolve_mode(Some(0.9), Some(RuleChoice::Bare), true, &none).is_err());
-        assert_eq!(
-            resolve_mode(Some(0.99), None, false, &none).unwrap(),
-            Mode::Confidence(0.99)
-        );
-        let bare = Settings {
-            gate_rule: Some(Value::String("bare".into())),
-            ..Settings::default()
-        };
-        assert_eq!(resolve_mode(None, None, true, &bare).unwrap(), Mode::Bare);
-        // The flag beats the setting.
-        assert_eq!(
-            resolve_mode(Some(0.9), None, true, &bare).unwrap(),
-            Mode::Confidence(0.9)
-        );
-        let house = Settings {
-            gate_rule: Some(Value::String("confidence".into())),
-            gate_confidence: Some(serde_json::json!(0.99)),
-            ..Settings::default()
-        };
-        assert_eq!(
-            resolve_mode(None, None, false, &house).unwrap(),
-            Mode::Confidence(0.99)
-        );
-        let bad = Settings {
-            gate_rule: Some(Value::String("lenient".into())),
-            ..Settings::default()
-        };
-        let err = resolve_mode(None, None, true, &bad)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("_workflow.gate_rule"), "{err}");
-    }
-
-    #[test]
-    fn the_cost_limit_comes_from_the_flag_else_the_settings() {
-        let none = Settings::default();
-        assert_eq!(resolve_max_cost_ratio(None, &none).unwrap(), None);
-        let house = Settings {
-            max_cost_ratio: Some(serde_json::json!(1.5)),
-            path: Some("home/settings.json".into()),
-            ..Settings::default()
-        };
-        assert_eq!(resolve_max_cost_ratio(None, &house).unwrap(), Some(1.5));
-        assert_eq!(
-            resolve_max_cost_ratio(Some(2.0), &house).unwrap(),
-            Some(2.0)
-        );
-        let bad = Settings {
-            max_cost_ratio: Some(serde_json::json!("lots")),
-            path: Some("home/settings.json".into()),
-            ..Settings::default()
-        };
-        let err = resolve_max_cost_ratio(None, &bad).unwrap_err().to_string();
-        assert!(
-            err.contains("home/settings.json") && err.contains("_workflow.max_cost_ratio"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn ceilings_refused() {
-        for bad in [
-            "0", "-1", "NaN", "inf", "", "two", "1e400", "1e308", "10000.01",
-        ] {
-            assert!(bad.parse::<Ceiling>().is_err(), "{bad:?} accepted");
-        }
-        assert_eq!("0.5".parse::<Ceiling>().map(Ceiling::usd), Ok(0.5));
-        assert!(Ceiling::new(f64::NAN).is_err() && Ceiling::new(0.0).is_err());
-    }
-
-    #[test]
-    fn ceiling_from_settings() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = Utf8Path::from_path(dir.path()).unwrap();
-        std::fs::write(
-            home.join("settings.json"),
-            r#"{"model":"haiku","_workflow":{"eval_max_cost_usd":0.25}}"#,
-        )
-        .unwrap();
-        let s = Settings::load(home).unwrap();
-        assert_eq!(s.model.as_deref(), Some("haiku"));
-        assert_eq!(resolve_ceiling(None, &s).unwrap().usd(), 0.25);
-        assert_eq!(resolve_ceiling(Some(Ceiling(1.0)), &s).unwrap().usd(), 1.0);
-        std::fs::write(
-            home.join("settings.json"),
-            r#"{"_workflow":{"eval_max_cost_usd":0}}"#,
-        )
-        .unwrap();
-        let err = resolve_ceiling(None, &Settings::load(home).unwrap()).unwrap_err();
-        assert_eq!(err.exit_code(), crate::error::exit::USAGE);
-        assert!(err.to_string().contains("settings.json"), "{err}");
-        std::fs::write(home.join("settings.json"), "{\n  \"model\": ,\n}").unwrap();
-        let err = Settings::load(home).unwrap_err().to_string();
-        assert!(err.contains("settings.json:2"), "{err}");
-    }
-
-    #[test]
-    fn confidence_flag_beats_the_house_rule() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = Utf8Path::from_path(dir.path()).unwrap();
-        let none = Settings::load(home).unwrap();
-        assert_eq!(resolve_confidence(None, &none).unwrap(), None);
-        std::fs::write(
-            home.join("settings.json"),
-            r#"{"_workflow":{"gate_confidence":0.95}}"#,
-        )
-        .unwrap();
-        let s = Settings::load(home).unwrap();
-        assert_eq!(resolve_confidence(None, &s).unwrap(), Some(0.95));
-        assert_eq!(resolve_confidence(Some(0.99), &s).unwrap(), Some(0.99));
-        let err = resolve_confidence(Some(95.0), &s).unwrap_err();
-        assert_eq!(err.exit_code(), crate::error::exit::USAGE);
-        assert!(err.to_string().contains("did you mean 0.95"), "{err}");
-        std::fs::write(
-            home.join("settings.json"),
-            r#"{"_workflow":{"gate_confidence":"high"}}"#,
-        )
-        .unwrap();
-        let err = resolve_confidence(None, &Settings::load(home).unwrap()).unwrap_err();
-        let text = err.to_string();
-        assert!(
-            text.contains("settings.json") && text.contains("gate_confidence"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn one_model_one_spelling() {
-        for (typed, canonical) in [
-            ("opus", "opus"),
-            ("OPUS", "opus"),
-            ("Opus", "opus"),
-            (" opus ", "opus"),
-            ("\tSonnet[1M]\n", "sonnet[1m]"),
-            ("Default", "default"),
-            ("Claude-Sonnet-5-5", "claude-sonnet-5-5"),
-            ("CLAUDE-3-5-HAIKU-20241022", "claude-3-5-haiku-20241022"),
-            ("claude-custom-X", "claude-custom-X"),
-            (" My-Gateway-Model ", "My-Gateway-Model"),
-        ] {
-            assert_eq!(canonical_model(typed), canonical, "{typed:?}");
-            assert_eq!(canonical_model(canonical), canonical, "idempotent");
-        }
-        let settings = Settings {
-            model: Some(" HAIKU".into()),
-            ..Settings::default()
-        };
-        assert_eq!(resolve_model(Some("OPUS "), &settings), "opus");
-    }
-
-    #[test]
-    fn missing_settings_is_default() {
-        let s = Settings::load(Utf8Path::new("/nonexistent/bob-home")).unwrap();
-        assert_eq!(
-            resolve_ceiling(None, &s).unwrap().usd(),
-            DEFAULT_MAX_COST_USD
-        );
-    }
-
-    #[test]
-    fn names() {
-        for good in ["commit", "tdd-flow", "a", "0x", &"a".repeat(64)] {
-            ItemName::new(good).unwrap();
-        }
-        for bad in ["", "-x", "Commit", "a/b", "..", "a_b", &"a".repeat(65), "é"] {
-            let err = ItemName::new(bad).unwrap_err();
-            assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{bad}");
-            // A name read from a document is held to the same rule.
-            assert!(
-                serde_json::from_value::<ItemName>(bad.into()).is_err(),
-                "{bad}"
-            );
-        }
-        let read: ItemName = serde_json::from_value("commit".into()).unwrap();
-        assert_eq!(serde_json::to_value(&read).unwrap(), "commit");
-        // Messages that debug-print a name quote it as text.
-        assert_eq!(format!("{read:?} {read}"), "\"commit\" commit");
-    }
-}
+mod tests;

@@ -111,8 +111,9 @@ impl Observer for Terminal {
     fn event(&self, event: &Event) {
         let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
         match event {
-            Event::Warning(d) => self.say(&views, format!("bob-eval: {d}")),
+            Event::Warning(warning) => self.say(&views, warning.line()),
             Event::Notice(text) => self.say(&views, format!("bob-eval: {text}")),
+            Event::Printed(text) => self.say(&views, text.clone()),
             Event::Kept { dir, scratch, .. } => {
                 self.say(&views, format!("bob-eval: keeping the plugin folder {dir}"));
                 self.say(
