@@ -13,8 +13,11 @@ use super::scan::{Group, Kind, tokens};
 use super::translate::{Translated, translate};
 use crate::diagnostic::Code;
 use camino::Utf8Path;
-use regex_automata::nfa::thompson::{self, NFA, pikevm::PikeVM};
-use std::cell::Cell;
+use regex_automata::nfa::thompson::{
+    self, NFA,
+    pikevm::{self, PikeVM},
+};
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -198,6 +201,8 @@ pub struct Matcher {
     engine: Arc<Engine>,
     spent: Cell<Duration>,
     gave_up: Cell<bool>,
+    /// The PikeVM's scratch space, made on the first short search.
+    cache: RefCell<Option<pikevm::Cache>>,
 }
 
 enum Engine {
@@ -266,6 +271,7 @@ impl Matcher {
             engine: engine(pattern, flags)?,
             spent: Cell::new(Duration::ZERO),
             gave_up: Cell::new(false),
+            cache: RefCell::new(None),
         })
     }
 
@@ -345,12 +351,9 @@ impl Matcher {
                 match long {
                     Some(re) => re.find_iter(text).take(take).map(found).collect(),
                     None => {
-                        let mut cache = short.create_cache();
-                        short
-                            .find_iter(&mut cache, text)
-                            .take(take)
-                            .map(found)
-                            .collect()
+                        let mut cache = self.cache.borrow_mut();
+                        let cache = cache.get_or_insert_with(|| short.create_cache());
+                        short.find_iter(cache, text).take(take).map(found).collect()
                     }
                 }
             }

@@ -93,10 +93,9 @@ pub fn records(suite: &Suite, threshold: f64) -> Result<Vec<JudgeRecord>> {
             let Ok(file) = labels::path(&suite.dir, &case.dir, &grader.name) else {
                 continue;
             };
-            let digest = labels::criterion_digest(grader);
             let (given, stale) = match labels::load(&file)? {
                 Some(given) => {
-                    let (current, stale) = given.current(&digest);
+                    let (current, stale) = given.current(&labels::criterion_digest(grader));
                     let pairs: Vec<(String, Pair)> = current
                         .iter()
                         .map(|l| {
