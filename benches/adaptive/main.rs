@@ -45,6 +45,7 @@ mod figures;
 mod frontier;
 mod grid;
 mod mode;
+mod plan;
 mod policies;
 mod shapes;
 mod sim;
@@ -97,6 +98,9 @@ fn main() {
     }
     if wants("power") {
         timed("power", || store::power(&mut results));
+    }
+    if wants("plan") {
+        timed("plan", || plan::plan(&mut results));
     }
     if wants("oracle") {
         timed("oracle", shapes::oracle);

@@ -13,10 +13,11 @@ pub struct PlatformArgs {
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// Runs per case and arm, 1-50 (the platform's default is the case's `runs`,
-    /// else 3); or `auto` / `auto:MAX` (MAX 2-50, default 16): buy runs in
-    /// rounds while the call is within noise, until it is settled or (without
-    /// --confidence) the change is clearly smaller than --min-effect either
-    /// way; stored without-arm runs count, topped up with 3 fresh ones a case
+    /// else 3); or `auto` / `auto:MAX` (MAX 2-100): buy runs in rounds while
+    /// the call is within noise, until it is settled or (without --confidence)
+    /// the change is clearly smaller than --min-effect either way. Plain `auto`
+    /// plans MAX for 80 % power at --min-effect (at most 100; `auto:MAX` caps
+    /// it); stored without-arm runs count, topped up with 3 fresh ones a case
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
     /// Cost ceiling in dollars for the whole run; must be above 0

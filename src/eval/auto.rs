@@ -455,11 +455,21 @@ pub fn buying_level(
     })
 }
 
-/// How `--runs auto:MAX` buys: the defaults, or under the gate's confidence
-/// mode at `level` the error budget that level asks for.
-pub fn auto_policy(max: u32, level: Option<f64>) -> crate::stats::AutoPolicy {
-    match level {
+/// How `--runs auto:MAX` buys on `cases` cases: the defaults, or under the
+/// gate's confidence mode at `level` the error budget that level asks for,
+/// planned for 80 % power at `min_effect` with MAX as a cap
+/// ([`crate::stats::AutoPolicy::planned_for`]).
+pub fn auto_policy(
+    max: u32,
+    level: Option<f64>,
+    cases: usize,
+    min_effect: f64,
+) -> crate::stats::AutoPolicy {
+    let policy = match level {
         Some(level) => crate::stats::AutoPolicy::for_level(max, level),
         None => crate::stats::AutoPolicy::new(max),
-    }
+    };
+    policy
+        .with_min_effect(min_effect)
+        .planned_for(cases, min_effect)
 }

@@ -210,7 +210,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;
     crate::check::preflight(&ctx.source, item)?;
-    let plan = super::plan(ctx, &found, &opts, &run)?;
+    let mut plan = super::plan(ctx, &found, &opts, &run)?;
     // As the evaluation decides them: the neighbours' runs from `--runs` as
     // given (each case its own under auto), auto's rounds from its policy.
     let competition = match &asked.neighbours {
@@ -238,9 +238,18 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     })?;
     let level = held.map(|(level, _)| level);
     let sequence = held.and_then(|(_, sequence)| sequence);
-    let looks = asked
+    // Auto's MAX as the evaluation plans it: the runs per arm it may buy.
+    let policy = asked
         .auto
-        .map(|max| super::auto_policy(max, level).schedule());
+        .map(|max| super::auto_policy(max, level, plan.cases.len(), min_effect));
+    if let Some(policy) = &policy
+        && opts.runs != Some(policy.max_per_arm)
+    {
+        opts.runs = Some(policy.max_per_arm);
+        opts.auto = Some(policy.max_per_arm);
+        plan = super::plan(ctx, &found, &opts, &run)?;
+    }
+    let looks = policy.map(|p| p.schedule());
     let version = match &store {
         Some(store) => store.last_platform_version(item)?,
         None => None,
@@ -283,7 +292,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         },
     );
     estimate.price = Some(price.or_rough(&estimate));
-    if let (Some(looks), Some(max)) = (looks, asked.auto) {
+    if let (Some(looks), Some(max)) = (looks, opts.auto) {
         let (least_runs, least_usd) = first_round(&plan, &have, looks[0], &estimate);
         estimate.first_round_buy = Some(least_runs);
         estimate.auto = Some(AutoEstimate {

@@ -303,6 +303,9 @@ pub fn assemble_plugin(
         other => (other.map(|(level, _)| level), None),
     };
     let min_effect = config::resolve_min_effect(opts.min_effect, &settings)?;
+    let auto = opts
+        .auto
+        .map(|max| auto_policy(max, level, plan.cases.len(), min_effect));
     let against = match opts.auto {
         Some(_) => match crate::document::load_baseline(&ctx.source, item) {
             Ok(baseline) => baseline.best_for(&run.model).map(auto::against),
@@ -354,9 +357,7 @@ pub fn assemble_plugin(
             wait,
             fresh: opts.fresh,
             fresh_with: opts.best,
-            auto: opts
-                .auto
-                .map(|max| auto_policy(max, level).with_min_effect(min_effect)),
+            auto,
             level,
             sequence,
             against,

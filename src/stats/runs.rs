@@ -6,15 +6,17 @@ use std::str::FromStr;
 
 /// Most runs per arm of a case `--runs` accepts, fixed or as `auto`'s MAX.
 pub const MAX_RUNS: u32 = 50;
-/// `auto`'s MAX when none is given.
-pub const DEFAULT_AUTO_MAX: u32 = 16;
+/// `auto`'s MAX when none is given: a cap, since auto plans its MAX from
+/// the minimum effect of interest ([`crate::stats::AutoPolicy::planned_for`]).
+pub const DEFAULT_AUTO_MAX: u32 = super::adaptive::PLANNED_CAP;
 
 /// A parsed `--runs` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunsSpec {
     /// `N`: exactly N runs per arm of each case (1–50).
     Fixed(u32),
-    /// `auto` or `auto:MAX`: adaptive runs, at most MAX per arm of each case (2–50).
+    /// `auto` or `auto:MAX`: adaptive runs, at most MAX per arm of each case
+    /// (2–100; plain `auto` plans it, at most 100).
     Auto {
         /// Most runs per arm of a case.
         max: u32,
@@ -26,7 +28,7 @@ pub enum RunsSpec {
 pub enum RunsSpecError {
     /// Neither a number nor `auto[:MAX]`.
     #[error(
-        "--runs {0:?} is not a number of runs or `auto`: use N (1-50), `auto` or `auto:MAX` (MAX 2-50)"
+        "--runs {0:?} is not a number of runs or `auto`: use N (1-50), `auto` or `auto:MAX` (MAX 2-100)"
     )]
     Unknown(String),
     /// A number out of range.
@@ -34,7 +36,7 @@ pub enum RunsSpecError {
     OutOfRange(String),
     /// `auto:` with a bad MAX.
     #[error(
-        "--runs {0:?}: MAX must be a whole number from 2 to 50 (e.g. `auto:20`); plain `auto` means `auto:16`"
+        "--runs {0:?}: MAX must be a whole number from 2 to 100 (e.g. `auto:20`); plain `auto` plans MAX from --min-effect, at most 100"
     )]
     BadMax(String),
 }
@@ -53,7 +55,7 @@ impl FromStr for RunsSpec {
             && head.eq_ignore_ascii_case("auto")
         {
             return match max.parse::<u32>() {
-                Ok(m) if (2..=MAX_RUNS).contains(&m) => Ok(RunsSpec::Auto { max: m }),
+                Ok(m) if (2..=DEFAULT_AUTO_MAX).contains(&m) => Ok(RunsSpec::Auto { max: m }),
                 _ => Err(RunsSpecError::BadMax(text.to_string())),
             };
         }
@@ -85,10 +87,10 @@ mod tests {
         assert_eq!("3".parse(), Ok(RunsSpec::Fixed(3)));
         assert_eq!("1".parse(), Ok(RunsSpec::Fixed(1)));
         assert_eq!("50".parse(), Ok(RunsSpec::Fixed(50)));
-        assert_eq!("auto".parse(), Ok(RunsSpec::Auto { max: 16 }));
-        assert_eq!("AUTO".parse(), Ok(RunsSpec::Auto { max: 16 }));
+        assert_eq!("auto".parse(), Ok(RunsSpec::Auto { max: 100 }));
+        assert_eq!("AUTO".parse(), Ok(RunsSpec::Auto { max: 100 }));
         assert_eq!("auto:2".parse(), Ok(RunsSpec::Auto { max: 2 }));
-        assert_eq!("auto:50".parse(), Ok(RunsSpec::Auto { max: 50 }));
+        assert_eq!("auto:100".parse(), Ok(RunsSpec::Auto { max: 100 }));
     }
 
     #[test]
@@ -98,10 +100,10 @@ mod tests {
             assert!(matches!(e, RunsSpecError::OutOfRange(_)), "{bad}: {e:?}");
             assert!(e.to_string().contains("1 to 50"), "{e}");
         }
-        for bad in ["auto:1", "auto:51", "auto:", "auto:x", "auto:-3"] {
+        for bad in ["auto:1", "auto:101", "auto:", "auto:x", "auto:-3"] {
             let e = bad.parse::<RunsSpec>().unwrap_err();
             assert!(matches!(e, RunsSpecError::BadMax(_)), "{bad}: {e:?}");
-            assert!(e.to_string().contains("2 to 50"), "{e}");
+            assert!(e.to_string().contains("2 to 100"), "{e}");
         }
         for bad in ["", "three", "-1", "3.5", "autox", "fixed:3"] {
             let e = bad.parse::<RunsSpec>().unwrap_err();

@@ -62,7 +62,9 @@ mod against;
 pub use against::Against;
 use against::{TriggerState, beats_best, beats_parts, direction, trigger_rate};
 mod next;
+mod plan;
 use next::{allocation, conditional_power, neyman};
+pub use plan::PLANNED_CAP;
 #[cfg(test)]
 mod tests;
 
@@ -232,6 +234,10 @@ pub struct AutoPolicy {
     /// (`docs/statistics.md`, "The without arm from the store").
     #[serde(default)]
     pub top_up: u32,
+    /// MAX over the fixed design's runs for the same power: what this
+    /// design's looks, futility and margin cost ([`AutoPolicy::planned`]).
+    #[serde(default = "plan::looks_every_run")]
+    pub inflation: f64,
 }
 
 fn one() -> f64 {
@@ -259,6 +265,7 @@ impl AutoPolicy {
             margin_confidence: 0.0,
             futility_shuffled: true,
             top_up: 3,
+            inflation: plan::LOOKS_EVERY_RUN,
         }
     }
 
@@ -313,6 +320,7 @@ impl AutoPolicy {
             futility: 0.1,
             predictive: true,
             margin: 0.0,
+            inflation: plan::CONFIDENCE_MODE,
             ..AutoPolicy::growing_rounds(max_per_arm)
         }
     }

@@ -1,0 +1,93 @@
+//! The target, stated for users: `--runs auto` with MAX planned from the
+//! minimum effect of interest (`AutoPolicy::planned_for`, 0.2), on the
+//! noisiest suites of each size (every arm passing half the time, the with
+//! arms 0.5 + d): the one-sided false-call rate at d = 0, the power at the
+//! minimum effect, and the expected runs at 0, half the minimum and the
+//! minimum, beside the most a suite can cost.
+
+use crate::figures::{self, Moments};
+use crate::sim::{Buy, Simulated, Truth};
+use crate::tally::{on_cores, pct, verdict};
+use bob_eval::stats::{AutoPolicy, Direction, PLANNED_CAP};
+
+/// Suites per point.
+const SUITES: usize = 2_000;
+/// The minimum effect of interest, in tenths.
+const MEI: i64 = 2;
+
+/// Called clear above 0, and the runs, over `SUITES` coin-flip suites of `k`
+/// cases with effect `d` tenths.
+fn point(k: usize, d: i64, policy: AutoPolicy, salt: u64) -> (usize, Moments) {
+    let suites = vec![Truth(vec![(5 + d, 5); k]); SUITES];
+    on_cores(&suites, |first, block| {
+        let mut above = 0;
+        let mut runs = Moments::default();
+        for (i, truth) in block.iter().enumerate() {
+            let mut source = Simulated::new(truth, first + i, salt);
+            let o = Buy::Auto(policy).run(&mut source, None);
+            above += usize::from(o.comparison.suite.advisory.direction() == Some(Direction::Above));
+            runs.push(o.runs as f64);
+        }
+        (above, runs)
+    })
+    .into_iter()
+    .fold((0, Moments::default()), |(a, mut m), (b, n)| {
+        m.add(n);
+        (a + b, m)
+    })
+}
+
+pub(crate) fn plan(results: &mut Vec<String>) {
+    println!();
+    println!(
+        "The target, stated for users ({SUITES} coin-flip suites per point, MAX planned for 80 % power at +0.2): one-sided false calls at d = 0, power at 0.2, runs per suite at d = 0 / 0.1 / 0.2, and the most"
+    );
+    println!();
+    println!(
+        "| design | cases | MAX | false calls above, d = 0 | power at 0.2 | runs at 0 / 0.1 / 0.2 | most |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let designs = [
+        ("auto", AutoPolicy::new(PLANNED_CAP), 2.5),
+        (
+            "confidence 95 %",
+            AutoPolicy::for_level(PLANNED_CAP, 0.95),
+            5.0,
+        ),
+    ];
+    for (name, template, size) in designs {
+        for k in [2usize, 3, 6, 8] {
+            let policy = template.planned_for(k, f64::from(MEI as i32) / 10.0);
+            let max = policy.max_per_arm;
+            let salt = 0x9A7 ^ ((k as u64) << 8);
+            let (false_above, null_runs) = point(k, 0, policy, salt);
+            let (_, half_runs) = point(k, MEI / 2, policy, salt ^ 1);
+            let (called, mei_runs) = point(k, MEI, policy, salt ^ 2);
+            let id = format!("plan/{name}/{k} cases");
+            figures::share(
+                &format!("{id}/false calls above"),
+                false_above,
+                SUITES,
+                2,
+                "suites",
+            );
+            figures::share(&format!("{id}/power"), called, SUITES, 1, "suites");
+            for (at, m) in [("0", null_runs), ("0.1", half_runs), ("0.2", mei_runs)] {
+                figures::mean(&format!("{id}/runs at {at}"), m, 1, "", "suites");
+            }
+            let most = 2 * k as u32 * max;
+            let (fa, pw) = (pct(false_above, SUITES), pct(called, SUITES));
+            println!(
+                "| {name} | {k} | {max} | {fa:.2} % | {pw:.1} % | {:.1} / {:.1} / {:.1} | {most} |",
+                null_runs.mean(),
+                half_runs.mean(),
+                mei_runs.mean()
+            );
+            results.push(format!(
+                "plan {name}, {k} cases, MAX {max}: false calls above at d = 0 {fa:.2} % (target <= {size} %) {}, power at 0.2 {pw:.1} % (target >= 80 %) {}",
+                verdict(fa <= size),
+                verdict(pw >= 80.0)
+            ));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! `--runs auto`'s MAX planned from the minimum effect of interest: the
+//! fewest runs per arm at which the design reaches 80 % power on a change
+//! of `--min-effect` in the suite's delta, on the noisiest suite of its
+//! size (every arm passing about half the time).
+//!
+//! The fixed design's runs are the textbook size
+//! ([`crate::stats::runs_for_power`] at the last look's one-sided level);
+//! a design that looks after every run, stops for futility and for a
+//! change clearly below the margin needs more at its last look than a fixed
+//! design, by a factor its looks and stops fix: the **inflation**. It is
+//! measured for each design by simulation on coin-flip suites of 2, 3, 6
+//! and 8 cases (`cargo bench --bench adaptive -- plan`, docs/statistics.md,
+//! "The target, stated for users"), where the factor needed for 80 % power
+//! was 1.47–1.55 for the default design and 1.24–1.28 for the confidence
+//! mode's; each constant below rounds the largest up, so a suite of any
+//! size gets at least that power.
+
+use super::AutoPolicy;
+use crate::stats::advisory::PLANNED_POWER;
+use crate::stats::confidence::runs_for_power;
+
+/// The default design's inflation (a look after every run from 3, the
+/// margin, predictive futility below 0.1).
+pub const LOOKS_EVERY_RUN: f64 = 1.6;
+/// The confidence mode's (looks at about 1.4 times the previous, no margin,
+/// predictive futility below 0.1).
+pub const CONFIDENCE_MODE: f64 = 1.35;
+/// The most runs per arm plain `--runs auto` plans: what `auto:MAX` can ask.
+pub const PLANNED_CAP: u32 = 100;
+
+/// Serde's default for a policy kept before the inflation existed.
+pub(super) fn looks_every_run() -> f64 {
+    LOOKS_EVERY_RUN
+}
+
+impl AutoPolicy {
+    /// The runs per arm this design needs for [`PLANNED_POWER`] on a change
+    /// of `min_effect` over `cases` cases: the fixed design's at the last
+    /// look's one-sided level, times [`AutoPolicy::inflation`], and at least
+    /// one look after the first round.
+    pub fn planned(&self, cases: usize, min_effect: f64) -> u32 {
+        let level = 1.0 - self.alpha / 2.0;
+        let fixed = runs_for_power(cases, min_effect, level, PLANNED_POWER);
+        let planned = (f64::from(fixed) * self.inflation).ceil() as u32;
+        planned.max(self.first_round + 1)
+    }
+
+    /// The policy with MAX the runs [`AutoPolicy::planned`] needs, or the
+    /// MAX it was given when that is fewer (`auto:MAX` is a cap): plain
+    /// `auto` gives [`PLANNED_CAP`].
+    pub fn planned_for(self, cases: usize, min_effect: f64) -> Self {
+        AutoPolicy {
+            max_per_arm: self.max_per_arm.min(self.planned(cases, min_effect)),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_grows_as_the_effect_and_the_suite_shrink() {
+        let p = AutoPolicy::new(PLANNED_CAP);
+        // Fixed design at 97.5 % one-sided, 80 %: 50, 33, 17, 13 runs.
+        let planned: Vec<u32> = [2, 3, 6, 8].iter().map(|&k| p.planned(k, 0.2)).collect();
+        assert_eq!(planned, vec![80, 53, 28, 21]);
+        assert!(p.planned(2, 0.1) > p.planned(2, 0.2));
+        assert_eq!(p.planned(100, 0.5), p.first_round + 1);
+    }
+
+    #[test]
+    fn the_confidence_mode_plans_at_its_level() {
+        let at95 = AutoPolicy::for_level(PLANNED_CAP, 0.95).planned(2, 0.2);
+        let at99 = AutoPolicy::for_level(PLANNED_CAP, 0.9967).planned(2, 0.2);
+        // 39 fixed runs at 95 % one-sided, times 1.35.
+        assert_eq!(at95, 53);
+        assert!(at99 > at95);
+    }
+
+    #[test]
+    fn auto_max_is_a_cap_on_the_plan() {
+        let p = AutoPolicy::new(16).planned_for(2, 0.2);
+        assert_eq!(p.max_per_arm, 16);
+        let wide = AutoPolicy::new(PLANNED_CAP).planned_for(8, 0.2);
+        assert_eq!(wide.max_per_arm, 21);
+    }
+}
