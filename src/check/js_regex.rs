@@ -13,7 +13,11 @@ use super::scan::{Group, Kind, tokens};
 use super::translate::{Translated, translate};
 use crate::diagnostic::Code;
 use camino::Utf8Path;
-use std::cell::Cell;
+use regex_automata::nfa::thompson::{
+    self, NFA,
+    pikevm::{self, PikeVM},
+};
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -197,14 +201,18 @@ pub struct Matcher {
     engine: Arc<Engine>,
     spent: Cell<Duration>,
     gave_up: Cell<bool>,
+    /// The PikeVM's scratch space, made on the first short search.
+    cache: RefCell<Option<pikevm::Cache>>,
 }
 
 enum Engine {
     Linear {
-        /// Without the DFAs: quick to build, for a text of a line or two.
-        short: regex_automata::meta::Regex,
-        /// With them, built on the first long text.
-        long: std::sync::OnceLock<regex_automata::meta::Regex>,
+        /// A PikeVM over the pattern's NFA: quick to build (see [`nfa`]),
+        /// for a text of a line or two.
+        short: PikeVM,
+        /// The `regex` crate's full engine, with its DFAs, built on the
+        /// first long text (none when it cannot be built: the PikeVM serves).
+        long: std::sync::OnceLock<Option<regex_automata::meta::Regex>>,
         hir: regex_syntax::hir::Hir,
         literals: Vec<Vec<Vec<u8>>>,
     },
@@ -263,6 +271,7 @@ impl Matcher {
             engine: engine(pattern, flags)?,
             spent: Cell::new(Duration::ZERO),
             gave_up: Cell::new(false),
+            cache: RefCell::new(None),
         })
     }
 
@@ -325,22 +334,28 @@ impl Matcher {
             Engine::Linear {
                 short, long, hir, ..
             } => {
-                let re = if text.len() <= SHORT_TEXT {
-                    short
-                } else {
-                    long.get_or_init(|| {
-                        regex_automata::meta::Regex::builder()
-                            .build_from_hir(hir)
-                            .unwrap_or_else(|_| short.clone())
-                    })
+                let found = |m: regex_automata::Match| Found {
+                    start: m.start(),
+                    end: m.end(),
                 };
-                re.find_iter(text)
-                    .take(take)
-                    .map(|m| Found {
-                        start: m.start(),
-                        end: m.end(),
+                let long = (text.len() > SHORT_TEXT)
+                    .then(|| {
+                        long.get_or_init(|| {
+                            regex_automata::meta::Regex::builder()
+                                .build_from_hir(hir)
+                                .ok()
+                        })
+                        .as_ref()
                     })
-                    .collect()
+                    .flatten();
+                match long {
+                    Some(re) => re.find_iter(text).take(take).map(found).collect(),
+                    None => {
+                        let mut cache = self.cache.borrow_mut();
+                        let cache = cache.get_or_insert_with(|| short.create_cache());
+                        short.find_iter(cache, text).take(take).map(found).collect()
+                    }
+                }
             }
             Engine::Bounded(re) => {
                 let mut found = Vec::new();
@@ -464,6 +479,27 @@ impl Texts {
 /// building them costs more than they save on a short text.
 const SHORT_TEXT: usize = 256;
 
+/// The NFA of `hir`, compiled as the `regex` crate's engine compiles it
+/// (same size limit), by a compiler kept per thread: a fresh one allocates
+/// and clears a table of 10,000 entries for its first Unicode class (`\s`
+/// is one), which cost more than the rest of a pin's compilation.
+fn nfa(hir: &regex_syntax::hir::Hir) -> Option<NFA> {
+    /// The `regex` crate's default limit on an NFA's size, in bytes.
+    const NFA_SIZE_LIMIT: usize = 10 * (1 << 20);
+    thread_local! {
+        static COMPILER: thompson::Compiler = {
+            let mut compiler = thompson::Compiler::new();
+            compiler.configure(
+                thompson::Config::new()
+                    .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+                    .which_captures(thompson::WhichCaptures::Implicit),
+            );
+            compiler
+        };
+    }
+    COMPILER.with(|c| c.build_from_hir(hir).ok())
+}
+
 /// The linear engine for `text` (a translation in the `regex` crate's
 /// syntax), parsed once for both the engine and [`Matcher::required_literals`].
 fn linear(text: &str) -> Option<Engine> {
@@ -471,10 +507,7 @@ fn linear(text: &str) -> Option<Engine> {
     /// More literals than this in a set do not narrow a search.
     const MAX_SET: usize = 16;
     let hir = regex_syntax::Parser::new().parse(text).ok()?;
-    let short = regex_automata::meta::Regex::builder()
-        .configure(regex_automata::meta::Config::new().hybrid(false).dfa(false))
-        .build_from_hir(&hir)
-        .ok()?;
+    let short = PikeVM::new_from_nfa(nfa(&hir)?).ok()?;
     let literals = [ExtractKind::Prefix, ExtractKind::Suffix]
         .into_iter()
         .filter_map(|kind| {

@@ -118,11 +118,10 @@ pub fn records_for(
             let Ok(file) = labels::path(&suite.dir, &case.dir, &grader.name) else {
                 continue;
             };
-            let digest = labels::criterion_digest(grader);
             let (mut unmodelled, mut other_models) = (0, 0);
             let (given, stale) = match labels::load(&file)? {
                 Some(given) => {
-                    let (current, stale) = given.current(&digest);
+                    let (current, stale) = given.current(&labels::criterion_digest(grader));
                     let (counted, other): (Vec<&labels::Label>, Vec<&labels::Label>) =
                         current.into_iter().partition(|l| l.counts_for(judge_model));
                     other_models = other.len();

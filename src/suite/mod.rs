@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod cases;
 use cases::load_case;
+mod flat;
 mod frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_YAML_DEPTH, Markdown, Unterminated, key_lines, key_string, parse_yaml,
