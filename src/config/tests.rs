@@ -1,6 +1,10 @@
 //! Unit tests of `config`.
-
-use super::*;
+use super::{
+    Ceiling, Context, DEFAULT_MAX_COST_USD, Environment, ItemName, Mode, RuleChoice, Settings,
+    Utf8Path, Value, canonical_model, did_you_mean, home_dir, resolve_ceiling, resolve_confidence,
+    resolve_judge_threshold, resolve_max_cost_ratio, resolve_min_effect, resolve_mode,
+    resolve_model,
+};
 
 #[test]
 fn the_judge_threshold_comes_from_the_settings() {

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    BTreeMap, DEFAULT_THRESHOLD, GradedCase, GraderResult, Judge, MAX_LABELS, Pair, Uncorrectable,
+    correct, labels_needed, labels_needed_from, record, record_weighted, wilson_at,
+};
 use crate::stats::CONFIDENCE;
 
 fn pairs(tp: usize, ff: usize, tn: usize, fp: usize) -> Vec<Pair> {

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    Answered, Grader, Label, LabelVerdict, Labels, Utf8Path, criterion_digest, is_labels_file,
+    load, parse, path, save, stale_words,
+};
 use crate::suite::Entry;
 use std::collections::BTreeMap;
 

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    Arm, Candidate, ENTRY_FORMAT, JudgedGrader, LabelVerdict, Pool, THRESHOLD, Utf8PathBuf,
+    class_need, entry_id, import, need, new_label, read_entries, stratified,
+};
 use crate::suite::labels::LabelVerdict::{Fail, Pass};
 use camino::Utf8Path;
 

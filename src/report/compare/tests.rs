@@ -1,4 +1,4 @@
-use super::*;
+use super::{NO_ANSWERS, NO_EFFICIENCY, changed, html, markdown, text};
 use crate::document::{ArmCount, GraderEval, GraderRole, SkillEval};
 use crate::ops::compare::{Conditions, ResolvedSide, compare};
 use std::collections::BTreeMap;

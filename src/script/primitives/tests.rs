@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    Arc, Array, Dynamic, EvalOptions, Host, Map, PipelineOptions, create_inside, eval_options,
+    names, options_map, results_path,
+};
 use std::collections::BTreeSet;
 
 /// The primitives docs/pipelines.md lists (the first column of its table of
