@@ -1,6 +1,8 @@
 //! Unit tests of the module.
-
-use super::*;
+use super::{
+    ArmValues, CaseFigures, Efficiency, Error, MAX_USD, SkillEval, Utf8Path, Verdict, fmt_score,
+    load_baseline, load_result, new_run_id, round4, run_id, run_id_date, sum_usd,
+};
 
 #[test]
 fn run_ids_and_their_dates_come_from_the_items_stamp_only() {

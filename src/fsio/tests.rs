@@ -1,5 +1,10 @@
-use super::*;
+use super::{
+    Links, OpenOptions, Pinned, ReadError, Staged, Utf8Path, append, check_writable,
+    check_writable_as, fs, read, read_regular, read_text, write_atomically, write_confined,
+};
+use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 fn names(dir: &Utf8Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)

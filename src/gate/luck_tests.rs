@@ -10,8 +10,8 @@
 //! (a first baseline) and against a best measured on the same no-effect
 //! version (with its runs kept). Run with `--nocapture` to see the figures
 //! (docs/gate.md quotes them).
+use super::{Baseline, Mode, SkillEval, decide_under, round4};
 
-use super::*;
 use crate::document::{BestEntry, BestEvidence};
 use crate::stats::calibration::tests::Rng;
 

@@ -13,8 +13,8 @@
 //! the share of real gains blocked (rejected while that best's score is at
 //! or above the gain's own true `with`), the share of null changes
 //! accepted, and the final true `with`.
+use super::{Baseline, Mode, SkillEval, Status, decide_again, round4};
 
-use super::*;
 use crate::document::{BestEntry, BestEvidence};
 use crate::stats::calibration::tests::Rng;
 

@@ -1,6 +1,8 @@
 //! Unit tests of the module.
-
-use super::*;
+use super::{
+    Baseline, BestEntry, Decision, SkillEval, Status, decide, decide_at, decide_with,
+    effective_level, fmt_level,
+};
 
 fn result(with: f64, without: f64, trigger: Option<f64>, partial: Option<&str>) -> SkillEval {
     SkillEval {

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    Arm, BTreeMap, Baseline, DateTime, Evaluation, History, KeptDecision, Outcome, Records, Row,
+    SCHEMA, Store, StoredRun, Utf8Path, gather, load, round4,
+};
 use crate::document::BestEntry;
 use crate::evidence::tests::sample;
 

@@ -1,4 +1,8 @@
-use super::*;
+use super::{
+    CaseSource, Entry, Grader, GraderSpec, MatchMode, Scan, Section, Target, ToolRef, Unterminated,
+    Utf8PathBuf, Value, key_lines, key_string, load_case, parse_match, split_markdown,
+    yaml_too_deep,
+};
 
 #[test]
 fn splits_frontmatter_and_body() {

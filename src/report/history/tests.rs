@@ -1,6 +1,11 @@
 use super::html::slots;
 use super::layout::{BOTTOM, HEIGHT, LABEL_GAP, PAD, TOP, hsl_hex};
-use super::*;
+use super::{
+    BEST_GAP, Frame, History, ItemHistory, KEY_WIDTH, LEFT, LEGEND_ROW, LEGEND_Y, MARK_GAP,
+    Outcome, PALETTE, Palette, Point, RIGHT, SPARK_MAX, Series, Utc, WIDTH, best_label_ys,
+    entry_width, html, labelled, legend_layout, mark_width, place_marks, sparkline, table,
+    time_labels, x_of, y_of,
+};
 use crate::history::{Best, RecordedDecision};
 use chrono::DateTime;
 

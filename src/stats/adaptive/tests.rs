@@ -1,4 +1,8 @@
-use super::*;
+use super::{
+    Against, AutoPolicy, CaseRuns, Direction, MARGIN, Part, Round, RunRequest, RunSource, Spending,
+    Stop, TriggerCount, adaptive, adaptive_against, adaptive_from, delta_interval_scaled, fixed,
+    next, neyman, z_for,
+};
 use crate::stats::interval::delta_interval;
 
 /// A scripted platform: each case's arms cycle through fixed score lists;
