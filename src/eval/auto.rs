@@ -11,7 +11,7 @@ use crate::document::PartialReason;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::evidence::{RunKey, StoredRun};
-use crate::platform::{self, PlatformOutput, RunOptions};
+use crate::platform::{PlatformOutput, RunOptions};
 use crate::stats::{
     Against, AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource,
 };
@@ -111,9 +111,7 @@ impl RunSource for PlatformSource<'_, '_> {
             reused += fresh_runs.iter().map(Vec::len).sum::<usize>();
             let bought = super::plan::bought_by_calls(
                 self.plan,
-                &super::plan::case_call(request.case, lacking(wanted(request), fresh_runs))
-                    .into_iter()
-                    .collect::<Vec<_>>(),
+                &super::plan::case_calls(request.case, lacking(wanted(request), fresh_runs)),
                 request.case,
             );
             to_buy += (bought[0] + bought[1]) as usize;
@@ -136,51 +134,52 @@ impl RunSource for PlatformSource<'_, '_> {
         for (request, mut fresh_runs) in requests.iter().zip(stored) {
             let (i, want) = (request.case, wanted(request));
             let case = &self.plan.cases[i];
-            // The with arm alone when the without arm is served (the item was edited).
-            let call = super::plan::case_call(i, lacking(want, &fresh_runs))
-                .map(|c| (c.runs.unwrap_or(0) as usize, c.ablation));
-            let (missing, ablation) = call.unwrap_or((0, platform::Ablation::WithWithout));
+            // Both arms for what the without arm lacks, the with arm alone
+            // for the rest (all of it when the without arm is served).
             let mut cost = 0.0;
-            if missing > 0 && partial_reason.is_none() {
+            for planned in super::plan::case_calls(i, lacking(want, &fresh_runs)) {
+                if partial_reason.is_some() {
+                    break;
+                }
                 if left <= 0.0 {
                     partial_reason = Some(PartialReason::CostCeiling);
-                } else {
-                    let run = self.shop.run;
-                    let call = self.shop.once(
-                        &RunOptions {
-                            ablation,
-                            case: Some(case.name.clone()),
-                            runs: Some(u32::try_from(missing).unwrap_or(u32::MAX)),
-                            max_cost_usd: crate::document::round4(left),
-                            ..run.clone()
-                        },
-                        self.plan,
-                        &self.runs_ctx,
-                    )?;
-                    cost = call.cost_usd;
-                    left -= call.cost_usd;
-                    self.spent = crate::document::sum_usd([self.spent, call.cost_usd]);
-                    if call.partial_reason.is_some() {
-                        partial_reason = call.partial_reason;
-                    }
-                    super::buy::add_advisories(&mut self.advisories, call.advisories);
-                    // `call.runs` holds this case's runs only (attributed by name).
-                    for r in call.runs {
-                        let fault = r.outcome.fault();
-                        faults.add(fault.as_deref());
-                        if fault.is_some() {
-                            // Never counted; the document says why it is partial.
-                            self.used[i].errored.push(r);
-                            continue;
-                        }
-                        self.bought.push(r.id.clone());
-                        let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
-                        if fresh_runs[arm].len() < want[arm] {
-                            fresh_runs[arm].push(r);
-                        }
-                    }
-                    self.last = Some(call.output);
+                    break;
                 }
+                let run = self.shop.run;
+                let call = self.shop.once(
+                    &RunOptions {
+                        ablation: planned.ablation,
+                        case: Some(case.name.clone()),
+                        runs: planned.runs,
+                        max_cost_usd: crate::document::round4(left),
+                        ..run.clone()
+                    },
+                    self.plan,
+                    &self.runs_ctx,
+                )?;
+                cost += call.cost_usd;
+                left -= call.cost_usd;
+                self.spent = crate::document::sum_usd([self.spent, call.cost_usd]);
+                if call.partial_reason.is_some() {
+                    partial_reason = call.partial_reason;
+                }
+                super::buy::add_advisories(&mut self.advisories, call.advisories);
+                // `call.runs` holds this case's runs only (attributed by name).
+                for r in call.runs {
+                    let fault = r.outcome.fault();
+                    faults.add(fault.as_deref());
+                    if fault.is_some() {
+                        // Never counted; the document says why it is partial.
+                        self.used[i].errored.push(r);
+                        continue;
+                    }
+                    self.bought.push(r.id.clone());
+                    let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
+                    if fresh_runs[arm].len() < want[arm] {
+                        fresh_runs[arm].push(r);
+                    }
+                }
+                self.last = Some(call.output);
             }
             let [with, without] = fresh_runs;
             cases.push(CaseRuns {
@@ -286,8 +285,17 @@ pub(crate) fn buy_adaptively(
         .collect();
     if archive.iter().any(|a| !a.is_empty()) {
         let held: usize = archive.iter().map(Vec::len).sum();
+        let planned = policy.for_archive(plan.cases.len(), &scores).max_per_arm;
+        let max = if planned < policy.max_per_arm {
+            format!(
+                "; planned from what they show, {planned} run(s) per arm at most (was {})",
+                policy.max_per_arm
+            )
+        } else {
+            String::new()
+        };
         observer.event(&Event::Notice(format!(
-            "{}: runs auto: {held} stored without-arm run(s) count; {} fresh one(s) per case top them up",
+            "{}: runs auto: {held} stored without-arm run(s) count; {} fresh one(s) per case top them up{max}",
             plan.item, policy.top_up
         )));
     }

@@ -329,8 +329,7 @@ fn first_round(
                     u32::try_from(have.get(2 * i + arm).copied().unwrap_or(0)).unwrap_or(u32::MAX);
                 first.saturating_sub(stored)
             });
-            let calls: Vec<plan::Call> = plan::case_call(i, lacking).into_iter().collect();
-            let bought = plan::bought_by_calls(plan, &calls, i);
+            let bought = plan::bought_by_calls(plan, &plan::case_calls(i, lacking), i);
             for (arm, n) in bought.into_iter().enumerate() {
                 let per_run = priced.cases[i].arms[arm].per_run_usd;
                 usd = match (usd, per_run) {

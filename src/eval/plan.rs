@@ -217,10 +217,12 @@ pub fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<[u32; 2]> {
 
 /// The platform calls that buy what `need` ([`missing`]) lacks. A case that
 /// lacks without-arm runs is bought on both arms (`with-without`, as many as
-/// the arm lacking more); a case that lacks with-arm runs only (its item was
-/// edited) is bought on the with arm alone. One call for the whole suite
-/// when every case lacks all its runs of the same arms and nothing is
-/// filtered (`runs` is then `--runs` as given); else one call per case.
+/// the without arm lacks) and on the with arm alone for the with-arm runs
+/// it lacks beyond those ([`case_calls`]); a case that lacks with-arm runs
+/// only (its item was edited) is bought on the with arm alone. One call for
+/// the whole suite when every case lacks all its runs of the same arms and
+/// nothing is filtered (`runs` is then `--runs` as given); else one or two
+/// per case.
 pub fn calls(plan: &Plan, need: &[[u32; 2]], runs: Option<u32>) -> Vec<Call> {
     let all = |with: bool, without: bool| {
         plan.cases.iter().zip(need).all(|(c, n)| {
@@ -243,24 +245,28 @@ pub fn calls(plan: &Plan, need: &[[u32; 2]], runs: Option<u32>) -> Vec<Call> {
     }
     need.iter()
         .enumerate()
-        .filter_map(|(i, &need)| case_call(i, need))
+        .flat_map(|(i, &need)| case_calls(i, need))
         .collect()
 }
 
-/// The call that buys what planned case `index` lacks, `need` `[with,
-/// without]`: both arms when the without arm lacks runs, else the with arm
-/// alone; none when it lacks nothing.
-pub fn case_call(index: usize, [with, without]: [u32; 2]) -> Option<Call> {
-    let (n, ablation) = if without > 0 {
-        (with.max(without), Ablation::WithWithout)
-    } else {
-        (with, Ablation::WithOnly)
-    };
-    (n > 0).then_some(Call {
+/// The calls that buy what planned case `index` lacks, `need` `[with,
+/// without]`: both arms as many runs as the without arm lacks, and the with
+/// arm alone for the rest (a request for both arms runs both alike, so a
+/// with arm lacking more is not bought as both); none when it lacks nothing.
+pub fn case_calls(index: usize, [with, without]: [u32; 2]) -> Vec<Call> {
+    let call = |runs: u32, ablation| Call {
         case: Some(index),
-        runs: Some(n),
+        runs: Some(runs),
         ablation,
-    })
+    };
+    let mut calls = Vec::with_capacity(2);
+    if without > 0 {
+        calls.push(call(without, Ablation::WithWithout));
+    }
+    if with > without {
+        calls.push(call(with - without, Ablation::WithOnly));
+    }
+    calls
 }
 
 /// Runs `calls` buy for planned case `index` on each arm, `[with, without]`.
@@ -552,6 +558,25 @@ mod tests {
                 ablation: Ablation::WithWithout
             }]
         );
+        // A with arm lacking more than the without arm: both arms as many
+        // as the without arm lacks, the with arm alone for the rest.
+        let split = calls(&p, &[[3, 1], [0, 0]], Some(3));
+        assert_eq!(
+            split,
+            vec![
+                Call {
+                    case: Some(0),
+                    runs: Some(1),
+                    ablation: Ablation::WithWithout
+                },
+                Call {
+                    case: Some(0),
+                    runs: Some(2),
+                    ablation: Ablation::WithOnly
+                },
+            ]
+        );
+        assert_eq!(bought_by_calls(&p, &split, 0), [3, 1]);
         // Filtered: never the whole suite.
         let f = plan(&[3], true);
         assert_eq!(calls(&f, &[[3, 0]], None)[0].case, Some(0));

@@ -86,11 +86,20 @@ impl Mode {
 /// variance taken at its largest (a pass share of ½), so no suite of that
 /// size needs more (a price stated before anything is known of the suite).
 pub fn runs_for_power(cases: usize, effect: f64, level: f64, power: f64) -> u32 {
-    if cases == 0 || effect <= 0.0 {
+    if cases == 0 {
+        return 0;
+    }
+    runs_for_variance(0.5 / cases as f64, effect, level, power)
+}
+
+/// [`runs_for_power`] for a suite delta whose variance is `variance` / n
+/// with n runs per arm: `n = (z_L + z_P)² · variance / effect²`.
+pub fn runs_for_variance(variance: f64, effect: f64, level: f64, power: f64) -> u32 {
+    if effect <= 0.0 || variance <= 0.0 {
         return 0;
     }
     let z = normal_quantile(level) + normal_quantile(power);
-    let n = z * z * 0.5 / (cases as f64 * effect * effect);
+    let n = z * z * variance / (effect * effect);
     n.ceil().max(1.0) as u32
 }
 

@@ -58,9 +58,9 @@ fn clear_above(doc: &Value) {
 /// The trigger pair (fires: 1.0 with, 0.0 without; quiet: a tie at 1.0).
 /// A first `--runs auto` reaches a clear call; after an edit of the skill
 /// a second one reaches it again with its without arms the stored runs and
-/// a top-up of 3 fresh ones a case. The target is at most 60 % of the
-/// first one's agent calls; it is missed (docs/statistics.md), and the
-/// test holds the count to what the document says was bought.
+/// a top-up of fresh ones, its MAX planned again from what they show, for
+/// at most 60 % of the first one's agent calls (20 of 35 measured), and
+/// the count is what the document says was bought.
 #[test]
 fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     if !tier::present(Tool::Claude) {
@@ -106,8 +106,9 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     assert_eq!(second["with"], 1.0);
     assert_eq!(second["without"], 0.5);
     assert_eq!(agent2 as u64, bought, "{stderr}");
+    // The target: at most 60 % of the first evaluation's agent calls.
     assert!(
-        agent2 < agent1,
+        agent2 * 10 <= agent1 * 6,
         "{agent2} calls after the edit, {agent1} the first time"
     );
     assert!(agent2 + judge2 < agent1 + judge1);

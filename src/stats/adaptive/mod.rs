@@ -238,6 +238,11 @@ pub struct AutoPolicy {
     /// design's looks, futility and margin cost ([`AutoPolicy::planned`]).
     #[serde(default = "plan::looks_every_run")]
     pub inflation: f64,
+    /// The minimum effect MAX was planned for ([`AutoPolicy::planned_for`]):
+    /// an archive of stored without-arm runs plans it again from what they
+    /// show ([`AutoPolicy::for_archive`]). `None`: MAX as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_effect: Option<f64>,
 }
 
 fn one() -> f64 {
@@ -264,8 +269,9 @@ impl AutoPolicy {
             margin: MARGIN,
             margin_confidence: 0.0,
             futility_shuffled: true,
-            top_up: 3,
+            top_up: 1,
             inflation: plan::LOOKS_EVERY_RUN,
+            planned_effect: None,
         }
     }
 
@@ -595,6 +601,7 @@ pub fn adaptive_from<S: RunSource>(
     best: Option<&Against>,
     stored: &[Vec<f64>],
 ) -> Result<AutoOutcome, AutoError<S::Error>> {
+    let policy = &policy.for_archive(cases, stored);
     let schedule = policy.schedule();
     let kept = |c: usize| stored.get(c).map_or(0, Vec::len) as u32;
     let top_up = policy.top_up.min(schedule[0]);

@@ -17,7 +17,7 @@
 
 use super::AutoPolicy;
 use crate::stats::advisory::PLANNED_POWER;
-use crate::stats::confidence::runs_for_power;
+use crate::stats::confidence::runs_for_variance;
 
 /// The default design's inflation (a look after every run from 3, the
 /// margin, predictive futility below 0.1).
@@ -33,14 +33,22 @@ pub(super) fn looks_every_run() -> f64 {
     LOOKS_EVERY_RUN
 }
 
+/// A run's variance when nothing is known of its case: a pass share of ½.
+const NOISIEST: f64 = 0.25;
+
 impl AutoPolicy {
     /// The runs per arm this design needs for [`PLANNED_POWER`] on a change
     /// of `min_effect` over `cases` cases: the fixed design's at the last
     /// look's one-sided level, times [`AutoPolicy::inflation`], and at least
     /// one look after the first round.
     pub fn planned(&self, cases: usize, min_effect: f64) -> u32 {
+        self.planned_at(NOISIEST * 2.0 / cases.max(1) as f64, min_effect)
+    }
+
+    /// [`AutoPolicy::planned`] for a suite delta of variance `variance` / n.
+    fn planned_at(&self, variance: f64, min_effect: f64) -> u32 {
         let level = 1.0 - self.alpha / 2.0;
-        let fixed = runs_for_power(cases, min_effect, level, PLANNED_POWER);
+        let fixed = runs_for_variance(variance, min_effect, level, PLANNED_POWER);
         let planned = (f64::from(fixed) * self.inflation).ceil() as u32;
         planned.max(self.first_round + 1)
     }
@@ -51,6 +59,49 @@ impl AutoPolicy {
     pub fn planned_for(self, cases: usize, min_effect: f64) -> Self {
         AutoPolicy {
             max_per_arm: self.max_per_arm.min(self.planned(cases, min_effect)),
+            planned_effect: Some(min_effect),
+            ..self
+        }
+    }
+
+    /// The policy planned again from an archive of stored without-arm runs
+    /// (`stored[c]`, case c's scores; empty: none): MAX shrinks to what the
+    /// same power needs on the suite the archive shows, never grows.
+    ///
+    /// Before any run the plan takes every arm at its noisiest (a pass
+    /// share of ½). The archive shows each case's without-arm share p,
+    /// smoothed as Jeffreys' (s + ½)/(n + 1) so a share seen at 0 or 1 is
+    /// not taken as noiseless; that arm's variance is taken as p(1 − p) (a score in
+    /// 0..1 with mean p varies at most that much), and the with arm's as
+    /// the largest q(1 − q) for a share q within the minimum effect of p
+    /// either way: the change planned for moves each case by that much. A
+    /// case with no stored run keeps the noisiest plan. A policy whose MAX
+    /// was given as is ([`AutoPolicy::planned_effect`] `None`) is kept.
+    pub fn for_archive(self, cases: usize, stored: &[Vec<f64>]) -> Self {
+        let Some(d) = self.planned_effect else {
+            return self;
+        };
+        if cases == 0 || stored.iter().all(Vec::is_empty) {
+            return self;
+        }
+        let k = cases as f64;
+        let variance: f64 = (0..cases)
+            .map(|c| match stored.get(c).filter(|runs| !runs.is_empty()) {
+                None => 2.0 * NOISIEST,
+                Some(runs) => {
+                    let p = (runs.iter().sum::<f64>() + 0.5) / (runs.len() as f64 + 1.0);
+                    let q = if (p - 0.5).abs() <= d {
+                        0.5
+                    } else {
+                        p - d * (p - 0.5).signum()
+                    };
+                    p * (1.0 - p) + q * (1.0 - q)
+                }
+            })
+            .sum::<f64>()
+            / (k * k);
+        AutoPolicy {
+            max_per_arm: self.max_per_arm.min(self.planned_at(variance, d)),
             ..self
         }
     }
@@ -58,7 +109,7 @@ impl AutoPolicy {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{AutoPolicy, PLANNED_CAP};
 
     #[test]
     fn the_plan_grows_as_the_effect_and_the_suite_shrink() {
@@ -77,6 +128,30 @@ mod tests {
         // 39 fixed runs at 95 % one-sided, times 1.35.
         assert_eq!(at95, 53);
         assert!(at99 > at95);
+    }
+
+    #[test]
+    fn an_archive_plans_max_again_from_the_shares_it_shows() {
+        let p = AutoPolicy::new(PLANNED_CAP).planned_for(2, 0.2);
+        assert_eq!(p.max_per_arm, 80);
+        // Coin flips: the archive shows the noisiest suite, MAX stays near.
+        let flips = vec![[1.0, 0.0].repeat(10); 2];
+        let again = p.for_archive(2, &flips).max_per_arm;
+        assert!((76..=80).contains(&again), "{again}");
+        // Arms pinned at 0 and 1: each case's with arm planned at 1/22 ± 0.2.
+        let pinned = vec![vec![0.0; 20], vec![1.0; 20]];
+        let small = p.for_archive(2, &pinned).max_per_arm;
+        assert!(small < again / 2 + 1, "{small}");
+        // One case unknown keeps its half of the noisiest plan.
+        let half = p.for_archive(2, &[vec![0.0; 20], vec![]]).max_per_arm;
+        assert!(small < half && half < again, "{half}");
+        // No archive, or a MAX given as is: unchanged.
+        assert_eq!(p.for_archive(2, &[vec![], vec![]]), p);
+        let given = AutoPolicy::new(16);
+        assert_eq!(given.for_archive(2, &pinned), given);
+        // A cap stays a cap: the archive never raises MAX.
+        let capped = AutoPolicy::new(10).planned_for(2, 0.2);
+        assert_eq!(capped.for_archive(2, &flips).max_per_arm, 10);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 use super::{
     Against, AutoPolicy, CaseRuns, Direction, MARGIN, Part, Round, RunRequest, RunSource, Spending,
     Stop, TriggerCount, adaptive, adaptive_against, adaptive_from, delta_interval_scaled, fixed,
-    next, neyman, z_for,
+    next, neyman, plan::PLANNED_CAP, z_for,
 };
 use crate::stats::interval::delta_interval;
 
@@ -619,7 +619,7 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
 #[test]
 fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // Twenty stored without-arm runs of each case: the first round buys 3
-    // with-arm runs and a top-up of 3 fresh without-arm runs per case; the
+    // with-arm runs and a top-up of 1 fresh without-arm run per case; the
     // later rounds buy the with arms alone (the without arm has more runs
     // than any look asks of the with arm).
     let stored = vec![vec![0.0, 1.0, 1.0, 0.0, 1.0]; 2]
@@ -629,7 +629,12 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     let mut s = Script::new(&[(HALF, HALF_LATE), (HALF_LATE, HALF)]);
     let p = AutoPolicy::new(16);
     let o = adaptive_from(&mut s, 2, &p, 100.0, None, &stored).unwrap();
-    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
+    let topped = |case| RunRequest {
+        case,
+        with: 3,
+        without: 1,
+    };
+    assert_eq!(s.log[0], [topped(0), topped(1)]);
     assert!(s.log.len() > 1, "{:?}", o.stop);
     for round in &s.log[1..] {
         assert!(
@@ -638,7 +643,7 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
         );
     }
     // The stored runs come first and are not counted as bought.
-    assert_eq!(o.samples[0].without.len(), 23);
+    assert_eq!(o.samples[0].without.len(), 21);
     assert_eq!(o.samples[0].without[..20], stored[0][..]);
     let bought: u64 = s.log.iter().flatten().map(RunRequest::runs).sum();
     assert_eq!(o.runs, bought);
@@ -655,7 +660,14 @@ fn stored_without_runs_count_and_the_first_round_tops_them_up() {
     // its first round's worth, fresh.
     let mut s = Script::new(&[(ONE, ZERO)]);
     adaptive_from(&mut s, 1, &p, 100.0, None, &[vec![0.0]]).unwrap();
-    assert_eq!(s.log[0], [RunRequest::both(0, 3)]);
+    assert_eq!(
+        s.log[0],
+        [RunRequest {
+            case: 0,
+            with: 3,
+            without: 2
+        }]
+    );
 }
 
 #[test]
@@ -758,19 +770,27 @@ fn the_minimum_effect_sets_the_margin_of_a_policy_that_has_one() {
 }
 
 #[test]
-fn the_trigger_pair_after_an_edit_is_called_on_four_with_arm_runs() {
+fn the_trigger_pair_after_an_edit_is_called_from_the_archive() {
     // What the real platform's pair leaves after a first auto: fires' 6
-    // without-arm runs at 0, quiet's 3 at 1. Each case is topped up with 3
-    // fresh ones; the suite is called at 4 with-arm runs a case.
-    let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
-    let stored = [vec![0.0; 6], vec![1.0; 3]];
-    let o = adaptive_from(&mut s, 2, &AutoPolicy::new(16), 100.0, None, &stored).unwrap();
-    assert_eq!(o.stop, Stop::SuiteClear);
-    assert_eq!(s.log[0], [RunRequest::both(0, 3), RunRequest::both(1, 3)]);
-    let arms: Vec<(usize, usize)> = o
-        .samples
-        .iter()
-        .map(|c| (c.with.len(), c.without.len()))
-        .collect();
-    assert_eq!(arms, [(4, 9), (4, 6)]);
+    // without-arm runs at 0, quiet's 5 at 1. Plain auto plans MAX again
+    // from them, tops each case up with 1 fresh run, and calls the suite
+    // clear on no more with-arm runs than with MAX planned for the
+    // noisiest suite.
+    let stored = [vec![0.0; 6], vec![1.0; 5]];
+    let with_runs = |p: AutoPolicy| {
+        let mut s = Script::new(&[(ONE, ZERO), (ONE, ONE)]);
+        let o = adaptive_from(&mut s, 2, &p, 100.0, None, &stored).unwrap();
+        assert_eq!(o.stop, Stop::SuiteClear);
+        assert_eq!(o.samples[1].without.len(), 6, "{:?}", s.log);
+        o.samples[0].with.len()
+    };
+    let planned = AutoPolicy::new(PLANNED_CAP).planned_for(2, 0.2);
+    assert!(planned.for_archive(2, &stored).max_per_arm < planned.max_per_arm);
+    let replanned = with_runs(planned);
+    let as_given = with_runs(AutoPolicy {
+        planned_effect: None,
+        ..planned
+    });
+    assert!(replanned <= as_given, "{replanned} {as_given}");
+    assert!(replanned <= 8, "{replanned}");
 }
