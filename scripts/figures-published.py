@@ -86,31 +86,19 @@ for r in rows:
         put(f"{id_}/small", sm[1] + ' %', line)
     put(f"{id_}/c", r[6].split(' / ')[1], line)
     put(f"{id_}/share of fixed 10", r[7], line)
-line, rows = table('| shape | top-up')
+line, rows = table('| shape | MAX fresh | top-up')
 for r in rows:
-    top = r[1].replace('**', '').split(' ')[0]
+    top = r[2].replace('**', '').split(' ')[0]
     id_ = f"store/{shape[r[0]]}"
-    m = re.match(r'([\d.]+) / ([\d.]+) / ([\d.]+) % \(([-+]\d+)\)', r[2].replace('−', '-'))
-    c = r[3].split(' / ')
+    m = re.match(r'([\d.]+) / ([\d.]+) % \(([-+]\d+)\)', r[3].replace('−', '-'))
+    c = r[4].split(' / ')
     if top == '0':
         put(f"{id_}/b fixed 10", m.group(1) + ' %', line)
-        put(f"{id_}/b auto", m.group(2) + ' %', line)
-        put(f"{id_}/c auto", c[1], line)
-    put(f"{id_}/top-up {top}/b", m.group(3) + ' %', line)
-    put(f"{id_}/top-up {top}/b against fixed 10", m.group(4), line)
-    put(f"{id_}/top-up {top}/c", c[2], line)
-    put(f"{id_}/top-up {top}/share of fixed 10", clean(r[4]), line)
-    put(f"{id_}/top-up {top}/a0", clean(r[5]), line)
-line, rows = table('| shape | MAX | (b) fixed 10 / auto / from the store')
-for r in rows:
-    id_ = f"store/{r[0]}/planned"
-    b = r[2].replace(' %', '').split(' / ')
-    c = r[3].split(' / ')
-    put(f"{id_}/b auto", b[1] + ' %', line)
-    put(f"{id_}/c auto", c[1], line)
-    put(f"{id_}/b", b[2] + ' %', line)
-    put(f"{id_}/c", c[2], line)
-    put(f"{id_}/a0", clean(r[5]), line)
+    put(f"{id_}/top-up {top}/b", m.group(2) + ' %', line)
+    put(f"{id_}/top-up {top}/b against fixed 10", m.group(3), line)
+    put(f"{id_}/top-up {top}/c", c[1], line)
+    put(f"{id_}/top-up {top}/share of fixed 10", clean(r[5]), line)
+    put(f"{id_}/top-up {top}/a0", clean(r[6]), line)
 line, rows = table('| cases | d |')
 for r in rows:
     for col, v in zip(['fixed 10', 'auto', 'from the store'], r[2:]):
@@ -127,8 +115,6 @@ arch = {"trigger pair, no-difference": "trigger pair (2 cases), no-difference su
 line, rows = table('| suites | top-up | mean')
 for r in rows:
     top = r[1].replace('**', '').split(' ')[0]
-    if top == '2':
-        continue  # the bench measures the frozen archive and the default top-up
     for col, v in zip(['mean', 'median', '90th percentile', 'worst'], r[2:]):
         put(f"archive/{arch[r[0]]}/top-up {top}/{col}", clean(v), line)
 line, rows = table('  | runs per arm | fires')
@@ -160,6 +146,13 @@ for r in rows:
     put(f"{id_}/false calls above", clean(r[3]), line)
     put(f"{id_}/power", clean(r[4]), line)
     for at, v in zip(["0", "0.1", "0.2"], r[5].split(' / ')):
+        put(f"{id_}/runs at {at}", v.strip(), line)
+line, rows = table('| cases | p | MAX from the archive')
+for r in rows:
+    id_ = f"plan/from the store/{r[0]} cases/p {r[1]}"
+    put(f"{id_}/false calls above", clean(r[3]), line)
+    put(f"{id_}/power", clean(r[4]), line)
+    for at, v in zip(["0", "0.2"], r[5].split(' / ')):
         put(f"{id_}/runs at {at}", v.strip(), line)
 # The sequence bench (benches/sequence.rs): its three tables, each value
 # without the table's ± (one standard error; the bench prints its own).

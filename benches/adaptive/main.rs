@@ -32,7 +32,8 @@
 //! - `alternatives` (only when named, or with `ADAPTIVE_POLICIES`): the
 //!   other policies of earlier rounds, beside `main` and `shapes`.
 //! - `store`: auto from an archive of stored without-arm runs (its top-ups
-//!   counted) on every shape, and the false-call rate given an archive.
+//!   counted) on every shape.
+//! - `archive`: the false-call rate given an archive.
 //! - `power`: the share called clear against the true effect, per number
 //!   of cases.
 //! - `frontier` (only when named; minutes): a grid of 288 designs (MAX,
@@ -95,6 +96,9 @@ fn main() {
     }
     if wants("store") {
         timed("store", || store::store(&mut results));
+    }
+    if wants("archive") {
+        timed("archive", || store::given_archive(&mut results));
     }
     if wants("power") {
         timed("power", || store::power(&mut results));

@@ -238,10 +238,31 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     })?;
     let level = held.map(|(level, _)| level);
     let sequence = held.and_then(|(_, sequence)| sequence);
-    // Auto's MAX as the evaluation plans it: the runs per arm it may buy.
-    let policy = asked
-        .auto
-        .map(|max| super::auto_policy(max, level, plan.cases.len(), min_effect));
+    let version = match &store {
+        Some(store) => store.last_platform_version(item)?,
+        None => None,
+    };
+    // Auto's MAX as the evaluation plans it: the runs per arm it may buy,
+    // planned again from the stored without-arm runs it would count.
+    let policy = match asked.auto {
+        Some(max) => {
+            let policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
+            let archive = match (&store, &version) {
+                (Some(store), Some(version)) if !opts.fresh => {
+                    let without: Vec<_> =
+                        plan.keys(version).into_iter().skip(1).step_by(2).collect();
+                    store
+                        .lookup(&without, policy.stored_most())?
+                        .iter()
+                        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            Some(policy.for_archive(plan.cases.len(), &archive))
+        }
+        None => None,
+    };
     if let Some(policy) = &policy
         && opts.runs != Some(policy.max_per_arm)
     {
@@ -250,10 +271,6 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         plan = super::plan(ctx, &found, &opts, &run)?;
     }
     let looks = policy.map(|p| p.schedule());
-    let version = match &store {
-        Some(store) => store.last_platform_version(item)?,
-        None => None,
-    };
     let stored = match (&store, &version) {
         (Some(store), Some(version)) if !opts.fresh => {
             let most = plan.cases.iter().map(|c| c.runs).max().unwrap_or(1) as usize;

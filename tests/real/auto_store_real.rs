@@ -38,6 +38,16 @@ fn run(w: &RealWorld, runs: &str) -> (Value, String) {
     (serde_json::from_str(&out).unwrap(), err)
 }
 
+/// The MAX per arm `run commit --runs auto --dry-run` says auto may buy.
+fn dry_max(w: &RealWorld) -> u64 {
+    let mut cmd = w.command(support::cmd::bob(&w.source, &w.home()));
+    cmd.args(["run", "commit", "--runs", "auto", "--dry-run", "--json"]);
+    let (code, out, err) = outcome(cmd);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["auto"]["max_per_arm"].as_u64().unwrap()
+}
+
 /// Agent turns and judge votes the fake API has answered so far.
 fn calls(w: &RealWorld) -> (usize, usize) {
     (
@@ -82,7 +92,15 @@ fn after_an_edit_auto_settles_the_pair_from_the_stored_without_arm() {
     let path = w.source.join("skills/commit/SKILL.md");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{text}{EDIT}")).unwrap();
+    // The dry run plans MAX from the stored without arm as the run does.
+    let planned = dry_max(&w);
     let (second, stderr) = run(&w, "auto");
+    assert!(
+        stderr.contains(&format!(
+            "planned from what they show, {planned} run(s) per arm at most (was 80)"
+        )),
+        "the dry run said {planned}: {stderr}"
+    );
     clear_above(&second);
     let (agent2, judge2) = (calls(&w).0 - agent1, calls(&w).1 - judge1);
     eprintln!(

@@ -229,7 +229,8 @@ pub struct AutoPolicy {
     pub futility_shuffled: bool,
     /// Fresh without-arm runs the first round buys for each case that
     /// starts from stored ones ([`adaptive_from`]), paired with its first
-    /// with-arm runs (default 3; at most the first round):
+    /// with-arm runs (default 1; at most the first round; the rest of the
+    /// first round is bought on the with arm alone, `eval::plan::case_calls`):
     /// the top-up that keeps a stored without arm from freezing
     /// (`docs/statistics.md`, "The without arm from the store").
     #[serde(default)]
@@ -344,8 +345,9 @@ impl AutoPolicy {
 
     /// The most stored without-arm runs of a case [`adaptive_from`] is given:
     /// the newest 2·MAX. A window, so that the top-ups renew it: with a
-    /// top-up of 3 it is replaced within ⌈2·MAX/3⌉ evaluations, and no
-    /// archive's luck is shared by more of an item's decisions than that.
+    /// top-up of t it is replaced within ⌈2·MAX/t⌉ evaluations (fewer when
+    /// looks buy without-arm runs), and no archive's luck is shared by more
+    /// of an item's decisions than that.
     pub fn stored_most(&self) -> usize {
         2 * self.max_per_arm as usize
     }
