@@ -517,6 +517,66 @@ output(to_json([whole, steps]));
     assert_eq!(w.calls().len(), 4, "nothing bought");
 }
 
+/// `options()` is handed to a step as the command parsed it, typed: what no
+/// `opts` key names (`--min-effect` here) reaches the step, and a
+/// value `opts` would refuse is refused where the script sets it, before
+/// anything is bought.
+#[test]
+fn options_reach_a_step_typed_and_a_bad_one_stops_at_its_line() {
+    let w = World::new(&["commit"]);
+    let script = w.root.join("typed.rhai");
+    std::fs::write(
+        &script,
+        "let o = options();\no.runs = 2;\noutput(to_json([o.runs, o.item, estimate(o.item, o)]));\n",
+    )
+    .unwrap();
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .args([
+            "commit",
+            "--runs",
+            "auto",
+            "--model",
+            "haiku",
+            "--min-effect",
+            "0.3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(said[0], 2);
+    assert_eq!(said[1], "commit");
+    assert_eq!(said[2]["price"]["min_effect"], 0.3, "{said}");
+    assert!(
+        said[2]["auto_max"].is_null(),
+        "o.runs = 2 replaced auto: {said}"
+    );
+
+    std::fs::write(
+        &script,
+        "let o = options();\no.runs = 0;\nevaluate(o.item, o);\n",
+    )
+    .unwrap();
+    let calls = w.calls().len();
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("typed.rhai:2:") && err.contains("option `runs`"),
+        "{err}"
+    );
+    assert_eq!(w.calls().len(), calls, "nothing bought");
+}
+
 /// A plugin runs once: a second `run_platform` on it is a clear error, not a second bill.
 #[test]
 fn a_plugin_runs_on_the_platform_once() {

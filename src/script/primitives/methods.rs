@@ -1,8 +1,9 @@
 //! The opaque types scripts hold, with their read-only properties and methods.
 
 use super::{
-    Array, CaseResult, Dynamic, Engine, EvalResult, GateDecision, Map, PluginHandle, Raised,
-    RunHandle, cases, opt_f64, opt_int, opt_str, status_str, to_dynamic,
+    Array, CaseResult, Dynamic, Engine, EvalResult, GateDecision, KEYS, Map, Options, PluginHandle,
+    RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str, options_value, property,
+    set, status_str, to_dynamic,
 };
 
 /// A copy of `value` as a Rhai map (`()` when absent): the script reads the
@@ -69,6 +70,7 @@ pub(super) fn register_types(engine: &mut Engine) {
     register_case(&mut props);
     register_decision(&mut props);
     register_handles(&mut props);
+    register_options(&mut props);
     PROPERTIES.get_or_init(|| {
         props
             .types
@@ -379,4 +381,47 @@ fn register_handles(props: &mut Props) {
     props
         .engine
         .register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
+}
+
+/// The command's options (`Options`, from `options()`): every key read as a
+/// property or by index, and set the same two ways under the rule of `opts`
+/// (a bad value stops the script at the assignment).
+fn register_options(props: &mut Props) {
+    props.of::<Options>("Options");
+    for &key in KEYS {
+        props.get(key, move |o: &mut Options| {
+            property(o, key).unwrap_or(Dynamic::UNIT)
+        });
+        props
+            .engine
+            .register_set(key, move |o: &mut Options, v: Dynamic| -> RResult<()> {
+                set(o, key, &v).map_err(misuse)
+            });
+    }
+    let unknown = |key: &str| {
+        misuse(format!(
+            "Options has no `{key}`; it has: {}",
+            KEYS.join(", ")
+        ))
+    };
+    props
+        .engine
+        .register_indexer_get(move |o: &mut Options, key: &str| -> RResult<Dynamic> {
+            property(o, key).ok_or_else(|| unknown(key))
+        });
+    props.engine.register_indexer_set(
+        move |o: &mut Options, key: &str, v: Dynamic| -> RResult<()> {
+            if !KEYS.contains(&key) {
+                return Err(unknown(key));
+            }
+            set(o, key, &v).map_err(misuse)
+        },
+    );
+    props.engine.register_fn("to_string", |o: &mut Options| {
+        let shown = options_value(o, 0).unwrap_or_default();
+        format!("Options({shown})")
+    });
+    props.engine.register_fn("to_debug", |o: &mut Options| {
+        format!("Options({})", o.pipeline.item.as_deref().unwrap_or(""))
+    });
 }
