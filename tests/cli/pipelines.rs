@@ -442,6 +442,71 @@ fn exam_passes_platform_timeout_to_the_platform_run() {
     );
 }
 
+/// `$BOB_EVAL_PLATFORM_TIMEOUT` is read from the environment bob-eval was
+/// started with, behind `--platform-timeout`: it stops the platform as the
+/// flag does, the flag wins over it, and a value that is no timeout is a
+/// usage error naming the variable (for a script, when it reads `options()`),
+/// before anything is bought.
+#[test]
+fn the_platform_timeout_variable_is_read_behind_the_flag() {
+    let w = World::with(
+        &["commit"],
+        Switches {
+            mode: Some("wait"),
+            ..platform()
+        },
+    );
+    let exam = |var: &str, flag: Option<&str>| {
+        let mut cmd = w.cmd();
+        cmd.env("BOB_EVAL_PLATFORM_TIMEOUT", var)
+            .args(["exam", "commit"]);
+        if let Some(secs) = flag {
+            cmd.args(["--platform-timeout", secs]);
+        }
+        cmd.output().unwrap()
+    };
+    let out = exam("0.5", None);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not finish within 0.5 s"),
+        "{}",
+        stderr(&out)
+    );
+    let out = exam("soon", Some("0.5"));
+    assert!(
+        stderr(&out).contains("did not finish within 0.5 s"),
+        "{}",
+        stderr(&out)
+    );
+    let calls = w.calls().len();
+    for bad in ["0", "soon", ""] {
+        let out = exam(bad, None);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("BOB_EVAL_PLATFORM_TIMEOUT"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
+    }
+    let script = w.root.join("timeout.rhai");
+    std::fs::write(&script, "let o = options();\nevaluate(o.item, o);\n").unwrap();
+    let out = w
+        .cmd()
+        .env("BOB_EVAL_PLATFORM_TIMEOUT", "-1")
+        .arg("script")
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("BOB_EVAL_PLATFORM_TIMEOUT"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(w.calls().len(), calls, "nothing bought on a bad variable");
+}
+
 /// The document without what depends on the second it was made (`run`, `date`).
 fn timeless(mut doc: Value) -> Value {
     let map = doc.as_object_mut().unwrap();
