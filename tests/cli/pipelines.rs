@@ -237,6 +237,49 @@ fn propose_accepts_then_rejects_an_equal_score_and_records_both() {
     );
 }
 
+/// A copy of `proposer.rhai` run by `bob-eval script` exits as `propose`
+/// does, by its decision's `exit_code` (0 accepted, then 1 for the equal
+/// score rejected), which `gate` decides with the same mapping.
+#[test]
+fn a_copy_of_the_proposer_exits_by_its_decision_as_propose_does() {
+    let w = World::new(&["commit"]);
+    // The bare rule, as `propose --rule bare` (a script takes no --rule).
+    std::fs::create_dir_all(w.home()).unwrap();
+    std::fs::write(
+        w.home().join("settings.json"),
+        r#"{"_workflow":{"gate_rule":"bare"}}"#,
+    )
+    .unwrap();
+    let copy = w.root.join("my-proposer.rhai");
+    std::fs::write(
+        &copy,
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/proposer.rhai"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for (expected, said) in [(0, "commit: accepted"), (1, "commit: rejected")] {
+        let out = w
+            .cmd()
+            .arg("script")
+            .arg(&copy)
+            .args([
+                "commit",
+                "--model",
+                "haiku",
+                "--pr",
+                "#4300",
+                "--pages",
+                "commit-skipped-hook",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(expected), "{}", stderr(&out));
+        assert!(stdout(&out).starts_with(said), "{}", stdout(&out));
+    }
+}
+
 #[test]
 fn propose_refuses_bad_pages_before_spending_anything() {
     let w = World::new(&["commit"]);

@@ -251,6 +251,14 @@ fn register_case(props: &mut Props) {
 fn register_decision(props: &mut Props) {
     props.of::<GateDecision>("GateDecision");
     props.get("accepted", |d: &mut GateDecision| d.decision.accepted);
+    // The code `gate` and `propose` exit with for it, from the one mapping.
+    props.get("exit_code", |d: &mut GateDecision| {
+        i64::from(crate::error::exit::code(
+            &crate::error::exit::Conclusion::Decided {
+                accepted: d.decision.accepted,
+            },
+        ))
+    });
     props.get("reasons", |d: &mut GateDecision| -> Array {
         d.decision
             .reasons()
