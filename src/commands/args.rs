@@ -1,5 +1,6 @@
 //! Flags shared by the commands that run the platform, turned into the
-//! library's [`EvalOptions`] once. Their limits are the library's
+//! library's [`EvalOptions`] once, `--platform-timeout` falling back to its
+//! variable from the [`Environment`]. Their limits are the library's
 //! ([`crate::eval::runs_from`], …), so the command line and scripts agree.
 
 use crate::config::Environment;

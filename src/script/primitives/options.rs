@@ -7,8 +7,8 @@ use super::{
     confined, create_inside, eval, opt_int, opt_str,
 };
 
-/// The keys `options()` has, in order: the command line's (`suites` only
-/// under `sweep --shard`, `report` only once the script set one).
+/// The keys `options()` has, in order: the command line's (`suites` is
+/// `()` but under `sweep --shard`, `report` until the script sets one).
 pub const KEYS: &[&str] = &[
     "item",
     "model",
