@@ -1,8 +1,9 @@
 //! The opaque values that carry authority in a script: a reduced result and a
 //! gate decision (plus the plugin and platform output between them). Scripts get
 //! read-only getters; there is no constructor, no setter and no indexer, so a
-//! script cannot make one up or change one. Beside them, [`Options`]: the
-//! command's options, which a script reads and may change key by key, typed.
+//! script cannot make one up or change one. Beside them, a dry run's
+//! [`Estimate`], read like a map, and [`Options`]: the command's options,
+//! which a script reads and may change key by key, typed.
 
 use crate::document::{CaseEval, SkillEval};
 use crate::eval::{Assembled, Gathered};
@@ -87,6 +88,17 @@ pub fn cases(doc: &SkillEval) -> Array {
             })
         })
         .collect()
+}
+
+/// A dry run's estimate (`Estimate` in scripts, from `estimate`): the
+/// `bob-eval-estimate/1` document, read like a map (`e.buy_runs`,
+/// `e["cases"]`: copies) and handed to `publish` as it is, typed. Opaque,
+/// so the estimates of a sweep's many suites never count against the map
+/// and array limits of a script (a map each did from about 200 suites).
+#[derive(Debug, Clone)]
+pub struct Estimate {
+    /// The estimate.
+    pub estimate: Arc<crate::eval::estimate::ItemEstimate>,
 }
 
 /// The command's options as a script holds them (`Options` in scripts, from

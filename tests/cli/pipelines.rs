@@ -338,6 +338,31 @@ fn sweep_skips_without_evals() {
     assert!(w.calls().is_empty());
 }
 
+/// `sweep --dry-run` over a large tree: each suite's estimate reaches the
+/// command typed (an `Estimate`), so 300 of them never meet a script's map
+/// limits, as 300 `estimate` maps did (the pipeline stopped near 200).
+#[test]
+fn a_dry_run_sweep_of_300_suites_estimates_every_one() {
+    let names: Vec<String> = (0..300).map(|i| format!("s{i:03}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let w = World::new(&names);
+    let out = w
+        .cmd()
+        .args(["sweep", "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let estimates: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let items: Vec<&str> = estimates
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(items, names);
+    assert!(w.calls().is_empty(), "a dry run buys nothing");
+}
+
 #[test]
 fn sweep_runs_every_suite_once_with_the_evals_settings() {
     let w = World::new(&["alpha", "beta", "commit"]);

@@ -1,8 +1,8 @@
 //! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 
 use super::{
-    Api, Arc, Array, Dynamic, Error, EvalOptions, EvalResult, GateDecision, Host, Map, Mutex,
-    Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside, eval,
+    Api, Arc, Array, Dynamic, Error, Estimate, EvalOptions, EvalResult, GateDecision, Host, Map,
+    Mutex, Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside, eval,
     eval_options, gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
 };
 use crate::config::ItemName;
@@ -154,13 +154,15 @@ fn measure_best(h: &Host, r: &EvalResult) -> RResult<Dynamic> {
     }
 }
 
-/// `estimate`: what `evaluate` would buy, reuse and cost, as a map: the
-/// estimate of a dry run ([`crate::ops::estimate`]).
-fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
+/// `estimate`: what `evaluate` would buy, reuse and cost: the estimate of
+/// a dry run ([`crate::ops::estimate`]), typed.
+fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Estimate> {
     let estimated = h
         .timed(|| crate::ops::estimate(&h.ctx, &ItemName::new(item)?, opts))
         .map_err(|e| raise(h, e))?;
-    rhai::serde::to_dynamic(&estimated.estimate)
+    Ok(Estimate {
+        estimate: Arc::new(estimated.estimate),
+    })
 }
 
 /// `evaluate_all`: many items, `jobs` suites at once ([`crate::ops::evaluate_all`]).
@@ -236,18 +238,18 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
         },
     );
     let h = host.clone();
-    api.primitive("estimate", move |item: &str| -> RResult<Dynamic> {
+    api.primitive("estimate", move |item: &str| -> RResult<Estimate> {
         estimate(&h, item, &h.options.eval)
     });
     let h = host.clone();
     api.primitive(
         "estimate",
-        move |item: &str, o: Options| -> RResult<Dynamic> { estimate(&h, item, &o.pipeline.eval) },
+        move |item: &str, o: Options| -> RResult<Estimate> { estimate(&h, item, &o.pipeline.eval) },
     );
     let h = host.clone();
     api.primitive(
         "estimate",
-        move |item: &str, opts: Map| -> RResult<Dynamic> {
+        move |item: &str, opts: Map| -> RResult<Estimate> {
             estimate(&h, item, &read_opts(&h, &opts)?)
         },
     );

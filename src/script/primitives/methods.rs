@@ -1,9 +1,9 @@
 //! The opaque types scripts hold, with their read-only properties and methods.
 
 use super::{
-    Array, CaseResult, Dynamic, Engine, EvalResult, GateDecision, KEYS, Map, Options, PluginHandle,
-    RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str, options_value, property,
-    set, status_str, to_dynamic,
+    Array, CaseResult, Dynamic, Engine, Estimate, EvalResult, GateDecision, KEYS, Map, Options,
+    PluginHandle, RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str,
+    options_value, property, set, status_str, to_dynamic,
 };
 
 /// A copy of `value` as a Rhai map (`()` when absent): the script reads the
@@ -71,6 +71,7 @@ pub(super) fn register_types(engine: &mut Engine) {
     register_decision(&mut props);
     register_handles(&mut props);
     register_options(&mut props);
+    register_estimate(&mut props);
     PROPERTIES.get_or_init(|| {
         props
             .types
@@ -431,5 +432,33 @@ fn register_options(props: &mut Props) {
     });
     props.engine.register_fn("to_debug", |o: &mut Options| {
         format!("Options({})", o.pipeline.item.as_deref().unwrap_or(""))
+    });
+}
+
+/// A dry run's estimate (`Estimate`): each key of its document read by
+/// index (`e["cases"]`) or, through Rhai's fallback to the indexer, as a
+/// property (`e.buy_runs`), a copy as a map would give it.
+fn register_estimate(props: &mut Props) {
+    props.of::<Estimate>("Estimate");
+    props
+        .engine
+        .register_indexer_get(|e: &mut Estimate, key: &str| -> RResult<Dynamic> {
+            let doc = to_dynamic(&*e.estimate)?.cast::<Map>();
+            doc.get(key).cloned().ok_or_else(|| {
+                let known: Vec<&str> = doc.keys().map(|k| k.as_str()).collect();
+                misuse(format!(
+                    "Estimate has no `{key}`; it has: {}",
+                    known.join(", ")
+                ))
+            })
+        });
+    props.engine.register_fn("to_string", |e: &mut Estimate| {
+        format!(
+            "Estimate({}: buy {}, reuse {})",
+            e.estimate.item, e.estimate.buy_runs, e.estimate.reuse_runs
+        )
+    });
+    props.engine.register_fn("to_debug", |e: &mut Estimate| {
+        format!("Estimate({})", e.estimate.item)
     });
 }

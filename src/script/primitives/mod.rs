@@ -4,7 +4,8 @@
 //! become the command's error (and exit code) unchanged.
 
 use super::types::{
-    CaseResult, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases, opt_f64,
+    CaseResult, Estimate, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases,
+    opt_f64,
 };
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
