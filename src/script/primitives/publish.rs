@@ -33,7 +33,6 @@ pub(super) fn published_estimates(
 }
 
 /// One element of `publish([…])`: an `evaluate_all` row or a result.
-
 pub(super) fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
     if let Some(r) = value.clone().try_cast::<EvalResult>() {
         return Ok(ItemOutcome {
