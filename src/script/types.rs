@@ -2,7 +2,7 @@
 //! gate decision (plus the plugin and platform output between them). Scripts get
 //! read-only getters; there is no constructor, no setter and no indexer, so a
 //! script cannot make one up or change one. Beside them, a dry run's
-//! [`Estimate`], read like a map, and [`Options`]: the command's options,
+//! [`EstimateHandle`], read like a map, and [`Options`]: the command's options,
 //! which a script reads and may change key by key, typed.
 
 use crate::document::{CaseEval, SkillEval};
@@ -96,7 +96,7 @@ pub fn cases(doc: &SkillEval) -> Array {
 /// so the estimates of a sweep's many suites never count against the map
 /// and array limits of a script (a map each did from about 200 suites).
 #[derive(Debug, Clone)]
-pub struct Estimate {
+pub struct EstimateHandle {
     /// The estimate.
     pub estimate: Arc<crate::eval::estimate::ItemEstimate>,
 }

@@ -1,9 +1,9 @@
 //! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 
 use super::{
-    Api, Arc, Array, Dynamic, Error, Estimate, EvalOptions, EvalResult, GateDecision, Host, Map,
-    Mutex, Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside, eval,
-    eval_options, gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
+    Api, Arc, Array, Dynamic, Error, EstimateHandle, EvalOptions, EvalResult, GateDecision, Host,
+    Map, Mutex, Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside,
+    eval, eval_options, gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
 };
 use crate::config::ItemName;
 
@@ -156,11 +156,11 @@ fn measure_best(h: &Host, r: &EvalResult) -> RResult<Dynamic> {
 
 /// `estimate`: what `evaluate` would buy, reuse and cost: the estimate of
 /// a dry run ([`crate::ops::estimate`]), typed.
-fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Estimate> {
+fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EstimateHandle> {
     let estimated = h
         .timed(|| crate::ops::estimate(&h.ctx, &ItemName::new(item)?, opts))
         .map_err(|e| raise(h, e))?;
-    Ok(Estimate {
+    Ok(EstimateHandle {
         estimate: Arc::new(estimated.estimate),
     })
 }
@@ -238,18 +238,20 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
         },
     );
     let h = host.clone();
-    api.primitive("estimate", move |item: &str| -> RResult<Estimate> {
+    api.primitive("estimate", move |item: &str| -> RResult<EstimateHandle> {
         estimate(&h, item, &h.options.eval)
     });
     let h = host.clone();
     api.primitive(
         "estimate",
-        move |item: &str, o: Options| -> RResult<Estimate> { estimate(&h, item, &o.pipeline.eval) },
+        move |item: &str, o: Options| -> RResult<EstimateHandle> {
+            estimate(&h, item, &o.pipeline.eval)
+        },
     );
     let h = host.clone();
     api.primitive(
         "estimate",
-        move |item: &str, opts: Map| -> RResult<Estimate> {
+        move |item: &str, opts: Map| -> RResult<EstimateHandle> {
             estimate(&h, item, &read_opts(&h, &opts)?)
         },
     );

@@ -1,8 +1,8 @@
 //! The opaque types scripts hold, with their read-only properties and methods.
 
 use super::{
-    Array, CaseResult, Dynamic, Engine, Estimate, EvalResult, GateDecision, KEYS, Map, Options,
-    PluginHandle, RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str,
+    Array, CaseResult, Dynamic, Engine, EstimateHandle, EvalResult, GateDecision, KEYS, Map,
+    Options, PluginHandle, RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str,
     options_value, property, set, status_str, to_dynamic,
 };
 
@@ -439,10 +439,10 @@ fn register_options(props: &mut Props) {
 /// index (`e["cases"]`) or, through Rhai's fallback to the indexer, as a
 /// property (`e.buy_runs`), a copy as a map would give it.
 fn register_estimate(props: &mut Props) {
-    props.of::<Estimate>("Estimate");
+    props.of::<EstimateHandle>("Estimate");
     props
         .engine
-        .register_indexer_get(|e: &mut Estimate, key: &str| -> RResult<Dynamic> {
+        .register_indexer_get(|e: &mut EstimateHandle, key: &str| -> RResult<Dynamic> {
             let doc = to_dynamic(&*e.estimate)?.cast::<Map>();
             doc.get(key).cloned().ok_or_else(|| {
                 let known: Vec<&str> = doc.keys().map(|k| k.as_str()).collect();
@@ -452,13 +452,17 @@ fn register_estimate(props: &mut Props) {
                 ))
             })
         });
-    props.engine.register_fn("to_string", |e: &mut Estimate| {
-        format!(
-            "Estimate({}: buy {}, reuse {})",
-            e.estimate.item, e.estimate.buy_runs, e.estimate.reuse_runs
-        )
-    });
-    props.engine.register_fn("to_debug", |e: &mut Estimate| {
-        format!("Estimate({})", e.estimate.item)
-    });
+    props
+        .engine
+        .register_fn("to_string", |e: &mut EstimateHandle| {
+            format!(
+                "Estimate({}: buy {}, reuse {})",
+                e.estimate.item, e.estimate.buy_runs, e.estimate.reuse_runs
+            )
+        });
+    props
+        .engine
+        .register_fn("to_debug", |e: &mut EstimateHandle| {
+            format!("Estimate({})", e.estimate.item)
+        });
 }

@@ -4,7 +4,7 @@
 //! become the command's error (and exit code) unchanged.
 
 use super::types::{
-    CaseResult, Estimate, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases,
+    CaseResult, EstimateHandle, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases,
     opt_f64,
 };
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};

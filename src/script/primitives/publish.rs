@@ -1,8 +1,8 @@
 //! `publish`: the typed values a pipeline hands to its command to word.
 
 use super::{
-    Api, Arc, Array, Dynamic, Estimate, EvalResult, Failure, GateDecision, Host, ImmutableString,
-    ItemOutcome, Map, Published, RResult, misuse,
+    Api, Arc, Array, Dynamic, EstimateHandle, EvalResult, Failure, GateDecision, Host,
+    ImmutableString, ItemOutcome, Map, Published, RResult, misuse,
 };
 
 /// `rows` as estimates, when they are `estimate`'s (all or none): each an
@@ -12,7 +12,7 @@ pub(super) fn published_estimates(
     rows: &Array,
 ) -> RResult<Option<Vec<crate::eval::estimate::ItemEstimate>>> {
     let is_estimate = |v: &Dynamic| {
-        v.is::<Estimate>()
+        v.is::<EstimateHandle>()
             || v.read_lock::<Map>().is_some_and(|m| {
                 m.get("schema")
                     .and_then(|s| s.clone().try_cast::<ImmutableString>())
@@ -23,7 +23,7 @@ pub(super) fn published_estimates(
         return Ok(None);
     }
     rows.iter()
-        .map(|v| match v.clone().try_cast::<Estimate>() {
+        .map(|v| match v.clone().try_cast::<EstimateHandle>() {
             Some(e) => Ok((*e.estimate).clone()),
             None => rhai::serde::from_dynamic(v)
                 .map_err(|e| misuse(format!("publish: not an `estimate` map: {e}"))),

@@ -1,8 +1,8 @@
 //! Values between Rust and Rhai: documents and decisions as maps, JSON, lists of strings.
 
 use super::{
-    Arc, Array, CaseResult, Dynamic, Estimate, EvalResult, GateDecision, Host, ImmutableString,
-    Map, Options, RResult, Raised, misuse, raise, shown,
+    Arc, Array, CaseResult, Dynamic, EstimateHandle, EvalResult, GateDecision, Host,
+    ImmutableString, Map, Options, RResult, Raised, misuse, raise, shown,
 };
 
 /// What a pipeline's `gate` asks of the rule: `confidence`, `rule` and
@@ -110,7 +110,7 @@ pub(super) fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value
         let c = v.clone().cast::<CaseResult>();
         return serde_json::to_value(&*c.case).map_err(|e| format!("to_json: {e}"));
     }
-    if let Some(e) = v.read_lock::<Estimate>() {
+    if let Some(e) = v.read_lock::<EstimateHandle>() {
         return serde_json::to_value(&*e.estimate).map_err(|e| format!("to_json: {e}"));
     }
     if let Some(o) = v.read_lock::<Options>() {
