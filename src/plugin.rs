@@ -16,6 +16,7 @@ use crate::item::Item;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 /// An assembled plugin in a private temp folder, removed on drop unless kept.
 #[derive(Debug)]
@@ -58,12 +59,14 @@ impl Plugin {
     }
 }
 
-/// Assemble the plugin for `item` from `source`: manifest, item symlink, suite
-/// copy. A signal caught meanwhile stops it with [`Error::Interrupted`] at the
-/// next step, and the folder is removed.
-pub fn assemble(source: &Utf8Path, item: &Item) -> Result<Plugin> {
+/// Assemble the plugin for `item` from `source` in a new private folder
+/// under `temp` (the environment's temp folder,
+/// [`crate::config::Environment::temp_dir`]): manifest, item symlink, suite
+/// copy. A signal caught meanwhile stops it with [`Error::Interrupted`] at
+/// the next step, and the folder is removed.
+pub fn assemble(source: &Utf8Path, temp: &Path, item: &Item) -> Result<Plugin> {
     let suite = crate::config::existing_suite(source, &item.name)?;
-    build(item, std::slice::from_ref(item), |evals| {
+    build(temp, item, std::slice::from_ref(item), |evals| {
         copy_suite(&suite, &evals.join(&item.name), true)
     })
 }
@@ -76,9 +79,11 @@ pub const FIRED: &str = "bob-eval-fired";
 /// suite holding only `cases` (the trigger pair's case folders, by name), each
 /// with its graders replaced by one `tool_used` grader per loaded item that
 /// passes when that item fired ([`FIRED`]), so a run says which fired. The
-/// suite-level `mocks/` is copied too.
+/// suite-level `mocks/` is copied too. Its folders are made under `temp`,
+/// as [`assemble`]'s are.
 pub fn assemble_competition(
     source: &Utf8Path,
+    temp: &Path,
     item: &Item,
     neighbours: &[Item],
     cases: &[(String, Utf8PathBuf)],
@@ -96,7 +101,7 @@ pub fn assemble_competition(
             )
         })
         .collect();
-    build(item, &loaded, |evals| {
+    build(temp, item, &loaded, |evals| {
         let to = evals.join(&item.name);
         make_dir(&to)?;
         let mocks = suite.join("mocks");
@@ -122,16 +127,17 @@ pub fn assemble_competition(
 }
 
 /// A plugin named for `item` holding `items` (linked at their places) and
-/// the suite `write_suite` writes under its `evals/`.
+/// the suite `write_suite` writes under its `evals/`, in new folders under `temp`.
 fn build(
+    temp_root: &Path,
     item: &Item,
     items: &[Item],
     write_suite: impl FnOnce(&Utf8Path) -> Result<()>,
 ) -> Result<Plugin> {
     // Taken first, so it is released last: after `temp` removed the folder.
     let guard = interrupt::guard()?;
-    let temp = temp_dir(&format!("bob-eval-{}-", item.name))?;
-    let scratch_temp = temp_dir(&format!("bob-eval-{}-tmp-", item.name))?;
+    let temp = temp_dir(temp_root, &format!("bob-eval-{}-", item.name))?;
+    let scratch_temp = temp_dir(temp_root, &format!("bob-eval-{}-tmp-", item.name))?;
     // The real path: the platform does not load plugins reached through symlinks.
     let dir = real_path(&temp)?;
     let scratch = real_path(&scratch_temp)?;
@@ -179,18 +185,12 @@ fn build(
     })
 }
 
-/// A new private folder in the system temp folder, named `prefix…`.
-fn temp_dir(prefix: &str) -> Result<tempfile::TempDir> {
+/// A new private folder in `root` (the temp folder), named `prefix…`.
+fn temp_dir(root: &Path, prefix: &str) -> Result<tempfile::TempDir> {
     tempfile::Builder::new()
         .prefix(prefix)
-        .tempdir()
-        .map_err(|e| {
-            Error::io(
-                std::env::temp_dir().display().to_string(),
-                "creating a temp folder",
-                e,
-            )
-        })
+        .tempdir_in(root)
+        .map_err(|e| Error::io(root.display().to_string(), "creating a temp folder", e))
 }
 
 /// The real (symlink-free) UTF-8 path of `temp`.
@@ -339,7 +339,8 @@ mod tests {
     fn assembles_manifest_link_and_suite_copy() {
         let (_d, root) = source();
         let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
-        let plugin = assemble(&root, &it).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let plugin = assemble(&root, tmp.path(), &it).unwrap();
         let dir = plugin.dir.clone();
         assert_eq!(plugin.name, "bob-eval-commit");
 
@@ -376,6 +377,9 @@ mod tests {
 
         let scratch = plugin.scratch.clone();
         assert!(scratch.is_dir() && !scratch.starts_with(&dir));
+        // Both in the temp folder the caller's environment chose.
+        let chosen = fs::canonicalize(tmp.path()).unwrap();
+        assert!(dir.starts_with(&chosen) && scratch.starts_with(&chosen));
         drop(plugin);
         assert!(!dir.exists(), "an unkept plugin is removed");
         assert!(!scratch.exists(), "so is the platform's temp folder");
@@ -391,7 +395,8 @@ mod tests {
             "kept: not a grader's",
         );
         let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
-        let plugin = assemble(&root, &it).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let plugin = assemble(&root, tmp.path(), &it).unwrap();
         let case = plugin.dir.join("evals/commit/fires");
         assert!(case.join("graders/fires.md").is_file());
         assert!(!case.join("graders/why.labels.json").exists());
@@ -402,7 +407,8 @@ mod tests {
     fn kept_plugin_persists() {
         let (_d, root) = source();
         let it = item::find(&root, &crate::config::item_name("commit")).unwrap();
-        let mut plugin = assemble(&root, &it).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let mut plugin = assemble(&root, tmp.path(), &it).unwrap();
         let dir = plugin.keep();
         let scratch = plugin.scratch.clone();
         drop(plugin);
@@ -417,7 +423,8 @@ mod tests {
         let (_d, root) = source();
         write(&root, "commands/ship.md", "---\ndescription: s\n---\n");
         let it = item::find(&root, &crate::config::item_name("ship")).unwrap();
-        let err = assemble(&root, &it).unwrap_err();
+        let tmp = tempfile::tempdir().unwrap();
+        let err = assemble(&root, tmp.path(), &it).unwrap_err();
         assert!(matches!(err, Error::NoSuite { .. }), "{err}");
         assert!(err.to_string().contains("evals/ship"), "{err}");
     }
@@ -437,7 +444,8 @@ mod tests {
                 }
             }
             let found = item::find(&root, &crate::config::item_name("commit")).unwrap();
-            let err = assemble(&root, &found).unwrap_err();
+            let tmp = tempfile::tempdir().unwrap();
+            let err = assemble(&root, tmp.path(), &found).unwrap_err();
             assert!(err.to_string().contains("fires/extra"), "{make}: {err}");
             assert_eq!(err.exit_code(), crate::error::exit::USAGE, "{make}");
         }

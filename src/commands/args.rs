@@ -1,7 +1,10 @@
 //! Flags shared by the commands that run the platform, turned into the
-//! library's [`EvalOptions`] once. Their limits are the library's
+//! library's [`EvalOptions`] once, `--platform-timeout` falling back to its
+//! variable from the [`Environment`]. Their limits are the library's
 //! ([`crate::eval::runs_from`], …), so the command line and scripts agree.
 
+use crate::config::Environment;
+use crate::error::{Error, Result};
 use crate::eval::{self, EvalOptions};
 use camino::Utf8PathBuf;
 use clap::{Args, ValueEnum};
@@ -48,8 +51,8 @@ pub struct PlatformArgs {
     pub platform_result: Option<Utf8PathBuf>,
     /// Stop the platform after this many seconds: SIGTERM to it and everything it
     /// started, SIGKILL 5 s later; the run then fails with exit 3 and writes nothing
-    /// [default: no limit]
-    #[arg(long, value_name = "SECONDS", env = "BOB_EVAL_PLATFORM_TIMEOUT", value_parser = eval::parse_timeout, allow_negative_numbers = true)]
+    /// [default: $BOB_EVAL_PLATFORM_TIMEOUT, else no limit]
+    #[arg(long, value_name = "SECONDS", value_parser = eval::parse_timeout, allow_negative_numbers = true)]
     pub platform_timeout: Option<std::time::Duration>,
     #[command(flatten)]
     pub filters: FilterArgs,
@@ -148,10 +151,32 @@ impl FilterArgs {
     }
 }
 
+/// The variable `--platform-timeout` falls back to.
+pub const PLATFORM_TIMEOUT_VAR: &str = "BOB_EVAL_PLATFORM_TIMEOUT";
+
+/// `--platform-timeout`, else `$BOB_EVAL_PLATFORM_TIMEOUT` from `env` (set
+/// but not a timeout, even empty, is a usage error naming the variable),
+/// else no limit.
+pub fn platform_timeout(
+    flag: Option<std::time::Duration>,
+    env: &Environment,
+) -> Result<Option<std::time::Duration>> {
+    match (flag, env.var(PLATFORM_TIMEOUT_VAR)) {
+        (Some(given), _) => Ok(Some(given)),
+        (None, None) => Ok(None),
+        (None, Some(text)) => eval::parse_timeout(text).map(Some).map_err(|e| {
+            Error::Usage(format!(
+                "{PLATFORM_TIMEOUT_VAR}={text:?}: {e} (or unset it, or give --platform-timeout)"
+            ))
+        }),
+    }
+}
+
 impl PlatformArgs {
-    /// The library's options.
-    pub fn options(&self) -> EvalOptions {
-        EvalOptions {
+    /// The library's options, the variables the flags fall back to read
+    /// from `env` ([`platform_timeout`]).
+    pub fn options(&self, env: &Environment) -> Result<EvalOptions> {
+        Ok(EvalOptions {
             model: self.model.clone(),
             runs: crate::eval::runs_fields(self.runs).0,
             auto: crate::eval::runs_fields(self.runs).1,
@@ -161,7 +186,7 @@ impl PlatformArgs {
             claude: self.claude.clone(),
             keep: self.keep,
             platform_result: self.platform_result.clone(),
-            platform_timeout: self.platform_timeout,
+            platform_timeout: platform_timeout(self.platform_timeout, env)?,
             cases: self.filters.cases.clone(),
             tags: self.filters.tags.clone(),
             allow_tools: self.filters.allow_tools.clone(),
@@ -181,7 +206,7 @@ impl PlatformArgs {
             neighbours: self.neighbours.clone(),
             scaffold: self.filters.scaffold(),
             servers: self.filters.servers(),
-        }
+        })
     }
 }
 

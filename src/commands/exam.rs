@@ -34,7 +34,7 @@ pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<Conclusion<'static>> {
             confidence: args.confidence.confidence,
             rule: args.confidence.rule,
             max_cost_ratio: args.confidence.max_cost_ratio,
-            ..args.platform.options()
+            ..args.platform.options(&ctx.env)?
         },
         require_calibrated: args.confidence.require_calibrated,
         json: args.json,

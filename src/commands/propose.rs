@@ -42,7 +42,7 @@ pub struct ProposeArgs {
 pub fn exec(ctx: &Context, args: &ProposeArgs) -> Result<Conclusion<'static>> {
     let request = ProposeRequest {
         item: args.item.clone(),
-        options: args.platform.options(),
+        options: args.platform.options(&ctx.env)?,
         choice: crate::ops::Choice {
             confidence: args.confidence.confidence,
             rule: args.confidence.rule,

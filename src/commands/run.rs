@@ -69,7 +69,7 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
         best: args.best,
         confidence: args.confidence,
         rule: args.rule,
-        ..args.platform.options()
+        ..args.platform.options(&ctx.env)?
     };
     let request = RunItemRequest::new(
         crate::config::ItemName::new(&args.item)?,

@@ -3,7 +3,7 @@
 
 use super::args::PlatformArgs;
 use super::progress::{Terminal, mode_for_stderr};
-use crate::config::Context;
+use crate::config::{Context, Environment};
 use crate::error::exit::Conclusion;
 use crate::error::{Error, Result};
 use crate::script::{Host, PipelineOptions, run_pipeline};
@@ -47,13 +47,20 @@ struct ScriptOptions {
     trust_imported: bool,
 }
 
-/// Parse a script's arguments as [`PipelineOptions`]; a parse failure is kept for
-/// `options()` to report, since `args()` alone may be all the script reads.
-pub fn parse_script_options(args: &[String]) -> PipelineOptions {
-    match ScriptOptions::try_parse_from(args) {
-        Ok(parsed) => PipelineOptions {
+/// Parse a script's arguments as [`PipelineOptions`], the variables their
+/// flags fall back to read from `env`; a failure is kept for `options()` to
+/// report, since `args()` alone may be all the script reads.
+pub fn parse_script_options(args: &[String], env: &Environment) -> PipelineOptions {
+    let parsed = ScriptOptions::try_parse_from(args)
+        .map_err(|e| e.to_string())
+        .and_then(|parsed| {
+            let eval = parsed.platform.options(env).map_err(|e| e.to_string())?;
+            Ok((parsed, eval))
+        });
+    match parsed {
+        Ok((parsed, eval)) => PipelineOptions {
             item: parsed.item,
-            eval: parsed.platform.options(),
+            eval,
             pr: parsed.pr,
             pages: parsed.pages,
             json: parsed.json,
@@ -63,8 +70,8 @@ pub fn parse_script_options(args: &[String]) -> PipelineOptions {
             suites: None,
             problem: None,
         },
-        Err(e) => PipelineOptions {
-            problem: Some(e.to_string()),
+        Err(problem) => PipelineOptions {
+            problem: Some(problem),
             ..PipelineOptions::default()
         },
     }
@@ -82,7 +89,7 @@ pub fn exec(ctx: &Context, args: &ScriptArgs) -> Result<Conclusion<'static>> {
     let observer = Arc::new(Terminal::new(mode_for_stderr()));
     let mut host = Host::new(
         ctx.clone(),
-        parse_script_options(&args.args),
+        parse_script_options(&args.args, &ctx.env),
         args.args.clone(),
         Some(dir.to_owned()),
         observer,

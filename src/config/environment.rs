@@ -52,6 +52,14 @@ impl Environment {
         self.var(name).filter(|v| !v.is_empty())
     }
 
+    /// The folder temporary files go in: `$TMPDIR`, else `/tmp`, as
+    /// [`std::env::temp_dir`] decides it on Unix, but from this environment
+    /// (the throwaway plugin and the platform's scratch folder are made there).
+    pub fn temp_dir(&self) -> std::path::PathBuf {
+        self.get_os("TMPDIR")
+            .map_or_else(|| "/tmp".into(), std::path::PathBuf::from)
+    }
+
     /// Every variable, names and values made UTF-8 (lossily): what the
     /// platform's child is started from.
     pub fn pairs(&self) -> Vec<(String, String)> {
@@ -89,5 +97,13 @@ mod tests {
         let shown = format!("{env:?}");
         assert!(shown.contains("ANTHROPIC_API_KEY"), "{shown}");
         assert!(!shown.contains("sk-secret"), "{shown}");
+    }
+
+    #[test]
+    fn the_temp_folder_is_tmpdir_else_tmp() {
+        let env = Environment::from_pairs([("TMPDIR", "/scratch/me")]);
+        assert_eq!(env.temp_dir(), std::path::Path::new("/scratch/me"));
+        let none = Environment::from_pairs::<&str, &str>([]);
+        assert_eq!(none.temp_dir(), std::path::Path::new("/tmp"));
     }
 }

@@ -325,7 +325,7 @@ pub fn assemble_plugin(
     // `claude --version` runs while the plugin is assembled and the validator compiled.
     let probe = platform::start_locate(opts.claude.as_deref(), ctx.env.clone())?;
     crate::schema::prepare_in_background();
-    let mut plugin = crate::plugin::assemble(&ctx.source, &found)?;
+    let mut plugin = crate::plugin::assemble(&ctx.source, &ctx.env.temp_dir(), &found)?;
     if opts.keep {
         let dir = plugin.keep();
         observer.event(&Event::Kept {
@@ -337,7 +337,7 @@ pub fn assemble_plugin(
     let competition = match &opts.neighbours {
         None => None,
         Some(names) => {
-            let mut competition = neighbours::prepare(&ctx.source, &found, names, opts.runs)?;
+            let mut competition = neighbours::prepare(ctx, &found, names, opts.runs)?;
             if opts.keep {
                 let (dir, scratch) = neighbours::keep(&mut competition);
                 observer.event(&Event::Kept {

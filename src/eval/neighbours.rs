@@ -157,9 +157,10 @@ pub fn plan(
     })
 }
 
-/// The competition [`plan`] decides, its plugin assembled.
+/// The competition [`plan`] decides, its plugin assembled (in the
+/// environment's temp folder).
 pub fn prepare(
-    source: &Utf8Path,
+    ctx: &crate::config::Context,
     found: &Item,
     names: &[String],
     runs: Option<u32>,
@@ -168,8 +169,9 @@ pub fn prepare(
         neighbours,
         cases,
         dirs,
-    } = plan(source, found, names, runs)?;
-    let plugin = plugin::assemble_competition(source, found, &neighbours, &dirs)?;
+    } = plan(&ctx.source, found, names, runs)?;
+    let temp = ctx.env.temp_dir();
+    let plugin = plugin::assemble_competition(&ctx.source, &temp, found, &neighbours, &dirs)?;
     let mut items = vec![found.name.to_string()];
     items.extend(neighbours.into_iter().map(|i| i.name.into()));
     Ok(Competition {

@@ -1,10 +1,12 @@
 //! `run` as one operation: an item's suite evaluated with and without it,
-//! the `skill-eval/1` document written atomically where asked.
+//! the `skill-eval/1` document written atomically where asked; many items at
+//! once ([`evaluate_all`], a script's `evaluate_all`); and [`estimate`], every
+//! dry run.
 
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
 use crate::error::{Error, Result};
-use crate::eval::EvalOptions;
+use crate::eval::{EvalOptions, ItemOutcome};
 use crate::event::Observer;
 use camino::Utf8PathBuf;
 use std::sync::Arc;
@@ -71,6 +73,53 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         doc,
         wrote: request.out.clone(),
     })
+}
+
+/// What evaluating many items asks (a script's `evaluate_all`), checked by
+/// [`EvaluateAllRequest::new`].
+#[derive(Debug, Clone)]
+pub struct EvaluateAllRequest {
+    /// The items, as given: an invalid name is that item's failure, not the batch's.
+    pub items: Vec<String>,
+    /// How to evaluate each (`max_total_usd`: the batch's budget).
+    pub options: EvalOptions,
+    /// Suites at once.
+    pub jobs: u32,
+}
+
+impl EvaluateAllRequest {
+    /// The request, refused when `jobs` is out of range
+    /// ([`crate::eval::suites_at_once_from`]) or when one `--report` file
+    /// would be asked of many items (each would overwrite the last).
+    pub fn new(items: Vec<String>, options: EvalOptions, jobs: i64) -> Result<Self> {
+        if options.report.is_some() && items.len() > 1 {
+            return Err(Error::Usage(
+                "`report` names one file, and this evaluates many items: evaluate them one at a time to save each report".into(),
+            ));
+        }
+        let jobs = crate::eval::suites_at_once_from(jobs).map_err(Error::Usage)?;
+        Ok(Self {
+            items,
+            options,
+            jobs,
+        })
+    }
+}
+
+/// Evaluate every item of `request`, `jobs` at once, progress to `observer`:
+/// each item's outcome, in order ([`crate::eval::evaluate_all`]).
+pub fn evaluate_all(
+    ctx: &Context,
+    request: &EvaluateAllRequest,
+    observer: Arc<dyn Observer>,
+) -> Result<Vec<ItemOutcome>> {
+    crate::eval::evaluate_all(
+        ctx,
+        &request.items,
+        &request.options,
+        request.jobs as usize,
+        observer,
+    )
 }
 
 /// A dry run (`--dry-run` on `run`, `exam` and `propose`): the estimate of

@@ -1,11 +1,15 @@
 //! The opaque values that carry authority in a script: a reduced result and a
 //! gate decision (plus the plugin and platform output between them). Scripts get
 //! read-only getters; there is no constructor, no setter and no indexer, so a
-//! script cannot make one up or change one.
+//! script cannot make one up or change one. Beside them, a dry run's
+//! [`EstimateHandle`], read like a map, and [`Options`]: the command's options,
+//! which a script reads and may change key by key, typed.
 
 use crate::document::{CaseEval, SkillEval};
 use crate::eval::{Assembled, Gathered};
 use crate::gate::Decision;
+use crate::ops::PipelineOptions;
+use camino::Utf8PathBuf;
 use rhai::{Array, Dynamic};
 use std::sync::{Arc, Mutex};
 
@@ -84,4 +88,33 @@ pub fn cases(doc: &SkillEval) -> Array {
             })
         })
         .collect()
+}
+
+/// A dry run's estimate (`Estimate` in scripts, from `estimate`): the
+/// `bob-eval-estimate/1` document, read like a map (`e.buy_runs`,
+/// `e["cases"]`: copies) and handed to `publish` as it is, typed. Opaque,
+/// so the estimates of a sweep's many suites never count against the map
+/// and array limits of a script (a map each did from about 200 suites).
+#[derive(Debug, Clone)]
+pub struct EstimateHandle {
+    /// The estimate.
+    pub estimate: Arc<crate::eval::estimate::ItemEstimate>,
+}
+
+/// The command's options as a script holds them (`Options` in scripts, from
+/// `options()`): read like a map (`o.runs`, `o["runs"]`), changed key by key
+/// under the rules a step's `opts` map is read by (a bad value is refused at
+/// the assignment), and handed to a step as they are (`evaluate(o.item, o)`):
+/// typed all the way, never written out as a map and read back. It holds
+/// nothing a script's own `opts` map could not ask for, and the operator's
+/// choices (`claude`, the evidence store, `--trust-imported`) stay his.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The options, as parsed, then as the script changed them.
+    pub pipeline: PipelineOptions,
+    /// The only folder a script's `report` may name a file in.
+    pub results_dir: Utf8PathBuf,
+    /// The `report` the script set, as it wrote it (the operator's
+    /// `--report` is not shown).
+    pub report: Option<String>,
 }

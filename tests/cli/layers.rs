@@ -199,7 +199,11 @@ fn report_does_not_know_the_script_host() {
 
 /// The process environment is read in one file, `config/environment.rs`
 /// (`Environment::from_process`, once at start): everywhere else takes the
-/// values it reads from the `Environment` it is handed.
+/// values it reads from the `Environment` it is handed. That holds for the
+/// reads that do not say `var`: clap's `env = "…"` attribute (a flag's
+/// variable is read from the `Environment` by the command, as
+/// `--platform-timeout`'s is) and `std::env::temp_dir` (`$TMPDIR`: the
+/// plugin's folders go where `Environment::temp_dir` says).
 #[test]
 fn the_environment_is_read_in_one_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -207,6 +211,22 @@ fn the_environment_is_read_in_one_file() {
     let mut files = Vec::new();
     sources(&root, None, &mut files);
     assert!(files.iter().any(|(_, path)| *path == reader));
+    let clap_env = regex::Regex::new(r#"#\[(arg|command)\(.*\benv\b"#).unwrap();
+    let reads = |line: &str| {
+        ["env::var", "var_os(", "vars_os(", "env::temp_dir("]
+            .iter()
+            .any(|read| line.contains(read))
+            || clap_env.is_match(line)
+    };
+    // The test can fail: each way of reading is seen.
+    for line in [
+        "let v = std::env::var(\"X\");",
+        "std::env::temp_dir()",
+        r#"#[arg(long, env = "BOB_X")]"#,
+    ] {
+        assert!(reads(line), "{line}");
+    }
+    assert!(!reads(r#"#[arg(long, value_name = "SECONDS")]"#));
     let offenders: Vec<String> = files
         .iter()
         .filter(|(_, path)| *path != reader)
@@ -214,11 +234,7 @@ fn the_environment_is_read_in_one_file() {
             let text = std::fs::read_to_string(path).unwrap();
             text.lines()
                 .enumerate()
-                .filter(|(_, line)| {
-                    ["env::var", "var_os(", "vars_os("]
-                        .iter()
-                        .any(|read| line.contains(read))
-                })
+                .filter(|(_, line)| reads(line))
                 .map(|(n, _)| format!("{}:{}", path.display(), n + 1))
                 .collect::<Vec<_>>()
         })

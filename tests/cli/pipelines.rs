@@ -237,6 +237,49 @@ fn propose_accepts_then_rejects_an_equal_score_and_records_both() {
     );
 }
 
+/// A copy of `proposer.rhai` run by `bob-eval script` exits as `propose`
+/// does, by its decision's `exit_code` (0 accepted, then 1 for the equal
+/// score rejected), which `gate` decides with the same mapping.
+#[test]
+fn a_copy_of_the_proposer_exits_by_its_decision_as_propose_does() {
+    let w = World::new(&["commit"]);
+    // The bare rule, as `propose --rule bare` (a script takes no --rule).
+    std::fs::create_dir_all(w.home()).unwrap();
+    std::fs::write(
+        w.home().join("settings.json"),
+        r#"{"_workflow":{"gate_rule":"bare"}}"#,
+    )
+    .unwrap();
+    let copy = w.root.join("my-proposer.rhai");
+    std::fs::write(
+        &copy,
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/proposer.rhai"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for (expected, said) in [(0, "commit: accepted"), (1, "commit: rejected")] {
+        let out = w
+            .cmd()
+            .arg("script")
+            .arg(&copy)
+            .args([
+                "commit",
+                "--model",
+                "haiku",
+                "--pr",
+                "#4300",
+                "--pages",
+                "commit-skipped-hook",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(expected), "{}", stderr(&out));
+        assert!(stdout(&out).starts_with(said), "{}", stdout(&out));
+    }
+}
+
 #[test]
 fn propose_refuses_bad_pages_before_spending_anything() {
     let w = World::new(&["commit"]);
@@ -293,6 +336,31 @@ fn sweep_skips_without_evals() {
         );
     }
     assert!(w.calls().is_empty());
+}
+
+/// `sweep --dry-run` over a large tree: each suite's estimate reaches the
+/// command typed (an `Estimate`), so 300 of them never meet a script's map
+/// limits, as 300 `estimate` maps did (the pipeline stopped near 200).
+#[test]
+fn a_dry_run_sweep_of_300_suites_estimates_every_one() {
+    let names: Vec<String> = (0..300).map(|i| format!("s{i:03}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let w = World::new(&names);
+    let out = w
+        .cmd()
+        .args(["sweep", "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let estimates: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let items: Vec<&str> = estimates
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(items, names);
+    assert!(w.calls().is_empty(), "a dry run buys nothing");
 }
 
 #[test]
@@ -442,6 +510,71 @@ fn exam_passes_platform_timeout_to_the_platform_run() {
     );
 }
 
+/// `$BOB_EVAL_PLATFORM_TIMEOUT` is read from the environment bob-eval was
+/// started with, behind `--platform-timeout`: it stops the platform as the
+/// flag does, the flag wins over it, and a value that is no timeout is a
+/// usage error naming the variable (for a script, when it reads `options()`),
+/// before anything is bought.
+#[test]
+fn the_platform_timeout_variable_is_read_behind_the_flag() {
+    let w = World::with(
+        &["commit"],
+        Switches {
+            mode: Some("wait"),
+            ..platform()
+        },
+    );
+    let exam = |var: &str, flag: Option<&str>| {
+        let mut cmd = w.cmd();
+        cmd.env("BOB_EVAL_PLATFORM_TIMEOUT", var)
+            .args(["exam", "commit"]);
+        if let Some(secs) = flag {
+            cmd.args(["--platform-timeout", secs]);
+        }
+        cmd.output().unwrap()
+    };
+    let out = exam("0.5", None);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not finish within 0.5 s"),
+        "{}",
+        stderr(&out)
+    );
+    let out = exam("soon", Some("0.5"));
+    assert!(
+        stderr(&out).contains("did not finish within 0.5 s"),
+        "{}",
+        stderr(&out)
+    );
+    let calls = w.calls().len();
+    for bad in ["0", "soon", ""] {
+        let out = exam(bad, None);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("BOB_EVAL_PLATFORM_TIMEOUT"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
+    }
+    let script = w.root.join("timeout.rhai");
+    std::fs::write(&script, "let o = options();\nevaluate(o.item, o);\n").unwrap();
+    let out = w
+        .cmd()
+        .env("BOB_EVAL_PLATFORM_TIMEOUT", "-1")
+        .arg("script")
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("BOB_EVAL_PLATFORM_TIMEOUT"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(w.calls().len(), calls, "nothing bought on a bad variable");
+}
+
 /// The document without what depends on the second it was made (`run`, `date`).
 fn timeless(mut doc: Value) -> Value {
     let map = doc.as_object_mut().unwrap();
@@ -515,6 +648,66 @@ output(to_json([whole, steps]));
     assert_eq!(both[1]["reused_runs"], 4);
     assert_eq!(both[0]["with"], both[1]["with"]);
     assert_eq!(w.calls().len(), 4, "nothing bought");
+}
+
+/// `options()` is handed to a step as the command parsed it, typed: what no
+/// `opts` key names (`--min-effect` here) reaches the step, and a
+/// value `opts` would refuse is refused where the script sets it, before
+/// anything is bought.
+#[test]
+fn options_reach_a_step_typed_and_a_bad_one_stops_at_its_line() {
+    let w = World::new(&["commit"]);
+    let script = w.root.join("typed.rhai");
+    std::fs::write(
+        &script,
+        "let o = options();\no.runs = 2;\noutput(to_json([o.runs, o.item, estimate(o.item, o)]));\n",
+    )
+    .unwrap();
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .args([
+            "commit",
+            "--runs",
+            "auto",
+            "--model",
+            "haiku",
+            "--min-effect",
+            "0.3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(said[0], 2);
+    assert_eq!(said[1], "commit");
+    assert_eq!(said[2]["price"]["min_effect"], 0.3, "{said}");
+    assert!(
+        said[2]["auto_max"].is_null(),
+        "o.runs = 2 replaced auto: {said}"
+    );
+
+    std::fs::write(
+        &script,
+        "let o = options();\no.runs = 0;\nevaluate(o.item, o);\n",
+    )
+    .unwrap();
+    let calls = w.calls().len();
+    let out = w
+        .cmd()
+        .arg("script")
+        .arg(&script)
+        .arg("commit")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("typed.rhai:2:") && err.contains("option `runs`"),
+        "{err}"
+    );
+    assert_eq!(w.calls().len(), calls, "nothing bought");
 }
 
 /// A plugin runs once: a second `run_platform` on it is a clear error, not a second bill.

@@ -1,9 +1,9 @@
 //! The primitives that call into the library (plugin, platform, reduce, gate, record, suites).
 
 use super::{
-    Api, Arc, Array, Dynamic, Error, EvalOptions, EvalResult, GateDecision, Host, Map, Mutex,
-    PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside, eval, eval_options,
-    gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
+    Api, Arc, Array, Dynamic, Error, EstimateHandle, EvalOptions, EvalResult, GateDecision, Host,
+    Map, Mutex, Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside,
+    eval, eval_options, gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
 };
 use crate::config::ItemName;
 
@@ -154,32 +154,37 @@ fn measure_best(h: &Host, r: &EvalResult) -> RResult<Dynamic> {
     }
 }
 
-/// `estimate`: what `evaluate` would buy, reuse and cost, as a map.
-fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<Dynamic> {
-    let estimate = h
-        .timed(|| eval::estimate::estimate(&h.ctx, &ItemName::new(item)?, opts))
+/// `estimate`: what `evaluate` would buy, reuse and cost: the estimate of
+/// a dry run ([`crate::ops::estimate`]), typed.
+fn estimate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EstimateHandle> {
+    let estimated = h
+        .timed(|| crate::ops::estimate(&h.ctx, &ItemName::new(item)?, opts))
         .map_err(|e| raise(h, e))?;
-    rhai::serde::to_dynamic(&estimate)
+    Ok(EstimateHandle {
+        estimate: Arc::new(estimated.estimate),
+    })
 }
 
-/// `evaluate_all`: many items, `jobs` suites at once.
+/// `evaluate_all`: many items, `jobs` suites at once ([`crate::ops::evaluate_all`]).
 fn evaluate_all(h: &Host, items: &Array, opts: &EvalOptions, jobs: i64) -> RResult<Array> {
     let items = strings(items, "evaluate_all items")?;
-    if opts.report.is_some() && items.len() > 1 {
-        return Err(misuse(
-            "evaluate_all: `report` names one file, and this evaluates many items: evaluate them one at a time to save each report",
-        ));
-    }
-    let jobs = eval::suites_at_once_from(jobs).map_err(|e| misuse(format!("evaluate_all: {e}")))?;
-    h.timed(|| eval::evaluate_all(&h.ctx, &items, opts, jobs as usize, h.observer.clone()))
+    let request = crate::ops::EvaluateAllRequest::new(items, opts.clone(), jobs)
+        .map_err(|e| misuse(format!("evaluate_all: {e}")))?;
+    h.timed(|| crate::ops::evaluate_all(&h.ctx, &request, h.observer.clone()))
         .map(rows)
         .map_err(|e| raise(h, e))
+}
+
+/// A step's `opts` map, read over the command's options ([`eval_options`]).
+fn read_opts(h: &Host, opts: &Map) -> RResult<EvalOptions> {
+    eval_options(opts, &h.options.eval, &h.results_dir).map_err(misuse)
 }
 
 /// The steps of an evaluation and their compositions: `assemble_plugin`,
 /// `run_platform`, `reduce`, `evaluate`, `estimate`, `evaluate_all`. Each
 /// step that runs the platform takes the command's options as they are
-/// (`f(item)`), or a script's `opts` map read over them (`f(item, opts)`).
+/// (`f(item)`), the script's `Options` as it holds them (`f(item, o)`), or
+/// a script's `opts` map read over them (`f(item, opts)`).
 pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
@@ -189,9 +194,15 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "assemble_plugin",
+        move |item: &str, o: Options| -> RResult<PluginHandle> {
+            assemble(&h, item, &o.pipeline.eval)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "assemble_plugin",
         move |item: &str, opts: Map| -> RResult<PluginHandle> {
-            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            assemble(&h, item, &opts)
+            assemble(&h, item, &read_opts(&h, &opts)?)
         },
     );
     let h = host.clone();
@@ -215,21 +226,33 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "evaluate",
-        move |item: &str, opts: Map| -> RResult<EvalResult> {
-            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            evaluate(&h, item, &opts)
+        move |item: &str, o: Options| -> RResult<EvalResult> {
+            evaluate(&h, item, &o.pipeline.eval)
         },
     );
     let h = host.clone();
-    api.primitive("estimate", move |item: &str| -> RResult<Dynamic> {
+    api.primitive(
+        "evaluate",
+        move |item: &str, opts: Map| -> RResult<EvalResult> {
+            evaluate(&h, item, &read_opts(&h, &opts)?)
+        },
+    );
+    let h = host.clone();
+    api.primitive("estimate", move |item: &str| -> RResult<EstimateHandle> {
         estimate(&h, item, &h.options.eval)
     });
     let h = host.clone();
     api.primitive(
         "estimate",
-        move |item: &str, opts: Map| -> RResult<Dynamic> {
-            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            estimate(&h, item, &opts)
+        move |item: &str, o: Options| -> RResult<EstimateHandle> {
+            estimate(&h, item, &o.pipeline.eval)
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "estimate",
+        move |item: &str, opts: Map| -> RResult<EstimateHandle> {
+            estimate(&h, item, &read_opts(&h, &opts)?)
         },
     );
     let h = host.clone();
@@ -242,11 +265,29 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "evaluate_all",
-        move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
-            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            evaluate_all(&h, &items, &opts, jobs)
+        move |items: Array, o: Options, jobs: i64| -> RResult<Array> {
+            evaluate_all(&h, &items, &o.pipeline.eval, jobs)
         },
     );
+    let h = host.clone();
+    api.primitive(
+        "evaluate_all",
+        move |items: Array, opts: Map, jobs: i64| -> RResult<Array> {
+            evaluate_all(&h, &items, &read_opts(&h, &opts)?, jobs)
+        },
+    );
+}
+
+/// What `gate(result, opts)` asks of the rule: `opts`' `confidence`,
+/// `rule` and `max_cost_ratio`, each falling back to the command's.
+fn asked(h: &Host, opts: &EvalOptions) -> crate::ops::Choice {
+    let base = choice(h, &h.options.eval);
+    crate::ops::Choice {
+        confidence: opts.confidence.or(base.confidence),
+        rule: opts.rule.or(base.rule),
+        max_cost_ratio: opts.max_cost_ratio.or(base.max_cost_ratio),
+        ..base
+    }
 }
 
 /// The gate and the record: `gate` (under the command's rule or a script's
@@ -260,16 +301,15 @@ pub(super) fn register_gate(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive(
         "gate",
+        move |result: EvalResult, o: Options| -> RResult<GateDecision> {
+            gate_at(&h, &result, asked(&h, &o.pipeline.eval))
+        },
+    );
+    let h = host.clone();
+    api.primitive(
+        "gate",
         move |result: EvalResult, opts: Map| -> RResult<GateDecision> {
-            let opts = eval_options(&opts, &h.options.eval, &h.results_dir).map_err(misuse)?;
-            let base = choice(&h, &h.options.eval);
-            let asked = crate::ops::Choice {
-                confidence: opts.confidence.or(base.confidence),
-                rule: opts.rule.or(base.rule),
-                max_cost_ratio: opts.max_cost_ratio.or(base.max_cost_ratio),
-                ..base
-            };
-            gate_at(&h, &result, asked)
+            gate_at(&h, &result, asked(&h, &read_opts(&h, &opts)?))
         },
     );
     let h = host.clone();

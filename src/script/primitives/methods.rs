@@ -1,8 +1,9 @@
 //! The opaque types scripts hold, with their read-only properties and methods.
 
 use super::{
-    Array, CaseResult, Dynamic, Engine, EvalResult, GateDecision, Map, PluginHandle, Raised,
-    RunHandle, cases, opt_f64, opt_int, opt_str, status_str, to_dynamic,
+    Array, CaseResult, Dynamic, Engine, EstimateHandle, EvalResult, GateDecision, KEYS, Map,
+    Options, PluginHandle, RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str,
+    options_value, property, set, status_str, to_dynamic,
 };
 
 /// A copy of `value` as a Rhai map (`()` when absent): the script reads the
@@ -69,6 +70,8 @@ pub(super) fn register_types(engine: &mut Engine) {
     register_case(&mut props);
     register_decision(&mut props);
     register_handles(&mut props);
+    register_options(&mut props);
+    register_estimate(&mut props);
     PROPERTIES.get_or_init(|| {
         props
             .types
@@ -249,6 +252,14 @@ fn register_case(props: &mut Props) {
 fn register_decision(props: &mut Props) {
     props.of::<GateDecision>("GateDecision");
     props.get("accepted", |d: &mut GateDecision| d.decision.accepted);
+    // The code `gate` and `propose` exit with for it, from the one mapping.
+    props.get("exit_code", |d: &mut GateDecision| {
+        i64::from(crate::error::exit::code(
+            &crate::error::exit::Conclusion::Decided {
+                accepted: d.decision.accepted,
+            },
+        ))
+    });
     props.get("reasons", |d: &mut GateDecision| -> Array {
         d.decision
             .reasons()
@@ -379,4 +390,79 @@ fn register_handles(props: &mut Props) {
     props
         .engine
         .register_fn("to_debug", |e: &mut Raised| format!("Error({})", e.message));
+}
+
+/// The command's options (`Options`, from `options()`): every key read as a
+/// property or by index, and set the same two ways under the rule of `opts`
+/// (a bad value stops the script at the assignment).
+fn register_options(props: &mut Props) {
+    props.of::<Options>("Options");
+    for &key in KEYS {
+        props.get(key, move |o: &mut Options| {
+            property(o, key).unwrap_or(Dynamic::UNIT)
+        });
+        props
+            .engine
+            .register_set(key, move |o: &mut Options, v: Dynamic| -> RResult<()> {
+                set(o, key, &v).map_err(misuse)
+            });
+    }
+    let unknown = |key: &str| {
+        misuse(format!(
+            "Options has no `{key}`; it has: {}",
+            KEYS.join(", ")
+        ))
+    };
+    props
+        .engine
+        .register_indexer_get(move |o: &mut Options, key: &str| -> RResult<Dynamic> {
+            property(o, key).ok_or_else(|| unknown(key))
+        });
+    props.engine.register_indexer_set(
+        move |o: &mut Options, key: &str, v: Dynamic| -> RResult<()> {
+            if !KEYS.contains(&key) {
+                return Err(unknown(key));
+            }
+            set(o, key, &v).map_err(misuse)
+        },
+    );
+    props.engine.register_fn("to_string", |o: &mut Options| {
+        let shown = options_value(o, 0).unwrap_or_default();
+        format!("Options({shown})")
+    });
+    props.engine.register_fn("to_debug", |o: &mut Options| {
+        format!("Options({})", o.pipeline.item.as_deref().unwrap_or(""))
+    });
+}
+
+/// A dry run's estimate (`Estimate`): each key of its document read by
+/// index (`e["cases"]`) or, through Rhai's fallback to the indexer, as a
+/// property (`e.buy_runs`), a copy as a map would give it.
+fn register_estimate(props: &mut Props) {
+    props.of::<EstimateHandle>("Estimate");
+    props
+        .engine
+        .register_indexer_get(|e: &mut EstimateHandle, key: &str| -> RResult<Dynamic> {
+            let doc = to_dynamic(&*e.estimate)?.cast::<Map>();
+            doc.get(key).cloned().ok_or_else(|| {
+                let known: Vec<&str> = doc.keys().map(|k| k.as_str()).collect();
+                misuse(format!(
+                    "Estimate has no `{key}`; it has: {}",
+                    known.join(", ")
+                ))
+            })
+        });
+    props
+        .engine
+        .register_fn("to_string", |e: &mut EstimateHandle| {
+            format!(
+                "Estimate({}: buy {}, reuse {})",
+                e.estimate.item, e.estimate.buy_runs, e.estimate.reuse_runs
+            )
+        });
+    props
+        .engine
+        .register_fn("to_debug", |e: &mut EstimateHandle| {
+            format!("Estimate({})", e.estimate.item)
+        });
 }

@@ -3,7 +3,10 @@
 //! travel through the script as an opaque `Error` value and, when they stop it,
 //! become the command's error (and exit code) unchanged.
 
-use super::types::{CaseResult, EvalResult, GateDecision, PluginHandle, RunHandle, cases, opt_f64};
+use super::types::{
+    CaseResult, EstimateHandle, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases,
+    opt_f64,
+};
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
 use crate::eval::{self, EvalOptions};
@@ -20,12 +23,13 @@ mod methods;
 pub use methods::properties;
 use methods::register_types;
 mod options;
-pub use options::{eval_options, format_of, options_map};
+use options::{KEYS, property, set, shown};
+pub use options::{eval_options, format_of};
 mod publish;
 use publish::register_publish;
 mod values;
 pub use values::to_value;
-use values::{choice, gate_again, gate_at, status_str, strings, to_dynamic};
+use values::{choice, gate_again, gate_at, options_value, status_str, strings, to_dynamic};
 #[cfg(test)]
 mod tests;
 
@@ -123,25 +127,22 @@ pub fn register(engine: &mut Engine, host: Arc<Host>) {
     NAMES.get_or_init(|| api.names.clone());
 }
 
-/// What the pipeline was started with: `options()`, `option(name)`,
-/// `args()`, and the `EVALS*` variables (`env(name)`).
+/// What the pipeline was started with: `options()` (an [`Options`]),
+/// `option(name)`, `args()`, and the `EVALS*` variables (`env(name)`).
 fn register_command_line(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
-    api.primitive("options", move || -> RResult<Map> {
+    api.primitive("options", move || -> RResult<Options> {
         match &h.options.problem {
             Some(problem) => Err(raise(
                 &h,
                 Error::Usage(format!("pipeline arguments: {problem}")),
             )),
-            None => Ok(options_map(&h.options)),
+            None => Ok(Options::of(&h.options, &h.results_dir)),
         }
     });
     let h = host.clone();
     api.primitive("option", move |name: &str| -> Dynamic {
-        options_map(&h.options)
-            .get(name)
-            .cloned()
-            .unwrap_or(Dynamic::UNIT)
+        property(&Options::of(&h.options, &h.results_dir), name).unwrap_or(Dynamic::UNIT)
     });
     let h = host.clone();
     api.primitive("args", move || -> Array {

@@ -1,34 +1,38 @@
 //! `publish`: the typed values a pipeline hands to its command to word.
 
 use super::{
-    Api, Arc, Array, Dynamic, EvalResult, Failure, GateDecision, Host, ImmutableString,
-    ItemOutcome, Map, Published, RResult, misuse,
+    Api, Arc, Array, Dynamic, EstimateHandle, EvalResult, Failure, GateDecision, Host,
+    ImmutableString, ItemOutcome, Map, Published, RResult, misuse,
 };
 
-/// One element of `publish([…])`: an `evaluate_all` row or a result.
-/// `rows` as estimates, when they are `estimate` maps (all or none).
+/// `rows` as estimates, when they are `estimate`'s (all or none): each an
+/// `Estimate` as it is, or a map of the `bob-eval-estimate/1` schema read
+/// back into one.
 pub(super) fn published_estimates(
     rows: &Array,
 ) -> RResult<Option<Vec<crate::eval::estimate::ItemEstimate>>> {
     let is_estimate = |v: &Dynamic| {
-        v.read_lock::<Map>().is_some_and(|m| {
-            m.get("schema")
-                .and_then(|s| s.clone().try_cast::<ImmutableString>())
-                .is_some_and(|s| s == crate::eval::estimate::SCHEMA)
-        })
+        v.is::<EstimateHandle>()
+            || v.read_lock::<Map>().is_some_and(|m| {
+                m.get("schema")
+                    .and_then(|s| s.clone().try_cast::<ImmutableString>())
+                    .is_some_and(|s| s == crate::eval::estimate::SCHEMA)
+            })
     };
     if rows.is_empty() || !rows.iter().all(is_estimate) {
         return Ok(None);
     }
     rows.iter()
-        .map(|v| {
-            rhai::serde::from_dynamic(v)
-                .map_err(|e| misuse(format!("publish: not an `estimate` map: {e}")))
+        .map(|v| match v.clone().try_cast::<EstimateHandle>() {
+            Some(e) => Ok((*e.estimate).clone()),
+            None => rhai::serde::from_dynamic(v)
+                .map_err(|e| misuse(format!("publish: not an `estimate` map: {e}"))),
         })
         .collect::<RResult<Vec<_>>>()
         .map(Some)
 }
 
+/// One element of `publish([…])`: an `evaluate_all` row or a result.
 pub(super) fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
     if let Some(r) = value.clone().try_cast::<EvalResult>() {
         return Ok(ItemOutcome {

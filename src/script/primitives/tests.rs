@@ -1,6 +1,6 @@
 use super::{
-    Arc, Array, Dynamic, EvalOptions, Host, Map, PipelineOptions, create_inside, eval_options,
-    names, options_map, results_path,
+    Arc, Array, Dynamic, EvalOptions, Host, KEYS, Map, Options, PipelineOptions, create_inside,
+    eval_options, names, property, results_path, set,
 };
 use std::collections::BTreeSet;
 
@@ -77,19 +77,17 @@ fn opts_neighbours_is_true_a_name_or_names_and_round_trips() {
         Some(vec!["a".to_string(), "b".to_string()])
     );
     assert!(with(Dynamic::from(3_i64)).is_err());
-    // `options()` hands the flag back in the form `opts` takes.
+    // `options().neighbours` reads in the form `opts` takes, and set back
+    // as it was read it changes nothing.
     for given in [None, Some(vec![]), Some(vec!["changelog".to_string()])] {
-        let o = PipelineOptions {
-            eval: EvalOptions {
-                neighbours: given.clone(),
-                ..EvalOptions::default()
-            },
-            ..PipelineOptions::default()
-        };
-        let map = options_map(&o);
-        let back =
-            eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results")).unwrap();
-        assert_eq!(back.neighbours, given);
+        let mut o = options_with(EvalOptions {
+            neighbours: given.clone(),
+            ..EvalOptions::default()
+        });
+        let read = property(&o, "neighbours").unwrap();
+        assert_eq!(with(read.clone()).unwrap().neighbours, given);
+        set(&mut o, "neighbours", &read).unwrap();
+        assert_eq!(o.pipeline.eval.neighbours, given);
     }
 }
 
@@ -183,18 +181,79 @@ fn opts_max_cost_ratio_is_a_number_checked_and_round_trips() {
     assert_eq!(with(Dynamic::UNIT).unwrap().max_cost_ratio, None);
     let err = with(Dynamic::from_float(0.0)).unwrap_err();
     assert!(err.contains("option `max_cost_ratio`"), "{err}");
-    let o = PipelineOptions {
-        eval: EvalOptions {
-            max_cost_ratio: Some(1.25),
-            ..EvalOptions::default()
-        },
+    let mut o = options_with(EvalOptions {
+        max_cost_ratio: Some(1.25),
+        ..EvalOptions::default()
+    });
+    let read = property(&o, "max_cost_ratio").unwrap();
+    assert_eq!(with(read.clone()).unwrap().max_cost_ratio, Some(1.25));
+    let err = set(&mut o, "max_cost_ratio", &Dynamic::from_float(0.0)).unwrap_err();
+    assert!(err.contains("option `max_cost_ratio`"), "{err}");
+    assert_eq!(
+        o.pipeline.eval.max_cost_ratio,
+        Some(1.25),
+        "a refused value changes nothing"
+    );
+}
+
+/// `options()` of a command whose evaluation options are `eval`.
+fn options_with(eval: EvalOptions) -> Options {
+    let pipeline = PipelineOptions {
+        eval,
         ..PipelineOptions::default()
     };
-    let back = eval_options(
-        &options_map(&o),
-        &base,
-        camino::Utf8Path::new("/nonexistent/results"),
-    )
-    .unwrap();
-    assert_eq!(back.max_cost_ratio, Some(1.25));
+    Options::of(&pipeline, camino::Utf8Path::new("/nonexistent/results"))
+}
+
+/// The options a script holds stay typed: every key reads, what `opts`
+/// would refuse is refused at the assignment, what it takes is set (and a
+/// fixed count replaces `auto`), and fields no key names (`--best`,
+/// `--min-effect`, `--mocks`) pass to a step untouched, which the map a
+/// script used to get back could not carry.
+#[test]
+fn options_are_read_and_set_key_by_key_and_keep_what_no_key_names() {
+    let mut o = options_with(EvalOptions {
+        auto: Some(8),
+        best: true,
+        min_effect: Some(0.1),
+        claude: Some("/opt/claude".into()),
+        servers: crate::platform::McpServers {
+            mocks_off: true,
+            allow_real_servers: false,
+        },
+        ..EvalOptions::default()
+    });
+    for key in KEYS {
+        assert!(property(&o, key).is_some(), "{key}");
+    }
+    assert!(property(&o, "claude").is_none());
+    assert_eq!(property(&o, "runs").unwrap().to_string(), "auto:8");
+    set(&mut o, "runs", &Dynamic::from_int(3)).unwrap();
+    assert_eq!(
+        (o.pipeline.eval.runs, o.pipeline.eval.auto),
+        (Some(3), None)
+    );
+    set(&mut o, "model", &"haiku".into()).unwrap();
+    set(&mut o, "item", &"commit".into()).unwrap();
+    assert_eq!(o.pipeline.item.as_deref(), Some("commit"));
+    for (key, value, said) in [
+        ("runs", Dynamic::from_int(0), "option `runs`"),
+        ("claude", "/bin/bash".into(), "operator"),
+        ("trust_imported", true.into(), "operator"),
+        ("format", "yaml".into(), "option `format`"),
+        ("colour", "red".into(), "unknown option `colour`"),
+    ] {
+        let err = set(&mut o, key, &value).unwrap_err();
+        assert!(err.contains(said), "{key}: {err}");
+    }
+    let eval = &o.pipeline.eval;
+    assert_eq!(eval.model.as_deref(), Some("haiku"));
+    assert_eq!(eval.runs, Some(3));
+    assert!(eval.best && eval.servers.mocks_off);
+    assert_eq!(eval.min_effect, Some(0.1));
+    assert_eq!(
+        eval.claude.as_deref(),
+        Some(camino::Utf8Path::new("/opt/claude"))
+    );
+    assert!(!o.pipeline.trust_imported);
 }

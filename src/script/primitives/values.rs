@@ -1,8 +1,8 @@
 //! Values between Rust and Rhai: documents and decisions as maps, JSON, lists of strings.
 
 use super::{
-    Arc, Array, CaseResult, Dynamic, EvalResult, GateDecision, Host, ImmutableString, Map, RResult,
-    Raised, misuse, raise,
+    Arc, Array, CaseResult, Dynamic, EstimateHandle, EvalResult, GateDecision, Host,
+    ImmutableString, Map, Options, RResult, Raised, misuse, raise, shown,
 };
 
 /// What a pipeline's `gate` asks of the rule: `confidence`, `rule` and
@@ -110,6 +110,12 @@ pub(super) fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value
         let c = v.clone().cast::<CaseResult>();
         return serde_json::to_value(&*c.case).map_err(|e| format!("to_json: {e}"));
     }
+    if let Some(e) = v.read_lock::<EstimateHandle>() {
+        return serde_json::to_value(&*e.estimate).map_err(|e| format!("to_json: {e}"));
+    }
+    if let Some(o) = v.read_lock::<Options>() {
+        return options_value(&o, depth);
+    }
     if v.is::<Raised>() {
         let e = v.clone().cast::<Raised>();
         return Ok(serde_json::json!({"error": e.message, "exit_code": e.exit_code}));
@@ -136,6 +142,14 @@ pub(super) fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value
             .map_or(serde_json::Value::Null, serde_json::Value::Number));
     }
     rhai::serde::from_dynamic::<serde_json::Value>(v).map_err(|e| format!("to_json: {e}"))
+}
+
+/// The command's options as JSON: the keys a script sees ([`shown`]).
+pub(super) fn options_value(o: &Options, depth: usize) -> Result<serde_json::Value, String> {
+    shown(o)
+        .map(|(key, v)| Ok((key.to_string(), to_value_at(&v, depth + 1)?)))
+        .collect::<Result<serde_json::Map<_, _>, String>>()
+        .map(serde_json::Value::Object)
 }
 
 pub(super) fn to_dynamic<T: serde::Serialize>(x: &T) -> RResult<Dynamic> {
