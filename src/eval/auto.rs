@@ -10,7 +10,7 @@ use super::{Evidence, Purchase, runs_context};
 use crate::document::PartialReason;
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::evidence::{RunKey, StoredRun};
+use crate::evidence::{RunKey, Store, StoredRun};
 use crate::platform::{PlatformOutput, RunOptions};
 use crate::stats::{
     Against, AutoError, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource,
@@ -420,7 +420,6 @@ fn archive(
     if shop.fresh {
         return Ok((vec![Vec::new(); cases], *policy));
     }
-    let without: Vec<RunKey> = keys.iter().skip(1).step_by(2).cloned().collect();
     let with: Vec<RunKey> = keys.iter().step_by(2).cloned().collect();
     let first = policy.first_round as usize;
     let measured = shop
@@ -432,7 +431,39 @@ fn archive(
         top_up: if measured { 0 } else { policy.top_up },
         ..*policy
     };
-    Ok((shop.store.lookup(&without, policy.stored_most())?, policy))
+    Ok((stored_without(shop.store, keys, &policy)?, policy))
+}
+
+/// The stored without-arm runs `--runs auto` counts: each case's newest
+/// [`AutoPolicy::stored_most`] under `keys` ([`Plan::keys`]).
+fn stored_without(
+    store: &Store,
+    keys: &[RunKey],
+    policy: &AutoPolicy,
+) -> Result<Vec<Vec<StoredRun>>> {
+    let without: Vec<RunKey> = keys.iter().skip(1).step_by(2).cloned().collect();
+    store.lookup(&without, policy.stored_most())
+}
+
+/// The most runs per arm `policy` buys on `plan` from `store`: its MAX
+/// planned again from the stored without-arm runs it will count
+/// ([`AutoPolicy::for_archive`]; none with `fresh`), what the price line
+/// and the dry run state before anything is bought.
+pub(crate) fn most_from_store(
+    store: &Store,
+    plan: &Plan,
+    platform_version: &str,
+    policy: &AutoPolicy,
+    fresh: bool,
+) -> Result<u32> {
+    if fresh {
+        return Ok(policy.max_per_arm);
+    }
+    let scores: Vec<Vec<f64>> = stored_without(store, &plan.keys(platform_version), policy)?
+        .iter()
+        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
+        .collect();
+    Ok(policy.for_archive(plan.cases.len(), &scores).max_per_arm)
 }
 
 fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {

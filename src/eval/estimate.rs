@@ -246,20 +246,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     // planned again from the stored without-arm runs it would count.
     let policy = match asked.auto {
         Some(max) => {
-            let policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
-            let archive = match (&store, &version) {
-                (Some(store), Some(version)) if !opts.fresh => {
-                    let without: Vec<_> =
-                        plan.keys(version).into_iter().skip(1).step_by(2).collect();
-                    store
-                        .lookup(&without, policy.stored_most())?
-                        .iter()
-                        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
-            Some(policy.for_archive(plan.cases.len(), &archive))
+            let mut policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
+            if let (Some(store), Some(version)) = (&store, &version) {
+                policy.max_per_arm =
+                    super::auto::most_from_store(store, &plan, version, &policy, opts.fresh)?;
+            }
+            Some(policy)
         }
         None => None,
     };

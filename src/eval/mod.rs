@@ -503,10 +503,10 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
-            let most = auto.as_ref().map_or_else(
-                || plan.cases.iter().map(|c| c.runs).max().unwrap_or(1),
-                |p| p.max_per_arm,
-            );
+            let most = match &auto {
+                Some(p) => auto::most_from_store(&store, &plan, &claude.version, p, fresh)?,
+                None => plan.cases.iter().map(|c| c.runs).max().unwrap_or(1),
+            };
             let costs = store.past_costs(&item, &plan.model)?;
             let price = price::price_held(
                 &costs,
