@@ -8,10 +8,14 @@
 //! deterministic function of its input.
 
 use super::interval::normal_quantile;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Grid points per unit of the score process's standard deviation.
 const GRID_PER_SD: f64 = 60.0;
+/// How far the carried density's kernel is summed, in its standard
+/// deviations (its weight beyond is below 1e-17 of the peak's).
+const KERNEL_SDS: f64 = 9.0;
 
 /// The upper tail 1 − Φ(x), to about 1e-14 relative: the series of erf with
 /// positive terms below |x| = 2.5·√2, a continued fraction of erfc above.
@@ -73,29 +77,75 @@ pub fn boundaries(fractions: &[f64], spent: &[f64]) -> Vec<f64> {
     c
 }
 
+/// [`compute`], remembered: a design's boundaries are computed once per
+/// process for each schedule, budget and floor (a simulation meets the
+/// same few hundred again and again; an evaluation meets one).
 fn cached(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
+    /// Schedules remembered at most; past it the memory starts afresh.
+    const MOST: usize = 4096;
     let key: Vec<u64> = fractions
         .iter()
         .chain(spent)
         .chain([&floor])
         .map(|x| x.to_bits())
         .collect();
-    static CACHE: Mutex<Vec<(Vec<u64>, Vec<f64>)>> = Mutex::new(Vec::new());
-    if let Some((_, c)) = CACHE
+    static CACHE: Mutex<Option<HashMap<Vec<u64>, Vec<f64>>>> = Mutex::new(None);
+    if let Some(c) = CACHE
         .lock()
         .ok()
-        .and_then(|c| c.iter().find(|(k, _)| *k == key).cloned())
+        .and_then(|c| c.as_ref().and_then(|c| c.get(&key).cloned()))
     {
         return c;
     }
     let c = compute(fractions, spent, floor);
     if let Ok(mut cache) = CACHE.lock() {
-        if cache.len() > 64 {
+        let cache = cache.get_or_insert_with(HashMap::new);
+        if cache.len() >= MOST {
             cache.clear();
         }
-        cache.push((key, c.clone()));
+        cache.insert(key, c.clone());
     }
     c
+}
+
+/// The boundary c in (0, 12) where `cross` (decreasing in c) spends `step`:
+/// regula falsi with the Illinois step, to 1e-13 on c, a few evaluations of
+/// `cross` (each a sum over the grid) where bisection takes sixty.
+fn crossing_at(cross: &impl Fn(f64) -> f64, step: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 12.0);
+    let (mut f_lo, mut f_hi) = (cross(lo) - step, cross(hi) - step);
+    if f_lo <= 0.0 {
+        return lo;
+    }
+    if f_hi >= 0.0 {
+        return hi;
+    }
+    // Which end moved last: 1 low, -1 high; the other end's value is halved
+    // when the same end moves twice (the Illinois step).
+    let mut last = 0;
+    for _ in 0..200 {
+        let mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+        let f_mid = cross(mid) - step;
+        if f_mid > 0.0 {
+            lo = mid;
+            f_lo = f_mid;
+            if last == 1 {
+                f_hi /= 2.0;
+            }
+            last = 1;
+        } else {
+            hi = mid;
+            f_hi = f_mid;
+            if last == -1 {
+                f_lo /= 2.0;
+            }
+            last = -1;
+        }
+        if f_mid == 0.0 || hi - lo < 1e-13 {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// The boundaries, every interim one at least `floor`; the last look spends
@@ -124,26 +174,30 @@ fn compute(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
             if k == 0 {
                 return 2.0 * normal_upper(c);
             }
-            grid.iter()
-                .zip(&mass)
-                .map(|(&u, &m)| m * (normal_upper((b - u) / sd) + normal_upper((b + u) / sd)))
-                .sum()
+            // Only points within KERNEL_SDS of ±b add more than 1e-19 of
+            // their mass: the upper tail from b above, the lower from −b.
+            let (first, h) = (grid[0], grid[1] - grid[0]);
+            let index = |u: f64| (((u - first) / h).max(0.0) as usize).min(grid.len());
+            let near_top = index(b - KERNEL_SDS * sd);
+            let near_bottom = index(-b + KERNEL_SDS * sd + h).max(1);
+            let top: f64 = grid[near_top..]
+                .iter()
+                .zip(&mass[near_top..])
+                .map(|(&u, &m)| m * normal_upper((b - u) / sd))
+                .sum();
+            let bottom: f64 = grid[..near_bottom]
+                .iter()
+                .zip(&mass[..near_bottom])
+                .map(|(&u, &m)| m * normal_upper((b + u) / sd))
+                .sum();
+            top + bottom
         };
         let c = if step <= 0.0 {
             f64::INFINITY
         } else if k == 0 {
             -normal_quantile(step / 2.0)
         } else {
-            let (mut lo, mut hi) = (0.0, 12.0);
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if cross(mid) > step {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            0.5 * (lo + hi)
+            crossing_at(&cross, step)
         };
         let c = if last { c } else { c.max(floor) };
         out.push(c);
@@ -168,8 +222,16 @@ fn compute(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
                 let f = if k == 0 {
                     density(s / sd) / sd
                 } else {
-                    grid.iter()
-                        .zip(&mass)
+                    // The old grid's points within KERNEL_SDS of s: past
+                    // them the kernel is below 1e-17 of its peak.
+                    let (first, step) = (grid[0], grid[1] - grid[0]);
+                    let at = |u: f64| (u - first) / step;
+                    let from = at(s - KERNEL_SDS * sd).floor().max(0.0) as usize;
+                    let to = (at(s + KERNEL_SDS * sd).ceil().max(0.0) as usize + 1).min(grid.len());
+                    let from = from.min(to);
+                    grid[from..to]
+                        .iter()
+                        .zip(&mass[from..to])
                         .map(|(&u, &m)| m * density((s - u) / sd) / sd)
                         .sum()
                 };
