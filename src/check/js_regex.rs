@@ -225,8 +225,10 @@ enum Engine {
 /// and building it (translation, parse, compile, literals) costs more than
 /// running it on a few Skill inputs. Each [`Matcher`] keeps its own budget.
 fn engine(pattern: &str, flags: &str) -> std::result::Result<Arc<Engine>, String> {
-    /// Engines kept; past this the memory starts afresh.
-    const MAX_KEPT: usize = 4096;
+    /// Engines kept; past this the memory starts afresh. Few: an engine
+    /// (a Unicode `\w` makes a large NFA) is shared mostly within one suite,
+    /// and keeping one per suite of a large tree grew the heap page by page.
+    const MAX_KEPT: usize = 256;
     /// Each engine by its pattern and flags.
     type Engines = HashMap<(String, String), Arc<Engine>>;
     static KEPT: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
