@@ -27,6 +27,7 @@ pub mod markers;
 mod mocks;
 pub mod neighbours;
 mod offered;
+mod pin;
 pub mod plugin;
 mod scan;
 mod servers;
