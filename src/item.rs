@@ -77,20 +77,35 @@ pub fn names(source: &Utf8Path) -> Vec<String> {
 
 /// Find the item `name` in `source`: exactly one of the candidate places must exist.
 pub fn find(source: &Utf8Path, name: &ItemName) -> Result<Item> {
-    find_as(source, name, true)
+    find_as(source, name, true, |marker| marker.is_file())
 }
 
 /// [`find`] for a caller that never shows a missing item's suggestion
 /// (`check`, once per suite): the tree is not listed for one.
 pub fn lookup(source: &Utf8Path, name: &ItemName) -> Result<Item> {
-    find_as(source, name, false)
+    find_as(source, name, false, |marker| marker.is_file())
 }
 
-fn find_as(source: &Utf8Path, name: &ItemName, suggest: bool) -> Result<Item> {
+/// [`lookup`] told by `is_file` which candidate files exist (`check` answers
+/// from one listing of the tree instead of a `stat` per candidate).
+pub fn lookup_with(
+    source: &Utf8Path,
+    name: &ItemName,
+    is_file: impl Fn(&Utf8Path) -> bool,
+) -> Result<Item> {
+    find_as(source, name, false, is_file)
+}
+
+fn find_as(
+    source: &Utf8Path,
+    name: &ItemName,
+    suggest: bool,
+    is_file: impl Fn(&Utf8Path) -> bool,
+) -> Result<Item> {
     let all = candidates(source, name);
     let found: Vec<_> = all
         .iter()
-        .filter(|(_, marker, _)| marker.is_file())
+        .filter(|(_, marker, _)| is_file(marker))
         .collect();
     match found.as_slice() {
         [] => Err(Error::ItemNotFound {

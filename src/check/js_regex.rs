@@ -160,19 +160,19 @@ fn safety(pattern: &str, flags: &str) -> PatternSafety {
     const MAX_KEPT: usize = 4096;
     static KEPT: LazyLock<Mutex<HashMap<(String, String), PatternSafety>>> =
         LazyLock::new(Mutex::default);
+    if super::pin::pin_name(pattern, flags).is_some() {
+        // The suggested pin: JavaScript compiles it, and no group of it
+        // can backtrack catastrophically (a test holds this).
+        return PatternSafety {
+            compiles: Ok(()),
+            catastrophic: None,
+        };
+    }
     let key = (pattern.to_owned(), flags.to_owned());
     if let Some(v) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
         return v;
     }
-    let compiles = js_regex(pattern, flags).map(drop);
-    let catastrophic = match compiles {
-        Ok(()) => super::backtrack::catastrophic_group(pattern, flags),
-        Err(_) => None,
-    };
-    let v = PatternSafety {
-        compiles,
-        catastrophic,
-    };
+    let v = assess(pattern, flags);
     if let Ok(mut kept) = KEPT.lock() {
         if kept.len() >= MAX_KEPT {
             kept.clear();
@@ -180,6 +180,20 @@ fn safety(pattern: &str, flags: &str) -> PatternSafety {
         kept.insert(key, v.clone());
     }
     v
+}
+
+/// What JavaScript and the shape analysis say of `pattern` with `flags`,
+/// worked out.
+fn assess(pattern: &str, flags: &str) -> PatternSafety {
+    let compiles = js_regex(pattern, flags).map(drop);
+    let catastrophic = match compiles {
+        Ok(()) => super::backtrack::catastrophic_group(pattern, flags),
+        Err(_) => None,
+    };
+    PatternSafety {
+        compiles,
+        catastrophic,
+    }
 }
 
 /// Backtracking steps `fancy-regex` may take in one search (a pattern with
@@ -218,6 +232,11 @@ enum Engine {
     },
     Bounded(fancy_regex::Regex),
     Timed(Arc<regress::Regex>),
+    /// The suggested pin of an item, run by [`super::pin::find`].
+    Pin {
+        name: String,
+        literals: Vec<Vec<Vec<u8>>>,
+    },
 }
 
 /// The engine for `pattern` with `flags`, built once per process and
@@ -225,11 +244,16 @@ enum Engine {
 /// and building it (translation, parse, compile, literals) costs more than
 /// running it on a few Skill inputs. Each [`Matcher`] keeps its own budget.
 fn engine(pattern: &str, flags: &str) -> std::result::Result<Arc<Engine>, String> {
-    /// Engines kept; past this the memory starts afresh.
-    const MAX_KEPT: usize = 4096;
+    /// Engines kept; past this the memory starts afresh. Few: an engine
+    /// (a Unicode `\w` makes a large NFA) is shared mostly within one suite,
+    /// and keeping one per suite of a large tree grew the heap page by page.
+    const MAX_KEPT: usize = 256;
     /// Each engine by its pattern and flags.
     type Engines = HashMap<(String, String), Arc<Engine>>;
     static KEPT: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
+    if let Some(name) = super::pin::pin_name(pattern, flags) {
+        return Ok(Arc::new(pin_engine(name)));
+    }
     let key = (pattern.to_owned(), flags.to_owned());
     if let Some(e) = KEPT.lock().ok().and_then(|kept| kept.get(&key).cloned()) {
         return Ok(e);
@@ -242,6 +266,33 @@ fn engine(pattern: &str, flags: &str) -> std::result::Result<Arc<Engine>, String
         kept.insert(key, Arc::clone(&built));
     }
     Ok(built)
+}
+
+/// `pattern` with `flags` compiled as any pattern is (no pin scan), and
+/// whether JavaScript compiles it and a catastrophic group: what the pin's
+/// shortcuts are held equal to.
+#[cfg(test)]
+pub(super) fn compiled(pattern: &str, flags: &str) -> (Matcher, bool, Option<(usize, usize)>) {
+    let safety = assess(pattern, flags);
+    let matcher = Matcher {
+        engine: Arc::new(Matcher::build(pattern, flags).expect("compiles")),
+        spent: Cell::new(Duration::ZERO),
+        gave_up: Cell::new(false),
+        cache: RefCell::new(None),
+    };
+    (matcher, safety.compiles.is_ok(), safety.catastrophic)
+}
+
+/// The engine of the suggested pin of `name`: what every match starts with
+/// (`"skill"`) and ends with (the name and a quote) are its literals.
+fn pin_engine(name: &str) -> Engine {
+    Engine::Pin {
+        name: name.to_owned(),
+        literals: vec![
+            vec![br#""skill""#.to_vec()],
+            vec![format!("{name}\"").into_bytes()],
+        ],
+    }
 }
 
 /// Where a match is, in bytes.
@@ -299,7 +350,7 @@ impl Matcher {
 
     /// True when the pattern runs in linear time (its exact translation).
     pub fn is_linear(&self) -> bool {
-        matches!(*self.engine, Engine::Linear { .. })
+        matches!(*self.engine, Engine::Linear { .. } | Engine::Pin { .. })
     }
 
     /// What every match holds, when the exact translation shows it: sets of
@@ -310,7 +361,7 @@ impl Matcher {
     /// holding the empty string).
     pub fn required_literals(&self) -> &[Vec<Vec<u8>>] {
         match &*self.engine {
-            Engine::Linear { literals, .. } => literals,
+            Engine::Linear { literals, .. } | Engine::Pin { literals, .. } => literals,
             _ => &[],
         }
     }
@@ -370,6 +421,17 @@ impl Matcher {
                             return Vec::new();
                         }
                     }
+                }
+                found
+            }
+            Engine::Pin { name, .. } => {
+                let mut found = Vec::new();
+                let mut at = 0;
+                while found.len() < take
+                    && let Some((start, end)) = super::pin::find(name, text, at)
+                {
+                    found.push(Found { start, end });
+                    at = end;
                 }
                 found
             }

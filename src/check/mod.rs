@@ -23,9 +23,11 @@ mod backtrack;
 mod graders;
 pub mod js_regex;
 pub mod keys;
+pub mod markers;
 mod mocks;
 pub mod neighbours;
 mod offered;
+mod pin;
 pub mod plugin;
 mod scan;
 mod servers;
@@ -163,6 +165,8 @@ pub fn preflight(source: &Utf8Path, item: &ItemName) -> Result<Vec<Diagnostic>> 
 /// source ships hooks.
 pub struct Index {
     names: ItemNames,
+    /// The source's item files, listed once: each suite's item lookup.
+    markers: markers::Markers,
     items: traps::Items,
     hooks: bool,
     /// Each suite's item as its check read it, by name: the description
@@ -173,12 +177,21 @@ pub struct Index {
 impl Index {
     /// The index of `source`, whose suites test the items `suites`.
     pub fn new(source: &Utf8Path, suites: &[String]) -> Index {
+        let markers = markers::Markers::new(source);
         Index {
             names: ItemNames::new(suites),
-            items: traps::source_items(source, suites),
+            items: traps::source_items(&markers, suites),
+            markers,
             hooks: plugin::has_hooks(source),
             read: std::sync::Mutex::default(),
         }
+    }
+}
+
+impl Index {
+    /// [`crate::item::lookup`] of `item`, answered from the listing.
+    fn lookup(&self, source: &Utf8Path, item: &ItemName) -> Result<crate::item::Item> {
+        crate::item::lookup_with(source, item, |marker| self.markers.is_file(marker))
     }
 }
 
@@ -412,7 +425,8 @@ pub fn check_suite(
             format!("add evals/{item}/fires/prompt.md and evals/{item}/quiet/prompt.md, each with graders/"),
         );
     }
-    if let Some(read) = check_item(source, suite, &mut out)
+    let lookup = index.lookup(source, &suite.item);
+    if let Some(read) = check_item(source, suite, &lookup, &mut out)
         && let Ok(mut kept) = index.read.lock()
     {
         kept.insert(suite.item.to_string(), read);
@@ -420,11 +434,7 @@ pub fn check_suite(
     // A suite whose item is no skill, command or agent, in a source that ships
     // hooks, tests a hook: there is nothing for a Skill grader to see fire.
     let hooks = index.hooks;
-    let hook_item = hooks
-        && matches!(
-            crate::item::lookup(source, &suite.item),
-            Err(Error::ItemNotFound { .. })
-        );
+    let hook_item = hooks && matches!(lookup, Err(Error::ItemNotFound { .. }));
     let traps = traps::Traps {
         items: &index.items,
         hooks,

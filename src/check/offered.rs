@@ -16,10 +16,16 @@ use std::sync::LazyLock;
 
 /// Check the item `suite` tests: missing is a warning (the suite may come
 /// first), ambiguous or not offered an error.
-pub(super) fn check_item(source: &Utf8Path, suite: &Suite, out: &mut Out) -> Option<Read> {
+/// `lookup` is the item's lookup (its file, when found, is known to be one).
+pub(super) fn check_item(
+    source: &Utf8Path,
+    suite: &Suite,
+    lookup: &crate::error::Result<Item>,
+    out: &mut Out,
+) -> Option<Read> {
     let item = &suite.item;
-    match crate::item::lookup(source, item) {
-        Ok(found) => return Some(check_offered(&found, out)),
+    match lookup {
+        Ok(found) => return Some(check_offered(found, out)),
         Err(Error::ItemAmbiguous { found, .. }) => {
             let places: Vec<String> = found
                 .iter()
@@ -67,8 +73,9 @@ fn check_offered(item: &Item, out: &mut Out) -> Read {
     let file = marker(item);
     let kind = item.kind.as_str();
     // An item may be a link (the plugin links it too); it is read bounded,
-    // and only when it is a regular file.
-    let text = match suite::read_text(&file, true) {
+    // and only when it is a regular file (the lookup found it one, and what
+    // is opened is looked at again).
+    let text = match suite::read_opened(&file, true) {
         Ok(text) => text,
         Err(d) => {
             out.0.push(d);

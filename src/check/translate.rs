@@ -42,7 +42,7 @@ fn word() -> Ranges {
 }
 
 /// JavaScript's `\s`: WhiteSpace and LineTerminator.
-fn space() -> Ranges {
+pub(super) fn space() -> Ranges {
     vec![
         (0x09, 0x0D),
         (0x20, 0x20),

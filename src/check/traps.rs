@@ -35,7 +35,7 @@ use crate::item::ItemKind;
 use crate::suite::{
     self, Case, EXECUTION_KEYS, Entry, Grader, GraderKind, GraderSpec, MatchMode, TOP_KEYS, Target,
 };
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 use serde_norway::Value;
 
 /// Tools that can create a file in a run (the platform's own list); any
@@ -174,9 +174,9 @@ impl Items {
 
 /// The items of a source tree (`evals/<item>/` layout): `skills/<item>/`,
 /// `commands/<item>.md`, `agents/<item>.md` and their `registry/` twins, and
-/// the item of every suite in `suites`, found or not. Built once per `check`:
-/// it lists the tree.
-pub fn source_items(source: &Utf8Path, suites: &[String]) -> Items {
+/// the item of every suite in `suites`, found or not. Built once per `check`,
+/// from the tree's one listing (`markers`).
+pub fn source_items(markers: &super::markers::Markers, suites: &[String]) -> Items {
     let mut items = Items::default();
     let mut seen = std::collections::HashSet::new();
     let mut add = |items: &mut Items, name: String, kind: ItemKind| {
@@ -184,30 +184,9 @@ pub fn source_items(source: &Utf8Path, suites: &[String]) -> Items {
             items.add(vec![name], kind);
         }
     };
-    let listing = |dir: Utf8PathBuf| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        names.sort();
-        names
-    };
-    for root in [source.to_owned(), source.join("registry")] {
-        for name in listing(root.join("skills")) {
-            if root.join("skills").join(&name).join("SKILL.md").is_file() {
-                add(&mut items, name, ItemKind::Skill);
-            }
-        }
-        for (dir, kind) in [("commands", ItemKind::Command), ("agents", ItemKind::Agent)] {
-            for name in listing(root.join(dir)) {
-                if let Some(stem) = name.strip_suffix(".md")
-                    && root.join(dir).join(&name).is_file()
-                {
-                    add(&mut items, stem.to_owned(), kind);
-                }
-            }
+    for (kind, names) in markers.found() {
+        for name in names {
+            add(&mut items, name.clone(), *kind);
         }
     }
     for name in suites {

@@ -128,6 +128,27 @@ fn only_a_regular_file_of_bounded_size_is_read() {
     assert!(read_text(&root.join("bin"), 5).is_err());
 }
 
+/// A file is read whole whether or not it holds what `fstat` said: empty,
+/// exactly its length, or a file the kernel says is empty and is not.
+#[test]
+fn a_file_is_read_whole_whatever_its_stated_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    fs::write(root.join("empty"), "").unwrap();
+    assert!(read(&root.join("empty"), 5).unwrap().is_empty());
+    let text = "x".repeat(70_000);
+    fs::write(root.join("long"), &text).unwrap();
+    assert_eq!(read_text(&root.join("long"), 70_000).unwrap(), text);
+    let stat = Utf8Path::new("/proc/self/stat");
+    assert_eq!(fs::metadata(stat).unwrap().len(), 0);
+    let read = read_text(stat, 1 << 20).unwrap();
+    assert!(read.ends_with('\n') && read.len() > 20, "{read:?}");
+    assert!(matches!(
+        read_regular(stat, Links::Follow, 10),
+        Err(ReadError::TooLarge { len: 11, limit: 10 })
+    ));
+}
+
 #[test]
 fn a_confined_write_refuses_a_planted_link_or_fifo() {
     let dir = tempfile::tempdir().unwrap();

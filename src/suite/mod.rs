@@ -11,8 +11,8 @@
 //! [`Suite::problems`], so `bob-eval check` can report everything at once.
 //!
 //! Input is bounded: no link in a suite is ever followed, only regular files
-//! of at most [`MAX_SUITE_FILE`] bytes are
-//! opened (a FIFO or device never is, so nothing can hang), and YAML nested
+//! are opened (a FIFO or device never is, so nothing can hang), only those of
+//! at most [`MAX_SUITE_FILE`] bytes are read, and YAML nested
 //! deeper than [`MAX_YAML_DEPTH`] is refused before it reaches the parser.
 
 use crate::config::ItemName;
@@ -40,7 +40,7 @@ pub mod judges;
 pub mod labels;
 mod read;
 use read::{not_a_file, read, too_large};
-pub use read::{read_text, refusal};
+pub use read::{read_opened, read_text, refusal};
 mod walk;
 use walk::{Scan, Walk};
 #[cfg(test)]
@@ -122,7 +122,14 @@ pub fn list(source: &Utf8Path) -> Result<Vec<String>> {
         if name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_str()) {
             continue;
         }
-        if evals.join(&name).is_dir() {
+        // A folder by the entry's own type; a link (or a file system that
+        // does not say) is followed, as `is_dir` does.
+        let dir = match entry.file_type() {
+            Ok(kind) if kind.is_dir() => true,
+            Ok(kind) if kind.is_file() => false,
+            _ => evals.join(&name).is_dir(),
+        };
+        if dir {
             names.push(name);
         }
     }
@@ -311,7 +318,9 @@ pub fn load(source: &Utf8Path, item: &ItemName) -> Result<Suite> {
 /// Every entry of the suite is looked at without following it (what `run`
 /// copies: all but the contents of the top-level `results/`): a symlink, a
 /// FIFO, socket or device, a file above [`MAX_SUITE_FILE`]
-/// bytes and a name that is not UTF-8 are findings, and are never opened.
+/// bytes and a name that is not UTF-8 are findings, and are never read (only
+/// a regular file is ever opened: a case's own file too large is measured
+/// once open, as the walk would measure it).
 pub fn load_dir(dir: &Utf8Path, item: &ItemName) -> Suite {
     let (cases, problems, scan) = scan_cases(dir);
     Suite {
@@ -333,7 +342,7 @@ pub fn load_cases(dir: &Utf8Path) -> (Vec<Case>, Vec<Diagnostic>) {
 
 fn scan_cases(dir: &Utf8Path) -> (Vec<Case>, Vec<Diagnostic>, Scan) {
     let mut scan = Scan::default();
-    scan.folder(dir, 0, Walk::Search, true);
+    scan.folder(dir, 0, Walk::Search, true, false);
     let mut problems = std::mem::take(&mut scan.problems);
     let cases = scan
         .cases

@@ -79,13 +79,11 @@ pub fn read_text(path: &Utf8Path, follow: bool) -> std::result::Result<String, D
     read_opened(path, follow)
 }
 
-/// [`read_text`] for a file already looked at: opened without following a
-/// link (unless `follow`) nor waiting on a FIFO, and refused after all
-/// unless what was opened is a regular file of bounded size.
-pub(super) fn read_opened(
-    path: &Utf8Path,
-    follow: bool,
-) -> std::result::Result<String, Diagnostic> {
+/// [`read_text`] for a file already looked at (a regular file when it was):
+/// opened without following a link (unless `follow`) nor waiting on a FIFO,
+/// and refused after all unless what was opened is a regular file of bounded
+/// size, with the finding [`read_text`] would give.
+pub fn read_opened(path: &Utf8Path, follow: bool) -> std::result::Result<String, Diagnostic> {
     use crate::fsio::{Links, ReadError};
     let links = if follow { Links::Follow } else { Links::Refuse };
     let unreadable =
@@ -120,8 +118,18 @@ pub(super) fn read_opened(
     })
 }
 
-/// Read a suite file the scan has looked at (a regular file of bounded
-/// size); `None` (with a problem recorded) when it cannot be read.
+/// Read a suite file the scan has seen as a regular file (and, unless the
+/// loader opens it, measured); `None` (with a problem recorded) when it cannot
+/// be read. A file too large is that finding, as the scan would have made
+/// it, even when it could not be opened either.
 pub(super) fn read(path: &Utf8Path, problems: &mut Vec<Diagnostic>) -> Option<String> {
-    read_opened(path, false).map_err(|d| problems.push(d)).ok()
+    read_opened(path, false)
+        .map_err(|d| {
+            let large = (d.code == Code::Unreadable.as_str())
+                .then(|| std::fs::symlink_metadata(path).ok())
+                .flatten()
+                .filter(|m| m.is_file() && m.len() > MAX_SUITE_FILE);
+            problems.push(large.map_or(d, |m| too_large(path, m.len())));
+        })
+        .ok()
 }

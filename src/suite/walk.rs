@@ -58,8 +58,19 @@ impl Scan {
     }
 
     /// Look at every entry of `dir` (one listing, one `lstat` per file, no link
-    /// ever followed) and descend; `top` is the suite folder itself.
-    pub(super) fn folder(&mut self, dir: &Utf8Path, depth: usize, walk: Walk, top: bool) {
+    /// ever followed) and descend; `top` is the suite folder itself, `graders`
+    /// a case's `graders` folder. A file the loader opens (a case's
+    /// `prompt.md` or `case.yaml`, a grader's `.md`) is not looked at here:
+    /// it is measured once open, with the same finding (a system call less
+    /// per file).
+    pub(super) fn folder(
+        &mut self,
+        dir: &Utf8Path,
+        depth: usize,
+        walk: Walk,
+        top: bool,
+        graders: bool,
+    ) {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
             Err(e) => return self.unreadable(dir, &e),
@@ -104,7 +115,16 @@ impl Scan {
                     continue;
                 }
                 Some(k) if k.is_file() => {
-                    let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    let opened = if marker {
+                        walk == Walk::Search
+                    } else {
+                        graders && name.ends_with(".md")
+                    };
+                    let len = if opened {
+                        0
+                    } else {
+                        entry.metadata().map(|m| m.len()).unwrap_or(0)
+                    };
                     if len > MAX_SUITE_FILE {
                         self.problems.push(too_large(&path, len));
                         self.refused.insert(path);
@@ -146,7 +166,8 @@ impl Scan {
         if dir.file_name() == Some("graders") {
             self.graders.insert(dir.to_owned(), files);
         }
-        let walk = if walk == Walk::Search && (prompt || yaml) {
+        let case = walk == Walk::Search && (prompt || yaml);
+        let walk = if case {
             self.cases.push(CaseDir {
                 dir: dir.to_owned(),
                 prompt,
@@ -189,7 +210,8 @@ impl Scan {
                 self.incomplete |= sub_walk == Walk::Search;
                 continue;
             }
-            self.folder(&sub, depth + 1, sub_walk, false);
+            let graders = case && name == "graders";
+            self.folder(&sub, depth + 1, sub_walk, false, graders);
         }
     }
 }
