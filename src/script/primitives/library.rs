@@ -180,31 +180,36 @@ fn read_opts(h: &Host, opts: &Map) -> RResult<EvalOptions> {
     eval_options(opts, &h.options.eval, &h.results_dir).map_err(misuse)
 }
 
+/// Registers `name(item)`, `name(item, options())` and `name(item, #{…})`:
+/// `step` on the command's options, on typed ones, or on a map read over
+/// the command's.
+fn per_item<T: Clone + Send + Sync + 'static>(
+    api: &mut Api,
+    host: &Arc<Host>,
+    name: &'static str,
+    step: fn(&Host, &str, &EvalOptions) -> RResult<T>,
+) {
+    let h = host.clone();
+    api.primitive(name, move |item: &str| -> RResult<T> {
+        step(&h, item, &h.options.eval)
+    });
+    let h = host.clone();
+    api.primitive(name, move |item: &str, o: Options| -> RResult<T> {
+        step(&h, item, &o.pipeline.eval)
+    });
+    let h = host.clone();
+    api.primitive(name, move |item: &str, opts: Map| -> RResult<T> {
+        step(&h, item, &read_opts(&h, &opts)?)
+    });
+}
+
 /// The steps of an evaluation and their compositions: `assemble_plugin`,
 /// `run_platform`, `reduce`, `evaluate`, `estimate`, `evaluate_all`. Each
 /// step that runs the platform takes the command's options as they are
 /// (`f(item)`), the script's `Options` as it holds them (`f(item, o)`), or
 /// a script's `opts` map read over them (`f(item, opts)`).
 pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
-    let h = host.clone();
-    api.primitive(
-        "assemble_plugin",
-        move |item: &str| -> RResult<PluginHandle> { assemble(&h, item, &h.options.eval) },
-    );
-    let h = host.clone();
-    api.primitive(
-        "assemble_plugin",
-        move |item: &str, o: Options| -> RResult<PluginHandle> {
-            assemble(&h, item, &o.pipeline.eval)
-        },
-    );
-    let h = host.clone();
-    api.primitive(
-        "assemble_plugin",
-        move |item: &str, opts: Map| -> RResult<PluginHandle> {
-            assemble(&h, item, &read_opts(&h, &opts)?)
-        },
-    );
+    per_item(api, host, "assemble_plugin", assemble);
     let h = host.clone();
     api.primitive(
         "run_platform",
@@ -219,42 +224,8 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
             .map(EvalResult::new)
             .map_err(|e| raise(&h, e))
     });
-    let h = host.clone();
-    api.primitive("evaluate", move |item: &str| -> RResult<EvalResult> {
-        evaluate(&h, item, &h.options.eval)
-    });
-    let h = host.clone();
-    api.primitive(
-        "evaluate",
-        move |item: &str, o: Options| -> RResult<EvalResult> {
-            evaluate(&h, item, &o.pipeline.eval)
-        },
-    );
-    let h = host.clone();
-    api.primitive(
-        "evaluate",
-        move |item: &str, opts: Map| -> RResult<EvalResult> {
-            evaluate(&h, item, &read_opts(&h, &opts)?)
-        },
-    );
-    let h = host.clone();
-    api.primitive("estimate", move |item: &str| -> RResult<EstimateHandle> {
-        estimate(&h, item, &h.options.eval)
-    });
-    let h = host.clone();
-    api.primitive(
-        "estimate",
-        move |item: &str, o: Options| -> RResult<EstimateHandle> {
-            estimate(&h, item, &o.pipeline.eval)
-        },
-    );
-    let h = host.clone();
-    api.primitive(
-        "estimate",
-        move |item: &str, opts: Map| -> RResult<EstimateHandle> {
-            estimate(&h, item, &read_opts(&h, &opts)?)
-        },
-    );
+    per_item(api, host, "evaluate", evaluate);
+    per_item(api, host, "estimate", estimate);
     let h = host.clone();
     api.primitive(
         "evaluate_all",
