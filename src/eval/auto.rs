@@ -445,25 +445,24 @@ fn stored_without(
     store.lookup(&without, policy.stored_most())
 }
 
-/// The most runs per arm `policy` buys on `plan` from `store`: its MAX
-/// planned again from the stored without-arm runs it will count
-/// ([`AutoPolicy::for_archive`]; none with `fresh`), what the price line
-/// and the dry run state before anything is bought.
-pub(crate) fn most_from_store(
+/// The stored without-arm scores `policy` counts on `plan` from `store`
+/// (each case's, empty with `fresh`): what its MAX is planned again from
+/// ([`AutoPolicy::for_archive`]) and the price line counts, stated before
+/// anything is bought.
+pub(crate) fn archive_from_store(
     store: &Store,
     plan: &Plan,
     platform_version: &str,
     policy: &AutoPolicy,
     fresh: bool,
-) -> Result<u32> {
+) -> Result<Vec<Vec<f64>>> {
     if fresh {
-        return Ok(policy.max_per_arm);
+        return Ok(vec![Vec::new(); plan.cases.len()]);
     }
-    let scores: Vec<Vec<f64>> = stored_without(store, &plan.keys(platform_version), policy)?
+    Ok(stored_without(store, &plan.keys(platform_version), policy)?
         .iter()
         .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
-        .collect();
-    Ok(policy.for_archive(plan.cases.len(), &scores).max_per_arm)
+        .collect())
 }
 
 fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {

@@ -244,12 +244,14 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     };
     // Auto's MAX as the evaluation plans it: the runs per arm it may buy,
     // planned again from the stored without-arm runs it would count.
+    let mut archive: Vec<Vec<f64>> = Vec::new();
     let policy = match asked.auto {
         Some(max) => {
             let mut policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
             if let (Some(store), Some(version)) = (&store, &version) {
-                policy.max_per_arm =
-                    super::auto::most_from_store(store, &plan, version, &policy, opts.fresh)?;
+                archive =
+                    super::auto::archive_from_store(store, &plan, version, &policy, opts.fresh)?;
+                policy.max_per_arm = policy.for_archive(plan.cases.len(), &archive).max_per_arm;
             }
             Some(policy)
         }
@@ -284,6 +286,10 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         &cases,
         min_effect,
         sequence.as_ref(),
+        &super::price::Archive {
+            scores: &archive,
+            top_up: policy.map_or(0, |p| p.top_up),
+        },
         most,
         run.max_cost_usd,
     );

@@ -503,9 +503,14 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
-            let most = match &auto {
-                Some(p) => auto::most_from_store(&store, &plan, &claude.version, p, fresh)?,
-                None => plan.cases.iter().map(|c| c.runs).max().unwrap_or(1),
+            let (most, archive) = match &auto {
+                Some(p) => {
+                    let scores =
+                        auto::archive_from_store(&store, &plan, &claude.version, p, fresh)?;
+                    let most = p.for_archive(plan.cases.len(), &scores).max_per_arm;
+                    (most, Some((scores, p.top_up)))
+                }
+                None => (plan.cases.iter().map(|c| c.runs).max().unwrap_or(1), None),
             };
             let costs = store.past_costs(&item, &plan.model)?;
             let price = price::price_held(
@@ -513,6 +518,12 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 &cases,
                 min_effect,
                 sequence.as_ref(),
+                &archive
+                    .as_ref()
+                    .map_or_else(Default::default, |(scores, top_up)| price::Archive {
+                        scores,
+                        top_up: *top_up,
+                    }),
                 most,
                 run.max_cost_usd,
             );

@@ -6,8 +6,9 @@
 //! at that level, and the line says so: "at 99.67 %, proposal 3 of this item".
 
 use crate::evidence::PastCosts;
+use crate::stats::adaptive::archive_variance;
 use crate::stats::advisory::PLANNED_POWER;
-use crate::stats::confidence::{DEFAULT_LEVEL, runs_for_power};
+use crate::stats::confidence::{DEFAULT_LEVEL, runs_for_variance};
 use crate::stats::sequence::Sequence;
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +28,15 @@ pub struct Price {
     /// sequence's ([`crate::stats::sequence`]); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<u32>,
-    /// Runs per arm of each case that takes ([`runs_for_power`]).
+    /// Runs per arm of each case that takes: the fixed design's at `level`
+    /// ([`crate::stats::confidence::runs_for_power`]), or with stored
+    /// without-arm runs the design planned from what they show
+    /// ([`archive_variance`], as `--runs auto` plans its MAX).
     pub runs_per_arm: u32,
+    /// Stored without-arm runs the evaluation counts, over every case: they
+    /// are not bought again, so neither price counts them (absent: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stored_without: u32,
     /// The store's mean dollars per run for this suite on the model, else
     /// for every suite on the model; `None` when it holds no run on the model.
     pub per_run_usd: Option<f64>,
@@ -36,13 +44,19 @@ pub struct Price {
     /// run on the model: the dry run's rough per-run estimates); absent with no cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<String>,
-    /// `runs_per_arm` × 2 arms × the cases × `per_run_usd`.
+    /// The runs bought for `runs_per_arm` per arm of each case (both arms,
+    /// less the stored without-arm runs, plus auto's top-ups) × `per_run_usd`.
     pub about_usd: Option<f64>,
-    /// The most this evaluation can spend: its runs per arm at most (auto's
-    /// MAX, or the fixed runs) at `per_run_usd`, and never above the ceiling.
+    /// The most this evaluation can spend: the runs bought for its runs per
+    /// arm at most (auto's MAX, or the fixed runs), counted as `about_usd`,
+    /// at `per_run_usd`, and never above the ceiling.
     pub at_most_usd: f64,
     /// Runs per arm of each case this evaluation buys at most.
     pub buys_at_most: u32,
+    /// The runs bought for `runs_per_arm` and for `buys_at_most`: what the
+    /// two prices count, kept for [`Price::or_rough`].
+    #[serde(skip)]
+    bought: (u32, u32),
 }
 
 /// The price of detecting a change of `min_effect` on the suite `cases`
@@ -55,16 +69,59 @@ pub fn price(
     buys_at_most: u32,
     ceiling: f64,
 ) -> Price {
-    price_held(costs, cases, min_effect, None, buys_at_most, ceiling)
+    price_held(
+        costs,
+        cases,
+        min_effect,
+        None,
+        &Archive::default(),
+        buys_at_most,
+        ceiling,
+    )
+}
+
+/// The stored without-arm runs an evaluation counts ([`crate::stats::adaptive_from`]):
+/// each case's stored scores (none: empty, or `--fresh`), and the fresh
+/// ones `--runs auto` tops each case that has some up with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Archive<'a> {
+    pub scores: &'a [Vec<f64>],
+    pub top_up: u32,
+}
+
+impl Archive<'_> {
+    /// Runs bought for `n` per arm of each of `cases` cases: both arms,
+    /// less what case c's stored without arm already holds, and at least
+    /// the top-up on a case that has some.
+    fn bought(&self, cases: usize, n: u32) -> u32 {
+        (0..cases)
+            .map(|c| {
+                let stored = self.scores.get(c).map_or(0, Vec::len) as u32;
+                let without = if stored == 0 {
+                    n
+                } else {
+                    n.saturating_sub(stored).max(self.top_up.min(n))
+                };
+                n + without
+            })
+            .sum()
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// [`price`] for a decision held to `sequence`'s level (the runs power needs
-/// there), or to [`DEFAULT_LEVEL`] without one.
+/// there), or to [`DEFAULT_LEVEL`] without one, on an evaluation that counts
+/// the stored without-arm runs `archive` (their variance plans the runs,
+/// and they are not bought again).
 pub fn price_held(
     costs: &PastCosts,
     cases: &[String],
     min_effect: f64,
     sequence: Option<&Sequence>,
+    archive: &Archive,
     buys_at_most: u32,
     ceiling: f64,
 ) -> Price {
@@ -82,8 +139,9 @@ pub fn price_held(
     };
     let k = cases.len();
     let level = sequence.map_or(DEFAULT_LEVEL, |s| s.level);
-    let runs = runs_for_power(k, min_effect, level, PLANNED_POWER);
-    let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k as f64;
+    let variance = archive_variance(k, archive.scores, min_effect).unwrap_or(0.5 / k.max(1) as f64);
+    let runs = runs_for_variance(variance, min_effect, level, PLANNED_POWER);
+    let bought = (archive.bought(k, runs), archive.bought(k, buys_at_most));
     let round = crate::document::round4;
     Price {
         min_effect,
@@ -91,11 +149,13 @@ pub fn price_held(
         level,
         proposal: sequence.map(|s| s.proposal),
         runs_per_arm: runs,
+        stored_without: archive.scores.iter().take(k).map(|s| s.len() as u32).sum(),
         per_run_usd: per_run.map(round),
         basis: basis.map(str::to_owned),
-        about_usd: per_run.map(|c| round(c * runs_of(runs))),
-        at_most_usd: round(per_run.map_or(ceiling, |c| (c * runs_of(buys_at_most)).min(ceiling))),
+        about_usd: per_run.map(|c| round(c * f64::from(bought.0))),
+        at_most_usd: round(per_run.map_or(ceiling, |c| (c * f64::from(bought.1)).min(ceiling))),
         buys_at_most,
+        bought,
     }
 }
 
@@ -115,13 +175,11 @@ impl Price {
             return self;
         }
         let per_run = per_runs.iter().sum::<f64>() / per_runs.len() as f64;
-        let k = e.cases.len() as f64;
-        let runs_of = |per_arm: u32| f64::from(per_arm) * 2.0 * k;
         let round = crate::document::round4;
         self.per_run_usd = Some(round(per_run));
         self.basis = Some("rough".into());
-        self.about_usd = Some(round(per_run * runs_of(self.runs_per_arm)));
-        self.at_most_usd = round((per_run * runs_of(self.buys_at_most)).min(self.at_most_usd));
+        self.about_usd = Some(round(per_run * f64::from(self.bought.0)));
+        self.at_most_usd = round((per_run * f64::from(self.bought.1)).min(self.at_most_usd));
         self
     }
 
@@ -159,8 +217,12 @@ impl Price {
             Some("rough") => "rough: no run on this model is stored yet".to_string(),
             basis => format!("this store's mean for this {}", basis.unwrap_or("model")),
         };
+        let stored = match self.stored_without {
+            0 => String::new(),
+            n => format!(", {n} stored without-arm run(s) counted and not bought again"),
+        };
         format!(
-            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, {whence}{short})",
+            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, {whence}{stored}{short})",
             self.about_usd.unwrap_or_default(),
             self.at_most_usd,
             self.runs_per_arm,
@@ -170,9 +232,10 @@ impl Price {
 
 #[cfg(test)]
 mod tests {
-    use super::{PLANNED_POWER, Sequence, price, price_held, runs_for_power};
+    use super::{Archive, PLANNED_POWER, Sequence, price, price_held};
     use crate::evidence::Arm;
     use crate::evidence::PastCosts;
+    use crate::stats::confidence::runs_for_power;
 
     #[test]
     fn the_price_is_the_store_s_cost_per_run_times_the_runs_power_needs() {
@@ -205,6 +268,69 @@ mod tests {
     }
 
     #[test]
+    fn stored_without_arm_runs_plan_the_runs_and_are_not_bought_again() {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
+        let cases = ["fires".to_string(), "quiet".to_string()];
+        let fresh = price(&costs, &cases, 0.2, 80, 100.0);
+        // The trigger pair's archive: fires never passes without the
+        // skill, quiet always does, 20 runs each.
+        let scores = vec![vec![0.0; 20], vec![1.0; 20]];
+        let archive = Archive {
+            scores: &scores,
+            top_up: 1,
+        };
+        let held = |most| price_held(&costs, &cases, 0.2, None, &archive, most, 100.0);
+        let p = held(47);
+        // Planned from what the archive shows, as auto's MAX is: fewer runs.
+        let variance = crate::stats::adaptive::archive_variance(2, &scores, 0.2).unwrap();
+        assert_eq!(
+            p.runs_per_arm,
+            crate::stats::confidence::runs_for_variance(variance, 0.2, p.level, PLANNED_POWER)
+        );
+        assert!(p.runs_per_arm < fresh.runs_per_arm / 2 + 1, "{p:?}");
+        // Bought: each case's with arm, its without arm past the 20 stored,
+        // and at least the top-up.
+        let n = p.runs_per_arm;
+        let bought = 2 * (n + n.saturating_sub(20).max(1));
+        assert_eq!(
+            p.about_usd,
+            Some(crate::document::round4(0.02 * f64::from(bought)))
+        );
+        assert_eq!(
+            p.at_most_usd,
+            crate::document::round4(0.02 * f64::from(2 * (47 + 27)))
+        );
+        assert_eq!(p.stored_without, 40);
+        assert!(
+            p.words()
+                .contains(", 40 stored without-arm run(s) counted and not bought again"),
+            "{}",
+            p.words()
+        );
+        // One case stored, the other not: the other buys both arms in full.
+        let one = vec![vec![0.0; 20], vec![]];
+        let p = price_held(
+            &costs,
+            &cases,
+            0.2,
+            None,
+            &Archive {
+                scores: &one,
+                top_up: 1,
+            },
+            10,
+            100.0,
+        );
+        assert_eq!(
+            p.at_most_usd,
+            crate::document::round4(0.02 * f64::from(10 + 1 + 10 + 10))
+        );
+        assert_eq!(fresh.stored_without, 0);
+        assert!(!fresh.words().contains("stored"), "{}", fresh.words());
+    }
+
+    #[test]
     fn a_decision_held_to_its_sequence_is_priced_at_that_level() {
         let mut costs = PastCosts::default();
         costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
@@ -218,7 +344,15 @@ mod tests {
             level: 1.0 - alpha,
         };
         let plain = price(&costs, &cases, 0.2, 16, 100.0);
-        let held = price_held(&costs, &cases, 0.2, Some(&third), 16, 100.0);
+        let held = price_held(
+            &costs,
+            &cases,
+            0.2,
+            Some(&third),
+            &Archive::default(),
+            16,
+            100.0,
+        );
         assert_eq!((held.level, held.proposal), (1.0 - alpha, Some(3)));
         assert_eq!(
             held.runs_per_arm,

@@ -136,6 +136,11 @@ fn auto_settles_the_pair_for_less_than_its_advice_and_after_an_edit_from_the_sto
         "the dry run said {planned}: {stderr}"
     );
     clear_above(&second);
+    // The price line counts the stored runs and prices only what is bought.
+    assert!(
+        stderr.contains("stored without-arm run(s) counted and not bought again"),
+        "{stderr}"
+    );
     let (agent2, judge2) = (calls(&w).0 - agent1, calls(&w).1 - judge1);
     eprintln!(
         "agent calls: first {agent1}, after the edit {agent2}; judge votes {judge1}, {judge2}"

@@ -65,7 +65,7 @@ mod next;
 mod plan;
 mod policy;
 use next::{allocation, conditional_power, neyman};
-pub use plan::PLANNED_CAP;
+pub use plan::{PLANNED_CAP, archive_variance};
 pub use policy::{AutoPolicy, MARGIN, Spending};
 #[cfg(test)]
 mod tests;

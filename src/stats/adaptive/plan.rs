@@ -81,30 +81,41 @@ impl AutoPolicy {
         let Some(d) = self.planned_effect else {
             return self;
         };
-        if cases == 0 || stored.iter().all(Vec::is_empty) {
-            return self;
-        }
-        let k = cases as f64;
-        let variance: f64 = (0..cases)
-            .map(|c| match stored.get(c).filter(|runs| !runs.is_empty()) {
-                None => 2.0 * NOISIEST,
-                Some(runs) => {
-                    let p = (runs.iter().sum::<f64>() + 0.5) / (runs.len() as f64 + 1.0);
-                    let q = if (p - 0.5).abs() <= d {
-                        0.5
-                    } else {
-                        p - d * (p - 0.5).signum()
-                    };
-                    p * (1.0 - p) + q * (1.0 - q)
-                }
-            })
-            .sum::<f64>()
-            / (k * k);
-        AutoPolicy {
-            max_per_arm: self.max_per_arm.min(self.planned_at(variance, d)),
-            ..self
+        match archive_variance(cases, stored, d) {
+            Some(variance) => AutoPolicy {
+                max_per_arm: self.max_per_arm.min(self.planned_at(variance, d)),
+                ..self
+            },
+            None => self,
         }
     }
+}
+
+/// The variance per run of a `cases`-case suite's delta that a change of
+/// `d` planned from the archive `stored` (each case's stored without-arm
+/// scores) has: what [`AutoPolicy::for_archive`] plans MAX for, and the
+/// price of a decision (the dry run's and the paid run's first line) its
+/// runs. `None` with no stored run (the noisiest plan holds).
+pub fn archive_variance(cases: usize, stored: &[Vec<f64>], d: f64) -> Option<f64> {
+    if cases == 0 || stored.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let k = cases as f64;
+    let sum: f64 = (0..cases)
+        .map(|c| match stored.get(c).filter(|runs| !runs.is_empty()) {
+            None => 2.0 * NOISIEST,
+            Some(runs) => {
+                let p = (runs.iter().sum::<f64>() + 0.5) / (runs.len() as f64 + 1.0);
+                let q = if (p - 0.5).abs() <= d {
+                    0.5
+                } else {
+                    p - d * (p - 0.5).signum()
+                };
+                p * (1.0 - p) + q * (1.0 - q)
+            }
+        })
+        .sum();
+    Some(sum / (k * k))
 }
 
 #[cfg(test)]
