@@ -3,8 +3,8 @@
 //! read-only getters; there is no constructor, no setter and no indexer, so a
 //! script cannot make one up or change one. Beside them, a dry run's
 //! [`EstimateHandle`] and an `evaluate_all` row ([`OutcomeRow`]), read like
-//! maps, and [`Options`]: the command's options,
-//! which a script reads and may change key by key, typed.
+//! maps, and [`Options`]: the command's options, which a script reads and
+//! may change key by key, typed.
 
 use crate::document::{CaseEval, SkillEval};
 use crate::eval::{Assembled, Gathered};
