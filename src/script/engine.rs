@@ -177,6 +177,7 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
     let mut message = match &err {
         // The wall clock stopped it: say why rather than "Script terminated".
         EvalAltResult::ErrorTerminated(why, _) if why.is_string() => why.to_string(),
+        EvalAltResult::ErrorDataTooLarge(what, _) => too_large(what),
         _ => err.to_string(),
     };
     if let Some(pos) = message.rfind(" (line ") {
@@ -189,6 +190,25 @@ pub fn to_error(err: EvalAltResult, host: &Host, main: &str) -> Error {
         message = format!("{message} ({})", context.join(", "));
     }
     script_error(&source, err.position(), &message)
+}
+
+/// Rhai's "`what` too large" with the sandbox's limit it broke: Rhai counts
+/// a value's strings, array elements and map entries with those of every
+/// array and map inside it (a list of 3,000 maps of four keys is 12,000
+/// map entries).
+fn too_large(what: &str) -> String {
+    let limit = if what.starts_with("Length of string") {
+        format!("{MAX_STRING_SIZE} bytes of text")
+    } else if what.starts_with("Size of array") {
+        format!("{MAX_ARRAY_SIZE} array elements")
+    } else if what.starts_with("Size of object map") {
+        format!("{MAX_MAP_SIZE} map entries")
+    } else {
+        return format!("{what} too large");
+    };
+    format!(
+        "{what} too large: a script's value holds at most {limit}, those of the arrays and maps inside it counted (the sandbox's limit)"
+    )
 }
 
 /// For "Unknown property 'x' … for type 'T'" or "Indexer unavailable: T …" on
@@ -396,15 +416,28 @@ mod tests {
     fn limits_on_strings_arrays_maps_and_depth() {
         let (at, msg) = script_err("let s = \"xxxxxxxxxxxxxxxx\";\nfor i in 0..30 { s += s; }");
         assert!(msg.contains("Length of string too large"), "{msg}");
+        assert!(
+            msg.contains(&format!("at most {MAX_STRING_SIZE} bytes")),
+            "{msg}"
+        );
         assert_eq!(at.line, Some(2));
         let (_, msg) = script_err("let a = [];\nloop { a.push(1); }");
+        assert!(msg.contains("Size of array/BLOB too large"), "{msg}");
         assert!(
-            msg.contains("too large") || msg.contains("Size of array"),
+            msg.contains(&format!("at most {MAX_ARRAY_SIZE} array elements")),
             "{msg}"
         );
         let (_, msg) = script_err("let m = #{};\nfor i in 0..20000 { m[`k${i}`] = i; }\nm.len()");
+        assert!(msg.contains("Size of object map too large"), "{msg}");
         assert!(
-            msg.contains("too large") || msg.contains("Size of object map"),
+            msg.contains(&format!("at most {MAX_MAP_SIZE} map entries")),
+            "{msg}"
+        );
+        // Counted through arrays: 3,000 maps of four keys are 12,000 entries.
+        let (_, msg) =
+            script_err("let a = [];\nfor i in 0..3000 { a.push(#{a: 1, b: 2, c: 3, d: 4}); }");
+        assert!(
+            msg.contains(&format!("at most {MAX_MAP_SIZE} map entries")),
             "{msg}"
         );
         let (_, msg) = script_err("fn f(n) { f(n + 1) }\nf(0)");
@@ -592,7 +625,7 @@ mod tests {
             "/tests/data/pipelines/aggregate-result.json"
         );
         let prelude = format!(
-            "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nlet c = r.cases[0];\nlet d = gate(r);\nlet e = ();\ntry {{ load_result(\"/nonexistent/r.json\"); }} catch (err) {{ e = err; }}\n"
+            "let r = evaluate(\"commit\", #{{ platform_result: \"{fixture}\" }});\nlet c = r.cases[0];\nlet d = gate(r);\nlet w = evaluate_all([\"commit\"], #{{ platform_result: \"{fixture}\" }}, 1)[0];\nlet e = ();\ntry {{ load_result(\"/nonexistent/r.json\"); }} catch (err) {{ e = err; }}\n"
         );
         let fixture_host = || {
             let mut h = host(None);
@@ -603,7 +636,7 @@ mod tests {
         // Build an engine first: the properties are named by their registration.
         let _ = run_pipeline(fixture_host(), "t.rhai", "0");
         let listed = primitives::properties();
-        for ty in ["EvalResult", "Case", "GateDecision", "Error"] {
+        for ty in ["EvalResult", "Case", "GateDecision", "Row", "Error"] {
             assert!(
                 listed
                     .iter()
@@ -616,6 +649,7 @@ mod tests {
                 "EvalResult" => "r",
                 "Case" => "c",
                 "GateDecision" => "d",
+                "Row" => "w",
                 "Error" => "e",
                 // Plugin and PlatformOutput are read in the pipelines' own tests.
                 _ => continue,

@@ -2,8 +2,9 @@
 //! gate decision (plus the plugin and platform output between them). Scripts get
 //! read-only getters; there is no constructor, no setter and no indexer, so a
 //! script cannot make one up or change one. Beside them, a dry run's
-//! [`EstimateHandle`], read like a map, and [`Options`]: the command's options,
-//! which a script reads and may change key by key, typed.
+//! [`EstimateHandle`] and an `evaluate_all` row ([`OutcomeRow`]), read like
+//! maps, and [`Options`]: the command's options, which a script reads and
+//! may change key by key, typed.
 
 use crate::document::{CaseEval, SkillEval};
 use crate::eval::{Assembled, Gathered};
@@ -99,6 +100,18 @@ pub fn cases(doc: &SkillEval) -> Array {
 pub struct EstimateHandle {
     /// The estimate.
     pub estimate: Arc<crate::eval::estimate::ItemEstimate>,
+}
+
+/// One item's outcome in `evaluate_all`'s rows (`Row` in scripts): read
+/// like the map it replaces (`row.item`, `row.ok`, `row.exit_code`,
+/// `row.result` or `row.error`, `()` when absent; `row["item"]`) and handed
+/// to `publish` as it is. Opaque, so the rows of a sweep of thousands of
+/// suites never count against the map limit of a script (four entries a
+/// row reached it at 2,501 rows).
+#[derive(Debug, Clone)]
+pub struct OutcomeRow {
+    /// The outcome; its document is the very one `row.result` hands out.
+    pub outcome: Arc<crate::event::ItemOutcome>,
 }
 
 /// The command's options as a script holds them (`Options` in scripts, from

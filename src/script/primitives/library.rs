@@ -2,33 +2,19 @@
 
 use super::{
     Api, Arc, Array, Dynamic, Error, EstimateHandle, EvalOptions, EvalResult, GateDecision, Host,
-    Map, Mutex, Options, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice, create_inside,
-    eval, eval_options, gate_again, gate_at, misuse, raise, results_path, strings, to_dynamic,
+    Map, Mutex, Options, OutcomeRow, PluginHandle, RResult, RunHandle, Utf8PathBuf, choice,
+    create_inside, eval, eval_options, gate_again, gate_at, misuse, raise, results_path, strings,
+    to_dynamic,
 };
 use crate::config::ItemName;
 
-/// `evaluate_all`'s outcome as script maps, one per item in the order given.
+/// `evaluate_all`'s outcome as script rows, one per item in the order given.
 fn rows(done: Vec<eval::ItemOutcome>) -> Array {
     done.into_iter()
-        .map(|e| {
-            let mut row = Map::new();
-            row.insert("item".into(), e.item.into());
-            match e.outcome {
-                Ok(doc) => {
-                    row.insert("ok".into(), true.into());
-                    row.insert("exit_code".into(), Dynamic::from_int(0));
-                    row.insert("result".into(), Dynamic::from(EvalResult { doc }));
-                }
-                Err(failure) => {
-                    row.insert("ok".into(), false.into());
-                    row.insert(
-                        "exit_code".into(),
-                        Dynamic::from_int(i64::from(failure.exit_code)),
-                    );
-                    row.insert("error".into(), failure.message.into());
-                }
-            }
-            Dynamic::from_map(row)
+        .map(|outcome| {
+            Dynamic::from(OutcomeRow {
+                outcome: Arc::new(outcome),
+            })
         })
         .collect()
 }

@@ -2,8 +2,8 @@
 
 use super::{
     Array, CaseResult, Dynamic, Engine, EstimateHandle, EvalResult, GateDecision, KEYS, Map,
-    Options, PluginHandle, RResult, Raised, RunHandle, cases, misuse, opt_f64, opt_int, opt_str,
-    options_value, property, set, status_str, to_dynamic,
+    Options, OutcomeRow, PluginHandle, ROW_KEYS, RResult, Raised, RunHandle, cases, misuse,
+    opt_f64, opt_int, opt_str, options_value, property, row_property, set, status_str, to_dynamic,
 };
 
 /// A copy of `value` as a Rhai map (`()` when absent): the script reads the
@@ -72,6 +72,7 @@ pub(super) fn register_types(engine: &mut Engine) {
     register_handles(&mut props);
     register_options(&mut props);
     register_estimate(&mut props);
+    register_row(&mut props);
     PROPERTIES.get_or_init(|| {
         props
             .types
@@ -465,4 +466,41 @@ fn register_estimate(props: &mut Props) {
         .register_fn("to_debug", |e: &mut EstimateHandle| {
             format!("Estimate({})", e.estimate.item)
         });
+}
+
+/// An `evaluate_all` row (`Row`): each key of the map it replaces read as
+/// a property or by index ([`row_property`]), and `"error" in row` as for a
+/// map (the key of the two it lacks reads `()` and is not in it).
+fn register_row(props: &mut Props) {
+    props.of::<OutcomeRow>("Row");
+    for &key in ROW_KEYS {
+        props.get(key, move |r: &mut OutcomeRow| {
+            row_property(r, key).unwrap_or(Dynamic::UNIT)
+        });
+    }
+    props
+        .engine
+        .register_indexer_get(|r: &mut OutcomeRow, key: &str| -> RResult<Dynamic> {
+            row_property(r, key).ok_or_else(|| {
+                misuse(format!(
+                    "Row has no `{key}`; it has: {}",
+                    ROW_KEYS.join(", ")
+                ))
+            })
+        });
+    props
+        .engine
+        .register_fn("contains", |r: &mut OutcomeRow, key: &str| {
+            row_property(r, key).is_some_and(|v| !v.is_unit())
+        });
+    props.engine.register_fn("to_string", |r: &mut OutcomeRow| {
+        let o = &r.outcome;
+        match &o.outcome {
+            Ok(doc) => format!("Row({}: {})", o.item, doc.verdict.as_str()),
+            Err(failure) => format!("Row({} failed: {})", o.item, failure.message),
+        }
+    });
+    props.engine.register_fn("to_debug", |r: &mut OutcomeRow| {
+        format!("Row({})", r.outcome.item)
+    });
 }

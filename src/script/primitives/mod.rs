@@ -4,8 +4,8 @@
 //! become the command's error (and exit code) unchanged.
 
 use super::types::{
-    CaseResult, EstimateHandle, EvalResult, GateDecision, Options, PluginHandle, RunHandle, cases,
-    opt_f64,
+    CaseResult, EstimateHandle, EvalResult, GateDecision, Options, OutcomeRow, PluginHandle,
+    RunHandle, cases, opt_f64,
 };
 use super::{Failure, Host, ItemOutcome, PipelineOptions, Published};
 use crate::error::Error;
@@ -29,7 +29,10 @@ mod publish;
 use publish::register_publish;
 mod values;
 pub use values::to_value;
-use values::{choice, gate_again, gate_at, options_value, status_str, strings, to_dynamic};
+use values::{
+    ROW_KEYS, choice, gate_again, gate_at, options_value, row_property, status_str, strings,
+    to_dynamic,
+};
 #[cfg(test)]
 mod tests;
 

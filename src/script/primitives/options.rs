@@ -306,6 +306,12 @@ pub fn set_key(
                 ),
             }
         }
+        "min_effect" => {
+            opts.min_effect = text(key, v)?
+                .map(|d| crate::stats::parse_min_effect(&d))
+                .transpose()
+                .map_err(|e| format!("option `min_effect`: {e}"))?
+        }
         "rule" => {
             opts.rule = text(key, v)?
                 .map(|r| r.parse::<crate::stats::confidence::RuleChoice>())
@@ -384,7 +390,7 @@ pub fn set_key(
         k if NOT_PLATFORM.contains(&k) => {}
         other => {
             return Err(format!(
-                "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, max_cost_ratio, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
+                "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, max_cost_ratio, min_effect, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
             ));
         }
     }

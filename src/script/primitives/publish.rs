@@ -2,7 +2,7 @@
 
 use super::{
     Api, Arc, Array, Dynamic, EstimateHandle, EvalResult, Failure, GateDecision, Host,
-    ImmutableString, ItemOutcome, Map, Published, RResult, misuse,
+    ImmutableString, ItemOutcome, Map, OutcomeRow, Published, RResult, misuse,
 };
 
 /// `rows` as estimates, when they are `estimate`'s (all or none): each an
@@ -32,13 +32,17 @@ pub(super) fn published_estimates(
         .map(Some)
 }
 
-/// One element of `publish([…])`: an `evaluate_all` row or a result.
+/// One element of `publish([…])`: an `evaluate_all` row, a map written
+/// like one, or a result.
 pub(super) fn published_row(value: &Dynamic) -> RResult<ItemOutcome> {
     if let Some(r) = value.clone().try_cast::<EvalResult>() {
         return Ok(ItemOutcome {
             item: r.doc.item.to_string(),
             outcome: Ok(r.doc),
         });
+    }
+    if let Some(row) = value.read_lock::<OutcomeRow>() {
+        return Ok((*row.outcome).clone());
     }
     let not_a_row = || {
         misuse(format!(

@@ -257,3 +257,137 @@ fn options_are_read_and_set_key_by_key_and_keep_what_no_key_names() {
     );
     assert!(!o.pipeline.trust_imported);
 }
+
+/// A host on the test source (`tests/data/real-source`, the suite `commit`)
+/// whose store lives under `home`.
+fn real_source_host(home: &camino::Utf8Path) -> Host {
+    Host::new(
+        crate::config::Context {
+            source: concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real-source").into(),
+            home: home.to_owned(),
+            env: Default::default(),
+        },
+        PipelineOptions::default(),
+        Vec::new(),
+        None,
+        Arc::new(crate::event::Silent),
+    )
+}
+
+/// `evaluate_all`'s rows are typed, so a sweep of thousands of suites
+/// never meets the sandbox's map limit (Rhai counts the entries of every
+/// map an array holds against it: four per row reached 10,000 at 2,501
+/// rows). The names here are invalid, so each item fails at once.
+#[test]
+fn evaluate_all_returns_a_row_for_each_of_thousands_of_items() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = camino::Utf8Path::from_path(tmp.path()).unwrap();
+    let script = r#"
+        let names = [];
+        for i in 0..3000 { names.push(`not a name ${i}`); }
+        let rows = evaluate_all(names, 4);
+        if rows.len() != 3000 { throw `rows: ${rows.len()}`; }
+        for i in 0..3000 {
+            let row = rows[i];
+            if row.item != names[i] || row.ok || row.exit_code == 0 || row.result != () {
+                throw `row ${i}: ${row}`;
+            }
+            if !row.error.contains(names[i]) { throw row.error; }
+        }
+        publish(rows);
+        0
+    "#;
+    let code = crate::script::run_pipeline(real_source_host(home), "rows.rhai", script);
+    assert_eq!(code.unwrap(), 0);
+}
+
+/// The rows of `evaluate_all` read, index, print and publish as the maps
+/// they replace did: `to_json` of a row is that of the map written with
+/// its keys, and the result a row hands out is the one `gate` decides on.
+#[test]
+fn an_evaluate_all_row_reads_as_the_map_it_replaces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = camino::Utf8Path::from_path(tmp.path()).unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/pipelines/aggregate-result.json"
+    );
+    let script = format!(
+        r#"
+        let rows = evaluate_all(["commit", "Not A Name"], #{{ platform_result: "{fixture}" }}, 1);
+        let ok = rows[0];
+        let bad = rows[1];
+        if !ok.ok || ok.item != "commit" || ok["item"] != "commit" || ok.exit_code != 0 {{ return 1; }}
+        if ok.error != () || type_of(ok.result) != "EvalResult" || ok.result.item != "commit" {{ return 2; }}
+        if bad.ok || bad.item != "Not A Name" || bad.exit_code == 0 || bad.result != () {{ return 3; }}
+        if !bad.error.contains("Not A Name") || bad["error"] != bad.error {{ return 4; }}
+        if !("result" in ok) || "error" in ok || !("error" in bad) || "result" in bad {{ return 5; }}
+        let as_map = #{{ item: ok.item, ok: ok.ok, exit_code: ok.exit_code, result: ok.result }};
+        if to_json(ok) != to_json(as_map) {{ return 6; }}
+        let as_map = #{{ item: bad.item, ok: bad.ok, exit_code: bad.exit_code, error: bad.error }};
+        if to_json(bad) != to_json(as_map) {{ return 7; }}
+        if !to_json(rows).contains(`"verdict": "${{ok.result.verdict}}"`) {{ return 8; }}
+        let r = ok.result;
+        let d = gate(r);
+        if d.item != "commit" {{ return 9; }}
+        publish(rows);
+        publish([ok, as_map]);
+        0
+    "#
+    );
+    let code = crate::script::run_pipeline(real_source_host(home), "rows.rhai", &script);
+    assert_eq!(code.unwrap(), 0);
+}
+
+#[test]
+fn opts_min_effect_is_the_flags_rule() {
+    let base = EvalOptions::default();
+    let with = |v: Dynamic| {
+        let mut map = Map::new();
+        map.insert("min_effect".into(), v);
+        eval_options(&map, &base, camino::Utf8Path::new("/nonexistent/results"))
+    };
+    assert_eq!(
+        with(Dynamic::from_float(0.1)).unwrap().min_effect,
+        Some(0.1)
+    );
+    assert_eq!(with("0.3".into()).unwrap().min_effect, Some(0.3));
+    assert_eq!(with(Dynamic::from_int(1)).unwrap().min_effect, Some(1.0));
+    assert_eq!(with(Dynamic::UNIT).unwrap().min_effect, None);
+    for bad in [
+        Dynamic::from_float(0.0),
+        Dynamic::from_float(1.5),
+        Dynamic::from_float(-0.2),
+        "a lot".into(),
+        true.into(),
+    ] {
+        let err = with(bad.clone()).unwrap_err();
+        assert!(err.contains("option `min_effect`"), "{bad}: {err}");
+    }
+}
+
+/// A script's `min_effect` reaches the step: the estimate prices a
+/// decision at it, and a value out of range stops the script naming the key.
+#[test]
+fn a_scripts_min_effect_reaches_the_estimate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = camino::Utf8Path::from_path(tmp.path()).unwrap();
+    let script = r#"
+        let asked = estimate("commit", #{ min_effect: 0.1 });
+        let plain = estimate("commit");
+        if asked.price.min_effect != 0.1 { throw `asked: ${asked.price}`; }
+        if plain.price.min_effect == 0.1 { throw `plain: ${plain.price}`; }
+        if asked.price.runs_per_arm <= plain.price.runs_per_arm { throw "a smaller effect needs more runs"; }
+        0
+    "#;
+    let code = crate::script::run_pipeline(real_source_host(home), "effect.rhai", script);
+    assert_eq!(code.unwrap(), 0);
+    let err = crate::script::run_pipeline(
+        real_source_host(home),
+        "effect.rhai",
+        "estimate(\"commit\", #{ min_effect: 1.5 })",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("option `min_effect`"), "{err}");
+}

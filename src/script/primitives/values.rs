@@ -2,7 +2,7 @@
 
 use super::{
     Arc, Array, CaseResult, Dynamic, EstimateHandle, EvalResult, GateDecision, Host,
-    ImmutableString, Map, Options, RResult, Raised, misuse, raise, shown,
+    ImmutableString, Map, Options, OutcomeRow, RResult, Raised, misuse, raise, shown,
 };
 
 /// What a pipeline's `gate` asks of the rule: `confidence`, `rule` and
@@ -65,6 +65,40 @@ pub(super) fn gate_again(
     })
 }
 
+/// The keys of an `evaluate_all` row, in order: `result` when the item
+/// was evaluated, `error` when it could not be.
+pub(super) const ROW_KEYS: &[&str] = &["item", "ok", "exit_code", "result", "error"];
+
+/// The value of `key` of a row as a script reads it (`()` for the one of
+/// `result` and `error` it lacks); `None` for a key not in [`ROW_KEYS`].
+pub(super) fn row_property(row: &OutcomeRow, key: &str) -> Option<Dynamic> {
+    let o = &row.outcome;
+    Some(match (key, &o.outcome) {
+        ("item", _) => o.item.clone().into(),
+        ("ok", outcome) => outcome.is_ok().into(),
+        ("exit_code", Ok(_)) => Dynamic::from_int(0),
+        ("exit_code", Err(failure)) => Dynamic::from_int(i64::from(failure.exit_code)),
+        ("result", Ok(doc)) => Dynamic::from(EvalResult { doc: doc.clone() }),
+        ("error", Err(failure)) => failure.message.clone().into(),
+        ("result" | "error", _) => Dynamic::UNIT,
+        _ => return None,
+    })
+}
+
+/// A row as JSON: the map it reads as, without the key it lacks.
+fn row_value(row: &OutcomeRow, depth: usize) -> Result<serde_json::Value, String> {
+    ROW_KEYS
+        .iter()
+        .filter_map(|key| {
+            row_property(row, key)
+                .filter(|v| !v.is_unit())
+                .map(|v| (key, v))
+        })
+        .map(|(key, v)| Ok((key.to_string(), to_value_at(&v, depth + 1)?)))
+        .collect::<Result<serde_json::Map<_, _>, String>>()
+        .map(serde_json::Value::Object)
+}
+
 /// The result document as a script map (for `to_json`).
 pub(super) fn result_value(r: &EvalResult) -> serde_json::Value {
     serde_json::to_value(&*r.doc).unwrap_or(serde_json::Value::Null)
@@ -112,6 +146,9 @@ pub(super) fn to_value_at(v: &Dynamic, depth: usize) -> Result<serde_json::Value
     }
     if let Some(e) = v.read_lock::<EstimateHandle>() {
         return serde_json::to_value(&*e.estimate).map_err(|e| format!("to_json: {e}"));
+    }
+    if let Some(row) = v.read_lock::<OutcomeRow>() {
+        return row_value(&row, depth);
     }
     if let Some(o) = v.read_lock::<Options>() {
         return options_value(&o, depth);
