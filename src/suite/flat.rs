@@ -36,7 +36,7 @@ pub(super) fn parse_flat(text: &str) -> Option<Value> {
 /// A character the quick path accepts anywhere: a printable one YAML reads
 /// as itself. No tab, carriage return, comment sign, byte-order mark nor
 /// Unicode line break (YAML 1.1 breaks lines at U+0085, U+2028, U+2029).
-fn plain_char(c: char) -> bool {
+pub(super) fn plain_char(c: char) -> bool {
     match c {
         '\n' => true,
         '#' => false,
@@ -53,7 +53,7 @@ const MAX_KEY: usize = 128;
 
 /// `key: rest` (or `key:` alone) at the start of a line, the key a word
 /// YAML reads as a string.
-fn split_key(line: &str) -> Option<(&str, &str)> {
+pub(super) fn split_key(line: &str) -> Option<(&str, &str)> {
     let end = line
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         .unwrap_or(line.len());
@@ -69,7 +69,7 @@ fn split_key(line: &str) -> Option<(&str, &str)> {
 }
 
 /// The value of `text` (trimmed), one of the shapes the quick path knows.
-fn value(text: &str) -> Option<Value> {
+pub(super) fn value(text: &str) -> Option<Value> {
     if text.is_empty() {
         return Some(Value::Null);
     }

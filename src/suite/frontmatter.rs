@@ -256,14 +256,15 @@ pub fn yaml_too_deep(text: &str, max: usize) -> Option<usize> {
 }
 
 /// Parse YAML text into a value; on error, a diagnostic with the file line.
-/// Flat text takes the quick path ([`super::flat`]); text nested deeper than
+/// Flat text takes the quick path ([`super::flat`]), and so does the
+/// nested layout of a `case.yaml` ([`super::block`]); text nested deeper than
 /// [`MAX_YAML_DEPTH`] is refused before it is parsed.
 pub fn parse_yaml(
     text: &str,
     file: &Utf8Path,
     first_line: usize,
 ) -> std::result::Result<Value, Diagnostic> {
-    if let Some(value) = super::flat::parse_flat(text) {
+    if let Some(value) = super::flat::parse_flat(text).or_else(|| super::block::parse_block(text)) {
         return Ok(value);
     }
     if let Some(n) = yaml_too_deep(text, MAX_YAML_DEPTH) {

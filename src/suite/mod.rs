@@ -23,6 +23,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_norway::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+mod block;
 mod cases;
 use cases::load_case;
 mod flat;
