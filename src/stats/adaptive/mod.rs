@@ -346,6 +346,7 @@ pub fn adaptive_from<S: RunSource>(
                 target,
                 policy.max_per_arm,
                 policy.neyman_prior,
+                &start,
             )
         } else {
             (0..cases)

@@ -80,7 +80,9 @@ pub(super) fn conditional_power(
 
 /// A round's requests under Neyman allocation ([`AutoPolicy::neyman`]):
 /// as many runs as the schedule would buy this round (the arms that `arms`
-/// runs taken to `target` runs each in total), spread one at a time where each removes the
+/// runs taken to `target` runs each in total; case c's without arm starts
+/// from `stored[c]` runs, stored ones and the first round's top-up),
+/// spread one at a time where each removes the
 /// most variance of the suite's mean, σ̃²·(1/n − 1/(n + 1)) with
 /// σ̃² = p̃(1 − p̃) and the smoothed pass share p̃ = (s + a)/(n + 2a) (a
 /// greedy step that is exact for this separable convex problem). An arm
@@ -94,14 +96,26 @@ pub(super) fn neyman(
     target: u32,
     max: u32,
     prior: f64,
+    stored: &[u32],
 ) -> Vec<RunRequest> {
-    // The runs that take the arms that run to `target` in total.
-    let (on, had) = arms
-        .iter()
-        .zip(reached)
-        .flat_map(|(a, r)| (0..2).filter(move |&i| a[i]).map(move |i| r[i]))
-        .fold((0u32, 0u32), |(k, sum), r| (k + 1, sum + r));
-    let mut budget = (on * target).saturating_sub(had);
+    // The runs that take the arms that run to `target` in total, as the
+    // round would buy them without the allocation; an arm the allocation
+    // took past it leaves that much less. Case c's without arm starts from
+    // `stored[c]` runs the schedule did not ask for: those count neither way.
+    let mut budget: u32 = 0;
+    let mut over: u32 = 0;
+    for (case, (a, r)) in arms.iter().zip(reached).enumerate() {
+        for arm in (0..2).filter(|&i| a[i]) {
+            let start = if arm == 1 {
+                stored.get(case).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            budget += target.saturating_sub(r[arm]);
+            over += r[arm].saturating_sub(target.max(start));
+        }
+    }
+    let mut budget = budget.saturating_sub(over);
     let sigma2 = |scores: &[f64]| {
         let p = (crate::stats::interval::score_sum(scores) + prior)
             / (scores.len() as f64 + 2.0 * prior);

@@ -458,7 +458,7 @@ fn neyman_spreads_a_round_by_the_smoothed_deviations() {
     ];
     let arms = vec![[true, true]; 2];
     let reached = vec![[4, 4]; 2];
-    let r = neyman(&samples, &arms, &reached, 6, 16, 1.0);
+    let r = neyman(&samples, &arms, &reached, 6, 16, 1.0, &[]);
     let total: u64 = r.iter().map(RunRequest::runs).sum();
     assert_eq!(total, 8);
     assert!(r.iter().all(|r| r.without <= r.with), "{r:?}");
@@ -467,7 +467,7 @@ fn neyman_spreads_a_round_by_the_smoothed_deviations() {
     assert!(noisy.runs() > pinned.runs(), "{r:?}");
     assert!(pinned.runs() >= 2, "{r:?}");
     // An arm never passes MAX, and the last look fills the rest.
-    let r = neyman(&samples, &arms, &[[15, 15], [4, 4]], 16, 16, 1.0);
+    let r = neyman(&samples, &arms, &[[15, 15], [4, 4]], 16, 16, 1.0, &[]);
     let noisy = r.iter().find(|r| r.case == 0).unwrap();
     assert_eq!((noisy.with, noisy.without), (1, 1));
     let pinned = r.iter().find(|r| r.case == 1).unwrap();
@@ -480,9 +480,19 @@ fn neyman_spreads_a_round_by_the_smoothed_deviations() {
         6,
         16,
         1.0,
+        &[],
     );
     assert_eq!(r.iter().map(RunRequest::runs).sum::<u64>(), 6);
     assert_eq!(r.iter().find(|r| r.case == 1).map_or(0, |r| r.without), 0);
+    // Without arms that start from 21 stored runs: the round still takes
+    // the with arms from 4 to 6 (it bought nothing when the stored runs
+    // counted against the round's budget); an arm the allocation took past
+    // the target still leaves that much less.
+    let r = neyman(&samples, &arms, &[[4, 21]; 2], 6, 47, 1.0, &[21, 21]);
+    assert_eq!(r.iter().map(|r| r.with).sum::<u32>(), 4, "{r:?}");
+    assert_eq!(r.iter().map(|r| r.without).sum::<u32>(), 0, "{r:?}");
+    let r = neyman(&samples, &arms, &[[8, 8], [4, 4]], 6, 16, 1.0, &[]);
+    assert_eq!(r.iter().map(RunRequest::runs).sum::<u64>(), 0, "{r:?}");
 }
 
 #[test]
