@@ -416,14 +416,23 @@ fn archive(
     keys: &[RunKey],
     policy: &AutoPolicy,
 ) -> Result<(Vec<Vec<StoredRun>>, AutoPolicy)> {
+    archive_in(shop.store, keys, policy, shop.fresh)
+}
+
+/// [`archive`] in `store`.
+fn archive_in(
+    store: &Store,
+    keys: &[RunKey],
+    policy: &AutoPolicy,
+    fresh: bool,
+) -> Result<(Vec<Vec<StoredRun>>, AutoPolicy)> {
     let cases = keys.len() / 2;
-    if shop.fresh {
+    if fresh {
         return Ok((vec![Vec::new(); cases], *policy));
     }
     let with: Vec<RunKey> = keys.iter().step_by(2).cloned().collect();
     let first = policy.first_round as usize;
-    let measured = shop
-        .store
+    let measured = store
         .lookup(&with, first)?
         .iter()
         .all(|runs| runs.len() >= first);
@@ -431,38 +440,28 @@ fn archive(
         top_up: if measured { 0 } else { policy.top_up },
         ..*policy
     };
-    Ok((stored_without(shop.store, keys, &policy)?, policy))
-}
-
-/// The stored without-arm runs `--runs auto` counts: each case's newest
-/// [`AutoPolicy::stored_most`] under `keys` ([`Plan::keys`]).
-fn stored_without(
-    store: &Store,
-    keys: &[RunKey],
-    policy: &AutoPolicy,
-) -> Result<Vec<Vec<StoredRun>>> {
     let without: Vec<RunKey> = keys.iter().skip(1).step_by(2).cloned().collect();
-    store.lookup(&without, policy.stored_most())
+    Ok((store.lookup(&without, policy.stored_most())?, policy))
 }
 
 /// The stored without-arm scores `policy` counts on `plan` from `store`
-/// (each case's, empty with `fresh`): what its MAX is planned again from
-/// ([`AutoPolicy::for_archive`]) and the price line counts, stated before
-/// anything is bought.
+/// (each case's, empty with `fresh`) and the top-up it buys beside them,
+/// as the purchase will find them ([`archive`]): what its MAX is planned
+/// again from ([`AutoPolicy::for_archive`]) and the price line counts,
+/// stated before anything is bought.
 pub(crate) fn archive_from_store(
     store: &Store,
     plan: &Plan,
     platform_version: &str,
     policy: &AutoPolicy,
     fresh: bool,
-) -> Result<Vec<Vec<f64>>> {
-    if fresh {
-        return Ok(vec![Vec::new(); plan.cases.len()]);
-    }
-    Ok(stored_without(store, &plan.keys(platform_version), policy)?
+) -> Result<(Vec<Vec<f64>>, u32)> {
+    let (runs, policy) = archive_in(store, &plan.keys(platform_version), policy, fresh)?;
+    let scores = runs
         .iter()
         .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
-        .collect())
+        .collect();
+    Ok((scores, policy.top_up))
 }
 
 fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {

@@ -505,10 +505,10 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
             let (most, archive) = match &auto {
                 Some(p) => {
-                    let scores =
+                    let (scores, top_up) =
                         auto::archive_from_store(&store, &plan, &claude.version, p, fresh)?;
                     let most = p.for_archive(plan.cases.len(), &scores).max_per_arm;
-                    (most, Some((scores, p.top_up)))
+                    (most, Some((scores, top_up)))
                 }
                 None => (plan.cases.iter().map(|c| c.runs).max().unwrap_or(1), None),
             };
