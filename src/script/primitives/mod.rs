@@ -23,6 +23,8 @@ mod methods;
 pub use methods::properties;
 use methods::register_types;
 mod options;
+#[cfg(test)]
+use options::{EVAL_KEYS, NOT_PLATFORM, set_key};
 use options::{KEYS, property, set, shown};
 pub use options::{eval_options, format_of};
 mod publish;

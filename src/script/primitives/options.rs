@@ -177,6 +177,33 @@ pub fn format_of(o: &PipelineOptions) -> &'static str {
 pub(super) const NOT_PLATFORM: &[&str] =
     &["item", "pr", "pages", "json", "format", "trust_imported"];
 
+/// The evaluation settings a script's options map may set ([`set_key`]):
+/// what an unknown key's error lists, and a test holds `set_key` to it.
+pub(super) const EVAL_KEYS: &[&str] = &[
+    "model",
+    "runs",
+    "max_cost_usd",
+    "confidence",
+    "rule",
+    "max_cost_ratio",
+    "min_effect",
+    "judge_model",
+    "jobs",
+    "keep",
+    "fresh",
+    "dry_run",
+    "platform_result",
+    "platform_timeout",
+    "report",
+    "cases",
+    "tags",
+    "allow_tools",
+    "disallow_tools",
+    "platform_env",
+    "neighbours",
+    "scaffold",
+];
+
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …), key by key ([`set_key`]). Unknown
 /// keys and wrong types are mistakes. The platform binary is the operator's:
@@ -390,7 +417,8 @@ pub fn set_key(
         k if NOT_PLATFORM.contains(&k) => {}
         other => {
             return Err(format!(
-                "unknown option `{other}`; known: model, runs, max_cost_usd, confidence, rule, max_cost_ratio, min_effect, judge_model, jobs, keep, fresh, dry_run, platform_result, platform_timeout, report, cases, tags, allow_tools, disallow_tools, platform_env, neighbours, scaffold"
+                "unknown option `{other}`; known: {}",
+                EVAL_KEYS.join(", ")
             ));
         }
     }

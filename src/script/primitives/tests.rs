@@ -1,6 +1,6 @@
 use super::{
-    Arc, Array, Dynamic, EvalOptions, Host, KEYS, Map, Options, PipelineOptions, create_inside,
-    eval_options, names, property, results_path, set,
+    Arc, Array, Dynamic, EVAL_KEYS, EvalOptions, Host, KEYS, Map, NOT_PLATFORM, Options,
+    PipelineOptions, create_inside, eval_options, names, property, results_path, set, set_key,
 };
 use std::collections::BTreeSet;
 
@@ -203,6 +203,27 @@ fn options_with(eval: EvalOptions) -> Options {
         ..PipelineOptions::default()
     };
     Options::of(&pipeline, camino::Utf8Path::new("/nonexistent/results"))
+}
+
+/// The keys an unknown key's error lists are the keys `set_key` takes, and
+/// every evaluation setting `options()` shows is one of them.
+#[test]
+fn the_keys_an_unknown_option_names_are_the_keys_set_key_takes() {
+    let dir = camino::Utf8PathBuf::from("/tmp/results");
+    let said = set_key(&mut EvalOptions::default(), "colour", &"red".into(), &dir).unwrap_err();
+    assert!(said.ends_with(&EVAL_KEYS.join(", ")), "{said}");
+    for key in EVAL_KEYS {
+        // A value of the wrong type: refused by the key's own rule, never as unknown.
+        let err = set_key(&mut EvalOptions::default(), key, &Dynamic::from(()), &dir)
+            .err()
+            .unwrap_or_default();
+        assert!(!err.contains("unknown option"), "{key}: {err}");
+    }
+    for key in KEYS {
+        if !NOT_PLATFORM.contains(key) && *key != "suites" {
+            assert!(EVAL_KEYS.contains(key), "{key}");
+        }
+    }
 }
 
 /// The options a script holds stay typed: every key reads, what `opts`
