@@ -23,9 +23,9 @@ mod methods;
 pub use methods::properties;
 use methods::register_types;
 mod options;
-#[cfg(test)]
-use options::{EVAL_KEYS, NOT_PLATFORM, set_key};
 use options::{KEYS, property, set, shown};
+#[cfg(test)]
+use options::{eval_keys, set_key};
 pub use options::{eval_options, format_of};
 mod publish;
 use publish::register_publish;

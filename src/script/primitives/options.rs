@@ -177,32 +177,16 @@ pub fn format_of(o: &PipelineOptions) -> &'static str {
 pub(super) const NOT_PLATFORM: &[&str] =
     &["item", "pr", "pages", "json", "format", "trust_imported"];
 
-/// The evaluation settings a script's options map may set ([`set_key`]):
-/// what an unknown key's error lists, and a test holds `set_key` to it.
-pub(super) const EVAL_KEYS: &[&str] = &[
-    "model",
-    "runs",
-    "max_cost_usd",
-    "confidence",
-    "rule",
-    "max_cost_ratio",
-    "min_effect",
-    "judge_model",
-    "jobs",
-    "keep",
-    "fresh",
-    "dry_run",
-    "platform_result",
-    "platform_timeout",
-    "report",
-    "cases",
-    "tags",
-    "allow_tools",
-    "disallow_tools",
-    "platform_env",
-    "neighbours",
-    "scaffold",
-];
+/// The evaluation settings a script's options map may set ([`set_key`]),
+/// what an unknown key's error lists: the keys `options()` shows that are
+/// the platform's (all but [`NOT_PLATFORM`] and `suites`, which only
+/// `sweep --shard` fills), and `min_effect`, which it does not show.
+pub(super) fn eval_keys() -> impl Iterator<Item = &'static str> {
+    KEYS.iter()
+        .copied()
+        .filter(|k| !NOT_PLATFORM.contains(k) && *k != "suites")
+        .chain(["min_effect"])
+}
 
 /// Read a script's `opts` map as [`EvalOptions`]: the same validation as the
 /// command line ([`eval::runs_from`], …), key by key ([`set_key`]). Unknown
@@ -418,7 +402,7 @@ pub fn set_key(
         other => {
             return Err(format!(
                 "unknown option `{other}`; known: {}",
-                EVAL_KEYS.join(", ")
+                eval_keys().collect::<Vec<_>>().join(", ")
             ));
         }
     }
