@@ -70,27 +70,7 @@ const SHAPES: [usize; 4] = [2, 3, 6, 8];
 const RUNS: [usize; 2] = [10, 30];
 
 /// SplitMix64, the generator the library's own simulations use.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
-        (0..n)
-            .map(|_| f64::from(u8::from(self.uniform() < p)))
-            .collect()
-    }
-}
+use bob_eval::stats::simulate::SplitMix as Rng;
 
 /// One evaluation: per case the true (with, without) pass rates, `runs` per
 /// arm, as `bob-eval run` would write it, on the item version `version`.
@@ -264,7 +244,7 @@ fn sequence(
     let mut history: Vec<(Sequence, bool)> = Vec::new();
     let (mut false_accepts, mut gains, mut gains_accepted) = (0, 0, 0);
     for _ in 0..PROPOSALS {
-        let is_real = rng.uniform() < real;
+        let is_real = rng.unit() < real;
         let proposed: Vec<(f64, f64)> = now
             .iter()
             .map(|&(w, wo)| {

@@ -28,27 +28,8 @@ pub(crate) const CEILING: f64 = 1e9;
 pub(crate) const MAIN: u64 = 0;
 pub(crate) const SHAPES: u64 = 0x6D1D;
 
-/// splitmix64: small, fast, and fully determined by its seed.
-pub(crate) struct SplitMix(pub(crate) u64);
-
-impl SplitMix {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) from the top 53 bits.
-    pub(crate) fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.unit() * n as f64) as usize
-    }
-}
+/// splitmix64: the library's one generator, fully determined by its seed.
+pub(crate) use bob_eval::stats::simulate::SplitMix;
 
 /// One suite's truth: per case, the pass probabilities in tenths (with, without).
 #[derive(Clone)]

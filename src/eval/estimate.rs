@@ -290,6 +290,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         &super::price::Archive {
             scores: &archive,
             top_up,
+            auto: policy.as_ref(),
         },
         most,
         run.max_cost_usd,

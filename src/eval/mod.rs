@@ -524,6 +524,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                     .map_or_else(Default::default, |(scores, top_up)| price::Archive {
                         scores,
                         top_up: *top_up,
+                        auto: auto.as_ref(),
                     }),
                 most,
                 run.max_cost_usd,

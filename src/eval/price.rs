@@ -6,7 +6,8 @@
 //! at that level, and the line says so: "at 99.67 %, proposal 3 of this item".
 
 use crate::evidence::PastCosts;
-use crate::stats::adaptive::archive_variance;
+use crate::stats::AutoPolicy;
+use crate::stats::adaptive::{ExpectedRuns, archive_variance, expected_runs};
 use crate::stats::advisory::PLANNED_POWER;
 use crate::stats::confidence::{DEFAULT_LEVEL, runs_for_variance};
 use crate::stats::sequence::Sequence;
@@ -53,10 +54,15 @@ pub struct Price {
     pub at_most_usd: f64,
     /// Runs per arm of each case this evaluation buys at most.
     pub buys_at_most: u32,
-    /// The runs bought for `runs_per_arm` and for `buys_at_most`: what the
-    /// two prices count, kept for [`Price::or_rough`].
+    /// Under `--runs auto`, the runs the design is expected to buy, by
+    /// simulation ([`expected_runs`]): `about_usd` prices them instead of
+    /// a fixed design's, which would overstate what the looks buy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<ExpectedRuns>,
+    /// The runs the two prices count (the expected or the fixed design's,
+    /// and the most), kept for [`Price::or_rough`].
     #[serde(skip)]
-    bought: (u32, u32),
+    bought: (f64, u32),
 }
 
 /// The price of detecting a change of `min_effect` on the suite `cases`
@@ -80,13 +86,15 @@ pub fn price(
     )
 }
 
-/// The stored without-arm runs an evaluation counts ([`crate::stats::adaptive_from`]):
-/// each case's stored scores (none: empty, or `--fresh`), and the fresh
-/// ones `--runs auto` tops each case that has some up with.
+/// How an evaluation buys: the stored without-arm runs it counts
+/// ([`crate::stats::adaptive_from`]): each case's stored scores (none:
+/// empty, or `--fresh`), the fresh ones `--runs auto` tops each case that
+/// has some up with, and the `--runs auto` design (none: fixed runs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Archive<'a> {
     pub scores: &'a [Vec<f64>],
     pub top_up: u32,
+    pub auto: Option<&'a AutoPolicy>,
 }
 
 impl Archive<'_> {
@@ -141,7 +149,19 @@ pub fn price_held(
     let level = sequence.map_or(DEFAULT_LEVEL, |s| s.level);
     let variance = archive_variance(k, archive.scores, min_effect).unwrap_or(0.5 / k.max(1) as f64);
     let runs = runs_for_variance(variance, min_effect, level, PLANNED_POWER);
-    let bought = (archive.bought(k, runs), archive.bought(k, buys_at_most));
+    // Simulated with the top-up the purchase buys (none when the with arm
+    // is already measured).
+    let expected = archive.auto.map(|policy| {
+        let policy = AutoPolicy {
+            top_up: archive.top_up,
+            ..*policy
+        };
+        expected_runs(&policy, k, archive.scores, min_effect)
+    });
+    let bought = (
+        expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
+        archive.bought(k, buys_at_most),
+    );
     let round = crate::document::round4;
     Price {
         min_effect,
@@ -152,9 +172,10 @@ pub fn price_held(
         stored_without: archive.scores.iter().take(k).map(|s| s.len() as u32).sum(),
         per_run_usd: per_run.map(round),
         basis: basis.map(str::to_owned),
-        about_usd: per_run.map(|c| round(c * f64::from(bought.0))),
+        about_usd: per_run.map(|c| round(c * bought.0)),
         at_most_usd: round(per_run.map_or(ceiling, |c| (c * f64::from(bought.1)).min(ceiling))),
         buys_at_most,
+        expected,
         bought,
     }
 }
@@ -178,7 +199,7 @@ impl Price {
         let round = crate::document::round4;
         self.per_run_usd = Some(round(per_run));
         self.basis = Some("rough".into());
-        self.about_usd = Some(round(per_run * f64::from(self.bought.0)));
+        self.about_usd = Some(round(per_run * self.bought.0));
         self.at_most_usd = round((per_run * f64::from(self.bought.1)).min(self.at_most_usd));
         self
     }
@@ -199,10 +220,22 @@ impl Price {
             self.min_effect,
             self.power * 100.0
         );
+        let runs = match self.expected {
+            Some(e) => format!(
+                "--runs auto is expected to buy {:.0} runs at that change and {:.0} if it changes nothing (simulated), at most {}, each",
+                e.at_effect, e.at_zero, self.bought.1
+            ),
+            None => format!("{} runs per arm of each case", self.runs_per_arm),
+        };
         let Some(per_run) = self.per_run_usd else {
+            let about = if self.expected.is_some() {
+                ""
+            } else {
+                "about "
+            };
             return format!(
-                "{head}: about {} runs per arm of each case; no run on this model is stored yet, so no price (at most ${:.2}, the ceiling)",
-                self.runs_per_arm, self.at_most_usd
+                "{head}: {about}{runs}; no run on this model is stored yet, so no price (at most ${:.2}, the ceiling)",
+                self.at_most_usd
             );
         };
         let short = if self.buys_at_most < self.runs_per_arm {
@@ -222,10 +255,9 @@ impl Price {
             n => format!(", {n} stored without-arm run(s) counted and not bought again"),
         };
         format!(
-            "{head}: about ${:.2}, at most ${:.2} ({} runs per arm of each case at ${per_run:.4} a run, {whence}{stored}{short})",
+            "{head}: about ${:.2}, at most ${:.2} ({runs} at ${per_run:.4} a run, {whence}{stored}{short})",
             self.about_usd.unwrap_or_default(),
             self.at_most_usd,
-            self.runs_per_arm,
         )
     }
 }
@@ -279,6 +311,7 @@ mod tests {
         let archive = Archive {
             scores: &scores,
             top_up: 1,
+            auto: None,
         };
         let held = |most| price_held(&costs, &cases, 0.2, None, &archive, most, 100.0);
         let p = held(47);
@@ -318,6 +351,7 @@ mod tests {
             &Archive {
                 scores: &one,
                 top_up: 1,
+                auto: None,
             },
             10,
             100.0,
@@ -328,6 +362,67 @@ mod tests {
         );
         assert_eq!(fresh.stored_without, 0);
         assert!(!fresh.words().contains("stored"), "{}", fresh.words());
+    }
+
+    #[test]
+    fn under_auto_about_is_what_the_design_is_expected_to_buy() {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
+        let cases = ["fires".to_string(), "quiet".to_string()];
+        let policy = crate::stats::AutoPolicy::new(crate::stats::PLANNED_CAP).planned_for(2, 0.2);
+        let scores = vec![vec![0.0; 20], vec![1.0; 20]];
+        let archive = Archive {
+            scores: &scores,
+            top_up: 1,
+            auto: Some(&policy),
+        };
+        let most = policy.for_archive(2, &scores).max_per_arm;
+        let p = price_held(&costs, &cases, 0.2, None, &archive, most, 100.0);
+        let e = p.expected.expect("auto is simulated");
+        assert_eq!(
+            e,
+            crate::stats::adaptive::expected_runs(&policy, 2, &scores, 0.2)
+        );
+        assert_eq!(
+            p.about_usd,
+            Some(crate::document::round4(0.02 * e.at_effect))
+        );
+        // Less than a fixed design of the planned runs per arm would buy,
+        // and than the most.
+        let fixed = Archive {
+            auto: None,
+            ..archive
+        };
+        let f = price_held(&costs, &cases, 0.2, None, &fixed, most, 100.0);
+        assert!(f.expected.is_none());
+        assert!(p.about_usd < f.about_usd, "{p:?} vs {f:?}");
+        assert!(e.at_zero < e.at_effect && p.about_usd < Some(p.at_most_usd));
+        let words = p.words();
+        assert!(
+            words.contains(&format!(
+                "(--runs auto is expected to buy {:.0} runs at that change and {:.0} if it changes nothing (simulated), at most {}, each at $0.0200 a run",
+                e.at_effect,
+                e.at_zero,
+                2 * (most + most.saturating_sub(20).max(1))
+            )),
+            "{words}"
+        );
+        // Without a cost on record, the runs are still said.
+        let none = price_held(
+            &PastCosts::default(),
+            &cases,
+            0.2,
+            None,
+            &archive,
+            most,
+            5.0,
+        );
+        assert!(
+            none.words().contains("--runs auto is expected to buy")
+                && none.words().contains("no price"),
+            "{}",
+            none.words()
+        );
     }
 
     #[test]

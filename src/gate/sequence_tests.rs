@@ -68,7 +68,7 @@ fn simulate(seed: u64, sequences: usize, mode: Mode, again: bool) -> Tally {
         let mut version = 0u64;
         let mut baseline = Baseline::empty("commit");
         for _ in 0..PROPOSALS {
-            let real = rng.uniform() < 0.4;
+            let real = rng.unit() < 0.4;
             let proposed = if real { (truth + 0.1).min(1.0) } else { truth };
             let mut new = measure(&mut rng, proposed, "eval-sim-20261204T000002Z");
             new.item_digest = Some(format!("{:064x}", version + 1));

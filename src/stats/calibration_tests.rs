@@ -192,33 +192,9 @@ fn suite_numbers_are_means_of_case_numbers() {
     assert!(correct(&[], CONFIDENCE).is_none());
 }
 
-/// splitmix64: small, portable, fixed by its seed (the figures must not
-/// change with a crate's version). The one test generator: the gate's
+/// The library's one generator ([`crate::stats::simulate`]): the gate's
 /// Monte-Carlo tests use it too.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub(crate) fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// `n` runs, each passing (1.0) with probability `p`.
-    pub(crate) fn runs(&mut self, p: f64, n: usize) -> Vec<f64> {
-        (0..n)
-            .map(|_| if self.uniform() < p { 1.0 } else { 0.0 })
-            .collect()
-    }
-}
+pub(crate) use crate::stats::simulate::SplitMix as Rng;
 
 /// What a synthetic judge's corrected delta came to over many seeds.
 #[derive(Debug)]
@@ -274,11 +250,11 @@ pub(crate) fn simulate_drawn(
         let mut all: Vec<(bool, Pair)> = Vec::with_capacity(2 * runs);
         for (with, p) in [(true, truth.0), (false, truth.1)] {
             for _ in 0..runs {
-                let human = rng.uniform() < p;
+                let human = rng.unit() < p;
                 let judge = if human {
-                    rng.uniform() < tpr
+                    rng.unit() < tpr
                 } else {
-                    rng.uniform() >= tnr
+                    rng.unit() >= tnr
                 };
                 all.push((with, Pair { human, judge }));
             }
@@ -286,7 +262,7 @@ pub(crate) fn simulate_drawn(
         // A shuffle of the runs (Fisher–Yates); the first `labels` of them
         // are a simple random sample.
         for i in 0..all.len() {
-            let j = i + (rng.uniform() * (all.len() - i) as f64) as usize;
+            let j = i + (rng.unit() * (all.len() - i) as f64) as usize;
             all.swap(i, j);
         }
         let record = match draw {

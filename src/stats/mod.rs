@@ -30,6 +30,7 @@ pub mod efficiency;
 pub mod interval;
 pub mod runs;
 pub mod sequence;
+pub mod simulate;
 pub mod spending;
 
 pub use adaptive::{

@@ -297,6 +297,55 @@ fn the_price_of_a_decision_comes_first_from_the_store_s_own_cost_per_run() {
 }
 
 #[test]
+fn under_auto_the_price_is_what_the_design_is_expected_to_buy() {
+    let w = World::new();
+    // A run on record so the store knows a run's cost.
+    outcome(w.bob(&["run", "commit", "--model", "haiku"]));
+    let dry = |runs: &str| -> Value {
+        let out = succeeds(w.bob(&[
+            "run",
+            "commit",
+            "--model",
+            "haiku",
+            "--runs",
+            runs,
+            "--dry-run",
+            "--json",
+        ]));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let auto = dry("auto");
+    let price = &auto["price"];
+    let expected = &price["expected"];
+    let (at_effect, at_zero) = (
+        expected["at_effect"].as_f64().unwrap(),
+        expected["at_zero"].as_f64().unwrap(),
+    );
+    // Between the first round and the most auto may buy.
+    let most = auto["auto"]["most_runs"].as_f64().unwrap();
+    let least = auto["auto"]["least_runs"].as_f64().unwrap();
+    assert!(
+        least <= at_zero && at_zero < at_effect && at_effect < most,
+        "{auto}"
+    );
+    let per_run = price["per_run_usd"].as_f64().unwrap();
+    let about = price["about_usd"].as_f64().unwrap();
+    assert!((about - per_run * at_effect).abs() < 1e-3, "{price}");
+    // Fixed runs are priced by the fixed design, with no simulation.
+    let fixed = dry("5");
+    assert!(fixed["price"].get("expected").is_none(), "{fixed}");
+    // The paid run's first line says it in words.
+    let (_, _, err) = outcome(w.bob(&["run", "commit", "--model", "haiku", "--runs", "auto"]));
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.contains(&format!(
+            "--runs auto is expected to buy {at_effect:.0} runs at that change and {at_zero:.0} if it changes nothing (simulated)"
+        )),
+        "{first}"
+    );
+}
+
+#[test]
 fn the_price_is_for_the_minimum_effect_asked_by_flag_or_setting() {
     let w = World::new();
     let dry = |extra: &[&str]| -> Value {

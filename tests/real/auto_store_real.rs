@@ -141,6 +141,11 @@ fn auto_settles_the_pair_for_less_than_its_advice_and_after_an_edit_from_the_sto
         stderr.contains("stored without-arm run(s) counted and not bought again"),
         "{stderr}"
     );
+    // And "about" is what the design is expected to buy from this archive.
+    assert!(
+        stderr.contains("--runs auto is expected to buy "),
+        "{stderr}"
+    );
     let (agent2, judge2) = (calls(&w).0 - agent1, calls(&w).1 - judge1);
     eprintln!(
         "agent calls: first {agent1}, after the edit {agent2}; judge votes {judge1}, {judge2}"

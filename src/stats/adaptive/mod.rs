@@ -61,6 +61,8 @@ use std::fmt;
 mod against;
 pub use against::Against;
 use against::{TriggerState, beats_best, beats_parts, direction, trigger_rate};
+mod expected;
+pub use expected::{EVALUATIONS, ExpectedRuns, expected_runs, simulated_rates};
 mod next;
 mod plan;
 mod policy;
