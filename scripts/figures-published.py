@@ -154,6 +154,13 @@ for r in rows:
     put(f"{id_}/power", clean(r[4]), line)
     for at, v in zip(["0", "0.2"], r[5].split(' / ')):
         put(f"{id_}/runs at {at}", v.strip(), line)
+line, rows = table('| cases | p | d = 0.2: price / bought')
+for r in rows:
+    id_ = f"plan/price/{r[0]} cases/p {r[1]}"
+    for at, cell in [("0.2", r[2]), ("0", r[3])]:
+        said, bought = cell.split(' / ')
+        put(f"{id_}/price at {at}", said.strip(), line)
+        put(f"{id_}/bought at {at}", bought.strip(), line)
 # The sequence bench (benches/sequence.rs): its three tables, each value
 # without the table's ± (one standard error; the bench prints its own).
 def seq(id_, value, where):

@@ -9,6 +9,7 @@ use crate::figures::{self, Moments};
 use crate::sim::{Buy, Simulated, Truth};
 use crate::store::ARCHIVE_RUNS;
 use crate::tally::{on_cores, pct, verdict};
+use bob_eval::stats::adaptive::expected_runs;
 use bob_eval::stats::{AutoPolicy, Direction, PLANNED_CAP};
 
 /// Suites per point.
@@ -18,6 +19,11 @@ const SUITES: usize = 2_000;
 const STORE_SUITES: usize = 1_000;
 /// The minimum effect of interest, in tenths.
 const MEI: i64 = 2;
+/// Suites per point of the price's check (each priced by its own 200
+/// simulated evaluations).
+const PRICE_SUITES: usize = 50;
+/// Purchases per suite of the price's check, each from the suite's archive.
+const REPEATS: u64 = 20;
 
 /// Called clear above 0, and the runs, over `SUITES` coin-flip suites of `k`
 /// cases with effect `d` tenths.
@@ -101,6 +107,7 @@ pub(crate) fn plan(results: &mut Vec<String>) {
         }
     }
     from_the_store(results);
+    price_check(results);
 }
 
 /// MAX planned again from an archive of [`ARCHIVE_RUNS`] stored without-arm
@@ -158,6 +165,83 @@ fn from_the_store(results: &mut Vec<String>) {
                 "plan from the store, {k} cases, p {p:.1}, MAX {max}: false calls above at d = 0 {fa:.2} %, each suite its own archive (target: mean over archives <= 5 %) {}, power at 0.2 {pw:.1} % (target >= 80 %) {}",
                 verdict(fa <= 5.0),
                 verdict(pw >= 80.0)
+            ));
+        }
+    }
+}
+
+/// The price line's "about" against what auto then bought: each suite has
+/// its own archive of [`ARCHIVE_RUNS`] runs per case; the price is
+/// simulated from that archive as `run` does (`expected_runs`: the rates the
+/// archive shows), the runs bought are auto's mean over [`REPEATS`]
+/// purchases on the suite's true rates from the same archive, at the
+/// minimum effect and at none.
+fn price_check(results: &mut Vec<String>) {
+    println!();
+    println!(
+        "The price's expected runs against the runs bought ({PRICE_SUITES} suites per point, each its own archive of {ARCHIVE_RUNS} without-arm runs per case, priced from it by 200 simulated evaluations and bought on from it {REPEATS} times; every case's without arm at p, its with arm at p + d)"
+    );
+    println!();
+    println!("| cases | p | d = 0.2: price / bought | d = 0: price / bought |");
+    println!("| --- | --- | --- | --- |");
+    let d = f64::from(MEI as i32) / 10.0;
+    for k in [2usize, 8] {
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(k, d);
+        for without in [5i64, 1] {
+            let salt = 0x9C1 ^ ((k as u64) << 8) ^ ((without as u64) << 16);
+            let suites: Vec<usize> = (0..PRICE_SUITES).collect();
+            let [mut said, mut bought, mut said0, mut bought0] = [Moments::default(); 4];
+            for part in on_cores(&suites, |first, block| {
+                let mut m = [Moments::default(); 4];
+                for i in first..first + block.len() {
+                    let at = |effect: i64, repeat: u64| {
+                        let truth = Truth(vec![(without + effect, without); k]);
+                        Simulated::new(&truth, i, salt ^ (repeat << 40))
+                    };
+                    let archive = at(0, 0).archive(ARCHIVE_RUNS, 0);
+                    let e = expected_runs(&policy, k, &archive, d);
+                    let buy = Buy::Stored(policy, ARCHIVE_RUNS);
+                    // The same archive, bought on REPEATS times: the
+                    // suite's mean, as precise as its price.
+                    let mean = |effect: i64| {
+                        (0..REPEATS)
+                            .map(|r| buy.run(&mut at(effect, r), None).runs as f64)
+                            .sum::<f64>()
+                            / REPEATS as f64
+                    };
+                    m[0].push(e.at_effect);
+                    m[1].push(mean(MEI));
+                    m[2].push(e.at_zero);
+                    m[3].push(mean(0));
+                }
+                m
+            }) {
+                said.add(part[0]);
+                bought.add(part[1]);
+                said0.add(part[2]);
+                bought0.add(part[3]);
+            }
+            let p = without as f64 / 10.0;
+            let id = format!("plan/price/{k} cases/p {p:.1}");
+            for (what, m) in [
+                ("price at 0.2", said),
+                ("bought at 0.2", bought),
+                ("price at 0", said0),
+                ("bought at 0", bought0),
+            ] {
+                figures::mean(&format!("{id}/{what}"), m, 1, "", "suites");
+            }
+            println!(
+                "| {k} | {p:.1} | {:.1} / {:.1} | {:.1} / {:.1} |",
+                said.mean(),
+                bought.mean(),
+                said0.mean(),
+                bought0.mean()
+            );
+            results.push(format!(
+                "price from the store, {k} cases, p {p:.1}: expected runs said / bought {:.2} at 0.2, {:.2} at 0",
+                said.mean() / bought.mean(),
+                said0.mean() / bought0.mean()
             ));
         }
     }

@@ -33,6 +33,42 @@ impl SplitMix {
             .map(|_| f64::from(u8::from(self.unit() < p)))
             .collect()
     }
+
+    /// A standard normal draw (Box–Muller, one of the pair).
+    pub fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.unit();
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+
+    /// A Gamma(`shape`, 1) draw (Marsaglia and Tsang; below shape 1, a
+    /// draw at shape + 1 times U^(1/shape)).
+    pub fn gamma(&mut self, shape: f64) -> f64 {
+        if shape < 1.0 {
+            let u = 1.0 - self.unit();
+            return self.gamma(shape + 1.0) * u.powf(1.0 / shape);
+        }
+        let d = shape - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * d).sqrt();
+        loop {
+            let x = self.normal();
+            let v = (1.0 + c * x).powi(3);
+            if v <= 0.0 {
+                continue;
+            }
+            let u = 1.0 - self.unit();
+            if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+                return d * v;
+            }
+        }
+    }
+
+    /// A Beta(`a`, `b`) draw, from two Gamma draws.
+    pub fn beta(&mut self, a: f64, b: f64) -> f64 {
+        let x = self.gamma(a);
+        let y = self.gamma(b);
+        x / (x + y)
+    }
 }
 
 #[cfg(test)]
@@ -48,5 +84,24 @@ mod tests {
         let share = runs.iter().sum::<f64>() / runs.len() as f64;
         assert!((share - 0.3).abs() < 0.015, "{share}");
         assert!((0..1000).all(|_| rng.below(7) < 7));
+    }
+
+    #[test]
+    fn beta_draws_have_the_beta_s_mean_and_variance() {
+        let mut rng = SplitMix(11);
+        // Jeffreys' posteriors of 0 of 20, 6 of 20 and 3 of 3 passing.
+        for (a, b) in [(0.5, 20.5), (6.5, 14.5), (3.5, 0.5)] {
+            let n = 40_000;
+            let xs: Vec<f64> = (0..n).map(|_| rng.beta(a, b)).collect();
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let (m, v) = (a / (a + b), a * b / ((a + b).powi(2) * (a + b + 1.0)));
+            assert!(
+                (mean - m).abs() < 4.0 * (v / n as f64).sqrt(),
+                "{a} {b}: {mean} vs {m}"
+            );
+            assert!((var / v - 1.0).abs() < 0.05, "{a} {b}: {var} vs {v}");
+            assert!(xs.iter().all(|x| (0.0..=1.0).contains(x)));
+        }
     }
 }

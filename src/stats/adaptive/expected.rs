@@ -1,11 +1,10 @@
 //! What a `--runs auto` evaluation is expected to buy, said before it buys
 //! (the price line's "about"): the design itself, driven on simulated
-//! suites whose arms pass at the rates the plan assumes, from the same
-//! archive. A fixed design's runs would overstate it: the looks stop most
-//! evaluations well before MAX (docs/statistics.md, "The target, stated
-//! for users").
+//! suites from the same archive, each suite's rates drawn from what the
+//! archive says of them. A fixed design's runs would overstate it: the
+//! looks stop most evaluations well before MAX (docs/statistics.md, "The
+//! price's expected runs").
 
-use super::plan::archive_share;
 use super::{AutoPolicy, CaseRuns, Round, RunRequest, RunSource, adaptive_from};
 use crate::stats::simulate::SplitMix;
 use serde::{Deserialize, Serialize};
@@ -32,18 +31,13 @@ pub struct ExpectedRuns {
     pub evaluations: u32,
 }
 
-/// The rates the price simulates: each case's without arm at its archive's
-/// share ([`archive_share`]), or ½ with no stored run; its with arm that
-/// plus `d` moved evenly across the cases, a case at its ceiling passing
-/// the rest of its share to the others, so the suite's delta is `d` (less
-/// only when every with arm reaches 1).
-pub fn simulated_rates(cases: usize, stored: &[Vec<f64>], d: f64) -> Vec<(f64, f64)> {
-    let without: Vec<f64> = (0..cases)
-        .map(|c| match stored.get(c).filter(|runs| !runs.is_empty()) {
-            Some(runs) => archive_share(runs),
-            None => 0.5,
-        })
-        .collect();
+/// The with and without rates of a suite whose without arms pass
+/// `without[c]` of the time and whose delta is `d`: each case's with arm
+/// that plus `d` moved evenly across the cases, a case at its ceiling
+/// passing the rest of its share to the others (less than `d` only when
+/// every with arm reaches 1).
+pub fn spread(without: &[f64], d: f64) -> Vec<(f64, f64)> {
+    let cases = without.len();
     let mut order: Vec<usize> = (0..cases).collect();
     order.sort_by(|&a, &b| without[b].total_cmp(&without[a]));
     let mut left = d * cases as f64;
@@ -55,6 +49,20 @@ pub fn simulated_rates(cases: usize, stored: &[Vec<f64>], d: f64) -> Vec<(f64, f
         left -= step;
     }
     rates
+}
+
+/// A case's without-arm rate for one simulated evaluation: with stored
+/// runs, a draw from what they say of it (Jeffreys' posterior, Beta(s + ½,
+/// n − s + ½)), so the price counts what an archive that is off costs;
+/// with none, ½, the noisiest, as the plan takes it.
+fn without_rate(rng: &mut SplitMix, runs: Option<&Vec<f64>>) -> f64 {
+    match runs.filter(|r| !r.is_empty()) {
+        Some(runs) => {
+            let s: f64 = runs.iter().sum();
+            rng.beta(s + 0.5, runs.len() as f64 - s + 0.5)
+        }
+        None => 0.5,
+    }
 }
 
 /// Bernoulli runs at fixed rates: each case's arms pass (1.0) with their
@@ -90,7 +98,7 @@ impl RunSource for Simulated {
 
 /// The mean runs `policy` buys over [`EVALUATIONS`] simulated evaluations
 /// of a `cases`-case suite from the archive `stored`, at a change of `d`
-/// ([`simulated_rates`]) and at none. The seed is fixed, so the same suite
+/// ([`spread`]) and at none. The seed is fixed, so the same suite
 /// and archive are priced the same every time.
 pub fn expected_runs(
     policy: &AutoPolicy,
@@ -116,15 +124,20 @@ pub fn expected_runs(
     simulate(policy, cases, stored, d)
 }
 
-/// [`expected_runs`], simulated.
+/// [`expected_runs`], simulated: each evaluation draws its suite's rates
+/// ([`without_rate`], [`spread`]) and then its runs.
 fn simulate(policy: &AutoPolicy, cases: usize, stored: &[Vec<f64>], d: f64) -> ExpectedRuns {
     let mean = |effect: f64, seed: u64| {
         let mut source = Simulated {
-            rates: simulated_rates(cases, stored, effect),
+            rates: Vec::new(),
             rng: SplitMix(seed),
         };
         let total: u64 = (0..EVALUATIONS)
             .map(|_| {
+                let without: Vec<f64> = (0..cases)
+                    .map(|c| without_rate(&mut source.rng, stored.get(c)))
+                    .collect();
+                source.rates = spread(&without, effect);
                 adaptive_from(&mut source, cases, policy, f64::INFINITY, None, stored)
                     .map_or(0, |o| o.runs)
             })
@@ -140,22 +153,23 @@ fn simulate(policy: &AutoPolicy, cases: usize, stored: &[Vec<f64>], d: f64) -> E
 
 #[cfg(test)]
 mod tests {
-    use super::{AutoPolicy, expected_runs, simulated_rates};
+    use super::{AutoPolicy, expected_runs, spread};
     use crate::stats::PLANNED_CAP;
 
     #[test]
     fn the_change_is_spread_evenly_and_a_case_at_its_ceiling_passes_the_rest_on() {
-        let r = simulated_rates(2, &[], 0.2);
-        assert_eq!(r, vec![(0.7, 0.5), (0.7, 0.5)]);
-        // A quiet case at 20/20 (share 20.5/21) can rise by 1/42; the fires
-        // case at 0/20 (0.5/21) takes the rest of the suite's +0.4.
-        let r = simulated_rates(2, &[vec![0.0; 20], vec![1.0; 20]], 0.2);
+        assert_eq!(spread(&[0.5, 0.5], 0.2), vec![(0.7, 0.5), (0.7, 0.5)]);
+        // A quiet case near 1 can rise by 0.02; the fires case near 0
+        // takes the rest of the suite's +0.4.
+        let r = spread(&[0.02, 0.98], 0.2);
         let delta = (r[0].0 - r[0].1 + r[1].0 - r[1].1) / 2.0;
         assert!((delta - 0.2).abs() < 1e-12, "{r:?}");
-        assert!((r[1].0 - 1.0).abs() < 1e-12 && r[0].0 < 0.5, "{r:?}");
+        assert!(
+            (r[1].0 - 1.0).abs() < 1e-12 && (r[0].0 - 0.40).abs() < 1e-12,
+            "{r:?}"
+        );
         // No room at all: every with arm at 1.
-        let r = simulated_rates(1, &[vec![1.0; 20]], 0.2);
-        assert!((r[0].0 - 1.0).abs() < 1e-12);
+        assert!((spread(&[1.0], 0.2)[0].0 - 1.0).abs() < 1e-12);
     }
 
     #[test]

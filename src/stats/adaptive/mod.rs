@@ -62,7 +62,7 @@ mod against;
 pub use against::Against;
 use against::{TriggerState, beats_best, beats_parts, direction, trigger_rate};
 mod expected;
-pub use expected::{EVALUATIONS, ExpectedRuns, expected_runs, simulated_rates};
+pub use expected::{EVALUATIONS, ExpectedRuns, expected_runs, spread};
 mod next;
 mod plan;
 mod policy;

@@ -106,8 +106,8 @@ impl AutoPolicy {
 
 /// A case's without-arm pass share as its archive `runs` shows it, smoothed
 /// as Jeffreys' (s + ½)/(n + 1) so a share seen at 0 or 1 is not taken as
-/// noiseless: what the plan and the price's simulation take it as.
-pub(super) fn archive_share(runs: &[f64]) -> f64 {
+/// noiseless: what the plan takes it as.
+fn archive_share(runs: &[f64]) -> f64 {
     (runs.iter().sum::<f64>() + 0.5) / (runs.len() as f64 + 1.0)
 }
 
