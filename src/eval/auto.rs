@@ -261,11 +261,13 @@ pub fn against(best: &crate::document::BestEntry) -> Against {
     }
 }
 
-/// Buy runs adaptively (see the module docs) and gather them as evidence.
+/// Buy runs adaptively (see the module docs) from the archive `found`
+/// ([`archive_from_store`], with the policy it buys under) and gather them
+/// as evidence.
 pub(crate) fn buy_adaptively(
     shop: &mut Purchase,
     plan: Plan,
-    policy: &AutoPolicy,
+    found: FoundArchive,
     level: Option<f64>,
     against: Option<&Against>,
 ) -> Result<(Option<PlatformOutput>, Evidence)> {
@@ -278,11 +280,11 @@ pub(crate) fn buy_adaptively(
     let started = chrono::Utc::now();
     let run_id = crate::document::new_run_id(&plan.item, started);
     let keys = plan.keys(&shop.claude.version);
-    let (archive, policy) = archive(shop, &keys, policy)?;
-    let scores: Vec<Vec<f64>> = archive
-        .iter()
-        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
-        .collect();
+    let scores = found.scores();
+    let FoundArchive {
+        runs: archive,
+        policy,
+    } = found;
     if archive.iter().any(|a| !a.is_empty()) {
         let held: usize = archive.iter().map(Vec::len).sum();
         let planned = policy.for_archive(plan.cases.len(), &scores).max_per_arm;
@@ -406,20 +408,28 @@ pub fn stopping_rule(level: Option<f64>) -> String {
     }
 }
 
-/// The archive: each case's stored without-arm runs (newest first, at most
-/// [`AutoPolicy::stored_most`]; none with `--fresh`), and the policy to buy
-/// with. A version of the item whose with arm is already stored for its
-/// first round (an evaluation repeated) buys no top-up: it pays for nothing
-/// it already has; any other evaluation tops the archive up.
-fn archive(
-    shop: &Purchase,
-    keys: &[RunKey],
-    policy: &AutoPolicy,
-) -> Result<(Vec<Vec<StoredRun>>, AutoPolicy)> {
-    archive_in(shop.store, keys, policy, shop.fresh)
+/// The archive a purchase counts: each case's stored without-arm runs
+/// (newest first, at most [`AutoPolicy::stored_most`]; none with
+/// `--fresh`), and the policy to buy with. A version of the item whose
+/// with arm is already stored for its first round (an evaluation repeated)
+/// buys no top-up: it pays for nothing it already has; any other
+/// evaluation tops the archive up.
+pub(crate) struct FoundArchive {
+    pub runs: Vec<Vec<StoredRun>>,
+    pub policy: AutoPolicy,
 }
 
-/// [`archive`] in `store`.
+impl FoundArchive {
+    /// Each case's stored scores.
+    pub(crate) fn scores(&self) -> Vec<Vec<f64>> {
+        self.runs
+            .iter()
+            .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
+            .collect()
+    }
+}
+
+/// The [`FoundArchive`] in `store`.
 fn archive_in(
     store: &Store,
     keys: &[RunKey],
@@ -444,24 +454,19 @@ fn archive_in(
     Ok((store.lookup(&without, policy.stored_most())?, policy))
 }
 
-/// The stored without-arm scores `policy` counts on `plan` from `store`
-/// (each case's, empty with `fresh`) and the top-up it buys beside them,
-/// as the purchase will find them ([`archive`]): what its MAX is planned
-/// again from ([`AutoPolicy::for_archive`]) and the price line counts,
-/// stated before anything is bought.
+/// The [`FoundArchive`] `policy` counts on `plan` from `store`, as the purchase
+/// will use it: what its MAX is planned again from
+/// ([`AutoPolicy::for_archive`]) and the price line counts, stated before
+/// anything is bought.
 pub(crate) fn archive_from_store(
     store: &Store,
     plan: &Plan,
     platform_version: &str,
     policy: &AutoPolicy,
     fresh: bool,
-) -> Result<(Vec<Vec<f64>>, u32)> {
+) -> Result<FoundArchive> {
     let (runs, policy) = archive_in(store, &plan.keys(platform_version), policy, fresh)?;
-    let scores = runs
-        .iter()
-        .map(|runs| runs.iter().map(|r| r.outcome.score).collect())
-        .collect();
-    Ok((scores, policy.top_up))
+    Ok(FoundArchive { runs, policy })
 }
 
 fn sorted(mut runs: Vec<StoredRun>) -> Vec<StoredRun> {

@@ -250,8 +250,9 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         Some(max) => {
             let mut policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
             if let (Some(store), Some(version)) = (&store, &version) {
-                (archive, top_up) =
+                let found =
                     super::auto::archive_from_store(store, &plan, version, &policy, opts.fresh)?;
+                (archive, top_up) = (found.scores(), found.policy.top_up);
                 policy.max_per_arm = policy.for_archive(plan.cases.len(), &archive).max_per_arm;
             }
             Some(policy)

@@ -501,31 +501,35 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             let mut store = Store::open(&store)?;
             store.set_bought_wait(wait);
             store.set_transcript_cap(transcript_cap);
+            // Runs bought while the store was held count from here on: the
+            // price below is of the archive the purchase will find.
+            let imported = store.import_pending();
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
             let (most, archive) = match &auto {
                 Some(p) => {
-                    let (scores, top_up) =
-                        auto::archive_from_store(&store, &plan, &claude.version, p, fresh)?;
-                    let most = p.for_archive(plan.cases.len(), &scores).max_per_arm;
-                    (most, Some((scores, top_up)))
+                    let found = auto::archive_from_store(&store, &plan, &claude.version, p, fresh)?;
+                    let most = p.for_archive(plan.cases.len(), &found.scores()).max_per_arm;
+                    (most, Some(found))
                 }
                 None => (plan.cases.iter().map(|c| c.runs).max().unwrap_or(1), None),
             };
+            let scores = archive.as_ref().map(auto::FoundArchive::scores);
             let costs = store.past_costs(&item, &plan.model)?;
             let price = price::price_held(
                 &costs,
                 &cases,
                 min_effect,
                 sequence.as_ref(),
-                &archive
-                    .as_ref()
-                    .map_or_else(Default::default, |(scores, top_up)| price::Archive {
+                &archive.as_ref().zip(scores.as_ref()).map_or_else(
+                    Default::default,
+                    |(found, scores)| price::Archive {
                         scores,
-                        top_up: *top_up,
+                        top_up: found.policy.top_up,
                         auto: auto.as_ref(),
-                    }),
+                    },
+                ),
                 most,
                 run.max_cost_usd,
             );
@@ -534,7 +538,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 "{item}: cost ceiling ${:.2} ({})",
                 run.max_cost_usd, run.ceiling_from
             )));
-            for said in store.import_pending() {
+            for said in imported {
                 observer.event(&Event::Notice(said));
             }
             let notify = Notify(Arc::clone(&observer));
@@ -547,10 +551,11 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 fresh_with,
                 observer: observer.clone(),
             };
-            let (output, evidence) = match auto {
+            // An archive was found exactly when auto buys.
+            let (output, evidence) = match archive {
                 None => buy_and_gather(&mut shop, plan)?,
-                Some(policy) => {
-                    auto::buy_adaptively(&mut shop, plan, &policy, level, against.as_ref())?
+                Some(found) => {
+                    auto::buy_adaptively(&mut shop, plan, found, level, against.as_ref())?
                 }
             };
             // The trigger pair among the neighbours, paid from what the suite left.

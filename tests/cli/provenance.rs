@@ -393,6 +393,39 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
 }
 
 #[test]
+fn the_price_counts_the_without_arm_runs_kept_aside_while_the_store_was_held() {
+    let w = World::new();
+    let store = w.store();
+    Store::open(store.to_str().unwrap().into()).unwrap();
+    let holder = rusqlite::Connection::open(&store).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let out = w
+        .cmd()
+        .env("BOB_EVIDENCE_WAIT", "0.2")
+        .args(["run", "commit", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    holder.execute_batch("COMMIT").unwrap();
+    drop(holder);
+    // The next auto run stores them before it prices: its first line counts
+    // the without-arm runs kept aside, as its purchase does.
+    let out = w.run(&["run", "commit", "--runs", "auto"]);
+    let err = stderr(&out);
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.contains("detecting +0.20 at 80 % power"), "{err}");
+    assert!(
+        first.contains(", 4 stored without-arm run(s) counted and not bought again"),
+        "{err}"
+    );
+    assert!(err.contains("stored the 8 run(s) kept aside in"), "{err}");
+    assert!(
+        err.contains("runs auto: 4 stored without-arm run(s) count"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_bad_evidence_wait_is_refused_before_anything_runs() {
     let w = World::new();
     for bad in ["-1", "x", "3601"] {
