@@ -154,6 +154,10 @@ for r in rows:
     put(f"{id_}/power", clean(r[4]), line)
     for at, v in zip(["0", "0.2"], r[5].split(' / ')):
         put(f"{id_}/runs at {at}", v.strip(), line)
+line, rows = table('| cases | power at 0.2, fresh | power at 0.2, from the store |')
+for r in rows:
+    put(f"plan/arms at 0/{r[0]} cases/fresh", clean(r[1]), line)
+    put(f"plan/arms at 0/{r[0]} cases/from the store", clean(r[2]), line)
 line, rows = table('| cases | p | d = 0.2: price / bought')
 for r in rows:
     id_ = f"plan/price/{r[0]} cases/p {r[1]}"

@@ -107,6 +107,7 @@ pub(crate) fn plan(results: &mut Vec<String>) {
         }
     }
     from_the_store(results);
+    pinned(results);
     price_check(results);
 }
 
@@ -244,5 +245,47 @@ fn price_check(results: &mut Vec<String>) {
                 said0.mean() / bought0.mean()
             ));
         }
+    }
+}
+
+/// Power at the minimum effect where every without arm never passes (p = 0)
+/// and the change lifts each with arm to 0.2: arms that look pinned on a
+/// few runs. Fresh and from an archive of [`ARCHIVE_RUNS`] runs per case.
+fn pinned(results: &mut Vec<String>) {
+    println!();
+    println!(
+        "Arms at 0 ({STORE_SUITES} suites per point; every case's without arm at 0, its with arm at 0.2): power at 0.2, fresh and from an archive of {ARCHIVE_RUNS} runs per case"
+    );
+    println!();
+    println!("| cases | power at 0.2, fresh | power at 0.2, from the store |");
+    println!("| --- | --- | --- |");
+    for k in [2usize, 3] {
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(k, f64::from(MEI as i32) / 10.0);
+        let salt = 0x91E ^ ((k as u64) << 8);
+        let (fresh, _) = point_at(k, 0, MEI, Buy::Auto(policy), salt, STORE_SUITES);
+        let (stored, _) = point_at(
+            k,
+            0,
+            MEI,
+            Buy::Stored(policy, ARCHIVE_RUNS),
+            salt ^ 1,
+            STORE_SUITES,
+        );
+        let id = format!("plan/arms at 0/{k} cases");
+        figures::share(&format!("{id}/fresh"), fresh, STORE_SUITES, 1, "suites");
+        figures::share(
+            &format!("{id}/from the store"),
+            stored,
+            STORE_SUITES,
+            1,
+            "suites",
+        );
+        let (f, st) = (pct(fresh, STORE_SUITES), pct(stored, STORE_SUITES));
+        println!("| {k} | {f:.1} % | {st:.1} % |");
+        results.push(format!(
+            "plan, arms at 0, {k} cases: power at 0.2 fresh {f:.1} % {}, from the store {st:.1} % {} (target >= 80 %)",
+            verdict(f >= 80.0),
+            verdict(st >= 80.0)
+        ));
     }
 }
