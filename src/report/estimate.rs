@@ -417,11 +417,20 @@ mod tests {
                 confidence_mode: None,
             }),
         };
+        // Priced as the dry run prices auto: what the design is expected to buy.
+        let policy =
+            crate::stats::AutoPolicy::new(16).planned_for(1, crate::stats::DEFAULT_MIN_EFFECT);
         e.price = Some(
-            crate::eval::price::price(
+            crate::eval::price::price_held(
                 &crate::evidence::PastCosts::default(),
                 &["fires".into()],
                 crate::stats::DEFAULT_MIN_EFFECT,
+                None,
+                &crate::eval::price::Archive {
+                    scores: &[],
+                    top_up: policy.top_up,
+                    auto: Some(&policy),
+                },
                 16,
                 2.0,
             )
@@ -429,6 +438,7 @@ mod tests {
         );
         let text = estimate(&e);
         assert!(!text.contains("--runs 16"), "{text}");
+        assert!(text.contains("--runs auto is expected to buy"), "{text}");
         insta::assert_snapshot!(text);
     }
 }
