@@ -59,10 +59,17 @@ pub struct Price {
     /// a fixed design's, which would overstate what the looks buy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<ExpectedRuns>,
-    /// The runs the two prices count (the expected or the fixed design's,
-    /// and the most), kept for [`Price::or_rough`].
+    /// The runs the two prices count, kept for [`Price::or_rough`].
     #[serde(skip)]
-    bought: (f64, u32),
+    bought: Bought,
+}
+
+/// The runs behind each price: "about" (auto's expected runs, or a fixed
+/// design's) and "at most".
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Bought {
+    about: f64,
+    most: u32,
 }
 
 /// The price of detecting a change of `min_effect` on the suite `cases`
@@ -158,10 +165,10 @@ pub fn price_held(
         };
         expected_runs(&policy, k, archive.scores, min_effect)
     });
-    let bought = (
-        expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
-        archive.bought(k, buys_at_most),
-    );
+    let bought = Bought {
+        about: expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
+        most: archive.bought(k, buys_at_most),
+    };
     let round = crate::document::round4;
     Price {
         min_effect,
@@ -172,8 +179,8 @@ pub fn price_held(
         stored_without: archive.scores.iter().take(k).map(|s| s.len() as u32).sum(),
         per_run_usd: per_run.map(round),
         basis: basis.map(str::to_owned),
-        about_usd: per_run.map(|c| round(c * bought.0)),
-        at_most_usd: round(per_run.map_or(ceiling, |c| (c * f64::from(bought.1)).min(ceiling))),
+        about_usd: per_run.map(|c| round(c * bought.about)),
+        at_most_usd: round(per_run.map_or(ceiling, |c| (c * f64::from(bought.most)).min(ceiling))),
         buys_at_most,
         expected,
         bought,
@@ -199,8 +206,8 @@ impl Price {
         let round = crate::document::round4;
         self.per_run_usd = Some(round(per_run));
         self.basis = Some("rough".into());
-        self.about_usd = Some(round(per_run * self.bought.0));
-        self.at_most_usd = round((per_run * f64::from(self.bought.1)).min(self.at_most_usd));
+        self.about_usd = Some(round(per_run * self.bought.about));
+        self.at_most_usd = round((per_run * f64::from(self.bought.most)).min(self.at_most_usd));
         self
     }
 
@@ -223,7 +230,7 @@ impl Price {
         let runs = match self.expected {
             Some(e) => format!(
                 "--runs auto is expected to buy {:.0} runs at that change and {:.0} if it changes nothing (simulated), at most {}, each",
-                e.at_effect, e.at_zero, self.bought.1
+                e.at_effect, e.at_zero, self.bought.most
             ),
             None => format!("{} runs per arm of each case", self.runs_per_arm),
         };
