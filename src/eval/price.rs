@@ -61,13 +61,13 @@ pub struct Price {
     pub expected: Option<ExpectedRuns>,
     /// The runs the two prices count, kept for [`Price::or_rough`].
     #[serde(skip)]
-    bought: Bought,
+    bought: PricedRuns,
 }
 
 /// The runs behind each price: "about" (auto's expected runs, or a fixed
 /// design's) and "at most".
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Bought {
+struct PricedRuns {
     about: f64,
     most: u32,
 }
@@ -165,7 +165,7 @@ pub fn price_held(
         };
         expected_runs(&policy, k, archive.scores, min_effect)
     });
-    let bought = Bought {
+    let bought = PricedRuns {
         about: expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
         most: archive.bought(k, buys_at_most),
     };
@@ -329,7 +329,7 @@ mod tests {
             crate::stats::confidence::runs_for_variance(variance, 0.2, p.level, PLANNED_POWER)
         );
         assert!(p.runs_per_arm < fresh.runs_per_arm / 2 + 1, "{p:?}");
-        // Bought: each case's with arm, its without arm past the 20 stored,
+        // PricedRuns: each case's with arm, its without arm past the 20 stored,
         // and at least the top-up.
         let n = p.runs_per_arm;
         let bought = 2 * (n + n.saturating_sub(20).max(1));
