@@ -245,14 +245,13 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     // Auto's MAX as the evaluation plans it: the runs per arm it may buy,
     // planned again from the stored without-arm runs it would count.
     let mut archive: Vec<Vec<f64>> = Vec::new();
-    let mut top_up = 0;
     let policy = match asked.auto {
         Some(max) => {
             let mut policy = super::auto_policy(max, level, plan.cases.len(), min_effect);
             if let (Some(store), Some(version)) = (&store, &version) {
                 let found =
                     super::auto::archive_from_store(store, &plan, version, &policy, opts.fresh)?;
-                (archive, top_up) = (found.scores(), found.policy.top_up);
+                (archive, policy.top_up) = (found.scores(), found.policy.top_up);
                 policy.max_per_arm = policy.for_archive(plan.cases.len(), &archive).max_per_arm;
             }
             Some(policy)
@@ -290,7 +289,6 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         sequence.as_ref(),
         &super::price::Archive {
             scores: &archive,
-            top_up,
             auto: policy.as_ref(),
         },
         most,

@@ -507,29 +507,39 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             // The price of a decision, from this store's cost per run, and
             // the mandatory ceiling: said first, before anything is spent.
             let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
-            let (most, archive) = match &auto {
-                Some(p) => {
-                    let found = auto::archive_from_store(&store, &plan, &claude.version, p, fresh)?;
-                    let most = p.for_archive(plan.cases.len(), &found.scores()).max_per_arm;
-                    (most, Some(found))
-                }
-                None => (plan.cases.iter().map(|c| c.runs).max().unwrap_or(1), None),
+            let archive = match &auto {
+                Some(p) => Some(auto::archive_from_store(
+                    &store,
+                    &plan,
+                    &claude.version,
+                    p,
+                    fresh,
+                )?),
+                None => None,
             };
-            let scores = archive.as_ref().map(auto::FoundArchive::scores);
+            let scores = archive
+                .as_ref()
+                .map(auto::FoundArchive::scores)
+                .unwrap_or_default();
+            let most = match &archive {
+                Some(found) => {
+                    found
+                        .policy
+                        .for_archive(plan.cases.len(), &scores)
+                        .max_per_arm
+                }
+                None => plan.cases.iter().map(|c| c.runs).max().unwrap_or(1),
+            };
             let costs = store.past_costs(&item, &plan.model)?;
             let price = price::price_held(
                 &costs,
                 &cases,
                 min_effect,
                 sequence.as_ref(),
-                &archive.as_ref().zip(scores.as_ref()).map_or_else(
-                    Default::default,
-                    |(found, scores)| price::Archive {
-                        scores,
-                        top_up: found.policy.top_up,
-                        auto: auto.as_ref(),
-                    },
-                ),
+                &price::Archive {
+                    scores: &scores,
+                    auto: archive.as_ref().map(|found| &found.policy),
+                },
                 most,
                 run.max_cost_usd,
             );

@@ -94,13 +94,12 @@ pub fn price(
 }
 
 /// How an evaluation buys: the stored without-arm runs it counts
-/// ([`crate::stats::adaptive_from`]): each case's stored scores (none:
-/// empty, or `--fresh`), the fresh ones `--runs auto` tops each case that
-/// has some up with, and the `--runs auto` design (none: fixed runs).
+/// ([`crate::stats::adaptive_from`]), each case's stored scores (none:
+/// empty, or `--fresh`), and the `--runs auto` design that buys, with the
+/// top-up it buys beside them (none: fixed runs, which count no archive).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Archive<'a> {
     pub scores: &'a [Vec<f64>],
-    pub top_up: u32,
     pub auto: Option<&'a AutoPolicy>,
 }
 
@@ -109,13 +108,14 @@ impl Archive<'_> {
     /// less what case c's stored without arm already holds, and at least
     /// the top-up on a case that has some.
     fn bought(&self, cases: usize, n: u32) -> u32 {
+        let top_up = self.auto.map_or(0, |p| p.top_up);
         (0..cases)
             .map(|c| {
                 let stored = self.scores.get(c).map_or(0, Vec::len) as u32;
                 let without = if stored == 0 {
                     n
                 } else {
-                    n.saturating_sub(stored).max(self.top_up.min(n))
+                    n.saturating_sub(stored).max(top_up.min(n))
                 };
                 n + without
             })
@@ -156,15 +156,9 @@ pub fn price_held(
     let level = sequence.map_or(DEFAULT_LEVEL, |s| s.level);
     let variance = archive_variance(k, archive.scores, min_effect).unwrap_or(0.5 / k.max(1) as f64);
     let runs = runs_for_variance(variance, min_effect, level, PLANNED_POWER);
-    // Simulated with the top-up the purchase buys (none when the with arm
-    // is already measured).
-    let expected = archive.auto.map(|policy| {
-        let policy = AutoPolicy {
-            top_up: archive.top_up,
-            ..*policy
-        };
-        expected_runs(&policy, k, archive.scores, min_effect)
-    });
+    let expected = archive
+        .auto
+        .map(|policy| expected_runs(policy, k, archive.scores, min_effect));
     let bought = PricedRuns {
         about: expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
         most: archive.bought(k, buys_at_most),
@@ -275,6 +269,14 @@ mod tests {
     use crate::evidence::Arm;
     use crate::evidence::PastCosts;
     use crate::stats::confidence::runs_for_power;
+    use crate::stats::{AutoPolicy, PLANNED_CAP};
+
+    /// The trigger pair, fires' with arm at $0.02 a run on record.
+    fn pair() -> (PastCosts, [String; 2]) {
+        let mut costs = PastCosts::default();
+        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
+        (costs, ["fires".to_string(), "quiet".to_string()])
+    }
 
     #[test]
     fn the_price_is_the_store_s_cost_per_run_times_the_runs_power_needs() {
@@ -308,20 +310,17 @@ mod tests {
 
     #[test]
     fn stored_without_arm_runs_plan_the_runs_and_are_not_bought_again() {
-        let mut costs = PastCosts::default();
-        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
-        let cases = ["fires".to_string(), "quiet".to_string()];
+        let (costs, cases) = pair();
         let fresh = price(&costs, &cases, 0.2, 80, 100.0);
         // The trigger pair's archive: fires never passes without the
-        // skill, quiet always does, 20 runs each.
+        // skill, quiet always does, 20 runs each; auto tops each up by 1.
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(2, 0.2);
         let scores = vec![vec![0.0; 20], vec![1.0; 20]];
         let archive = Archive {
             scores: &scores,
-            top_up: 1,
-            auto: None,
+            auto: Some(&policy),
         };
-        let held = |most| price_held(&costs, &cases, 0.2, None, &archive, most, 100.0);
-        let p = held(47);
+        let p = price_held(&costs, &cases, 0.2, None, &archive, 47, 100.0);
         // Planned from what the archive shows, as auto's MAX is: fewer runs.
         let variance = crate::stats::adaptive::archive_variance(2, &scores, 0.2).unwrap();
         assert_eq!(
@@ -329,14 +328,8 @@ mod tests {
             crate::stats::confidence::runs_for_variance(variance, 0.2, p.level, PLANNED_POWER)
         );
         assert!(p.runs_per_arm < fresh.runs_per_arm / 2 + 1, "{p:?}");
-        // PricedRuns: each case's with arm, its without arm past the 20 stored,
-        // and at least the top-up.
-        let n = p.runs_per_arm;
-        let bought = 2 * (n + n.saturating_sub(20).max(1));
-        assert_eq!(
-            p.about_usd,
-            Some(crate::document::round4(0.02 * f64::from(bought)))
-        );
+        // At most: each case's with arm, its without arm past the 20
+        // stored, and at least the top-up.
         assert_eq!(
             p.at_most_usd,
             crate::document::round4(0.02 * f64::from(2 * (47 + 27)))
@@ -350,22 +343,28 @@ mod tests {
         );
         // One case stored, the other not: the other buys both arms in full.
         let one = vec![vec![0.0; 20], vec![]];
-        let p = price_held(
-            &costs,
-            &cases,
-            0.2,
-            None,
-            &Archive {
-                scores: &one,
-                top_up: 1,
-                auto: None,
-            },
-            10,
-            100.0,
-        );
+        let archive = Archive {
+            scores: &one,
+            auto: Some(&policy),
+        };
+        let p = price_held(&costs, &cases, 0.2, None, &archive, 10, 100.0);
         assert_eq!(
             p.at_most_usd,
             crate::document::round4(0.02 * f64::from(10 + 1 + 10 + 10))
+        );
+        // A repeated evaluation buys no top-up, and is priced without one.
+        let repeated = AutoPolicy {
+            top_up: 0,
+            ..policy
+        };
+        let archive = Archive {
+            scores: &scores,
+            auto: Some(&repeated),
+        };
+        let p = price_held(&costs, &cases, 0.2, None, &archive, 10, 100.0);
+        assert_eq!(
+            p.at_most_usd,
+            crate::document::round4(0.02 * f64::from(2 * 10))
         );
         assert_eq!(fresh.stored_without, 0);
         assert!(!fresh.words().contains("stored"), "{}", fresh.words());
@@ -373,14 +372,11 @@ mod tests {
 
     #[test]
     fn under_auto_about_is_what_the_design_is_expected_to_buy() {
-        let mut costs = PastCosts::default();
-        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
-        let cases = ["fires".to_string(), "quiet".to_string()];
-        let policy = crate::stats::AutoPolicy::new(crate::stats::PLANNED_CAP).planned_for(2, 0.2);
+        let (costs, cases) = pair();
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(2, 0.2);
         let scores = vec![vec![0.0; 20], vec![1.0; 20]];
         let archive = Archive {
             scores: &scores,
-            top_up: 1,
             auto: Some(&policy),
         };
         let most = policy.for_archive(2, &scores).max_per_arm;
@@ -394,15 +390,9 @@ mod tests {
             p.about_usd,
             Some(crate::document::round4(0.02 * e.at_effect))
         );
-        // Less than a fixed design of the planned runs per arm would buy,
-        // and than the most.
-        let fixed = Archive {
-            auto: None,
-            ..archive
-        };
-        let f = price_held(&costs, &cases, 0.2, None, &fixed, most, 100.0);
-        assert!(f.expected.is_none());
-        assert!(p.about_usd < f.about_usd, "{p:?} vs {f:?}");
+        // Fixed runs are priced by the fixed design, with no simulation.
+        let f = price(&costs, &cases, 0.2, most, 100.0);
+        assert!(f.expected.is_none() && f.about_usd != p.about_usd);
         assert!(e.at_zero < e.at_effect && p.about_usd < Some(p.at_most_usd));
         let words = p.words();
         assert!(
@@ -434,9 +424,7 @@ mod tests {
 
     #[test]
     fn a_decision_held_to_its_sequence_is_priced_at_that_level() {
-        let mut costs = PastCosts::default();
-        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
-        let cases = ["fires".to_string(), "quiet".to_string()];
+        let (costs, cases) = pair();
         let alpha = 0.05 * 0.8 / 12.0;
         let third = Sequence {
             proposal: 3,
@@ -476,9 +464,7 @@ mod tests {
 
     #[test]
     fn the_price_is_for_the_minimum_effect_asked() {
-        let mut costs = PastCosts::default();
-        costs.cases.insert(("fires".into(), Arm::With), (0.20, 10));
-        let cases = ["fires".to_string(), "quiet".to_string()];
+        let (costs, cases) = pair();
         let at = |d: f64| price(&costs, &cases, d, 16, 100.0);
         // Runs per arm scale as 1/d²: half the effect, four times the runs.
         let (fifth, tenth) = (at(0.2), at(0.1));

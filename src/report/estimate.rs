@@ -428,7 +428,6 @@ mod tests {
                 None,
                 &crate::eval::price::Archive {
                     scores: &[],
-                    top_up: policy.top_up,
                     auto: Some(&policy),
                 },
                 16,

@@ -309,13 +309,20 @@ fn import_refuses_future_and_impossible_runs_and_counts_them_per_reason() {
     assert!(err.contains("1e308"), "{err}");
 }
 
-#[test]
-fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time() {
-    let w = World::new();
+/// `w`'s evidence store, created, and a connection holding its write lock
+/// until it commits: the store "busy" as another writer leaves it.
+fn held(w: &World) -> (std::path::PathBuf, rusqlite::Connection) {
     let store = w.store();
     Store::open(store.to_str().unwrap().into()).unwrap();
     let holder = rusqlite::Connection::open(&store).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    (store, holder)
+}
+
+#[test]
+fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time() {
+    let w = World::new();
+    let (store, holder) = held(&w);
 
     let result = w.path("result.json");
     let out = w
@@ -395,10 +402,7 @@ fn runs_bought_while_the_store_is_held_are_kept_beside_it_and_stored_next_time()
 #[test]
 fn the_price_counts_the_without_arm_runs_kept_aside_while_the_store_was_held() {
     let w = World::new();
-    let store = w.store();
-    Store::open(store.to_str().unwrap().into()).unwrap();
-    let holder = rusqlite::Connection::open(&store).unwrap();
-    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (_, holder) = held(&w);
     let out = w
         .cmd()
         .env("BOB_EVIDENCE_WAIT", "0.2")
