@@ -51,6 +51,13 @@ pub(super) fn conditional_power(
     } else {
         variance_at(parts, tie)
     };
+    // An arm seen at 0 or 1 on a few runs is not taken as noiseless: its
+    // share is floored at that of its Jeffreys-smoothed share.
+    let now: Vec<f64> = now
+        .iter()
+        .zip(parts)
+        .map(|(&v, p)| v.max(smoothed_variance(p)))
+        .collect();
     let mut projected = parts.to_vec();
     let (mut v_now, mut v_last) = (0.0, 0.0);
     for (i, (v, p)) in now.iter().zip(projected.iter_mut()).enumerate() {
@@ -76,6 +83,19 @@ pub(super) fn conditional_power(
     }
     let shrink = if predictive { t.sqrt() } else { 1.0 };
     1.0 - normal_cdf((z_last - drift) * shrink / (1.0 - t).sqrt())
+}
+
+/// A part's share of the variance with its pass share smoothed as
+/// Jeffreys' q = (s + ½)/(n + 1): c²·q(1 − q)/n, 0 for an arm with no run.
+/// The futility projection's floor, so that 0 of 3 is not read as a rate
+/// known to be 0 (the plan smooths an archive's shares the same way).
+fn smoothed_variance(p: &Part) -> f64 {
+    if p.n == 0 {
+        return 0.0;
+    }
+    let n = p.n as f64;
+    let q = (p.sum.clamp(0.0, n) + 0.5) / (n + 1.0);
+    p.coef * p.coef * q * (1.0 - q) / n
 }
 
 /// A round's requests under Neyman allocation ([`AutoPolicy::neyman`]):

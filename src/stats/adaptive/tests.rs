@@ -227,13 +227,14 @@ fn reruns_only_the_unresolved_cases() {
 
 #[test]
 fn gives_up_when_nothing_can_come_of_it() {
-    // Every run passes in both arms: no difference, and no noise to hope
-    // in. The default gives up at its first look; a policy that waits
-    // for 4 runs at its second.
+    // Every run passes in both arms: no difference, and little noise to
+    // hope in. The default gives up at its second look (3 of 3 is not yet
+    // taken as a rate known to be 1), as does a policy that waits for 4
+    // runs.
     let mut s = Script::new(&[(ONE, ONE); 4]);
     let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::Futile);
-    assert_eq!(s.log.len(), 1);
+    assert_eq!(s.log.len(), 2);
     let mut s = Script::new(&[(ONE, ONE); 4]);
     assert_eq!(
         adaptive(&mut s, 4, &AutoPolicy::haybittle_peto(), 100.0)
@@ -624,6 +625,26 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
     let b = next::conditional_power(1.0, 0.0, one, &grows[..2], &p, z, true);
     assert_eq!(a, b);
     assert!(AutoPolicy::new(16).futility_shuffled);
+}
+
+#[test]
+fn arms_that_look_pinned_on_a_few_runs_are_not_taken_as_noiseless() {
+    // Two cases, every arm 0 of 3: a change that lifts each with arm to 0.2
+    // shows nothing yet. Without the floor there is no variance under "no
+    // difference" and the projection says no run can help (0); with each
+    // arm smoothed as Jeffreys' 0.5/4 there is noise to grow into, and a
+    // trend of +0.2 would likely be settled by MAX.
+    let arm = |x: usize, n: usize| crate::stats::interval::testing::arm(x, n);
+    let parts: Vec<Part> = (0..2)
+        .flat_map(|_| [Part::of(0.5, &arm(0, 3)), Part::of(-0.5, &arm(0, 3))])
+        .collect();
+    let grows = vec![true; parts.len()];
+    let (z, p) = (z_for(0.98), AutoPolicy::new(80));
+    let at_trend = next::conditional_power(0.2, 0.0, &parts, &grows, &p, z, false);
+    assert!(at_trend > 0.5, "{at_trend}");
+    // The floor adds noise, not drift: no trend at all hopes for less.
+    let flat = next::conditional_power(0.0, 0.0, &parts, &grows, &p, z, false);
+    assert!(flat < at_trend - 0.2, "{flat} against {at_trend}");
 }
 
 #[test]
