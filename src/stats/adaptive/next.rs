@@ -35,7 +35,10 @@ pub(super) fn allocation(parts: &[Part], delta: f64) -> Vec<[bool; 2]> {
 /// With V now and V′ at the last look, the information fraction is
 /// t = V′/V and the drift is d = (|estimate − tie| − cc′)/√V′. Conditional
 /// power is Φ((d − z)/√(1 − t)), predictive power Φ(√t·(d − z)/√(1 − t))
-/// (Jennison and Turnbull, ch. 10).
+/// (Jennison and Turnbull, ch. 10). When every arm is pinned at 0 or 1
+/// (no variance at all under the tie), V and V′ take the Jeffreys-smoothed
+/// shares instead ([`smoothed_variance`]), so that 0 of 3 is not read as a
+/// rate known to be 0.
 pub(super) fn conditional_power(
     estimate: f64,
     tie: f64,
@@ -51,24 +54,30 @@ pub(super) fn conditional_power(
     } else {
         variance_at(parts, tie)
     };
-    // An arm seen at 0 or 1 on a few runs is not taken as noiseless: its
-    // share is floored at that of its Jeffreys-smoothed share.
-    let now: Vec<f64> = now
-        .iter()
-        .zip(parts)
-        .map(|(&v, p)| v.max(smoothed_variance(p)))
-        .collect();
     let mut projected = parts.to_vec();
+    // Under "no difference" an arm pinned at 0 or 1 carries no variance.
+    // When every arm is (the data show no noise at all, say every arm at 0
+    // of 3), that is not taken as noiseless: each share is floored at its
+    // Jeffreys-smoothed one's, now on the runs seen and at the last look on
+    // the runs the arm will have by then.
+    let noiseless = now.iter().all(|&v| v <= 0.0);
+    let floor = |v: f64, p: &Part| {
+        if noiseless {
+            v.max(smoothed_variance(p))
+        } else {
+            v
+        }
+    };
     let (mut v_now, mut v_last) = (0.0, 0.0);
-    for (i, (v, p)) in now.iter().zip(projected.iter_mut()).enumerate() {
-        v_now += v;
+    for (i, (&v, p)) in now.iter().zip(projected.iter_mut()).enumerate() {
+        v_now += floor(v, p);
         if grows[i] && p.n > 0 && p.n < max as usize {
             let grow = max as f64 / p.n as f64;
-            v_last += v / grow;
             p.sum *= grow;
             p.n = max as usize;
+            v_last += floor(v / grow, p);
         } else {
-            v_last += v;
+            v_last += floor(v, p);
         }
     }
     if v_now <= 0.0 {

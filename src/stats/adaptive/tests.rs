@@ -228,13 +228,14 @@ fn reruns_only_the_unresolved_cases() {
 #[test]
 fn gives_up_when_nothing_can_come_of_it() {
     // Every run passes in both arms: no difference, and little noise to
-    // hope in. The default gives up at its second look (3 of 3 is not yet
-    // taken as a rate known to be 1), as does a policy that waits for 4
-    // runs.
+    // hope in. 3 of 3 is not yet taken as a rate known to be 1 (the
+    // futility projection's Jeffreys floor), so the default gives up at
+    // its fifth look, 7 runs per arm of the 16 it may buy; a policy that
+    // waits for 4 runs at its second.
     let mut s = Script::new(&[(ONE, ONE); 4]);
     let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::Futile);
-    assert_eq!(s.log.len(), 2);
+    assert_eq!((s.log.len(), o.runs), (5, 2 * 4 * 7));
     let mut s = Script::new(&[(ONE, ONE); 4]);
     assert_eq!(
         adaptive(&mut s, 4, &AutoPolicy::haybittle_peto(), 100.0)
