@@ -1,5 +1,6 @@
 //! What the next round buys: which arms of each case run, and whether more runs could still make the call (conditional power).
 
+use super::plan::jeffreys_share;
 use super::{AutoPolicy, CaseRuns, Part, RunRequest, normal_cdf, variance_at};
 use crate::stats::interval::delta_variances;
 
@@ -55,11 +56,8 @@ pub(super) fn conditional_power(
         variance_at(parts, tie)
     };
     let mut projected = parts.to_vec();
-    // Under "no difference" an arm pinned at 0 or 1 carries no variance.
-    // When every arm is (the data show no noise at all, say every arm at 0
-    // of 3), that is not taken as noiseless: each share is floored at its
-    // Jeffreys-smoothed one's, now on the runs seen and at the last look on
-    // the runs the arm will have by then.
+    // Every arm pinned: each share floored, now on the runs seen and at the
+    // last look on the runs the arm will have by then.
     let noiseless = now.iter().all(|&v| v <= 0.0);
     let floor = |v: f64, p: &Part| {
         if noiseless {
@@ -81,7 +79,7 @@ pub(super) fn conditional_power(
         }
     }
     if v_now <= 0.0 {
-        // No noise left under "no difference": the test will not move.
+        // No run in any arm: nothing to project from.
         return 0.0;
     }
     let cc = crate::stats::interval::continuity(&projected);
@@ -94,16 +92,16 @@ pub(super) fn conditional_power(
     1.0 - normal_cdf((z_last - drift) * shrink / (1.0 - t).sqrt())
 }
 
-/// A part's share of the variance with its pass share smoothed as
-/// Jeffreys' q = (s + ½)/(n + 1): c²·q(1 − q)/n, 0 for an arm with no run.
-/// The futility projection's floor, so that 0 of 3 is not read as a rate
-/// known to be 0 (the plan smooths an archive's shares the same way).
+/// A part's share of the variance with its pass share smoothed
+/// ([`jeffreys_share`]): c²·q(1 − q)/n, 0 for an arm with no run. The
+/// futility projection's floor, so that 0 of 3 is not read as a rate known
+/// to be 0.
 fn smoothed_variance(p: &Part) -> f64 {
     if p.n == 0 {
         return 0.0;
     }
     let n = p.n as f64;
-    let q = (p.sum.clamp(0.0, n) + 0.5) / (n + 1.0);
+    let q = jeffreys_share(p.sum.clamp(0.0, n), n);
     p.coef * p.coef * q * (1.0 - q) / n
 }
 

@@ -104,11 +104,17 @@ impl AutoPolicy {
     }
 }
 
+/// A pass share of `sum` in `n` runs smoothed as Jeffreys' (s + ½)/(n + 1),
+/// so a share seen at 0 or 1 is not taken as noiseless: how the plan reads
+/// an archive, and the futility projection an arm that looks pinned.
+pub(super) fn jeffreys_share(sum: f64, n: f64) -> f64 {
+    (sum + 0.5) / (n + 1.0)
+}
+
 /// A case's without-arm pass share as its archive `runs` shows it, smoothed
-/// as Jeffreys' (s + ½)/(n + 1) so a share seen at 0 or 1 is not taken as
-/// noiseless: what the plan takes it as.
+/// ([`jeffreys_share`]): what the plan takes it as.
 fn archive_share(runs: &[f64]) -> f64 {
-    (runs.iter().sum::<f64>() + 0.5) / (runs.len() as f64 + 1.0)
+    jeffreys_share(runs.iter().sum(), runs.len() as f64)
 }
 
 /// The variance per run of a `cases`-case suite's delta that a change of
