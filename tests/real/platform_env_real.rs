@@ -121,9 +121,11 @@ struct Seen {
     doc: Value,
 }
 
-/// `bob-eval run commit --runs 1 --model MODEL ARGS…` in `w` with `env`
-/// added to the operator's environment, run in `cwd` (the world's folder
-/// when `None`); what the platform asked.
+/// `bob-eval run commit --case fires --runs 1 --model MODEL ARGS…` in `w`
+/// with `env` added to the operator's environment, run in `cwd` (the
+/// world's folder when `None`); what the platform asked. The `fires` case
+/// alone: its arms ask both kinds of request (agent turns and judge votes),
+/// so the quiet case's would add sessions and no shape.
 fn run(
     w: &RealWorld,
     model: &str,
@@ -137,6 +139,8 @@ fn run(
     cmd.args([
         "run",
         "commit",
+        "--case",
+        "fires",
         "--runs",
         "1",
         "--max-cost-usd",
@@ -161,6 +165,14 @@ fn run(
         .filter(|r| r.kind != Kind::Other)
         .cloned()
         .collect();
+    if !requests.is_empty() {
+        for kind in [Kind::Agent, Kind::Judge] {
+            assert!(
+                requests.iter().any(|r| r.kind == kind),
+                "{model} {args:?}: no {kind:?} request, so no shape of it to compare"
+            );
+        }
+    }
     Seen {
         shapes: requests.iter().map(shape).collect(),
         requests: requests.len(),
