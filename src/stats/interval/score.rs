@@ -3,6 +3,8 @@
 //! maximum-likelihood means, and its continuity correction.
 
 use super::{Estimate, Interval, Method, score_sum, z_for};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// One arm in a weighted sum Σ cᵢ·μᵢ of independent arms' mean scores.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -195,7 +197,50 @@ pub(crate) fn score_interval_cc(parts: &[Part], confidence: f64, corrected: bool
 /// [`score_interval`] with `scale` times the continuity correction (1: the
 /// full one; 0: none). What `--runs auto`'s
 /// [`super::AutoPolicy::interim_continuity`] measures at interim looks.
+///
+/// Remembered per thread: `--runs auto` looks after every run, its price
+/// simulates a hundred evaluations, and pass/fail counts repeat, so the same
+/// interval is asked for again and again; each search takes a few dozen
+/// evaluations of the likelihood path. The answer is a pure function of the
+/// arguments (the same bits whether searched or remembered), and the memo is
+/// emptied when it holds [`MEMO_ENTRIES`] answers.
 pub(crate) fn score_interval_scaled(parts: &[Part], confidence: f64, scale: f64) -> Estimate {
+    let key: MemoKey = (
+        parts
+            .iter()
+            .map(|p| (p.coef.to_bits(), p.sum.to_bits(), p.n))
+            .collect(),
+        confidence.to_bits(),
+        scale.to_bits(),
+    );
+    if let Some(e) = MEMO.with(|m| m.borrow().get(&key).copied()) {
+        return e;
+    }
+    let e = search(parts, confidence, scale);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_ENTRIES {
+            m.clear();
+        }
+        m.insert(key, e);
+    });
+    e
+}
+
+/// Most answers the memo of [`score_interval_scaled`] holds per thread (a
+/// few megabytes at the suite sizes auto sees).
+const MEMO_ENTRIES: usize = 1 << 15;
+
+/// The arguments of [`score_interval_scaled`], bit for bit: each part's
+/// coefficient, sum and runs, the confidence and the scale.
+type MemoKey = (Vec<(u64, u64, usize)>, u64, u64);
+
+thread_local! {
+    static MEMO: RefCell<HashMap<MemoKey, Estimate>> = RefCell::new(HashMap::new());
+}
+
+/// The search behind [`score_interval_scaled`].
+fn search(parts: &[Part], confidence: f64, scale: f64) -> Estimate {
     let corrected = scale > 0.0;
     let z = z_for(confidence);
     let ran: Vec<Part> = parts.iter().copied().filter(|p| p.n > 0).collect();
