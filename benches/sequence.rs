@@ -38,11 +38,12 @@
 //! standard error) and what it rests on.
 
 use bob_eval::document::{
-    Baseline, BestEntry, BestEvidence, SKILL_EVAL, SkillEval, Verdict, round4,
+    Baseline, BestEntry, BestEvidence, CaseEval, SKILL_EVAL, SkillEval, Verdict, round4,
 };
 use bob_eval::gate::{Mode, decide_in_sequence};
 use bob_eval::stats::sequence::{HORIZON, Previous, Sequence, gamma};
-use bob_eval::stats::{CONFIDENCE, CaseRuns, adaptive_against, compare};
+use bob_eval::stats::{CONFIDENCE, CaseRuns, Comparison, adaptive_against, compare};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 #[path = "adaptive/sim.rs"]
@@ -86,7 +87,94 @@ fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> Sk
             trigger: Default::default(),
         })
         .collect();
-    let c = compare(&cases, CONFIDENCE);
+    document(&compare(&cases, CONFIDENCE), version)
+}
+
+/// The document `run` writes for a comparison: a copy of [`template`] with
+/// the comparison's numbers set, the same document [`document_json`] builds
+/// (checked at start by [`check_document`]), without a trip through JSON
+/// per evaluation (most of this bench's time when it took one).
+fn document(c: &Comparison, version: u64) -> SkillEval {
+    let (doc, case) = template();
+    let with = round4(c.suite.with.value);
+    let without = round4(c.suite.without.value);
+    let delta = round4(with - without);
+    let mut d = doc.clone();
+    d.with = with;
+    d.without = without;
+    d.delta = delta;
+    d.verdict = Verdict::of(delta);
+    d.item_digest = Some(format!("{version:064x}"));
+    d.cases = c
+        .cases
+        .iter()
+        .map(|s| {
+            let s = s.clone().rounded();
+            let mut e = case.clone();
+            e.name = format!("case-{}", s.case);
+            e.with = s.with.value;
+            e.without = Some(s.without.value);
+            e.delta = Some(s.delta.value);
+            e.runs = s.runs_with + s.runs_without;
+            e.stats = Some(s);
+            e
+        })
+        .collect();
+    let stats = d.stats.as_mut().expect("the template has stats");
+    stats.confidence = c.confidence;
+    stats.suite = c.suite.clone().rounded();
+    d
+}
+
+/// The document's fixed parts, read once from JSON so that optional fields
+/// added to `skill-eval/1` later keep their defaults: the document of a
+/// one-case comparison (its cases emptied) and that case.
+fn template() -> &'static (SkillEval, CaseEval) {
+    static TEMPLATE: OnceLock<(SkillEval, CaseEval)> = OnceLock::new();
+    TEMPLATE.get_or_init(|| {
+        let one = CaseRuns {
+            case: 0,
+            with: vec![1.0, 0.0],
+            without: vec![0.0, 0.0],
+            cost_usd: 0.0,
+            trigger: Default::default(),
+        };
+        let mut doc = document_json(&compare(&[one], CONFIDENCE), 0);
+        let case = doc.cases.pop().expect("one case");
+        (doc, case)
+    })
+}
+
+/// [`document`] and [`document_json`] agree on comparisons of every shape
+/// the bench measures: a panic before any figure is printed if they part.
+fn check_document() {
+    let mut rng = Rng(0xD0C);
+    for cases in SHAPES {
+        for runs in RUNS {
+            for i in 0..8 {
+                let truth: Vec<(f64, f64)> = (0..cases)
+                    .map(|c| (BASES[(c + i) % 8], BASES[(c + 3 * i) % 8]))
+                    .collect();
+                let runs: Vec<CaseRuns> = truth
+                    .iter()
+                    .enumerate()
+                    .map(|(case, &(w, wo))| CaseRuns {
+                        case,
+                        with: rng.runs(w, runs),
+                        without: rng.runs(wo, runs),
+                        cost_usd: 0.0,
+                        trigger: Default::default(),
+                    })
+                    .collect();
+                let c = compare(&runs, CONFIDENCE);
+                assert_eq!(document(&c, 7), document_json(&c, 7), "{cases} cases");
+            }
+        }
+    }
+}
+
+/// The document built from JSON, field by field.
+fn document_json(c: &Comparison, version: u64) -> SkillEval {
     let docs: Vec<serde_json::Value> = c
         .cases
         .iter()
@@ -979,6 +1067,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000);
     let start = Instant::now();
+    check_document();
     println!(
         "# Errors over a sequence: the online fallback, γ {:.4} for proposals 1–{HORIZON}, then (1 − 0.8)·{HORIZON}/((i − 1)·i)",
         gamma(1)
