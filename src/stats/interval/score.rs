@@ -315,6 +315,33 @@ mod tests {
     use crate::stats::interval::testing::{arm, close};
     use crate::stats::interval::{CONFIDENCE, wilson};
 
+    /// Asked again, the memo answers what the search finds, bit for bit,
+    /// and it never holds more than [`MEMO_ENTRIES`] answers.
+    #[test]
+    fn a_remembered_interval_is_the_searched_one_and_the_memo_stays_bounded() {
+        let parts = |i: usize| {
+            [
+                Part {
+                    coef: 0.5,
+                    sum: (i % 7) as f64,
+                    n: 7 + i % 5,
+                },
+                Part {
+                    coef: -0.5,
+                    sum: (i % 3) as f64,
+                    n: 3 + i / 7,
+                },
+            ]
+        };
+        for i in 0..MEMO_ENTRIES + 100 {
+            let (p, scale) = (parts(i), (i % 2) as f64);
+            let first = score_interval_scaled(&p, 0.9, scale);
+            assert_eq!(first, search(&p, 0.9, scale), "{i}");
+            assert_eq!(first, score_interval_scaled(&p, 0.9, scale), "{i}");
+            assert!(MEMO.with(|m| m.borrow().len()) <= MEMO_ENTRIES);
+        }
+    }
+
     #[test]
     fn one_part_without_correction_is_wilson() {
         for (x, n) in [(0, 1), (1, 1), (2, 3), (5, 10), (10, 10), (81, 263)] {
