@@ -4,7 +4,7 @@
 //! again head to head as `propose` does).
 //!
 //! Run with `cargo bench --bench sequence` (every section; fixed seeds, std
-//! threads: 44 CPU-seconds in all, about 22 s on 2 free cores), or name
+//! threads: 32 CPU-seconds in all, about 16 s on 2 free cores), or name
 //! sections: `-- fwer power mixed auto` (and `timing`, only when named).
 //! `SEQUENCE_SEQUENCES=N` sets the simulated sequences per row (1,000; `power`
 //! decides as many single proposals per row, `mixed` half as many sequences).
