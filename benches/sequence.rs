@@ -96,33 +96,8 @@ fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> Sk
 /// per evaluation (most of this bench's time when it took one).
 fn document(c: &Comparison, version: u64) -> SkillEval {
     let (doc, case) = template();
-    let with = round4(c.suite.with.value);
-    let without = round4(c.suite.without.value);
-    let delta = round4(with - without);
-    let mut d = doc.clone();
-    d.with = with;
-    d.without = without;
-    d.delta = delta;
-    d.verdict = Verdict::of(delta);
+    let mut d = sim::fill(doc, case, c);
     d.item_digest = Some(format!("{version:064x}"));
-    d.cases = c
-        .cases
-        .iter()
-        .map(|s| {
-            let s = s.clone().rounded();
-            let mut e = case.clone();
-            e.name = format!("case-{}", s.case);
-            e.with = s.with.value;
-            e.without = Some(s.without.value);
-            e.delta = Some(s.delta.value);
-            e.runs = s.runs_with + s.runs_without;
-            e.stats = Some(s);
-            e
-        })
-        .collect();
-    let stats = d.stats.as_mut().expect("the template has stats");
-    stats.confidence = c.confidence;
-    stats.suite = c.suite.clone().rounded();
     d
 }
 

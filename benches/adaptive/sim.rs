@@ -7,7 +7,7 @@ use bob_eval::document::{
 };
 use bob_eval::gate::{Status, decide};
 use bob_eval::stats::{
-    Against, AutoOutcome, AutoPolicy, CaseRuns, Round, RunRequest, RunSource, Stop,
+    Against, AutoOutcome, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource, Stop,
     adaptive_against, adaptive_from, fixed,
 };
 use std::convert::Infallible;
@@ -171,39 +171,48 @@ pub(crate) fn rule_accepts(o: &AutoOutcome) -> bool {
 /// without a trip through JSON per outcome.
 pub(crate) fn document(o: &AutoOutcome) -> SkillEval {
     let (doc, case, auto) = template();
-    let with = round4(o.comparison.suite.with.value);
-    let without = round4(o.comparison.suite.without.value);
+    let mut d = fill(doc, case, &o.comparison);
+    d.cost_usd = round4(o.cost_usd);
+    let stats = d.stats.as_mut().expect("the template has stats");
+    stats.auto = (o.stop != Stop::Fixed).then(|| AutoRounds {
+        rounds: o.rounds.len() as u32,
+        stop: o.stop.to_string(),
+        ..auto.clone()
+    });
+    d
+}
+
+/// A copy of the document `doc` with a comparison's numbers set: the
+/// suite's means, delta and verdict, each case (a copy of `case` with its
+/// numbers and intervals) and the suite's intervals. What both benches'
+/// templates are filled with.
+pub(crate) fn fill(doc: &SkillEval, case: &CaseEval, c: &Comparison) -> SkillEval {
+    let with = round4(c.suite.with.value);
+    let without = round4(c.suite.without.value);
     let delta = round4(with - without);
     let mut d = doc.clone();
     d.with = with;
     d.without = without;
     d.delta = delta;
     d.verdict = Verdict::of(delta);
-    d.cost_usd = round4(o.cost_usd);
-    d.cases = o
-        .comparison
+    d.cases = c
         .cases
         .iter()
-        .map(|c| {
-            let c = c.clone().rounded();
+        .map(|s| {
+            let s = s.clone().rounded();
             let mut e = case.clone();
-            e.name = format!("case-{}", c.case);
-            e.with = c.with.value;
-            e.without = Some(c.without.value);
-            e.delta = Some(c.delta.value);
-            e.runs = c.runs_with + c.runs_without;
-            e.stats = Some(c);
+            e.name = format!("case-{}", s.case);
+            e.with = s.with.value;
+            e.without = Some(s.without.value);
+            e.delta = Some(s.delta.value);
+            e.runs = s.runs_with + s.runs_without;
+            e.stats = Some(s);
             e
         })
         .collect();
     let stats = d.stats.as_mut().expect("the template has stats");
-    stats.confidence = o.comparison.confidence;
-    stats.suite = o.comparison.suite.clone().rounded();
-    stats.auto = (o.stop != Stop::Fixed).then(|| AutoRounds {
-        rounds: o.rounds.len() as u32,
-        stop: o.stop.to_string(),
-        ..auto.clone()
-    });
+    stats.confidence = c.confidence;
+    stats.suite = c.suite.clone().rounded();
     d
 }
 
