@@ -28,6 +28,7 @@ pub mod calibration;
 pub mod confidence;
 pub mod efficiency;
 pub mod interval;
+mod memo;
 pub mod runs;
 pub mod sequence;
 pub mod simulate;

@@ -8,7 +8,7 @@
 //! deterministic function of its input.
 
 use super::interval::normal_quantile;
-use std::collections::HashMap;
+use super::memo::Memo;
 use std::sync::Mutex;
 
 /// Grid points per unit of the score process's standard deviation.
@@ -89,20 +89,12 @@ fn cached(fractions: &[f64], spent: &[f64], floor: f64) -> Vec<f64> {
         .chain([&floor])
         .map(|x| x.to_bits())
         .collect();
-    static CACHE: Mutex<Option<HashMap<Vec<u64>, Vec<f64>>>> = Mutex::new(None);
-    if let Some(c) = CACHE
-        .lock()
-        .ok()
-        .and_then(|c| c.as_ref().and_then(|c| c.get(&key).cloned()))
-    {
+    static CACHE: Mutex<Memo<Vec<u64>, Vec<f64>>> = Mutex::new(Memo::new(MOST));
+    if let Some(c) = CACHE.lock().ok().and_then(|c| c.get(&key)) {
         return c;
     }
     let c = compute(fractions, spent, floor);
     if let Ok(mut cache) = CACHE.lock() {
-        let cache = cache.get_or_insert_with(HashMap::new);
-        if cache.len() >= MOST {
-            cache.clear();
-        }
         cache.insert(key, c.clone());
     }
     c

@@ -3,8 +3,8 @@
 //! maximum-likelihood means, and its continuity correction.
 
 use super::{Estimate, Interval, Method, score_sum, z_for};
+use crate::stats::memo::Memo;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// One arm in a weighted sum Σ cᵢ·μᵢ of independent arms' mean scores.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -213,17 +213,11 @@ pub(crate) fn score_interval_scaled(parts: &[Part], confidence: f64, scale: f64)
         confidence.to_bits(),
         scale.to_bits(),
     );
-    if let Some(e) = MEMO.with(|m| m.borrow().get(&key).copied()) {
+    if let Some(e) = MEMO.with(|m| m.borrow().get(&key)) {
         return e;
     }
     let e = search(parts, confidence, scale);
-    MEMO.with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= MEMO_ENTRIES {
-            m.clear();
-        }
-        m.insert(key, e);
-    });
+    MEMO.with(|m| m.borrow_mut().insert(key, e));
     e
 }
 
@@ -237,7 +231,7 @@ const MEMO_ENTRIES: usize = 1 << 15;
 type MemoKey = (Vec<(u64, u64, usize)>, u64, u64);
 
 thread_local! {
-    static MEMO: RefCell<HashMap<MemoKey, Estimate>> = RefCell::new(HashMap::new());
+    static MEMO: RefCell<Memo<MemoKey, Estimate>> = const { RefCell::new(Memo::new(MEMO_ENTRIES)) };
 }
 
 /// The search behind [`score_interval_scaled`].
