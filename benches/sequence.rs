@@ -76,7 +76,12 @@ use bob_eval::stats::simulate::SplitMix as Rng;
 /// One evaluation: per case the true (with, without) pass rates, `runs` per
 /// arm, as `bob-eval run` would write it, on the item version `version`.
 fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> SkillEval {
-    let cases: Vec<CaseRuns> = truth
+    document(&compare(&draw(rng, truth, runs), CONFIDENCE), version)
+}
+
+/// Each case's runs: `runs` per arm, passing with the arm's true rate.
+fn draw(rng: &mut Rng, truth: &[(f64, f64)], runs: usize) -> Vec<CaseRuns> {
+    truth
         .iter()
         .enumerate()
         .map(|(case, &(w, wo))| CaseRuns {
@@ -86,8 +91,7 @@ fn measure(rng: &mut Rng, truth: &[(f64, f64)], runs: usize, version: u64) -> Sk
             cost_usd: 0.0,
             trigger: Default::default(),
         })
-        .collect();
-    document(&compare(&cases, CONFIDENCE), version)
+        .collect()
 }
 
 /// The document `run` writes for a comparison: a copy of [`template`] with
@@ -130,18 +134,7 @@ fn check_document() {
                 let truth: Vec<(f64, f64)> = (0..cases)
                     .map(|c| (BASES[(c + i) % 8], BASES[(c + 3 * i) % 8]))
                     .collect();
-                let runs: Vec<CaseRuns> = truth
-                    .iter()
-                    .enumerate()
-                    .map(|(case, &(w, wo))| CaseRuns {
-                        case,
-                        with: rng.runs(w, runs),
-                        without: rng.runs(wo, runs),
-                        cost_usd: 0.0,
-                        trigger: Default::default(),
-                    })
-                    .collect();
-                let c = compare(&runs, CONFIDENCE);
+                let c = compare(&draw(&mut rng, &truth, runs), CONFIDENCE);
                 assert_eq!(document(&c, 7), document_json(&c, 7), "{cases} cases");
             }
         }
