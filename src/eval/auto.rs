@@ -127,67 +127,89 @@ impl RunSource for PlatformSource<'_, '_> {
             self.round,
             asked(requests, &names)
         )));
-        let mut cases = Vec::with_capacity(requests.len());
+        // Both arms for what the without arm lacks, the with arm alone for
+        // the rest (all of it when the without arm is served): per case, or
+        // one call per step for the whole suite when every case asks the same.
+        let mut per_case = Vec::new();
+        for (request, fresh_runs) in requests.iter().zip(&stored) {
+            per_case.extend(super::plan::case_calls(
+                request.case,
+                lacking(wanted(request), fresh_runs),
+            ));
+        }
+        let calls = super::plan::merged(self.plan, per_case);
+        let mut fresh = stored;
+        let mut costs = vec![0.0; requests.len()];
         let mut partial_reason = None;
         let mut faults = crate::reduce::RunFaults::default();
         let mut left = budget_usd;
-        for (request, mut fresh_runs) in requests.iter().zip(stored) {
-            let (i, want) = (request.case, wanted(request));
-            let case = &self.plan.cases[i];
-            // Both arms for what the without arm lacks, the with arm alone
-            // for the rest (all of it when the without arm is served).
-            let mut cost = 0.0;
-            for planned in super::plan::case_calls(i, lacking(want, &fresh_runs)) {
-                if partial_reason.is_some() {
-                    break;
-                }
-                if left <= 0.0 {
-                    partial_reason = Some(PartialReason::CostCeiling);
-                    break;
-                }
-                let run = self.shop.run;
-                let call = self.shop.once(
-                    &RunOptions {
-                        ablation: planned.ablation,
-                        case: Some(case.name.clone()),
-                        runs: planned.runs,
-                        max_cost_usd: crate::document::round4(left),
-                        ..run.clone()
-                    },
-                    self.plan,
-                    &self.runs_ctx,
-                )?;
-                cost += call.cost_usd;
-                left -= call.cost_usd;
-                self.spent = crate::document::sum_usd([self.spent, call.cost_usd]);
-                if call.partial_reason.is_some() {
-                    partial_reason = call.partial_reason;
-                }
-                super::buy::add_advisories(&mut self.advisories, call.advisories);
-                // `call.runs` holds this case's runs only (attributed by name).
-                for r in call.runs {
-                    let fault = r.outcome.fault();
-                    faults.add(fault.as_deref());
-                    if fault.is_some() {
-                        // Never counted; the document says why it is partial.
-                        self.used[i].errored.push(r);
-                        continue;
-                    }
-                    self.bought.push(r.id.clone());
-                    let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
-                    if fresh_runs[arm].len() < want[arm] {
-                        fresh_runs[arm].push(r);
-                    }
-                }
-                self.last = Some(call.output);
+        // The position in `requests` of a run's case (runs are attributed by name).
+        let position = |case: &str| {
+            requests
+                .iter()
+                .position(|r| self.plan.cases[r.case].name == case)
+        };
+        for planned in calls {
+            if partial_reason.is_some() {
+                break;
             }
-            let [with, without] = fresh_runs;
+            if left <= 0.0 {
+                partial_reason = Some(PartialReason::CostCeiling);
+                break;
+            }
+            let run = self.shop.run;
+            let call = self.shop.once(
+                &RunOptions {
+                    ablation: planned.ablation,
+                    case: planned.case.map(|i| self.plan.cases[i].name.clone()),
+                    runs: planned.runs,
+                    max_cost_usd: crate::document::round4(left),
+                    ..run.clone()
+                },
+                self.plan,
+                &self.runs_ctx,
+            )?;
+            left -= call.cost_usd;
+            self.spent = crate::document::sum_usd([self.spent, call.cost_usd]);
+            if call.partial_reason.is_some() {
+                partial_reason = call.partial_reason;
+            }
+            super::buy::add_advisories(&mut self.advisories, call.advisories);
+            let asked = planned
+                .case
+                .and_then(|i| position(&self.plan.cases[i].name));
+            for (j, share) in shares(&call.runs, requests.len(), asked, &position) {
+                costs[j] += call.cost_usd * share;
+            }
+            for r in call.runs {
+                let Some(j) = position(&r.key.case) else {
+                    continue;
+                };
+                let (i, want) = (requests[j].case, wanted(&requests[j]));
+                let fault = r.outcome.fault();
+                faults.add(fault.as_deref());
+                if fault.is_some() {
+                    // Never counted; the document says why it is partial.
+                    self.used[i].errored.push(r);
+                    continue;
+                }
+                self.bought.push(r.id.clone());
+                let arm = usize::from(r.key.arm == crate::evidence::Arm::Without);
+                if fresh[j][arm].len() < want[arm] {
+                    fresh[j][arm].push(r);
+                }
+            }
+            self.last = Some(call.output);
+        }
+        let mut cases = Vec::with_capacity(requests.len());
+        for ((request, [with, without]), cost_usd) in requests.iter().zip(fresh).zip(costs) {
+            let i = request.case;
             cases.push(CaseRuns {
                 case: i,
                 with: with.iter().map(|r| r.outcome.score).collect(),
                 without: without.iter().map(|r| r.outcome.score).collect(),
-                cost_usd: cost,
-                trigger: triggers(case, &with),
+                cost_usd,
+                trigger: triggers(&self.plan.cases[i], &with),
             });
             self.used[i].with.extend(with);
             self.used[i].without.extend(without);
@@ -213,6 +235,43 @@ fn triggers(case: &super::plan::PlannedCase, runs: &[StoredRun]) -> crate::stats
         }
     }
     t
+}
+
+/// How one call's cost is shared among the `n` requests it bought runs for
+/// (`position` finds a run's request): by what each one's runs cost, else by
+/// their number; with no run to go by, all of it to the request `asked`
+/// (a call for one case), else evenly. The shares sum to 1.
+fn shares(
+    runs: &[StoredRun],
+    n: usize,
+    asked: Option<usize>,
+    position: &dyn Fn(&str) -> Option<usize>,
+) -> Vec<(usize, f64)> {
+    let (mut cost, mut count) = (vec![0.0_f64; n], vec![0.0_f64; n]);
+    for r in runs {
+        if let Some(j) = position(&r.key.case) {
+            cost[j] += r.outcome.cost_usd.max(0.0);
+            count[j] += 1.0;
+        }
+    }
+    let weights = if cost.iter().sum::<f64>() > 0.0 {
+        cost
+    } else {
+        count
+    };
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return match asked {
+            Some(j) => vec![(j, 1.0)],
+            None => (0..n).map(|j| (j, 1.0 / n as f64)).collect(),
+        };
+    }
+    weights
+        .into_iter()
+        .enumerate()
+        .filter(|(_, w)| *w > 0.0)
+        .map(|(j, w)| (j, w / total))
+        .collect()
 }
 
 /// The runs a request wants, `[with, without]`.
@@ -514,4 +573,39 @@ pub fn auto_policy(
     policy
         .with_min_effect(min_effect)
         .planned_for(cases, min_effect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+    use crate::evidence::Arm;
+    use crate::evidence::tests::sample;
+
+    #[test]
+    fn a_call_for_the_whole_suite_shares_its_cost_by_what_each_case_s_runs_cost() {
+        let names = ["fires", "quiet"];
+        let position = |case: &str| names.iter().position(|n| *n == case);
+        let run = |case: &str, second, cost| {
+            let mut r = sample(case, Arm::With, second, "run-1");
+            r.outcome.cost_usd = cost;
+            r
+        };
+        let runs = vec![
+            run("fires", 1, 0.03),
+            run("fires", 2, 0.03),
+            run("quiet", 3, 0.02),
+        ];
+        let got = shares(&runs, 2, None, &position);
+        assert_eq!(got.len(), 2);
+        assert!((got[0].1 - 0.75).abs() < 1e-12 && (got[1].1 - 0.25).abs() < 1e-12);
+        // Free runs: by their number; a case not asked for is left out.
+        let free: Vec<_> = [("fires", 1), ("quiet", 2), ("other", 3)]
+            .into_iter()
+            .map(|(c, s)| run(c, s, 0.0))
+            .collect();
+        assert_eq!(shares(&free, 2, None, &position), vec![(0, 0.5), (1, 0.5)]);
+        // No run at all: to the one case asked, else evenly.
+        assert_eq!(shares(&[], 2, Some(1), &position), vec![(1, 1.0)]);
+        assert_eq!(shares(&[], 2, None, &position), vec![(0, 0.5), (1, 0.5)]);
+    }
 }

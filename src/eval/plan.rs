@@ -222,7 +222,8 @@ pub fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<[u32; 2]> {
 /// only (its item was edited) is bought on the with arm alone. One call for
 /// the whole suite when every case lacks all its runs of the same arms and
 /// nothing is filtered (`runs` is then `--runs` as given); else one or two
-/// per case.
+/// per case, [`merged`] into calls of the whole suite when every case asks
+/// the same.
 pub fn calls(plan: &Plan, need: &[[u32; 2]], runs: Option<u32>) -> Vec<Call> {
     let all = |with: bool, without: bool| {
         plan.cases.iter().zip(need).all(|(c, n)| {
@@ -243,9 +244,41 @@ pub fn calls(plan: &Plan, need: &[[u32; 2]], runs: Option<u32>) -> Vec<Call> {
             }
         }
     }
-    need.iter()
-        .enumerate()
-        .flat_map(|(i, &need)| case_calls(i, need))
+    merged(
+        plan,
+        need.iter()
+            .enumerate()
+            .flat_map(|(i, &need)| case_calls(i, need))
+            .collect(),
+    )
+}
+
+/// Per-case `calls` as calls of the whole suite when nothing is filtered and
+/// every planned case asks the same runs of the same arms, in the same
+/// order: each `claude plugin eval` process costs as much as a run, so one
+/// per step beats one per case. Else `calls` as they are.
+pub fn merged(plan: &Plan, calls: Vec<Call>) -> Vec<Call> {
+    let n = plan.cases.len();
+    if plan.filtered || n < 2 {
+        return calls;
+    }
+    let mut per_case: Vec<Vec<(Option<u32>, Ablation)>> = vec![Vec::new(); n];
+    for call in &calls {
+        match call.case {
+            Some(i) if i < n => per_case[i].push((call.runs, call.ablation)),
+            _ => return calls,
+        }
+    }
+    if per_case[0].is_empty() || per_case.iter().any(|asks| *asks != per_case[0]) {
+        return calls;
+    }
+    per_case[0]
+        .iter()
+        .map(|&(runs, ablation)| Call {
+            case: None,
+            runs,
+            ablation,
+        })
         .collect()
 }
 
@@ -431,7 +464,7 @@ pub fn best_version(
 #[cfg(test)]
 mod tests {
     use super::{
-        Call, NO_JUDGE, Plan, PlannedCase, bought_by_calls, calls, case_key, glob_matches,
+        Call, NO_JUDGE, Plan, PlannedCase, bought_by_calls, calls, case_key, glob_matches, merged,
     };
     use crate::evidence::Arm;
     use crate::platform::Ablation;
@@ -580,5 +613,44 @@ mod tests {
         // Filtered: never the whole suite.
         let f = plan(&[3], true);
         assert_eq!(calls(&f, &[[3, 0]], None)[0].case, Some(0));
+    }
+
+    #[test]
+    fn cases_that_ask_the_same_are_bought_in_one_call_per_step() {
+        let call = |case, runs, ablation| Call {
+            case,
+            runs: Some(runs),
+            ablation,
+        };
+        let p = plan(&[5, 5], false);
+        // Every case lacks 2 runs of both arms (`--runs 5` after `--runs 3`):
+        // one call, not one per case.
+        assert_eq!(
+            calls(&p, &[[2, 2], [2, 2]], Some(5)),
+            vec![call(None, 2, Ablation::WithWithout)]
+        );
+        // Both arms, then the with arm alone, for the whole suite each.
+        assert_eq!(
+            calls(&p, &[[3, 1], [3, 1]], Some(5)),
+            vec![
+                call(None, 1, Ablation::WithWithout),
+                call(None, 2, Ablation::WithOnly)
+            ]
+        );
+        // Cases that ask differently, or a case that asks nothing: per case.
+        let apart = [[[2, 2], [1, 1]], [[2, 2], [0, 0]]];
+        for need in apart {
+            assert!(calls(&p, &need, Some(5)).iter().all(|c| c.case.is_some()));
+        }
+        // Filtered: never the whole suite, even when every case asks the same.
+        let per_case = vec![
+            call(Some(0), 2, Ablation::WithWithout),
+            call(Some(1), 2, Ablation::WithWithout),
+        ];
+        assert_eq!(merged(&plan(&[5, 5], true), per_case.clone()), per_case);
+        assert_eq!(
+            merged(&p, per_case),
+            vec![call(None, 2, Ablation::WithWithout)]
+        );
     }
 }
