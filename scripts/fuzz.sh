@@ -1,35 +1,55 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the three parsers (frontmatter/YAML loader, the
-# platform-document reducer, the wiki row parser) on the stable toolchain:
-# cargo-fuzz's own instrumentation flags (SanitizerCoverage through -Cpasses and
-# -Cllvm-args, both stable) without a sanitizer, which Rust's safety makes
-# optional. Each target runs FUZZ_SECONDS (default 10) from its corpus folder;
-# a panic is a crash and fails the script, leaving the input in fuzz/artifacts/.
-# With nightly, `cargo +nightly fuzz run <target>` works too (fuzz/Cargo.toml).
+# platform-document reducer, the wiki row parser) on the stable toolchain,
+# each target FUZZ_SECONDS (default 10) from its corpus folder, the three side
+# by side; a panic is a crash and fails the script, leaving the input in
+# fuzz/artifacts/. With nightly, `cargo +nightly fuzz run <target>` works too
+# (fuzz/Cargo.toml).
+#
+# The build is most of a short run's time, so it reuses the test build:
+# - the tests' dev profile and target folder (the main one, unless
+#   CARGO_TARGET_DIR moves it), so every dependency `make test` compiled is
+#   reused, not compiled again;
+# - cargo-fuzz's SanitizerCoverage flags (-Cpasses and -Cllvm-args, both
+#   stable) are added by scripts/fuzz-rustc.sh to bob-eval and the targets
+#   alone: the coverage that guides the fuzzer is that of the code under
+#   test, and no dependency changes;
+# - libFuzzer itself is Debian's prebuilt, optimised libFuzzer.a when it can
+#   be fetched (into .cache/libfuzzer/), else libfuzzer-sys compiles it.
+# For a long session, optimise: FUZZ_OPT_LEVEL=3 FUZZ_DEPS_OPT_LEVEL=3
+# FUZZ_SECONDS=600 make fuzz (the dependencies are then compiled once more).
 set -euo pipefail
-cd "$(dirname "$0")/../fuzz"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root/fuzz"
 seconds="${FUZZ_SECONDS:-10}"
-target="$(rustc -vV | sed -n 's/^host: //p')"
-export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
--Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
--Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
-# A short run gains little from full optimisation, and the build is most of
-# its time: bob-eval and the targets build at FUZZ_OPT_LEVEL (default 1), the
-# other dependencies at FUZZ_DEPS_OPT_LEVEL (default 0; the hot ones are
-# pinned higher in fuzz/Cargo.toml), without debug info. For a long session:
-# FUZZ_OPT_LEVEL=3 FUZZ_DEPS_OPT_LEVEL=3.
-level="${FUZZ_OPT_LEVEL:-1}"
-export CARGO_PROFILE_RELEASE_OPT_LEVEL="$level"
-export CARGO_PROFILE_RELEASE_DEBUG=0
-profile=(--config "profile.release.package.bob-eval.opt-level=$level"
-  --config "profile.release.package.\"*\".opt-level=${FUZZ_DEPS_OPT_LEVEL:-0}")
-# --target keeps the flags off build scripts and proc-macros, as cargo-fuzz does.
-cargo build --locked --release --quiet --target "$target" "${profile[@]}"
-# The fuzz crate's own target folder unless CARGO_TARGET_DIR moves it.
-bin="${CARGO_TARGET_DIR:-target}/$target/release"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+export RUSTC_WRAPPER="$root/scripts/fuzz-rustc.sh"
+# Debian's libFuzzer (the package holds a static library and depends on a
+# clang that is not needed to link it): fetched once, unpacked, never
+# installed.
+libfuzzer="$root/.cache/libfuzzer/usr/lib/llvm-16/lib/libFuzzer.a"
+if [ ! -f "$libfuzzer" ] && command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null; then
+  download="$(mktemp -d)"
+  if (cd "$download" && apt-get download -qq libfuzzer-16-dev >/dev/null 2>&1); then
+    mkdir -p "$root/.cache/libfuzzer"
+    dpkg-deb -x "$download"/libfuzzer-16-dev_*.deb "$root/.cache/libfuzzer"
+  else
+    echo "fuzz: Debian's libfuzzer-16-dev could not be fetched: libfuzzer-sys compiles libFuzzer" >&2
+  fi
+  rm -rf "$download"
+fi
+if [ -f "$libfuzzer" ]; then
+  export CUSTOM_LIBFUZZER_PATH="$libfuzzer"
+fi
+# bob-eval and the targets at FUZZ_OPT_LEVEL, the dependencies at
+# FUZZ_DEPS_OPT_LEVEL: 0 each by default, as the test build has them.
+level="${FUZZ_OPT_LEVEL:-0}"
+profile=(--config "profile.dev.opt-level=$level"
+  --config "profile.dev.package.bob-eval.opt-level=$level"
+  --config "profile.dev.package.\"*\".opt-level=${FUZZ_DEPS_OPT_LEVEL:-0}")
+cargo build --locked --quiet "${profile[@]}"
+bin="$CARGO_TARGET_DIR/debug"
 mkdir -p artifacts
-# The targets fuzz side by side (libFuzzer is single-threaded), each for
-# FUZZ_SECONDS of wall time; then each one's outcome is read in turn.
 targets=(frontmatter reduce wiki_row)
 declare -A pids
 for t in "${targets[@]}"; do
@@ -49,6 +69,11 @@ for t in "${targets[@]}"; do
   if [ "$status" -ne 0 ]; then
     tail -n 30 "artifacts/$t.log" >&2
     echo "fuzz target $t failed (exit $status); the input is in fuzz/artifacts/" >&2
+    failed=1
+  elif ! grep -q 'inline 8-bit counters' "artifacts/$t.log"; then
+    # A fuzzer without coverage feedback is random input: say so, fail.
+    tail -n 30 "artifacts/$t.log" >&2
+    echo "fuzz target $t ran without coverage counters: bob-eval or the target was built without scripts/fuzz-rustc.sh's flags" >&2
     failed=1
   fi
 done

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The rustc wrapper of scripts/fuzz.sh (RUSTC_WRAPPER): cargo-fuzz's
+# SanitizerCoverage flags, with `--cfg fuzzing`, debug assertions and
+# overflow checks, for the crates under test alone (bob-eval and the fuzz
+# targets); every other crate is compiled as the test build compiles it, so
+# the fuzz build reuses what the test build left.
+set -euo pipefail
+rustc="$1"
+shift
+name=""
+prev=""
+for arg in "$@"; do
+  if [ "$prev" = "--crate-name" ]; then
+    name="$arg"
+    break
+  fi
+  prev="$arg"
+done
+case "$name" in
+  bob_eval | frontmatter | reduce | wiki_row)
+    exec "$rustc" "$@" -Cpasses=sancov-module \
+      -Cllvm-args=-sanitizer-coverage-level=4 \
+      -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+      -Cllvm-args=-sanitizer-coverage-pc-table \
+      -Cllvm-args=-sanitizer-coverage-trace-compares \
+      --cfg fuzzing -Cdebug-assertions -Coverflow-checks
+    ;;
+  *)
+    exec "$rustc" "$@"
+    ;;
+esac
