@@ -126,7 +126,8 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
     // The four firing cases and the quiet tie (as in the first test) against
     // a best of 0.9 recorded without its runs (an exact line): `helps` is
     // clear after the first round, `beats-best` (with 1.0 against 0.9) is
-    // not, so the later rounds buy with-arm runs alone, to auto:8's last look.
+    // not, so the later rounds buy with-arm runs alone, until auto sees that
+    // the runs left under auto:6 would most likely not settle it.
     let best = |suite: &Path| {
         four_firing_cases(suite);
         std::fs::write(
@@ -136,7 +137,7 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
         .unwrap();
     };
     let api = FakeApi::start(clear_script());
-    let (doc, stderr) = run(&api, best, &["--runs", "auto:8"]);
+    let (doc, stderr) = run(&api, best, &["--runs", "auto:6"]);
     let rounds: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("runs auto: round"))
@@ -156,12 +157,19 @@ fn auto_settles_beats_best_on_the_with_arms_alone() {
     for c in doc["cases"].as_array().unwrap() {
         assert_eq!(c["stats"]["runs_without"], 3, "{c}");
     }
-    // Without more runs of the best, with 1.0 against 0.9 is not clear at
-    // 8 runs a case: auto stops at its last look.
+    // Without more runs of the best, with 1.0 against 0.9 cannot be made
+    // clear by 6 runs a case: auto stops before its last look, by futility.
     assert!(
-        stderr.contains("(the most runs per case were bought)"),
+        stderr.contains("(more runs would most likely not settle it)"),
         "{stderr}"
     );
+    let most = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["stats"]["runs_with"].as_u64().unwrap())
+        .max();
+    assert!(most < Some(6), "{doc}");
 }
 
 #[test]
