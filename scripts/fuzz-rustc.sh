@@ -3,7 +3,9 @@
 # SanitizerCoverage flags, with `--cfg fuzzing`, debug assertions and
 # overflow checks, for the crates under test alone (bob-eval and the fuzz
 # targets); every other crate is compiled as the test build compiles it, so
-# the fuzz build reuses what the test build left.
+# the fuzz build reuses what the test build left. Cargo does not see these
+# flags: after changing them, remove the fuzz build of bob-eval and the
+# targets (the command scripts/fuzz.sh prints for a build without them).
 set -euo pipefail
 rustc="$1"
 shift

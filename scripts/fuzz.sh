@@ -73,7 +73,7 @@ for t in "${targets[@]}"; do
   elif ! grep -q 'inline 8-bit counters' "artifacts/$t.log"; then
     # A fuzzer without coverage feedback is random input: say so, fail.
     tail -n 30 "artifacts/$t.log" >&2
-    echo "fuzz target $t ran without coverage counters: bob-eval or the target was built without scripts/fuzz-rustc.sh's flags" >&2
+    echo "fuzz target $t ran without coverage counters: bob-eval or the target was built without scripts/fuzz-rustc.sh's flags; remove that build (cargo clean --manifest-path fuzz/Cargo.toml --target-dir target -p bob-eval -p bob-eval-fuzz) and run make fuzz again" >&2
     failed=1
   fi
 done
