@@ -139,7 +139,8 @@ impl RunSource for PlatformSource<'_, '_> {
         }
         let calls = super::plan::merged(self.plan, per_case);
         let mut fresh = stored;
-        let mut costs = vec![0.0; requests.len()];
+        let n = requests.len();
+        let mut costs = vec![0.0; n];
         let mut partial_reason = None;
         let mut faults = crate::reduce::RunFaults::default();
         let mut left = budget_usd;
@@ -175,16 +176,14 @@ impl RunSource for PlatformSource<'_, '_> {
                 partial_reason = call.partial_reason;
             }
             super::buy::add_advisories(&mut self.advisories, call.advisories);
-            let asked = planned
-                .case
-                .and_then(|i| position(&self.plan.cases[i].name));
-            for (j, share) in shares(&call.runs, requests.len(), asked, &position) {
-                costs[j] += call.cost_usd * share;
-            }
+            // What each request's runs of this call cost, and how many they are.
+            let (mut run_cost, mut run_count) = (vec![0.0; n], vec![0.0; n]);
             for r in call.runs {
                 let Some(j) = position(&r.key.case) else {
                     continue;
                 };
+                run_cost[j] += r.outcome.cost_usd.max(0.0);
+                run_count[j] += 1.0;
                 let (i, want) = (requests[j].case, wanted(&requests[j]));
                 let fault = r.outcome.fault();
                 faults.add(fault.as_deref());
@@ -198,6 +197,12 @@ impl RunSource for PlatformSource<'_, '_> {
                 if fresh[j][arm].len() < want[arm] {
                     fresh[j][arm].push(r);
                 }
+            }
+            let asked = planned
+                .case
+                .and_then(|i| requests.iter().position(|r| r.case == i));
+            for (cost, share) in costs.iter_mut().zip(shares(&run_cost, &run_count, asked)) {
+                *cost += call.cost_usd * share;
             }
             self.last = Some(call.output);
         }
@@ -237,40 +242,26 @@ fn triggers(case: &super::plan::PlannedCase, runs: &[StoredRun]) -> crate::stats
     t
 }
 
-/// How one call's cost is shared among the `n` requests it bought runs for
-/// (`position` finds a run's request): by what each one's runs cost, else by
-/// their number; with no run to go by, all of it to the request `asked`
-/// (a call for one case), else evenly. The shares sum to 1.
-fn shares(
-    runs: &[StoredRun],
-    n: usize,
-    asked: Option<usize>,
-    position: &dyn Fn(&str) -> Option<usize>,
-) -> Vec<(usize, f64)> {
-    let (mut cost, mut count) = (vec![0.0_f64; n], vec![0.0_f64; n]);
-    for r in runs {
-        if let Some(j) = position(&r.key.case) {
-            cost[j] += r.outcome.cost_usd.max(0.0);
-            count[j] += 1.0;
-        }
-    }
+/// Each request's share of one call's cost, from what its runs of the call
+/// cost (`cost`), else from how many they are (`count`); with no run to go
+/// by, all of it to the request `asked` (a call for one case), else evenly.
+/// The shares sum to 1.
+fn shares(cost: &[f64], count: &[f64], asked: Option<usize>) -> Vec<f64> {
+    let n = cost.len();
     let weights = if cost.iter().sum::<f64>() > 0.0 {
         cost
     } else {
         count
     };
     let total: f64 = weights.iter().sum();
-    if total <= 0.0 {
-        return match asked {
-            Some(j) => vec![(j, 1.0)],
-            None => (0..n).map(|j| (j, 1.0 / n as f64)).collect(),
-        };
+    if total > 0.0 {
+        return weights.iter().map(|w| w / total).collect();
     }
-    weights
-        .into_iter()
-        .enumerate()
-        .filter(|(_, w)| *w > 0.0)
-        .map(|(j, w)| (j, w / total))
+    (0..n)
+        .map(|j| match asked {
+            Some(a) => f64::from(u8::from(a == j)),
+            None => 1.0 / n as f64,
+        })
         .collect()
 }
 
@@ -578,34 +569,15 @@ pub fn auto_policy(
 #[cfg(test)]
 mod tests {
     use super::shares;
-    use crate::evidence::Arm;
-    use crate::evidence::tests::sample;
 
     #[test]
     fn a_call_for_the_whole_suite_shares_its_cost_by_what_each_case_s_runs_cost() {
-        let names = ["fires", "quiet"];
-        let position = |case: &str| names.iter().position(|n| *n == case);
-        let run = |case: &str, second, cost| {
-            let mut r = sample(case, Arm::With, second, "run-1");
-            r.outcome.cost_usd = cost;
-            r
-        };
-        let runs = vec![
-            run("fires", 1, 0.03),
-            run("fires", 2, 0.03),
-            run("quiet", 3, 0.02),
-        ];
-        let got = shares(&runs, 2, None, &position);
-        assert_eq!(got.len(), 2);
-        assert!((got[0].1 - 0.75).abs() < 1e-12 && (got[1].1 - 0.25).abs() < 1e-12);
-        // Free runs: by their number; a case not asked for is left out.
-        let free: Vec<_> = [("fires", 1), ("quiet", 2), ("other", 3)]
-            .into_iter()
-            .map(|(c, s)| run(c, s, 0.0))
-            .collect();
-        assert_eq!(shares(&free, 2, None, &position), vec![(0, 0.5), (1, 0.5)]);
+        let got = shares(&[0.06, 0.02], &[2.0, 1.0], None);
+        assert!((got[0] - 0.75).abs() < 1e-12 && (got[1] - 0.25).abs() < 1e-12);
+        // Free runs: by their number.
+        assert_eq!(shares(&[0.0, 0.0], &[1.0, 3.0], None), vec![0.25, 0.75]);
         // No run at all: to the one case asked, else evenly.
-        assert_eq!(shares(&[], 2, Some(1), &position), vec![(1, 1.0)]);
-        assert_eq!(shares(&[], 2, None, &position), vec![(0, 0.5), (1, 0.5)]);
+        assert_eq!(shares(&[0.0, 0.0], &[0.0, 0.0], Some(1)), vec![0.0, 1.0]);
+        assert_eq!(shares(&[0.0, 0.0], &[0.0, 0.0], None), vec![0.5, 0.5]);
     }
 }
