@@ -15,7 +15,7 @@
 #   alone: the coverage that guides the fuzzer is that of the code under
 #   test, and no dependency changes;
 # - libFuzzer itself is Debian's prebuilt, optimised libFuzzer.a when it can
-#   be fetched (into .cache/libfuzzer/), else libfuzzer-sys compiles it.
+#   be fetched (into .cache/libfuzzer-16/), else libfuzzer-sys compiles it.
 # For a long session, optimise: FUZZ_OPT_LEVEL=3 FUZZ_DEPS_OPT_LEVEL=3
 # FUZZ_SECONDS=600 make fuzz (the dependencies are then compiled once more).
 set -euo pipefail
@@ -23,18 +23,25 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/fuzz"
 seconds="${FUZZ_SECONDS:-10}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# The fuzz targets (fuzz/Cargo.toml's bins), and the crates the wrapper
+# instruments: they and bob-eval.
+targets=(frontmatter reduce wiki_row)
 export RUSTC_WRAPPER="$root/scripts/fuzz-rustc.sh"
+export BOB_EVAL_FUZZ_CRATES="bob_eval ${targets[*]}"
 # Debian's libFuzzer (the package holds a static library and depends on a
-# clang that is not needed to link it): fetched once, unpacked, never
-# installed.
-libfuzzer="$root/.cache/libfuzzer/usr/lib/llvm-16/lib/libFuzzer.a"
+# clang that is not needed to link it): fetched once, unpacked aside, and
+# only a whole library is moved into .cache/; never installed.
+llvm=16
+libfuzzer="$root/.cache/libfuzzer-$llvm/libFuzzer.a"
 if [ ! -f "$libfuzzer" ] && command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null; then
   download="$(mktemp -d)"
-  if (cd "$download" && apt-get download -qq libfuzzer-16-dev >/dev/null 2>&1); then
-    mkdir -p "$root/.cache/libfuzzer"
-    dpkg-deb -x "$download"/libfuzzer-16-dev_*.deb "$root/.cache/libfuzzer"
+  if (cd "$download" && apt-get download -qq "libfuzzer-$llvm-dev" && dpkg-deb -x libfuzzer-"$llvm"-dev_*.deb x) >"$download/log" 2>&1; then
+    mkdir -p "$(dirname "$libfuzzer")"
+    cp "$download/x/usr/lib/llvm-$llvm/lib/libFuzzer.a" "$libfuzzer.part"
+    mv "$libfuzzer.part" "$libfuzzer"
   else
-    echo "fuzz: Debian's libfuzzer-16-dev could not be fetched: libfuzzer-sys compiles libFuzzer" >&2
+    why="$(tail -n 1 "$download/log")"
+    echo "fuzz: Debian's libfuzzer-$llvm-dev could not be fetched (${why:-no message}): libfuzzer-sys compiles libFuzzer" >&2
   fi
   rm -rf "$download"
 fi
@@ -50,7 +57,6 @@ profile=(--config "profile.dev.opt-level=$level"
 cargo build --locked --quiet "${profile[@]}"
 bin="$CARGO_TARGET_DIR/debug"
 mkdir -p artifacts
-targets=(frontmatter reduce wiki_row)
 declare -A pids
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
