@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO
 
-.PHONY: test test-fast test-real test-chaos claude test-deps demo evals check-wiki lint bench figures fuzz
+.PHONY: test test-fast test-real test-chaos claude test-deps demo evals check-wiki lint fmt-check bench figures fuzz
 
 test: claude test-deps
 	BOB_EVAL_REQUIRE_TIERS=1 scripts/test.sh
@@ -32,9 +32,14 @@ claude:
 test-deps:
 	scripts/install-test-deps.sh
 
-lint:
+# clippy's lints on every target, every warning an error: `cargo clippy
+# --workspace --all-targets -- -D warnings`, by scripts/clippy.sh, which CI's
+# `BOB_EVAL_LINT=1 make test` also builds the tests under.
+lint: fmt-check
+	scripts/clippy.sh $(CARGO) check --locked --workspace --all-targets
+
+fmt-check:
 	$(CARGO) fmt --check
-	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
 evals:
 	$(CARGO) run --locked --release --quiet -- sweep
