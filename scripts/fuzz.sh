@@ -9,7 +9,8 @@
 # The build is most of a short run's time, so it reuses the test build:
 # - the tests' dev profile and target folder (the main one, unless
 #   CARGO_TARGET_DIR moves it), so every dependency `make test` compiled is
-#   reused, not compiled again;
+#   reused, not compiled again (fuzz/Cargo.toml lists the main crate's
+#   dev-dependencies so that both builds resolve the same features);
 # - cargo-fuzz's SanitizerCoverage flags (-Cpasses and -Cllvm-args, both
 #   stable) are added by scripts/fuzz-rustc.sh to bob-eval and the targets
 #   alone: the coverage that guides the fuzzer is that of the code under

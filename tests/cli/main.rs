@@ -38,6 +38,7 @@ mod judge_calibration;
 mod judge_votes;
 mod label;
 mod layers;
+mod manifests;
 mod names;
 mod pipelines;
 mod provenance;
