@@ -90,7 +90,8 @@ impl Evidence for World {
 }
 
 /// Run again with nothing changed: zero model calls, nothing spent, the same
-/// numbers; then edit one case of the four: only its runs are bought again.
+/// numbers; then edit one case of the four: only its runs are bought again;
+/// and `--fresh` buys a stored case again.
 #[test]
 fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
     if !tier::present(Tool::Claude) {
@@ -144,11 +145,12 @@ fn unchanged_runs_are_reused_and_only_an_edited_case_is_bought_again() {
         case(&first, "fires")["digest"]
     );
 
-    // --fresh buys everything again.
-    let before = w.calls(None);
-    let fresh = w.run(&["--fresh"]);
+    // --fresh buys again what the store holds (one case: enough to show it).
+    let (before_b, before_all) = (w.calls(Some(QUIET_B)), w.calls(None));
+    let fresh = w.run(&["--fresh", "--case", "quiet-b"]);
     assert_eq!(fresh["reused_runs"], 0);
-    assert!(w.calls(None) > before);
+    assert_eq!(w.calls(Some(QUIET_B)) - before_b, 2, "both arms again");
+    assert_eq!(w.calls(None) - before_all, 2);
 }
 
 /// Naming a judge buys again only the cases a judge grades (`fires` and

@@ -51,9 +51,9 @@ impl Payless for World {
         outcome(cmd)
     }
 
-    /// `run commit --runs 3`: the document.
+    /// `run commit --runs 2`: the document.
     fn run(&self) -> Value {
-        let (code, out, err) = self.bob(&["run", "commit", "--runs", "3", "--max-cost-usd", "5"]);
+        let (code, out, err) = self.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "5"]);
         assert_eq!(code, 0, "{out}\n{err}");
         serde_json::from_str(&out).unwrap()
     }
@@ -111,7 +111,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// 2 cases at --runs 3, run once; the skill edited, run again: the second run
+/// 2 cases at --runs 2, run once; the skill edited, run again: the second run
 /// asks the model for the with arm only, the same requests it made for the
 /// with arm the first time; its numbers and the grader flags of its runs are
 /// those of the first run. Then an edit of a case re-buys both arms of it.
@@ -137,7 +137,7 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
         .cloned()
         .collect();
     let runs1 = agent1.iter().filter(|r| first_turn(r)).count();
-    assert_eq!(runs1, 12, "2 cases × 2 arms × 3 runs");
+    assert_eq!(runs1, 8, "2 cases × 2 arms × 2 runs");
 
     w.edit("skills/commit/SKILL.md", |t| format!("{t}{EDIT}"));
     let second = w.run();
@@ -168,10 +168,10 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
         seen2 == seen1,
         "the single-arm requests differ from the with arm's under with-without"
     );
-    assert_eq!(judge2, 9, "3 votes per fires run with the skill");
+    assert_eq!(judge2, 6, "3 votes per fires run with the skill");
     assert_eq!(
-        second["reused_runs"], 6,
-        "the without arm: 2 cases × 3 runs"
+        second["reused_runs"], 4,
+        "the without arm: 2 cases × 2 runs"
     );
     for key in ["with", "without", "delta", "verdict", "trigger_rate"] {
         assert_eq!(first[key], second[key], "{key}");
@@ -218,7 +218,7 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
         flags(first["run"].as_str().unwrap()),
         flags(second["run"].as_str().unwrap()),
     );
-    assert_eq!(a.len(), 6);
+    assert_eq!(a.len(), 4);
     assert_eq!(a, b);
     assert!(
         a.iter().any(|f| f.contains("\"fires\":true:false:true")),
@@ -228,7 +228,7 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
         .values()
         .filter(|r| r["key"]["arm"] == "without")
         .collect();
-    assert_eq!(without.len(), 6, "no without run was bought twice");
+    assert_eq!(without.len(), 4, "no without run was bought twice");
     assert!(without.iter().all(|r| r["key"]["item_digest"] == ""));
 
     // An edit of a case re-buys both arms of that case, nothing of the other.
@@ -239,9 +239,9 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
     let third = w.run();
     let three: Vec<Recorded> = w.api.requests()[before..].to_vec();
     let agent3 = agent(&three);
-    assert_eq!(agent3.len(), 6, "quiet: 2 arms × 3 runs, one turn each");
+    assert_eq!(agent3.len(), 4, "quiet: 2 arms × 2 runs, one turn each");
     assert!(agent3.iter().all(|r| r.user_text().contains(QUIET)));
-    assert_eq!(agent3.iter().filter(|r| r.offers_skill(SKILL)).count(), 3);
-    assert_eq!(third["reused_runs"], 6, "fires: both arms");
+    assert_eq!(agent3.iter().filter(|r| r.offers_skill(SKILL)).count(), 2);
+    assert_eq!(third["reused_runs"], 4, "fires: both arms");
     assert_eq!(case(&third, "quiet")["with"], case(&first, "quiet")["with"]);
 }

@@ -185,28 +185,6 @@ fn models() -> BTreeSet<&'static str> {
     ENTRIES.iter().map(|e| e.model).collect()
 }
 
-/// Every variable of the table set in the operator's environment, at once:
-/// the arms ask exactly what they ask without them, under every model.
-#[test]
-fn no_listed_variable_reaches_the_arms_from_the_environment() {
-    if !tier::present(Tool::Claude) {
-        return;
-    }
-    let w = world();
-    let all: Vec<(&str, &str)> = ENTRIES.iter().map(|e| (e.name, e.value)).collect();
-    for model in models() {
-        let clean = run(&w, model, &[], &[], None);
-        assert!(clean.requests > 0, "{model}: no request");
-        let polluted = run(&w, model, &["--fresh"], &all, None);
-        assert!(polluted.requests > 0, "{model}: --fresh bought nothing");
-        assert_eq!(
-            polluted.shapes, clean.shapes,
-            "{model}: the operator's variables reached the arms"
-        );
-        assert!(polluted.doc.get("platform_env").is_none());
-    }
-}
-
 /// The same variables (and `ANTHROPIC_MODEL`) in the operator's
 /// `~/.claude/settings.json` `env` block, and in the working folder's
 /// `.claude/settings.json` and `.claude/settings.local.json`: neither arm
@@ -279,19 +257,32 @@ fn no_settings_env_block_reaches_the_arms() {
     );
 }
 
-/// Each variable opted into with `--platform-env NAME=VALUE` reaches the
+/// Every variable of the table set in the operator's environment, at once:
+/// the arms ask exactly what they ask without them, under every model. And
+/// each variable opted into with `--platform-env NAME=VALUE` does reach the
 /// arms (what they ask changes), its runs are bought although runs of the
 /// same suite without it are stored (it is part of the key), and the
-/// document names it.
+/// document names it. One world: the runs without any variable are the
+/// yardstick of both.
 #[test]
-fn each_opt_in_reaches_the_arms_and_is_keyed() {
+fn no_listed_variable_reaches_the_arms_unless_opted_into_and_each_opt_in_is_keyed() {
     if !tier::present(Tool::Claude) {
         return;
     }
     let w = world();
+    let all: Vec<(&str, &str)> = ENTRIES.iter().map(|e| (e.name, e.value)).collect();
     let mut clean = std::collections::BTreeMap::new();
     for model in models() {
-        clean.insert(model, run(&w, model, &[], &[], None).shapes);
+        let plain = run(&w, model, &[], &[], None);
+        assert!(plain.requests > 0, "{model}: no request");
+        let polluted = run(&w, model, &["--fresh"], &all, None);
+        assert!(polluted.requests > 0, "{model}: --fresh bought nothing");
+        assert_eq!(
+            polluted.shapes, plain.shapes,
+            "{model}: the operator's variables reached the arms"
+        );
+        assert!(polluted.doc.get("platform_env").is_none());
+        clean.insert(model, plain.shapes);
     }
     for e in &ENTRIES {
         let opt = format!("{}={}", e.name, e.value);

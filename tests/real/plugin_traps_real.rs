@@ -1,7 +1,8 @@
 //! The silent traps `check` reports, each shown on the real `claude plugin
 //! eval` (offline, against the fake Messages API): a copy of the corpus plugin
-//! `release-kit` with one fault per case, run once; for each fault, what the
-//! platform does with it, and the finding `check --plugin` gives for it.
+//! `release-kit` with one fault per case, run once (the with arm); for each
+//! fault, what the platform does with it, and the finding `check --plugin`
+//! gives for it.
 
 use crate::support;
 use support::tier::{self, Tool};
@@ -43,15 +44,18 @@ fn finding<'a>(doc: &'a Value, code: &str, file: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {code} for {file} in {doc:#}"))
 }
 
-/// Run the real platform on `plugin`: exit code, stdout+stderr, result.
-fn platform(api: &FakeApi, plugin: &Path, extra: &[&str]) -> (Option<i32>, String, Value) {
+/// Run the real platform on `plugin`, the with arm alone (`--ablation
+/// none`, as bob-eval buys an edited item's runs): exit code,
+/// stdout+stderr, result. Every trap shows on the with arm and at load;
+/// the without arm, which loads no plugin, would only double the sessions.
+fn platform(api: &FakeApi, plugin: &Path) -> (Option<i32>, String, Value) {
     let dir = plugin.parent().unwrap();
     let out_dir = dir.join("out");
     let output = std::process::Command::new(claude_bin())
         .arg("plugin")
         .arg("eval")
         .arg(plugin)
-        .args(["--ablation", "with-without", "--output-dir"])
+        .args(["--ablation", "none", "--output-dir"])
         .arg(&out_dir)
         .args([
             "--threshold",
@@ -65,7 +69,6 @@ fn platform(api: &FakeApi, plugin: &Path, extra: &[&str]) -> (Option<i32>, Strin
             "-j",
             "4",
         ])
-        .args(extra)
         .current_dir(dir)
         .env_clear()
         .envs(platform_env(api, dir))
@@ -175,7 +178,7 @@ fn each_trap_is_what_the_platform_does() {
             .otherwise("OK.")
             .judge_passes_if_contains("### Added"),
     );
-    let (code, text, result) = platform(&api, &plugin, &[]);
+    let (code, text, result) = platform(&api, &plugin);
     assert_eq!(code, Some(0), "{text}");
     let doc = check(&plugin);
 
@@ -304,7 +307,7 @@ fn an_ignored_eval_dir_and_a_case_in_mocks_are_the_platform_s() {
         "schema_version: \"1.1\"\nname: stray\nexecution:\n  prompt: hi\ngraders:\n  - name: g\n    type: regex\n    pattern: x\n",
     );
     let api = FakeApi::start(Script::new().otherwise("no"));
-    let (code, text, result) = platform(&api, &plugin, &[]);
+    let (code, text, result) = platform(&api, &plugin);
     let doc = check(&plugin);
 
     assert!(
