@@ -316,8 +316,10 @@ fn a_timeout_names_no_file_of_the_removed_plugin_folder() {
     assert!(stderr.contains("--keep keeps the folder"), "{stderr}");
     assert!(!report.exists(), "nothing is written when the run fails");
 
+    // What --keep keeps goes to the test's folder, removed with it.
     let out = tree
         .cmd()
+        .env("TMPDIR", tree.work())
         .args([
             "run",
             "commit",

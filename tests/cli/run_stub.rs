@@ -258,7 +258,12 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
         stderr: std::fs::read(data("platform/run2_table_no_json.stderr.txt")).unwrap(),
         ..Switches::answering(data("platform/run2_table_no_json.json"))
     });
-    let out = env.run(&stub, &["commit", "--keep"]).output().unwrap();
+    // What --keep keeps goes to the test's folder, removed with it.
+    let out = env
+        .run(&stub, &["commit", "--keep"])
+        .env("TMPDIR", env.work.path())
+        .output()
+        .unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(

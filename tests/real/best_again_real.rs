@@ -79,7 +79,7 @@ fn a_proposal_measures_the_best_s_kept_files_head_to_head() {
             "run",
             "commit",
             "--runs",
-            "3",
+            "2",
             "--max-cost-usd",
             "5",
             "--out",
@@ -114,7 +114,7 @@ fn a_proposal_measures_the_best_s_kept_files_head_to_head() {
             "propose",
             "commit",
             "--runs",
-            "3",
+            "2",
             "--max-cost-usd",
             "5",
             "--pr",
@@ -138,8 +138,8 @@ fn a_proposal_measures_the_best_s_kept_files_head_to_head() {
         "propose: {} requests; {best_runs} answers after loading the best's version, {proposal_runs} after the proposal's",
         new.len()
     );
-    assert_eq!(best_runs, 3, "the best's fires case, 3 runs bought anew");
-    assert_eq!(proposal_runs, 3, "the proposal's fires case, 3 runs");
+    assert_eq!(best_runs, 2, "the best's fires case, 2 runs bought anew");
+    assert_eq!(proposal_runs, 2, "the proposal's fires case, 2 runs");
     // The decision compares the two fresh measurements: the best at its
     // fresh `with`, two-sample on its fresh runs.
     assert_eq!(d["best"]["run"], v["decision"]["best"]["run"]);
