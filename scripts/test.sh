@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo="${CARGO:-cargo}"
 if [ "${BOB_EVAL_LINT:-0}" = 1 ] && [ -z "${CLIPPY_ARGS:-}" ]; then
-  exec scripts/clippy.sh "$0" "$@"
+  exec scripts/clippy.sh scripts/test.sh "$@"
 fi
 if [ "${BOB_EVAL_LINT:-0}" = 1 ]; then
   "$cargo" build --locked --workspace --benches --examples
