@@ -70,9 +70,11 @@ impl World {
     }
 
     /// `base` (the test's `bob-eval --source <source> --home <home>`) with
-    /// the stub as the platform, run in the world's folder.
+    /// the stub as the platform, run in the world's folder, which is also its
+    /// TMPDIR: what a run leaves there (`--keep`'s folders) goes with the world.
     pub fn command(&self, mut base: Command) -> Command {
         base.current_dir(&self.root)
+            .env("TMPDIR", &self.root)
             .env("BOB_EVAL_CLAUDE", &self.stub.bin);
         base
     }

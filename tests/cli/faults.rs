@@ -50,10 +50,11 @@ impl Faults for World {
         self.work().join("result.json")
     }
 
-    /// `bob-eval --source <tree> --home <empty>`, run in the working folder.
+    /// `bob-eval --source <tree> --home <empty>`, run in the working folder,
+    /// which is also its TMPDIR (what `--keep` keeps goes with it).
     fn cmd(&self) -> Command {
         let mut cmd = bob(&self.source, &self.home());
-        cmd.current_dir(self.work());
+        cmd.current_dir(self.work()).env("TMPDIR", self.work());
         cmd
     }
 
@@ -316,10 +317,8 @@ fn a_timeout_names_no_file_of_the_removed_plugin_folder() {
     assert!(stderr.contains("--keep keeps the folder"), "{stderr}");
     assert!(!report.exists(), "nothing is written when the run fails");
 
-    // What --keep keeps goes to the test's folder, removed with it.
     let out = tree
         .cmd()
-        .env("TMPDIR", tree.work())
         .args([
             "run",
             "commit",

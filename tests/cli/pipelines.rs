@@ -607,8 +607,7 @@ output(to_json([whole, steps]));
             .arg(&script)
             .args(["commit", "--runs", "1", "--fresh"]);
         if keep {
-            // What --keep keeps goes to the world's folder, removed with it.
-            cmd.arg("--keep").env("TMPDIR", &w.root);
+            cmd.arg("--keep");
         }
         let out = cmd.output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

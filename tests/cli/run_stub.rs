@@ -40,10 +40,14 @@ impl Env {
         self.work.path().join("result.json")
     }
 
-    /// `bob-eval --source <source> --home <empty> run <args…>` in the working folder.
+    /// `bob-eval --source <source> --home <empty> run <args…>` in the working
+    /// folder, which is also its TMPDIR (what `--keep` keeps goes with it).
     fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = bob(&self.source, self.home.path());
-        cmd.current_dir(self.work.path()).arg("run").args(args);
+        cmd.current_dir(self.work.path())
+            .env("TMPDIR", self.work.path())
+            .arg("run")
+            .args(args);
         cmd
     }
 
@@ -258,12 +262,7 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
         stderr: std::fs::read(data("platform/run2_table_no_json.stderr.txt")).unwrap(),
         ..Switches::answering(data("platform/run2_table_no_json.json"))
     });
-    // What --keep keeps goes to the test's folder, removed with it.
-    let out = env
-        .run(&stub, &["commit", "--keep"])
-        .env("TMPDIR", env.work.path())
-        .output()
-        .unwrap();
+    let out = env.run(&stub, &["commit", "--keep"]).output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
