@@ -4,13 +4,21 @@
 //! dev-dependencies, and the test build asks for cc's `parallel`, which
 //! libfuzzer-sys turns on in the fuzz build.
 
-/// The dependency names of `section` (`[dev-dependencies]`, …) in `manifest`.
-fn names(manifest: &str, section: &str) -> Vec<String> {
+/// The lines of `section` (`[dev-dependencies]`, …) in `manifest`, up to
+/// the next section.
+fn section<'a>(manifest: &'a str, section: &str) -> Vec<&'a str> {
     manifest
         .lines()
         .skip_while(|l| l.trim() != section)
         .skip(1)
         .take_while(|l| !l.starts_with('['))
+        .collect()
+}
+
+/// The dependency names of `section` in `manifest`.
+fn names(manifest: &str, name: &str) -> Vec<String> {
+    section(manifest, name)
+        .into_iter()
         .filter_map(|l| l.split_once('=').map(|(name, _)| name.trim()))
         .filter(|name| !name.is_empty() && !name.starts_with('#'))
         .map(str::to_owned)
@@ -38,10 +46,9 @@ fn the_test_build_asks_for_cc_s_parallel_as_libfuzzer_sys_does() {
     assert!(names(&read("fuzz/Cargo.toml"), "[dependencies]").contains(&"libfuzzer-sys".into()));
     let build = read("testkit/Cargo.toml");
     assert!(
-        build
-            .lines()
-            .skip_while(|l| l.trim() != "[build-dependencies]")
+        section(&build, "[build-dependencies]")
+            .iter()
             .any(|l| l.starts_with("cc ") && l.contains("\"parallel\"")),
-        "{build}"
+        "testkit/Cargo.toml: {build}"
     );
 }
