@@ -29,6 +29,9 @@
 //!    clear by the last look is below [`AutoPolicy::futility`] (predictive
 //!    power: averaged over the effects the data leave plausible), stop:
 //!    *within noise* (neither before [`AutoPolicy::futility_from`] runs);
+//!    when every arm's runs scored all 0 or all 1, that chance is instead
+//!    the largest chance of runs this unanimous under a change of the
+//!    margin, computed exactly (`next::pinned_chance`);
 //! 5. otherwise the arms that can still move an open comparison run up to
 //!    n_{k+1}: for `helps` both arms of every case, except that a case whose
 //!    every run of both arms scored 1 runs its with arm alone while the
@@ -66,7 +69,7 @@ pub use expected::{EVALUATIONS, ExpectedRuns, expected_runs, spread};
 mod next;
 mod plan;
 mod policy;
-use next::{allocation, conditional_power, neyman};
+use next::{allocation, conditional_power, neyman, pinned_chance};
 pub use plan::{PLANNED_CAP, archive_variance};
 pub use policy::{AutoPolicy, MARGIN, Spending};
 #[cfg(test)]
@@ -465,17 +468,24 @@ pub fn adaptive_from<S: RunSource>(
         }
         // Futility: any open comparison the call needs that would most likely
         // not be settled by MAX.
+        // With a margin and every arm pinned, the chance of runs this
+        // unanimous under a change of the margin decides, exactly.
         let grows: Vec<bool> = (0..2 * cases).map(|i| arms[i / 2][i % 2]).collect();
+        let pinned = (policy.margin > 0.0)
+            .then(|| pinned_chance(&parts, policy.margin))
+            .flatten();
         let mut hopeless = helps.is_none()
-            && conditional_power(
-                comparison.suite.delta.value,
-                0.0,
-                &parts,
-                &grows,
-                policy,
-                z_last,
-                policy.futility_shuffled,
-            ) < policy.futility;
+            && pinned.unwrap_or_else(|| {
+                conditional_power(
+                    comparison.suite.delta.value,
+                    0.0,
+                    &parts,
+                    &grows,
+                    policy,
+                    z_last,
+                    policy.futility_shuffled,
+                )
+            }) < policy.futility;
         if let (Some((e, tie)), true) = (&beats, beats_open) {
             let (beats_parts, beats_grows) = beats_parts(&d.samples, best.expect("beats"), &arms);
             hopeless |= conditional_power(

@@ -92,6 +92,83 @@ pub(super) fn conditional_power(
     1.0 - normal_cdf((z_last - drift) * shrink / (1.0 - t).sqrt())
 }
 
+/// When every arm's runs so far scored all 0 or all 1 (pinned): the largest
+/// chance that they would, were the suite's delta `effect` away from the
+/// estimate in either direction. `None` when some arm is not pinned.
+///
+/// Under rates rᵢ the chance of an arm of n runs all at its end is
+/// (1 − xᵢ)ⁿ, xᵢ being how far rᵢ moved off that end; the least favourable
+/// rates minimise Σ nᵢ·(−ln(1 − xᵢ)) over the arms whose move pushes the
+/// delta that way, subject to Σ |cᵢ|·xᵢ = the distance to go, a convex
+/// problem solved exactly by its multiplier: xᵢ = max(0, 1 − nᵢ/(λ|cᵢ|)).
+/// An arm pinned now was pinned at every earlier look with the same value,
+/// so stopping the first time this chance is below β loses any change of
+/// `effect` at most β per pattern of pinned values: the futility stop of a
+/// suite with no noise at all, which [`conditional_power`] can only guess
+/// at with smoothed shares.
+pub(super) fn pinned_chance(parts: &[Part], effect: f64) -> Option<f64> {
+    let ran: Vec<&Part> = parts.iter().filter(|p| p.n > 0).collect();
+    let at_one = |p: &Part| p.sum >= p.n as f64;
+    if ran.iter().any(|p| p.sum > 0.0 && !at_one(p)) {
+        return None;
+    }
+    let estimate: f64 = ran.iter().map(|p| p.coef * p.sum / p.n as f64).sum();
+    let toward = |sign: f64| {
+        let distance = effect - sign * estimate;
+        if distance <= 0.0 {
+            return 1.0;
+        }
+        // (runs, |coef|) of the arms that can move the delta this way: an
+        // arm at 0 moves up, one at 1 down; an arm with no run moves freely.
+        let mut movers = vec![];
+        for p in parts.iter().filter(|p| p.coef != 0.0) {
+            let up = p.n == 0 || !at_one(p);
+            let down = p.n == 0 || at_one(p);
+            if (up && sign * p.coef > 0.0) || (down && sign * p.coef < 0.0) {
+                if p.n == 0 {
+                    return 1.0;
+                }
+                movers.push((p.n as f64, p.coef.abs()));
+            }
+        }
+        if movers.iter().map(|m| m.1).sum::<f64>() <= distance {
+            return 0.0;
+        }
+        let moved = |lambda: f64| -> Vec<f64> {
+            movers
+                .iter()
+                .map(|&(n, c)| (1.0 - n / (lambda * c)).max(0.0))
+                .collect()
+        };
+        let reach = |lambda: f64| -> f64 {
+            moved(lambda)
+                .iter()
+                .zip(&movers)
+                .map(|(x, m)| x * m.1)
+                .sum()
+        };
+        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+        while reach(hi) < distance {
+            hi *= 2.0;
+        }
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if reach(mid) < distance {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        moved(hi)
+            .iter()
+            .zip(&movers)
+            .map(|(x, m)| m.0 * (1.0 - x).ln())
+            .sum::<f64>()
+            .exp()
+    };
+    Some(toward(1.0).max(toward(-1.0)))
+}
+
 /// A part's share of the variance with its pass share smoothed
 /// ([`jeffreys_share`]): c²·q(1 − q)/n, 0 for an arm with no run. The
 /// futility projection's floor, so that 0 of 3 is not read as a rate known

@@ -227,15 +227,22 @@ fn reruns_only_the_unresolved_cases() {
 
 #[test]
 fn gives_up_when_nothing_can_come_of_it() {
-    // Every run passes in both arms: no difference, and little noise to
-    // hope in. 3 of 3 is not yet taken as a rate known to be 1 (the
-    // futility projection's Jeffreys floor), so the default gives up at
-    // its fifth look, 7 runs per arm of the 16 it may buy; a policy that
+    // Every run passes in both arms: no difference, and no noise. A change
+    // of the margin (0.2) would need the without arms down to 0.8 (or the
+    // with arms, the other way), and 12 runs of them all passing then has
+    // a chance of 0.8¹² = 0.069, below the futility threshold of 0.1: the
+    // default gives up at its first look, 3 runs per arm; a policy that
     // waits for 4 runs at its second.
     let mut s = Script::new(&[(ONE, ONE); 4]);
     let o = adaptive(&mut s, 4, &AutoPolicy::new(16), 100.0).unwrap();
     assert_eq!(o.stop, Stop::Futile);
-    assert_eq!((s.log.len(), o.runs), (5, 2 * 4 * 7));
+    assert_eq!((s.log.len(), o.runs), (1, 2 * 4 * 3));
+    // On two cases the same first look would have a chance of 0.8⁶ = 0.26:
+    // it takes 6 runs per arm (0.8¹² again) to give up.
+    let mut s = Script::new(&[(ONE, ONE); 2]);
+    let o = adaptive(&mut s, 2, &AutoPolicy::new(16), 100.0).unwrap();
+    assert_eq!(o.stop, Stop::Futile);
+    assert_eq!(o.runs, 2 * 2 * 6);
     let mut s = Script::new(&[(ONE, ONE); 4]);
     assert_eq!(
         adaptive(&mut s, 4, &AutoPolicy::haybittle_peto(), 100.0)
@@ -626,6 +633,68 @@ fn futility_plans_with_the_randomisation_variance_when_it_is_larger() {
     let b = next::conditional_power(1.0, 0.0, one, &grows[..2], &p, z, true);
     assert_eq!(a, b);
     assert!(AutoPolicy::new(16).futility_shuffled);
+}
+
+#[test]
+fn the_chance_of_pinned_runs_under_a_change_of_the_margin_is_exact() {
+    let arm = |x: usize, n: usize| crate::stats::interval::testing::arm(x, n);
+    let pair = |fires: usize, stored: usize| -> Vec<Part> {
+        vec![
+            Part::of(0.5, &arm(0, fires)),
+            Part::of(-0.5, &arm(0, stored)),
+            Part::of(0.5, &arm(fires, fires)),
+            Part::of(-0.5, &arm(stored, stored)),
+        ]
+    };
+    // A trigger pair that never fires, from an archive of 21 without-arm
+    // runs: a rise of 0.2 has its least favourable form in the firing
+    // case's with arm at 0.4 (lowering the quiet case's 21 stored passes
+    // costs more), so 5 with-arm runs all failing have a chance of 0.6⁵;
+    // a fall, in the quiet case's with arm at 0.6, the same.
+    let chance = next::pinned_chance(&pair(5, 21), 0.2).unwrap();
+    assert!((chance - 0.6_f64.powi(5)).abs() < 1e-9, "{chance}");
+    // Fresh, both arms at 6 runs: the rise is shared by the firing case's
+    // with arm and the quiet case's without arm, 0.2 each: 0.8¹².
+    let chance = next::pinned_chance(&pair(6, 6), 0.2).unwrap();
+    assert!((chance - 0.8_f64.powi(12)).abs() < 1e-9, "{chance}");
+    // More runs, less chance; an arm with no run can hide anything.
+    assert!(next::pinned_chance(&pair(8, 21), 0.2).unwrap() < 0.6_f64.powi(7));
+    let mut unrun = pair(5, 21);
+    unrun[0] = Part::of(0.5, &[]);
+    assert_eq!(next::pinned_chance(&unrun, 0.2), Some(1.0));
+    // An estimate already a margin away: nothing to rule out that way.
+    let fires = vec![
+        Part::of(0.5, &arm(3, 3)),
+        Part::of(-0.5, &arm(0, 21)),
+        Part::of(0.5, &arm(3, 3)),
+        Part::of(-0.5, &arm(21, 21)),
+    ];
+    assert_eq!(next::pinned_chance(&fires, 0.2), Some(1.0));
+    // An arm that is not pinned: not for this rule.
+    let mut noisy = pair(5, 21);
+    noisy[0] = Part::of(0.5, &arm(2, 5));
+    assert_eq!(next::pinned_chance(&noisy, 0.2), None);
+    // Far, but within reach: a tiny chance; a change of 1 needs every
+    // moving arm at its other end, which these runs rule out.
+    let far = next::pinned_chance(&pair(5, 21), 0.9).unwrap();
+    assert!(far > 0.0 && far < 1e-20, "{far}");
+    assert_eq!(next::pinned_chance(&pair(5, 21), 1.0), Some(0.0));
+}
+
+#[test]
+fn a_pinned_pair_that_never_fires_gives_up_once_a_rise_of_the_margin_is_unlikely() {
+    // The pair from an archive of 20 without-arm runs: the firing case
+    // never fires (0 in both arms), the quiet case always passes. The
+    // first round (3 with-arm runs, a top-up of 1) leaves a chance of
+    // 0.6³ = 0.22 for a rise of 0.2; each look adds one with-arm run per
+    // case, and at 5 runs 0.6⁵ = 0.078 is below 0.1.
+    let stored = vec![vec![0.0; 20], vec![1.0; 20]];
+    let mut s = Script::new(&[(ZERO, ZERO), (ONE, ONE)]);
+    let p = AutoPolicy::new(PLANNED_CAP).planned_for(2, MARGIN);
+    let o = adaptive_from(&mut s, 2, &p, 100.0, None, &stored).unwrap();
+    assert_eq!(o.stop, Stop::Futile);
+    assert_eq!(o.samples[0].with.len(), 5);
+    assert_eq!(o.runs, 2 * (5 + 1));
 }
 
 #[test]
