@@ -280,10 +280,18 @@ fn skill_that_fires_improves_the_with_arm() {
 
 /// The model never fires the skill and answers BAD everywhere.
 /// fires: with 0 (both graders fail), without 0 → delta 0; its indicator fails
-/// 2/2. quiet: 1, 1. Suite: with 0.5, without 0.5, delta 0, no-signal;
-/// trigger_rate: 0/2 on fires + 2/2 on quiet = 0.5.
+/// on every run. quiet: 1, 1. Suite: with 0.5, without 0.5, delta 0,
+/// no-signal; trigger_rate: 0 on fires + 1 on quiet = 0.5.
+///
+/// Bought under `--runs auto`: every arm is pinned (all 0 or all 1), so
+/// auto gives up once runs this unanimous are unlikely under a change of
+/// the margin (0.2). That change needs the fires with arm and the quiet
+/// without arm 0.2 off their ends (or the mirror), which leaves n runs of
+/// each all at their ends a chance of 0.8²ⁿ: 0.107 at 5 runs per arm, above
+/// the futility threshold of 0.1, and 0.069 at 6. So 6 runs per arm, in 4
+/// rounds (looks at 3, 4, 5 and 6 of the 80 planned).
 #[test]
-fn skill_that_never_fires_shows_in_the_trigger_rate() {
+fn skill_that_never_fires_shows_in_the_trigger_rate_and_auto_gives_up_on_it_exactly() {
     if !tier::present(Tool::Claude) {
         return;
     }
@@ -294,7 +302,7 @@ fn skill_that_never_fires_shows_in_the_trigger_rate() {
     );
     let run = Run::new(
         &api,
-        &["--runs", "2", "--max-cost-usd", "1", "--model", MODEL],
+        &["--runs", "auto", "--max-cost-usd", "1", "--model", MODEL],
     );
     let doc = run.document();
     assert_header(&doc, 1.0);
@@ -308,12 +316,23 @@ fn skill_that_never_fires_shows_in_the_trigger_rate() {
     assert_eq!(num(&fires["with"]), 0.0);
     assert_eq!(num(&fires["without"]), 0.0);
     assert_eq!(num(&fires["trigger_rate"]), 0.0);
-    assert_eq!(fires["runs"], 2 * RUNS);
     let quiet = case(&doc, "quiet");
     assert_eq!(num(&quiet["with"]), 1.0);
     assert_eq!(num(&quiet["trigger_rate"]), 1.0);
-    // The skill was on offer on the with arm; the model just never took it.
+    let stderr = run.stderr();
+    let auto = &doc["stats"]["auto"];
+    assert_eq!(
+        (auto["rounds"].as_u64(), auto["stop"].as_str()),
+        (Some(4), Some("more runs would most likely not settle it")),
+        "{stderr}"
+    );
+    for c in [&fires, &quiet] {
+        assert_eq!(c["runs"], 2 * 6, "{c}");
+    }
+    // One agent turn a run: the skill is on offer on the with arm, and
+    // the model never takes it.
     let log = api.requests();
+    assert_eq!(api.requests_of(Kind::Agent).len(), 4 * 6, "{stderr}");
     assert!(
         turns(&log, FIRES_PROMPT)
             .iter()
