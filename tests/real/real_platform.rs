@@ -329,10 +329,10 @@ fn skill_that_never_fires_shows_in_the_trigger_rate_and_auto_gives_up_on_it_exac
     for c in [&fires, &quiet] {
         assert_eq!(c["runs"], 2 * 6, "{c}");
     }
-    // One agent turn a run: the skill is on offer on the with arm, and
-    // the model never takes it.
+    // One agent turn a run, two cases, two arms, 6 runs each: the skill is
+    // on offer on the with arm, and the model never takes it.
     let log = api.requests();
-    assert_eq!(api.requests_of(Kind::Agent).len(), 4 * 6, "{stderr}");
+    assert_eq!(api.requests_of(Kind::Agent).len(), 2 * 2 * 6, "{stderr}");
     assert!(
         turns(&log, FIRES_PROMPT)
             .iter()
