@@ -283,13 +283,13 @@ fn skill_that_fires_improves_the_with_arm() {
 /// on every run. quiet: 1, 1. Suite: with 0.5, without 0.5, delta 0,
 /// no-signal; trigger_rate: 0 on fires + 1 on quiet = 0.5.
 ///
-/// Bought under `--runs auto`: every arm is pinned (all 0 or all 1), so
-/// auto gives up once runs this unanimous are unlikely under a change of
-/// the margin (0.2). That change needs the fires with arm and the quiet
-/// without arm 0.2 off their ends (or the mirror), which leaves n runs of
-/// each all at their ends a chance of 0.8²ⁿ: 0.107 at 5 runs per arm, above
-/// the futility threshold of 0.1, and 0.069 at 6. So 6 runs per arm, in 4
-/// rounds (looks at 3, 4, 5 and 6 of the 80 planned).
+/// Bought under `--runs auto --min-effect 0.3`: every arm is pinned (all 0
+/// or all 1), so auto gives up once runs this unanimous are unlikely under
+/// a change of the minimum effect. A change of 0.3 needs the fires with
+/// arm and the quiet without arm 0.3 off their ends (or the mirror), which
+/// leaves n runs of each all at their ends a chance of 0.7²ⁿ: 0.118 at 3
+/// runs per arm, above the futility threshold of 0.1, and 0.058 at 4. So 4
+/// runs per arm, in 2 rounds.
 #[test]
 fn skill_that_never_fires_shows_in_the_trigger_rate_and_auto_gives_up_on_it_exactly() {
     if !tier::present(Tool::Claude) {
@@ -302,7 +302,16 @@ fn skill_that_never_fires_shows_in_the_trigger_rate_and_auto_gives_up_on_it_exac
     );
     let run = Run::new(
         &api,
-        &["--runs", "auto", "--max-cost-usd", "1", "--model", MODEL],
+        &[
+            "--runs",
+            "auto",
+            "--min-effect",
+            "0.3",
+            "--max-cost-usd",
+            "1",
+            "--model",
+            MODEL,
+        ],
     );
     let doc = run.document();
     assert_header(&doc, 1.0);
@@ -323,16 +332,16 @@ fn skill_that_never_fires_shows_in_the_trigger_rate_and_auto_gives_up_on_it_exac
     let auto = &doc["stats"]["auto"];
     assert_eq!(
         (auto["rounds"].as_u64(), auto["stop"].as_str()),
-        (Some(4), Some("more runs would most likely not settle it")),
+        (Some(2), Some("more runs would most likely not settle it")),
         "{stderr}"
     );
     for c in [&fires, &quiet] {
-        assert_eq!(c["runs"], 2 * 6, "{c}");
+        assert_eq!(c["runs"], 2 * 4, "{c}");
     }
-    // One agent turn a run, two cases, two arms, 6 runs each: the skill is
+    // One agent turn a run, two cases, two arms, 4 runs each: the skill is
     // on offer on the with arm, and the model never takes it.
     let log = api.requests();
-    assert_eq!(api.requests_of(Kind::Agent).len(), 2 * 2 * 6, "{stderr}");
+    assert_eq!(api.requests_of(Kind::Agent).len(), 2 * 2 * 4, "{stderr}");
     assert!(
         turns(&log, FIRES_PROMPT)
             .iter()
