@@ -276,6 +276,10 @@ fn arguments(plugin_dir: &Utf8Path, opts: &RunOptions) -> Vec<String> {
     args
 }
 
+/// The platform's config folder (`CLAUDE_CONFIG_DIR`), in its temp folder
+/// beside the plugin ([`crate::plugin::Plugin::scratch`]).
+const CONFIG_FOLDER: &str = "bob-eval-config";
+
 fn output_dir(plugin_dir: &Utf8Path) -> Utf8PathBuf {
     plugin_dir.join(".bob-eval").join("out")
 }
@@ -311,8 +315,11 @@ pub fn run(
     // The environment bob-eval controls (docs/platform.md): an empty config
     // folder of its own (no settings `env` block), no variable that chooses
     // or shapes the model but those opted into, and a working folder of its
-    // own (no project settings).
-    let config = work.join("config");
+    // own (no project settings). The config folder sits beside the plugin,
+    // not in it: the platform rewrites and rotates files there while its
+    // sessions run, and a file that vanishes inside the plugin while another
+    // run screens the plugin's tree fails that run (ENOENT).
+    let config = plugin.scratch.join(CONFIG_FOLDER);
     std::fs::create_dir_all(&config).map_err(|e| Error::io(&config, "creating", e))?;
     let operator: Vec<(String, String)> = platform.env.pairs();
     let var = |name: &str| {

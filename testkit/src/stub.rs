@@ -35,6 +35,7 @@ if [ "$1" = "--version" ]; then
   cat "$D/version"; exit 0
 fi
 pwd > "$D/cwd"
+printf '%s\n' "$CLAUDE_CONFIG_DIR" > "$D/config"
 printf '%s\n' "$@" > "$D/argv"
 out=""
 prev=""
@@ -281,6 +282,7 @@ impl Stub {
     /// - `calls`: every call's arguments, one call a line, `--version` included;
     /// - `argv`: the last eval call's arguments, one a line;
     /// - `cwd`: the folder the last eval ran in;
+    /// - `config`: the last eval's `CLAUDE_CONFIG_DIR`;
     /// - `manifest`: `real` once a plugin's manifest was a real file (no link);
     /// - `item-link`: where the plugin's `skills/commit` link pointed;
     /// - `started`, `signalled`: the plugins (by manifest name), one a line, that

@@ -130,6 +130,13 @@ fn default_model_argv_cwd_plugin_and_numbers() {
         Path::new(&plugin).join(".bob-eval"),
         "runs in a folder of its own (no project settings reach it)"
     );
+    // Its config folder is its own too, and not inside the plugin, whose
+    // tree each run screens while the others' sessions rewrite that folder.
+    let config = stub.record("config").unwrap();
+    assert!(
+        Path::new(&config).ends_with("bob-eval-config") && !Path::new(&config).starts_with(&plugin),
+        "{config}"
+    );
     assert_eq!(stub.record("manifest").as_deref(), Some("real"));
     let link = stub.record("item-link").unwrap();
     assert!(Path::new(&link).is_absolute(), "{link}");

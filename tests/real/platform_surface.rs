@@ -171,6 +171,17 @@ fn every_field_of_a_real_result_has_its_row() {
         &std::fs::read(format!("{kept}/.bob-eval/out/aggregate-result.json")).unwrap(),
     )
     .unwrap();
+    // The platform's config folder, whose files its sessions rewrite and
+    // rotate while others screen the plugin's tree, is not in that tree.
+    let listing = std::process::Command::new("find")
+        .arg(&kept)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        listing.contains("aggregate-result.json") && !listing.contains(".claude.json"),
+        "{listing}"
+    );
     let mut found = BTreeSet::new();
     paths(&doc, "", &mut found);
     let rows = named(&section("### Fields of its result"));
