@@ -188,13 +188,13 @@ fn models() -> BTreeSet<&'static str> {
 /// The same variables (and `ANTHROPIC_MODEL`) in the operator's
 /// `~/.claude/settings.json` `env` block, and in the working folder's
 /// `.claude/settings.json` and `.claude/settings.local.json`: neither arm
-/// sees them. The control: a plain `claude -p` in that set-up does.
-#[test]
-fn no_settings_env_block_reaches_the_arms() {
-    if !tier::present(Tool::Claude) {
-        return;
-    }
-    let w = world();
+/// sees them, against `clean` (each model's shapes without any variable;
+/// the default model's is measured here). The control: a plain `claude -p`
+/// in that set-up does.
+fn no_settings_env_block_reaches_the_arms(
+    w: &RealWorld,
+    clean: &std::collections::BTreeMap<&str, BTreeSet<String>>,
+) {
     let block = |entries: &[&Entry]| -> String {
         let env: serde_json::Map<String, Value> = entries
             .iter()
@@ -218,15 +218,18 @@ fn no_settings_env_block_reaches_the_arms() {
         project.join(".claude/settings.local.json"),
     ];
     for model in models {
-        let clean = run(&w, model, &[], &[], Some(&project));
+        let clean = match clean.get(model) {
+            Some(shapes) => shapes.clone(),
+            None => run(w, model, &[], &[], Some(&project)).shapes,
+        };
         // Each file carries every entry.
         for file in &files {
             write(file, &block(&entries));
         }
-        let polluted = run(&w, model, &["--fresh"], &[], Some(&project));
+        let polluted = run(w, model, &["--fresh"], &[], Some(&project));
         assert!(polluted.requests > 0);
         assert_eq!(
-            polluted.shapes, clean.shapes,
+            polluted.shapes, clean,
             "{model}: a settings env block ({files:?}) reached the arms"
         );
         for file in &files {
@@ -262,8 +265,9 @@ fn no_settings_env_block_reaches_the_arms() {
 /// each variable opted into with `--platform-env NAME=VALUE` does reach the
 /// arms (what they ask changes), its runs are bought although runs of the
 /// same suite without it are stored (it is part of the key), and the
-/// document names it. One world: the runs without any variable are the
-/// yardstick of both.
+/// document names it. Then the same variables in settings `env` blocks
+/// ([`no_settings_env_block_reaches_the_arms`]). One world: the runs without
+/// any variable are the yardstick of all three.
 #[test]
 fn no_listed_variable_reaches_the_arms_unless_opted_into_and_each_opt_in_is_keyed() {
     if !tier::present(Tool::Claude) {
@@ -307,6 +311,7 @@ fn no_listed_variable_reaches_the_arms_unless_opted_into_and_each_opt_in_is_keye
         let again = run(&w, e.model, &["--platform-env", &opt], &[], None);
         assert_eq!(again.requests, 0, "{}: not reused", e.name);
     }
+    no_settings_env_block_reaches_the_arms(&w, &clean);
 }
 
 /// A logged-in operator's credential reaches the API although bob-eval
