@@ -30,7 +30,9 @@ pub struct Plugin {
     /// The platform's temp folder (its `TMPDIR`), beside the plugin and not
     /// inside it, so that the sandboxes the platform makes there are removed
     /// with the plugin whatever way the run ends, and no sandbox has the
-    /// suite's graders above it.
+    /// suite's graders above it. Its config folder is there too
+    /// (`platform::run`): the platform rewrites it while its runs screen
+    /// the plugin's tree.
     pub scratch: Utf8PathBuf,
     /// The temp folder; `None` once kept.
     temp: Option<tempfile::TempDir>,

@@ -101,52 +101,37 @@ pub(super) fn conditional_power(
 /// rates minimise Σ nᵢ·(−ln(1 − xᵢ)) over the arms whose move pushes the
 /// delta that way, subject to Σ |cᵢ|·xᵢ = the distance to go, a convex
 /// problem solved exactly by its multiplier: xᵢ = max(0, 1 − nᵢ/(λ|cᵢ|)).
-/// An arm pinned now was pinned at every earlier look with the same value,
-/// so stopping the first time this chance is below β loses any change of
-/// `effect` at most β per pattern of pinned values: the futility stop of a
-/// suite with no noise at all, which [`conditional_power`] can only guess
-/// at with smoothed shares.
+/// An arm with no run yet moves anywhere at no cost. An arm pinned now was
+/// pinned at every earlier look with the same value, so stopping the first
+/// time this chance is below β loses any change of `effect` at most β per
+/// pattern of pinned values: the futility stop of a suite with no noise at
+/// all, which [`conditional_power`] can only guess at with smoothed shares.
 pub(super) fn pinned_chance(parts: &[Part], effect: f64) -> Option<f64> {
-    let ran: Vec<&Part> = parts.iter().filter(|p| p.n > 0).collect();
+    let (ran, unrun): (Vec<&Part>, Vec<&Part>) = parts.iter().partition(|p| p.n > 0);
     let at_one = |p: &Part| p.sum >= p.n as f64;
     if ran.iter().any(|p| p.sum > 0.0 && !at_one(p)) {
         return None;
     }
     let estimate: f64 = ran.iter().map(|p| p.coef * p.sum / p.n as f64).sum();
+    let free: f64 = unrun.iter().map(|p| p.coef.abs()).sum();
     let toward = |sign: f64| {
-        let distance = effect - sign * estimate;
+        let distance = effect - sign * estimate - free;
         if distance <= 0.0 {
             return 1.0;
         }
         // (runs, |coef|) of the arms that can move the delta this way: an
-        // arm at 0 moves up, one at 1 down; an arm with no run moves freely.
-        let mut movers = vec![];
-        for p in parts.iter().filter(|p| p.coef != 0.0) {
-            let up = p.n == 0 || !at_one(p);
-            let down = p.n == 0 || at_one(p);
-            if (up && sign * p.coef > 0.0) || (down && sign * p.coef < 0.0) {
-                if p.n == 0 {
-                    return 1.0;
-                }
-                movers.push((p.n as f64, p.coef.abs()));
-            }
-        }
+        // arm at 0 moves up, one at 1 down.
+        let movers: Vec<(f64, f64)> = ran
+            .iter()
+            .filter(|p| p.coef != 0.0 && (sign * p.coef > 0.0) != at_one(p))
+            .map(|p| (p.n as f64, p.coef.abs()))
+            .collect();
         if movers.iter().map(|m| m.1).sum::<f64>() <= distance {
             return 0.0;
         }
-        let moved = |lambda: f64| -> Vec<f64> {
-            movers
-                .iter()
-                .map(|&(n, c)| (1.0 - n / (lambda * c)).max(0.0))
-                .collect()
-        };
-        let reach = |lambda: f64| -> f64 {
-            moved(lambda)
-                .iter()
-                .zip(&movers)
-                .map(|(x, m)| x * m.1)
-                .sum()
-        };
+        // How far an arm moves at multiplier λ, and how far they all reach.
+        let moved = |lambda: f64, (n, c): (f64, f64)| (1.0 - n / (lambda * c)).max(0.0);
+        let reach = |lambda: f64| -> f64 { movers.iter().map(|&m| moved(lambda, m) * m.1).sum() };
         let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
         while reach(hi) < distance {
             hi *= 2.0;
@@ -159,10 +144,9 @@ pub(super) fn pinned_chance(parts: &[Part], effect: f64) -> Option<f64> {
                 hi = mid;
             }
         }
-        moved(hi)
+        movers
             .iter()
-            .zip(&movers)
-            .map(|(x, m)| m.0 * (1.0 - x).ln())
+            .map(|&m| m.0 * (1.0 - moved(hi, m)).ln())
             .sum::<f64>()
             .exp()
     };

@@ -662,6 +662,12 @@ fn the_chance_of_pinned_runs_under_a_change_of_the_margin_is_exact() {
     let mut unrun = pair(5, 21);
     unrun[0] = Part::of(0.5, &[]);
     assert_eq!(next::pinned_chance(&unrun, 0.2), Some(1.0));
+    // A smaller unrun arm goes part of the way for free: the firing case's
+    // with arm need only reach 0.2 for the rest.
+    let mut part_way = pair(5, 21);
+    part_way.push(Part::of(0.1, &[]));
+    let chance = next::pinned_chance(&part_way, 0.2).unwrap();
+    assert!((chance - 0.8_f64.powi(5)).abs() < 1e-9, "{chance}");
     // An estimate already a margin away: nothing to rule out that way.
     let fires = vec![
         Part::of(0.5, &arm(3, 3)),
