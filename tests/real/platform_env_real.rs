@@ -16,7 +16,7 @@
 use crate::support;
 
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
 use support::real::RealWorld;
@@ -191,10 +191,7 @@ fn models() -> BTreeSet<&'static str> {
 /// sees them, against `clean` (each model's shapes without any variable;
 /// the default model's is measured here). The control: a plain `claude -p`
 /// in that set-up does.
-fn no_settings_env_block_reaches_the_arms(
-    w: &RealWorld,
-    clean: &std::collections::BTreeMap<&str, BTreeSet<String>>,
-) {
+fn no_settings_env_block_reaches_the_arms(w: &RealWorld, clean: &BTreeMap<&str, BTreeSet<String>>) {
     let block = |entries: &[&Entry]| -> String {
         let env: serde_json::Map<String, Value> = entries
             .iter()
@@ -275,7 +272,7 @@ fn no_listed_variable_reaches_the_arms_unless_opted_into_and_each_opt_in_is_keye
     }
     let w = world();
     let all: Vec<(&str, &str)> = ENTRIES.iter().map(|e| (e.name, e.value)).collect();
-    let mut clean = std::collections::BTreeMap::new();
+    let mut clean = BTreeMap::new();
     for model in models() {
         let plain = run(&w, model, &[], &[], None);
         assert!(plain.requests > 0, "{model}: no request");
