@@ -70,6 +70,15 @@ pub struct Price {
 struct PricedRuns {
     about: f64,
     most: u32,
+    /// The evaluation's ceiling, which "at most" never passes.
+    ceiling: f64,
+}
+
+impl PricedRuns {
+    /// "At most" at `per_run` dollars a run: the most runs, held to the ceiling.
+    fn at_most(&self, per_run: f64) -> f64 {
+        crate::document::round4((per_run * f64::from(self.most)).min(self.ceiling))
+    }
 }
 
 /// The price of detecting a change of `min_effect` on the suite `cases`
@@ -162,6 +171,7 @@ pub fn price_held(
     let bought = PricedRuns {
         about: expected.map_or_else(|| f64::from(archive.bought(k, runs)), |e| e.at_effect),
         most: archive.bought(k, buys_at_most),
+        ceiling,
     };
     let round = crate::document::round4;
     Price {
@@ -174,7 +184,7 @@ pub fn price_held(
         per_run_usd: per_run.map(round),
         basis: basis.map(str::to_owned),
         about_usd: per_run.map(|c| round(c * bought.about)),
-        at_most_usd: round(per_run.map_or(ceiling, |c| (c * f64::from(bought.most)).min(ceiling))),
+        at_most_usd: per_run.map_or(round(ceiling), |c| bought.at_most(c)),
         buys_at_most,
         expected,
         bought,
@@ -201,7 +211,7 @@ impl Price {
         self.per_run_usd = Some(round(per_run));
         self.basis = Some("rough".into());
         self.about_usd = Some(round(per_run * self.bought.about));
-        self.at_most_usd = round((per_run * f64::from(self.bought.most)).min(self.at_most_usd));
+        self.at_most_usd = self.bought.at_most(per_run);
         self
     }
 
@@ -239,14 +249,6 @@ impl Price {
                 self.at_most_usd
             );
         };
-        let short = if self.buys_at_most < self.runs_per_arm {
-            format!(
-                "; this evaluation buys at most {} per arm, so it detects a change that size less often",
-                self.buys_at_most
-            )
-        } else {
-            String::new()
-        };
         let whence = match self.basis.as_deref() {
             Some("rough") => "rough: no run on this model is stored yet".to_string(),
             basis => format!("this store's mean for this {}", basis.unwrap_or("model")),
@@ -255,10 +257,31 @@ impl Price {
             0 => String::new(),
             n => format!(", {n} stored without-arm run(s) counted and not bought again"),
         };
+        let about = self.about_usd.unwrap_or_default();
+        let basis = format!("{runs} at ${per_run:.4} a run, {whence}{stored}");
+        // "At most" is what this evaluation can spend: when that buys less
+        // than the decision takes, the line says so instead of putting a
+        // smaller "at most" after the "about".
+        let short = self.buys_at_most < self.runs_per_arm;
+        if !short && self.at_most_usd >= about {
+            return format!(
+                "{head}: about ${about:.2}, at most ${:.2} ({basis})",
+                self.at_most_usd
+            );
+        }
+        let by_ceiling = per_run * f64::from(self.bought.most) > self.bought.ceiling;
+        let mut limits = vec![];
+        if short {
+            limits.push(format!("buys at most {} runs per arm", self.buys_at_most));
+        }
+        limits.push(if by_ceiling {
+            format!("stops at its ceiling, at most ${:.2}", self.at_most_usd)
+        } else {
+            format!("costs at most ${:.2}", self.at_most_usd)
+        });
         format!(
-            "{head}: about ${:.2}, at most ${:.2} ({runs} at ${per_run:.4} a run, {whence}{stored}{short})",
-            self.about_usd.unwrap_or_default(),
-            self.at_most_usd,
+            "{head}: about ${about:.2} ({basis}); this evaluation {}, so it detects a change that size less often",
+            limits.join(" and ")
         )
     }
 }
@@ -297,10 +320,20 @@ mod tests {
         assert_eq!(p.at_most_usd, 1.28, "16 × 2 × 2 × 0.02");
         assert_eq!(
             p.words(),
-            "detecting +0.20 at 80 % power: about $3.12, at most $1.28 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite; this evaluation buys at most 16 per arm, so it detects a change that size less often)"
+            "detecting +0.20 at 80 % power: about $3.12 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite); this evaluation buys at most 16 runs per arm and costs at most $1.28, so it detects a change that size less often"
         );
-        // Held to the ceiling.
-        assert_eq!(price(&costs, &cases, 0.2, 50, 2.0).at_most_usd, 2.0);
+        // Held to the ceiling, which then says so: no "at most" under the "about".
+        let capped = price(&costs, &cases, 0.2, 50, 2.0);
+        assert_eq!(capped.at_most_usd, 2.0);
+        assert_eq!(
+            capped.words(),
+            "detecting +0.20 at 80 % power: about $3.12 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite); this evaluation stops at its ceiling, at most $2.00, so it detects a change that size less often"
+        );
+        // Enough runs and money: "about $X, at most $Y".
+        assert_eq!(
+            price(&costs, &cases, 0.2, 50, 10.0).words(),
+            "detecting +0.20 at 80 % power: about $3.12, at most $4.00 (39 runs per arm of each case at $0.0200 a run, this store's mean for this suite)"
+        );
         // Nothing stored for the suite: the model's mean; nothing at all: no price.
         let p = price(&costs, &["new".to_string()], 0.2, 16, 2.0);
         assert_eq!(p.basis.as_deref(), Some("model"));
