@@ -56,6 +56,18 @@ impl Commands {
         )
     }
 
+    /// `bob-eval VERB ITEM --runs T`: this version again with `more` more
+    /// runs per arm of each case, as `run` or `exam` (the runs kept in the
+    /// evidence store are reused).
+    fn again(&self, verb: &str, more: u32) -> String {
+        format!(
+            "bob-eval {verb} {} --runs {}{}",
+            self.item,
+            self.total(more),
+            self.model_flag()
+        )
+    }
+
     /// Measure the recorded best's kept version again, fresh, head to head.
     pub(super) fn best_again(&self, more: u32) -> String {
         format!(
@@ -138,5 +150,25 @@ impl Commands {
             ));
         }
         out
+    }
+}
+
+/// The command that settles `result`'s suite delta when it is within noise
+/// and more runs of this result would settle it: `verb` (`run` or `exam`)
+/// again on the runs per arm the advisory asks for, so the headline's
+/// "about N more runs" can be followed as printed. `None` when the delta is
+/// clear, or no number of runs would settle it.
+pub fn settle_on_more_runs(result: &SkillEval, verb: &str) -> Option<String> {
+    use crate::stats::Advisory;
+    match result.stats.as_ref().map(|s| &s.suite.advisory) {
+        Some(Advisory::WithinNoise {
+            runs_needed: Some(n),
+            against_runs: false,
+            ..
+        }) => Some(format!(
+            "settle it on more runs: {} (the runs kept in the evidence store are reused)",
+            Commands::of(result).again(verb, *n)
+        )),
+        _ => None,
     }
 }

@@ -603,3 +603,48 @@ fn every_spelling_of_a_model_meets_its_best() {
         assert!(!d.accepted, "{recorded} then {gated}: {d:?}");
     }
 }
+
+#[test]
+fn a_delta_within_noise_names_the_command_that_settles_it() {
+    use super::settle_on_more_runs;
+    // 2 of 3 against 1 of 3 on two cases: within noise, more runs would settle it.
+    let noisy = measured(
+        &[
+            (&passes(2, 3), &passes(1, 3)),
+            (&passes(2, 3), &passes(1, 3)),
+        ],
+        None,
+    );
+    let more = match noisy.stats.as_ref().map(|s| &s.suite.advisory) {
+        Some(crate::stats::Advisory::WithinNoise {
+            runs_needed: Some(n),
+            ..
+        }) => *n,
+        other => panic!("{other:?}"),
+    };
+    let mut on_default = noisy.clone();
+    on_default.model = "default".into();
+    let step = settle_on_more_runs(&on_default, "exam").expect("a command");
+    let total = (3 + more).min(50);
+    assert!(
+        step.starts_with(&format!(
+            "settle it on more runs: bob-eval exam {} --runs {total} (",
+            noisy.item
+        )),
+        "{step}"
+    );
+    // The model, unless the platform's default, goes with it.
+    let mut on_haiku = noisy.clone();
+    on_haiku.model = "haiku".into();
+    assert!(
+        settle_on_more_runs(&on_haiku, "run")
+            .unwrap()
+            .contains(&format!("--runs {total} --model haiku (")),
+    );
+    // A clear delta needs nothing more.
+    let clear = measured(
+        &[(&ones(10), &passes(0, 10)), (&ones(10), &passes(0, 10))],
+        None,
+    );
+    assert_eq!(settle_on_more_runs(&clear, "exam"), None);
+}

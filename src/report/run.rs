@@ -222,6 +222,9 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         signed(doc.delta),
         verdict_words(doc)
     );
+    if let Some(step) = crate::gate::settle_on_more_runs(doc, "run") {
+        let _ = writeln!(out, "  next: {step}");
+    }
     calibration_words(&mut out, doc);
     let cost = if replayed {
         format!(

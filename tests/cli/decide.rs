@@ -436,3 +436,36 @@ fn a_proposal_under_the_bare_rule_says_its_accept_may_be_luck() {
         "{out}"
     );
 }
+
+#[test]
+fn run_and_exam_name_the_command_that_settles_a_delta_within_noise() {
+    let w = World::new();
+    // `run` says it under its headline, `exam` as its last line; each runs as printed.
+    for verb in ["run", "exam"] {
+        let out = succeeds(w.bob(&[verb, "commit", "--model", "haiku"]));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("within noise"), "{text}");
+        let line = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))
+            .unwrap_or_else(|| panic!("{verb}: no command in {text}"));
+        let command = line.split(" (").next().unwrap();
+        let args: Vec<&str> = command
+            .strip_prefix("bob-eval ")
+            .unwrap()
+            .split(' ')
+            .collect();
+        assert_eq!(args[..2], [verb, "commit"], "{command}");
+        assert!(
+            args.contains(&"--runs") && args.contains(&"haiku"),
+            "{command}"
+        );
+        let before = w.calls().len();
+        succeeds(w.bob(&args));
+        assert!(w.calls().len() > before, "{command}: it bought runs");
+    }
+}

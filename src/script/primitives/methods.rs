@@ -117,6 +117,10 @@ fn register_result(props: &mut Props) {
             _ => Dynamic::UNIT,
         }
     });
+    // The exam again on the runs that would settle a delta within noise.
+    props.get("settle", |r: &mut EvalResult| -> Dynamic {
+        crate::gate::settle_on_more_runs(&r.doc, "exam").map_or(Dynamic::UNIT, Dynamic::from)
+    });
     props.get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
     props.get("efficiency", |r: &mut EvalResult| {
         read_only(&r.doc.efficiency)
