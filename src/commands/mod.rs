@@ -80,6 +80,12 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Run an item's suite with and without the item and print a skill-eval/1 document.
     ///
+    /// Before buying, the first line says what a decision costs from this
+    /// store's own cost per run ("detecting +0.20 at 80 % power: about $X,
+    /// at most $Y"; `--dry-run` says it and buys nothing). The summary goes
+    /// to stderr; a delta within noise says it may be luck and ends with the
+    /// command that settles it ("next: settle it on more runs: …").
+    ///
     /// Example: bob-eval run commit --model haiku --runs 1 --max-cost-usd 0.2 --out /tmp/commit.json
     Run(run::RunArgs),
     /// Decide whether a result beats the best recorded for its model; optionally record it.
