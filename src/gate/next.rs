@@ -157,18 +157,23 @@ impl Commands {
 /// and more runs of this result would settle it: `verb` (`run` or `exam`)
 /// again on the runs per arm the advisory asks for, so the headline's
 /// "about N more runs" can be followed as printed. `None` when the delta is
-/// clear, or no number of runs would settle it.
+/// clear, no number of runs would settle it, or the result already holds
+/// the most runs one `--runs` asks for.
 pub fn settle_on_more_runs(result: &SkillEval, verb: &str) -> Option<String> {
     use crate::stats::Advisory;
-    match result.stats.as_ref().map(|s| &s.suite.advisory) {
-        Some(Advisory::WithinNoise {
-            runs_needed: Some(n),
-            against_runs: false,
-            ..
-        }) => Some(format!(
+    let Some(Advisory::WithinNoise {
+        runs_needed: Some(n),
+        against_runs: false,
+        ..
+    }) = result.stats.as_ref().map(|s| &s.suite.advisory)
+    else {
+        return None;
+    };
+    let commands = Commands::of(result);
+    (commands.total(*n) > commands.runs).then(|| {
+        format!(
             "settle it on more runs: {} (the runs kept in the evidence store are reused)",
-            Commands::of(result).again(verb, *n)
-        )),
-        _ => None,
-    }
+            commands.again(verb, *n)
+        )
+    })
 }

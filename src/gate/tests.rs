@@ -641,6 +641,27 @@ fn a_delta_within_noise_names_the_command_that_settles_it() {
             .unwrap()
             .contains(&format!("--runs {total} --model haiku (")),
     );
+    // A result that already holds the most runs one `--runs` asks for:
+    // no command that would buy nothing.
+    let many = measured(
+        &[
+            (&passes(30, 60), &passes(28, 60)),
+            (&passes(30, 60), &passes(28, 60)),
+        ],
+        None,
+    );
+    assert!(
+        matches!(
+            many.stats.as_ref().map(|s| &s.suite.advisory),
+            Some(crate::stats::Advisory::WithinNoise {
+                runs_needed: Some(_),
+                ..
+            })
+        ),
+        "{:?}",
+        many.stats
+    );
+    assert_eq!(settle_on_more_runs(&many, "run"), None);
     // A clear delta needs nothing more.
     let clear = measured(
         &[(&ones(10), &passes(0, 10)), (&ones(10), &passes(0, 10))],
