@@ -210,21 +210,24 @@ pub const CEILING: f64 = 1.0;
 
 /// Words for a suite at its ceiling, when `best` (or else `with`) is there:
 /// no later result can be strictly above 1.00, so the suite needs a case the
-/// item does not yet pass before it can tell a better item apart.
-pub fn saturation(with: f64, best: Option<&BestEntry>, model: &str) -> Option<String> {
-    const FIX: &str =
-        "the suite can no longer tell a better item apart; add a case the item does not yet pass";
+/// item does not yet pass before it can tell a better item apart (the
+/// words name the command that starts one).
+pub fn saturation(with: f64, best: Option<&BestEntry>, model: &str, item: &str) -> Option<String> {
+    let fix = format!(
+        "the suite can no longer tell a better item apart; add a case the item does not yet pass (`bob-eval init {} --bare CASE` starts one)",
+        crate::text::line(item)
+    );
     if let Some(b) = best
         && round4(b.score) >= CEILING
     {
         return Some(format!(
-            "saturated: the best for {model} is already {}, the suite's ceiling, so no result can be above it: {FIX}",
+            "saturated: the best for {model} is already {}, the suite's ceiling, so no result can be above it: {fix}",
             fmt_score(CEILING)
         ));
     }
     (round4(with) >= CEILING).then(|| {
         format!(
-            "saturated: with is {}, the suite's ceiling, so once it is the best no later change can beat it: {FIX}",
+            "saturated: with is {}, the suite's ceiling, so once it is the best no later change can beat it: {fix}",
             fmt_score(CEILING)
         )
     })
@@ -456,7 +459,7 @@ pub fn decide_under(
         confidence,
         advice,
         suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
-        saturated: saturation(with, best.as_ref(), model),
+        saturated: saturation(with, best.as_ref(), model, &result.item),
         scored_by_trigger: result
             .scored_by_trigger()
             .map(|c| crate::document::scored_by_trigger_words(&c.name))

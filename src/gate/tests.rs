@@ -234,8 +234,12 @@ fn a_best_at_the_ceiling_is_named_saturated() {
         saturated.contains("the suite can no longer tell a better item apart"),
         "{saturated}"
     );
+    // The advice names the command that starts such a case.
+    let item = &result_t(1.0, 0.5, Some(1.0)).item;
     assert!(
-        saturated.contains("add a case the item does not yet pass"),
+        saturated.contains(&format!(
+            "add a case the item does not yet pass (`bob-eval init {item} --bare CASE` starts one)"
+        )),
         "{saturated}"
     );
     let words = d.advice_words("beats-best").expect("advice");
