@@ -99,6 +99,17 @@ for r in rows:
     put(f"{id_}/top-up {top}/c", c[1], line)
     put(f"{id_}/top-up {top}/share of fixed 10", clean(r[5]), line)
     put(f"{id_}/top-up {top}/a0", clean(r[6]), line)
+line, rows = table('| shape (2000 suites) | knowing')
+for r in rows:
+    id_ = f"yardstick/{r[0]}"
+    for label, cell in [('known', r[1]), ('planned', r[2])]:
+        runs, sh = [x.strip() for x in cell.split(',')]
+        put(f"{id_}/{label}/runs", runs, line)
+        put(f"{id_}/{label}/share of fixed 10", sh, line)
+    for label, cell in [('planned', r[3]), ('auto', r[4])]:
+        for kind, v in zip(['no difference', 'below 0.2', '0.2 or more'], cell.split(' / ')):
+            if v.strip() != '–':
+                put(f"{id_}/{label}/{kind}", v.strip(), line)
 line, rows = table('| cases | d |')
 for r in rows:
     for col, v in zip(['fixed 10', 'auto', 'from the store'], r[2:]):

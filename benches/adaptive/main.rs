@@ -34,6 +34,9 @@
 //! - `store`: auto from an archive of stored without-arm runs (its top-ups
 //!   counted) on every shape.
 //! - `archive`: the false-call rate given an archive.
+//! - `yardstick`: what Wald's SPRT of 0 against the minimum effect would
+//!   spend from the same archive on every shape, on the suites' own
+//!   variances and on the plan's (an idealisation, not a bound).
 //! - `power`: the share called clear against the true effect, per number
 //!   of cases.
 //! - `frontier` (only when named; minutes): a grid of 288 designs (MAX,
@@ -99,6 +102,9 @@ fn main() {
     }
     if wants("archive") {
         timed("archive", || store::given_archive(&mut results));
+    }
+    if wants("yardstick") {
+        timed("yardstick", store::yardstick);
     }
     if wants("power") {
         timed("power", || store::power(&mut results));

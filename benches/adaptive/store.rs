@@ -1,7 +1,8 @@
 //! `store` and `power`: auto from an archive of stored without-arm runs,
-//! the false-call rate given an archive, and the power curve.
+//! the false-call rate given an archive, and the power curve; `yardstick`:
+//! what Wald's SPRT would spend from the same archive, as an idealisation.
 
-use crate::figures::{self, Moments, figure, paired, quantile};
+use crate::figures::{self, Moments, estimate, figure, mean, paired, quantile};
 use crate::shapes::{SHAPE_LIST, shape_nulls, shape_suites, shape_suites_count};
 use crate::sim::{Buy, SEED, SHAPES, Simulated, Truth};
 use crate::tally::{on_cores_by, pct, setting, verdict};
@@ -247,5 +248,142 @@ pub(crate) fn power(results: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+/// The yardstick for the runs from the store: Wald's sequential probability
+/// ratio test of a suite delta of 0 against one of the minimum effect Δ
+/// (one-sided 2.5 %, power 80 %), on each suite's true rates, as if the
+/// delta's estimate were normal with a known variance. It stops the moment
+/// its boundary is reached (no looks, no overshoot), knows the variances
+/// and tests two simple hypotheses where auto holds its level over every
+/// rate: an idealisation, not a bound. Under the true delta δ it needs, in
+/// expectation, the information (P₁·ln A + (1 − P₁)·ln B) / (Δ·(δ − Δ/2))
+/// (−ln A·ln B / Δ² at Δ/2), P₁ being Wald's chance of accepting Δ; the
+/// runs are the with-arm runs per case that first give that much, the
+/// without arm starting from the archive and the top-up and bought beside
+/// the with arm beyond them, at least 5 per case when every arm is pinned
+/// (no valid test at the looks' levels calls the noiseless pair sooner).
+/// Two variances per run: the runs' own, p(1 − p); and the plan's, each
+/// with arm at its rate moved by up to Δ towards ½ (the change auto's plan
+/// keeps its power for).
+pub(crate) fn yardstick() {
+    let (alpha, beta, d) = (0.025f64, 0.2f64, MARGIN);
+    let (ln_a, ln_b) = (((1.0 - beta) / alpha).ln(), (beta / (1.0 - alpha)).ln());
+    let information = |delta: f64| -> f64 {
+        if (delta - d / 2.0).abs() < 1e-9 {
+            return -ln_a * ln_b / (d * d);
+        }
+        let h = (d - 2.0 * delta) / d;
+        let p1 = (1.0 - (h * ln_b).exp()) / ((h * ln_a).exp() - (h * ln_b).exp());
+        (p1 * ln_a + (1.0 - p1) * ln_b) / (d * (delta - d / 2.0))
+    };
+    let top_up = AutoPolicy::new(PLANNED_CAP).top_up;
+    let archive = ARCHIVE_RUNS + top_up;
+    let runs = |t: &Truth, planned: bool| -> f64 {
+        let k = t.0.len();
+        let var = |p: f64| p * (1.0 - p);
+        let arms: Vec<(f64, f64)> =
+            t.0.iter()
+                .map(|&(w, wo)| {
+                    let (w, wo) = (w as f64 / 10.0, wo as f64 / 10.0);
+                    let with = if !planned {
+                        var(w)
+                    } else if (w - 0.5).abs() <= d {
+                        var(0.5)
+                    } else {
+                        var(w - d * (w - 0.5).signum())
+                    };
+                    (with, var(wo))
+                })
+                .collect();
+        let needed = information(t.diff_tenths().abs() as f64 / (10.0 * k as f64));
+        let pinned = arms.iter().all(|&(a, b)| a == 0.0 && b == 0.0);
+        let n = (if pinned { 5 } else { 1 }..=10_000u32)
+            .find(|&n| {
+                let v: f64 = arms
+                    .iter()
+                    .map(|&(a, b)| a / f64::from(n) + b / f64::from(n.max(archive)))
+                    .sum::<f64>()
+                    / (k * k) as f64;
+                v <= 0.0 || 1.0 / v >= needed
+            })
+            .unwrap_or(10_000);
+        f64::from(k as u32 * (n + top_up + n.saturating_sub(archive)))
+    };
+    let count = STORE_SUITES.min(shape_suites_count());
+    let kinds = ["no difference", "below 0.2", "0.2 or more"];
+    println!();
+    println!(
+        "| shape ({count} suites) | knowing the runs' variances: runs per suite, share of fixed 10's | on the plan's variances | on the plan's: no difference / below 0.2 / 0.2 or more | auto from the store (`store`): the same |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let suites = &shape_suites(SEED, pairs, scoring)[..count];
+        let f10 = 20.0 * suites[0].0.len() as f64;
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(suites[0].0.len(), MARGIN);
+        // The store section's own evaluations (memoised): runs by kind of suite.
+        let st = setting(suites, SHAPES, Buy::Stored(policy, ARCHIVE_RUNS));
+        let auto: Vec<String> = [
+            (st.runs_by[0], st.null),
+            (st.runs_by[2], st.small),
+            (st.runs_by[1], st.big),
+        ]
+        .iter()
+        .zip(kinds)
+        .map(|(&(runs, n), kind)| {
+            if n == 0 {
+                return "–".to_string();
+            }
+            let per = format!("{:.1}", runs as f64 / n as f64);
+            figure(
+                &format!("yardstick/{name}/auto/{kind}"),
+                &per,
+                "–",
+                &format!("{n} suites"),
+            );
+            per
+        })
+        .collect();
+        let mut cells = vec![];
+        for (planned, label) in [(false, "known"), (true, "planned")] {
+            let (mut all, mut by_kind) = (Moments::default(), [Moments::default(); 3]);
+            for t in suites {
+                let r = runs(t, planned);
+                all.push(r);
+                by_kind[if t.big() { 2 } else { usize::from(t.small()) }].push(r);
+            }
+            let id = format!("yardstick/{name}/{label}");
+            mean(&format!("{id}/runs"), all, 1, "", "suites");
+            estimate(
+                &format!("{id}/share of fixed 10"),
+                100.0 * all.mean() / f10,
+                100.0 * all.half() / f10,
+                0,
+                " %",
+                &format!("{count} suites"),
+            );
+            cells.push(format!(
+                "{:.1}, {:.0} %",
+                all.mean(),
+                100.0 * all.mean() / f10
+            ));
+            if planned {
+                let mut by = vec![];
+                for (kind, m) in kinds.iter().zip(by_kind) {
+                    if m.n > 0 {
+                        mean(&format!("{id}/{kind}"), m, 1, "", "suites");
+                    }
+                    by.push(if m.n > 0 {
+                        format!("{:.1}", m.mean())
+                    } else {
+                        "–".into()
+                    });
+                }
+                cells.push(by.join(" / "));
+            }
+        }
+        cells.push(auto.join(" / "));
+        println!("| {name} | {} |", cells.join(" | "));
     }
 }
