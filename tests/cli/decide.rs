@@ -131,21 +131,22 @@ fn a_check_within_noise_says_may_be_luck_and_its_advice_runs_as_printed() {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.starts_with("ACCEPTED, but may be luck ("), "{text}");
     // The advice is a command: run it as printed.
-    let line = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))
-        .expect("a command to settle it");
-    let command = line.split(" (").next().unwrap();
-    let args: Vec<&str> = command
-        .strip_prefix("bob-eval ")
-        .unwrap()
-        .split(' ')
-        .collect();
-    assert_eq!(args[..2], ["run", "commit"], "{command}");
+    let args = settle_args(&text).expect("a command to settle it");
+    assert_eq!(args[..2], ["run", "commit"], "{args:?}");
     let before = w.calls().len();
     succeeds(w.bob(&args));
     assert!(w.calls().len() > before, "it bought runs");
-    assert!(w.root.join("commit-more.json").exists(), "{command}");
+    assert!(w.root.join("commit-more.json").exists(), "{args:?}");
+}
+
+/// The arguments of the `next: settle it on more runs: bob-eval …` line in
+/// `text`, as printed (the words in brackets after it left out).
+fn settle_args(text: &str) -> Option<Vec<&str>> {
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))?;
+    let command = line.split(" (").next()?;
+    Some(command.strip_prefix("bob-eval ")?.split(' ').collect())
 }
 
 #[test]
@@ -449,23 +450,14 @@ fn run_and_exam_name_the_command_that_settles_a_delta_within_noise() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(text.contains("within noise"), "{text}");
-        let line = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))
-            .unwrap_or_else(|| panic!("{verb}: no command in {text}"));
-        let command = line.split(" (").next().unwrap();
-        let args: Vec<&str> = command
-            .strip_prefix("bob-eval ")
-            .unwrap()
-            .split(' ')
-            .collect();
-        assert_eq!(args[..2], [verb, "commit"], "{command}");
+        let args = settle_args(&text).unwrap_or_else(|| panic!("{verb}: no command in {text}"));
+        assert_eq!(args[..2], [verb, "commit"], "{args:?}");
         assert!(
             args.contains(&"--runs") && args.contains(&"haiku"),
-            "{command}"
+            "{args:?}"
         );
         let before = w.calls().len();
         succeeds(w.bob(&args));
-        assert!(w.calls().len() > before, "{command}: it bought runs");
+        assert!(w.calls().len() > before, "{args:?}: it bought runs");
     }
 }
