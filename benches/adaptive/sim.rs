@@ -50,7 +50,22 @@ impl Truth {
     pub(crate) fn small(&self) -> bool {
         self.diff_tenths() != 0 && !self.big()
     }
+
+    /// The kind of suite runs are broken down by ([`KINDS`]): 0 no
+    /// difference, 1 big, 2 small.
+    pub(crate) fn kind(&self) -> usize {
+        if self.diff_tenths() == 0 {
+            0
+        } else if self.big() {
+            1
+        } else {
+            2
+        }
+    }
 }
+
+/// The names of [`Truth::kind`]'s kinds, in its order.
+pub(crate) const KINDS: [&str; 3] = ["no difference", "0.2 or more", "below 0.2"];
 
 /// A simulated platform: every run of a case's arm passes with its true
 /// probability. Each case and arm has its own stream, so every setting sees

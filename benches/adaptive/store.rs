@@ -4,9 +4,9 @@
 
 use crate::figures::{self, Moments, estimate, figure, mean, paired, quantile};
 use crate::shapes::{SHAPE_LIST, shape_nulls, shape_suites, shape_suites_count};
-use crate::sim::{Buy, SEED, SHAPES, Simulated, Truth};
+use crate::sim::{Buy, KINDS, SEED, SHAPES, Simulated, Truth};
 use crate::tally::{on_cores_by, pct, setting, verdict};
-use bob_eval::stats::adaptive::MARGIN;
+use bob_eval::stats::adaptive::{MARGIN, towards_half};
 use bob_eval::stats::{AutoPolicy, PLANNED_CAP};
 
 /// Archive draws per shape for the false-call rate given an archive, and
@@ -287,14 +287,8 @@ pub(crate) fn yardstick() {
             t.0.iter()
                 .map(|&(w, wo)| {
                     let (w, wo) = (w as f64 / 10.0, wo as f64 / 10.0);
-                    let with = if !planned {
-                        var(w)
-                    } else if (w - 0.5).abs() <= d {
-                        var(0.5)
-                    } else {
-                        var(w - d * (w - 0.5).signum())
-                    };
-                    (with, var(wo))
+                    let with = if planned { towards_half(w, d) } else { w };
+                    (var(with), var(wo))
                 })
                 .collect();
         let needed = information(t.diff_tenths().abs() as f64 / (10.0 * k as f64));
@@ -312,7 +306,8 @@ pub(crate) fn yardstick() {
         f64::from(k as u32 * (n + top_up + n.saturating_sub(archive)))
     };
     let count = STORE_SUITES.min(shape_suites_count());
-    let kinds = ["no difference", "below 0.2", "0.2 or more"];
+    // The table's order of the kinds of suite ([`KINDS`]'s indices).
+    let shown = [0, 2, 1];
     println!();
     println!(
         "| shape ({count} suites) | knowing the runs' variances: runs per suite, share of fixed 10's | on the plan's variances | on the plan's: no difference / below 0.2 / 0.2 or more | auto from the store (`store`): the same |"
@@ -324,34 +319,30 @@ pub(crate) fn yardstick() {
         let policy = AutoPolicy::new(PLANNED_CAP).planned_for(suites[0].0.len(), MARGIN);
         // The store section's own evaluations (memoised): runs by kind of suite.
         let st = setting(suites, SHAPES, Buy::Stored(policy, ARCHIVE_RUNS));
-        let auto: Vec<String> = [
-            (st.runs_by[0], st.null),
-            (st.runs_by[2], st.small),
-            (st.runs_by[1], st.big),
-        ]
-        .iter()
-        .zip(kinds)
-        .map(|(&(runs, n), kind)| {
-            if n == 0 {
-                return "–".to_string();
-            }
-            let per = format!("{:.1}", runs as f64 / n as f64);
-            figure(
-                &format!("yardstick/{name}/auto/{kind}"),
-                &per,
-                "–",
-                &format!("{n} suites"),
-            );
-            per
-        })
-        .collect();
+        let counts = [st.null, st.big, st.small];
+        let auto: Vec<String> = shown
+            .iter()
+            .map(|&i| {
+                if counts[i] == 0 {
+                    return "–".to_string();
+                }
+                let per = format!("{:.1}", st.runs_by[i] as f64 / counts[i] as f64);
+                figure(
+                    &format!("yardstick/{name}/auto/{}", KINDS[i]),
+                    &per,
+                    "–",
+                    &format!("{} suites", counts[i]),
+                );
+                per
+            })
+            .collect();
         let mut cells = vec![];
         for (planned, label) in [(false, "known"), (true, "planned")] {
             let (mut all, mut by_kind) = (Moments::default(), [Moments::default(); 3]);
             for t in suites {
                 let r = runs(t, planned);
                 all.push(r);
-                by_kind[if t.big() { 2 } else { usize::from(t.small()) }].push(r);
+                by_kind[t.kind()].push(r);
             }
             let id = format!("yardstick/{name}/{label}");
             mean(&format!("{id}/runs"), all, 1, "", "suites");
@@ -369,17 +360,17 @@ pub(crate) fn yardstick() {
                 100.0 * all.mean() / f10
             ));
             if planned {
-                let mut by = vec![];
-                for (kind, m) in kinds.iter().zip(by_kind) {
-                    if m.n > 0 {
-                        mean(&format!("{id}/{kind}"), m, 1, "", "suites");
-                    }
-                    by.push(if m.n > 0 {
+                let by: Vec<String> = shown
+                    .iter()
+                    .map(|&i| {
+                        let m = by_kind[i];
+                        if m.n == 0 {
+                            return "–".to_string();
+                        }
+                        mean(&format!("{id}/{}", KINDS[i]), m, 1, "", "suites");
                         format!("{:.1}", m.mean())
-                    } else {
-                        "–".into()
-                    });
-                }
+                    })
+                    .collect();
                 cells.push(by.join(" / "));
             }
         }

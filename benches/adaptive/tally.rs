@@ -20,7 +20,7 @@ pub(crate) struct Tally {
     pub(crate) resolved: usize,
     pub(crate) small_right: usize,
     pub(crate) runs: u64,
-    /// Runs bought on the no-difference, big and small suites.
+    /// Runs bought on each kind of suite ([`Truth::kind`]).
     pub(crate) runs_by: [u64; 3],
     pub(crate) null_accepted: usize,
     pub(crate) stops: BTreeMap<String, usize>,
@@ -191,14 +191,7 @@ pub(crate) fn tally(truths: &[Truth], first: usize, salt: u64, buy: Buy) -> Tall
         }
         t.runs += o.runs;
         t.runs_m.push(o.runs as f64);
-        let kind = if s == 0 {
-            0
-        } else if truth.big() {
-            1
-        } else {
-            2
-        };
-        t.runs_by[kind] += o.runs;
+        t.runs_by[truth.kind()] += o.runs;
         let stop = serde_json::to_value(&o.stop).unwrap()["stop"]
             .as_str()
             .unwrap()

@@ -70,7 +70,7 @@ mod next;
 mod plan;
 mod policy;
 use next::{allocation, conditional_power, neyman, pinned_chance};
-pub use plan::{PLANNED_CAP, archive_variance};
+pub use plan::{PLANNED_CAP, archive_variance, towards_half};
 pub use policy::{AutoPolicy, MARGIN, Spending};
 #[cfg(test)]
 mod tests;

@@ -117,6 +117,16 @@ fn archive_share(runs: &[f64]) -> f64 {
     jeffreys_share(runs.iter().sum(), runs.len() as f64)
 }
 
+/// A pass share `p` moved by up to `d` towards ½: the with arm's share the
+/// plan keeps its power for (the noisiest within `d` of `p`).
+pub fn towards_half(p: f64, d: f64) -> f64 {
+    if (p - 0.5).abs() <= d {
+        0.5
+    } else {
+        p - d * (p - 0.5).signum()
+    }
+}
+
 /// The variance per run of a `cases`-case suite's delta that a change of
 /// `d` planned from the archive `stored` (each case's stored without-arm
 /// scores) has: what [`AutoPolicy::for_archive`] plans MAX for, and the
@@ -132,11 +142,7 @@ pub fn archive_variance(cases: usize, stored: &[Vec<f64>], d: f64) -> Option<f64
             None => 2.0 * NOISIEST,
             Some(runs) => {
                 let p = archive_share(runs);
-                let q = if (p - 0.5).abs() <= d {
-                    0.5
-                } else {
-                    p - d * (p - 0.5).signum()
-                };
+                let q = towards_half(p, d);
                 p * (1.0 - p) + q * (1.0 - q)
             }
         })
