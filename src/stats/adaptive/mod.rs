@@ -73,6 +73,14 @@ use next::{allocation, conditional_power, neyman, pinned_chance};
 pub use plan::{PLANNED_CAP, archive_variance, towards_half};
 pub use policy::{AutoPolicy, MARGIN, Spending};
 #[cfg(test)]
+mod against_tests;
+#[cfg(test)]
+mod knobs_tests;
+#[cfg(test)]
+mod pinned_tests;
+#[cfg(test)]
+mod store_tests;
+#[cfg(test)]
 mod tests;
 
 /// Ask for more runs of one case: `with` more in its with arm and `without`

@@ -1,6 +1,9 @@
 //! `--runs auto` against a recorded best: `beats-best` and `trigger-rate` settled on the with arms.
 
-use super::*;
+use super::tests::{ONE, Script, ZERO};
+use super::{
+    Against, AutoPolicy, Round, RunRequest, RunSource, Stop, TriggerCount, adaptive_against,
+};
 
 #[test]
 fn settles_beats_best_on_the_with_arms() {

@@ -1,24 +1,21 @@
-//! Unit tests of the `--runs auto` driver: a scripted platform and the
-//! driver's own stops; the other files by what they test.
+//! Unit tests of the `--runs auto` driver: a scripted platform (shared with
+//! the `*_tests.rs` files beside this one) and the driver's own stops.
 use super::{
-    Against, AutoPolicy, CaseRuns, Direction, MARGIN, Part, Round, RunRequest, RunSource, Spending,
-    Stop, TriggerCount, adaptive, adaptive_against, adaptive_from, delta_interval_scaled, fixed,
-    next, neyman, plan::PLANNED_CAP, z_for,
+    AutoPolicy, CaseRuns, Direction, Round, RunRequest, RunSource, Spending, Stop, adaptive, fixed,
 };
-use crate::stats::interval::delta_interval;
 
 /// A scripted platform: each case's arms cycle through fixed score lists;
 /// every request is logged.
-struct Script {
-    arms: Vec<(Vec<f64>, Vec<f64>)>,
-    drawn: Vec<[usize; 2]>,
-    log: Vec<Vec<RunRequest>>,
-    cost_per_run: f64,
-    stop_after: Option<usize>,
+pub(super) struct Script {
+    pub(super) arms: Vec<(Vec<f64>, Vec<f64>)>,
+    pub(super) drawn: Vec<[usize; 2]>,
+    pub(super) log: Vec<Vec<RunRequest>>,
+    pub(super) cost_per_run: f64,
+    pub(super) stop_after: Option<usize>,
 }
 
 impl Script {
-    fn new(arms: &[(&[f64], &[f64])]) -> Self {
+    pub(super) fn new(arms: &[(&[f64], &[f64])]) -> Self {
         Script {
             arms: arms
                 .iter()
@@ -71,15 +68,10 @@ impl RunSource for Script {
     }
 }
 
-const ONE: &[f64] = &[1.0];
-const ZERO: &[f64] = &[0.0];
-const HALF: &[f64] = &[1.0, 0.0];
-const HALF_LATE: &[f64] = &[0.0, 1.0];
-
-mod against;
-mod knobs;
-mod pinned;
-mod store;
+pub(super) const ONE: &[f64] = &[1.0];
+pub(super) const ZERO: &[f64] = &[0.0];
+pub(super) const HALF: &[f64] = &[1.0, 0.0];
+pub(super) const HALF_LATE: &[f64] = &[0.0, 1.0];
 
 #[test]
 fn schedule_and_levels() {

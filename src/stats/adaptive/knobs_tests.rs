@@ -1,6 +1,11 @@
 //! The policy's knobs: Neyman allocation, the interim correction, the margin, futility's variance, the minimum effect, and policies recorded before them.
 
-use super::*;
+use super::tests::{ONE, Script, ZERO};
+use super::{
+    AutoPolicy, CaseRuns, MARGIN, Part, RunRequest, Stop, adaptive, delta_interval_scaled, next,
+    neyman, z_for,
+};
+use crate::stats::interval::delta_interval;
 
 #[test]
 fn neyman_spreads_a_round_by_the_smoothed_deviations() {

@@ -1,6 +1,9 @@
 //! The without arm from the store: stored runs counted, topped up, the budget spent by information, false calls given an archive.
 
-use super::*;
+use super::tests::{HALF, HALF_LATE, ONE, Script, ZERO};
+use super::{
+    AutoPolicy, CaseRuns, Round, RunRequest, RunSource, Stop, adaptive_from, plan::PLANNED_CAP,
+};
 
 #[test]
 fn stored_without_runs_count_and_the_first_round_tops_them_up() {

@@ -1,6 +1,7 @@
 //! Suites whose arms are pinned at 0 or 1: the exact futility chance and the Jeffreys floor.
 
-use super::*;
+use super::tests::{ONE, Script, ZERO};
+use super::{AutoPolicy, MARGIN, Part, Stop, adaptive_from, next, plan::PLANNED_CAP, z_for};
 
 #[test]
 fn the_chance_of_pinned_runs_under_a_change_of_the_margin_is_exact() {
