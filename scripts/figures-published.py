@@ -110,6 +110,17 @@ for r in rows:
         for kind, v in zip(['no difference', 'below 0.2', '0.2 or more'], cell.split(' / ')):
             if v.strip() != '–':
                 put(f"{id_}/{label}/{kind}", v.strip(), line)
+line, rows = table('| shape | auto from the store: share of fixed 10')
+for r in rows:
+    id_ = f"yardstick/{r[0]}"
+    for label, cell in [('store', r[1]), ('variances known', r[2])]:
+        m = re.match(r'(\d+ %), ([\d.]+ %) of \d+', cell)
+        put(f"{id_}/{label}/share of fixed 10", m.group(1), line)
+        put(f"{id_}/{label}/power at 0.2", m.group(2), line)
+    for kind, v in zip(['no difference', 'below 0.2', '0.2 or more'], r[3].split(' / ')):
+        if v.strip() != '–':
+            put(f"{id_}/variances known/{kind}", v.strip(), line)
+    put(f"{id_}/variances known/b against fixed 10", clean(r[4]).split(' of ')[0], line)
 line, rows = table('| cases | d |')
 for r in rows:
     for col, v in zip(['fixed 10', 'auto', 'from the store'], r[2:]):

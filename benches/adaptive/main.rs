@@ -36,7 +36,9 @@
 //! - `archive`: the false-call rate given an archive.
 //! - `yardstick`: what Wald's SPRT of 0 against the minimum effect would
 //!   spend from the same archive on every shape, on the suites' own
-//!   variances and on the plan's (an idealisation, not a bound).
+//!   variances and on the plan's (an idealisation, not a bound); and auto
+//!   from the store with MAX planned from each suite's true variance (an
+//!   oracle of a design that learnt the variances).
 //! - `power`: the share called clear against the true effect, per number
 //!   of cases.
 //! - `frontier` (only when named; minutes): a grid of 288 designs (MAX,

@@ -6,6 +6,9 @@ use bob_eval::document::{
     AutoRounds, Baseline, BestEntry, BestEvidence, CaseEval, SKILL_EVAL, SkillEval, Verdict, round4,
 };
 use bob_eval::gate::{Status, decide};
+use bob_eval::stats::adaptive::MARGIN;
+use bob_eval::stats::advisory::PLANNED_POWER;
+use bob_eval::stats::confidence::runs_for_variance;
 use bob_eval::stats::{
     Against, AutoOutcome, AutoPolicy, CaseRuns, Comparison, Round, RunRequest, RunSource, Stop,
     adaptive_against, adaptive_from, fixed,
@@ -49,6 +52,28 @@ impl Truth {
     /// 0 < |true mean difference| < 0.2.
     pub(crate) fn small(&self) -> bool {
         self.diff_tenths() != 0 && !self.big()
+    }
+
+    /// |true mean difference| is exactly 0.2, the minimum effect the plan
+    /// keeps its power for: the share of these called right is the power
+    /// there.
+    pub(crate) fn at_minimum(&self) -> bool {
+        self.diff_tenths().abs() * 5 == 10 * self.0.len() as i64
+    }
+
+    /// The variance per run of the suite's delta as the score test sees it
+    /// at the truth: each case's arms at their pooled share q (the null
+    /// the test takes its variance at), 2·q(1 − q) per case, over K².
+    pub(crate) fn pooled_variance(&self) -> f64 {
+        let k = self.0.len() as f64;
+        self.0
+            .iter()
+            .map(|&(w, wo)| {
+                let q = (w + wo) as f64 / 20.0;
+                2.0 * q * (1.0 - q)
+            })
+            .sum::<f64>()
+            / (k * k)
     }
 
     /// The kind of suite runs are broken down by ([`KINDS`]): 0 no
@@ -152,6 +177,11 @@ pub(crate) enum Buy {
     /// Auto from an archive of this many stored without-arm runs per case
     /// (its top-ups bought and counted).
     Stored(AutoPolicy, u32),
+    /// [`Buy::Stored`] with MAX planned from the suite's true variance
+    /// ([`Truth::pooled_variance`], the same inflation) instead of the
+    /// archive's: an oracle of a design that learnt every arm's variance
+    /// at no cost, the yardstick's, not a design that can be run.
+    Oracle(AutoPolicy, u32),
 }
 
 impl Buy {
@@ -163,6 +193,22 @@ impl Buy {
             Buy::Stored(p, n) => {
                 let archive = s.archive(*n, 0);
                 adaptive_from(s, k, p, CEILING, best, &archive).unwrap()
+            }
+            Buy::Oracle(p, n) => {
+                let archive = s.archive(*n, 0);
+                let fixed = runs_for_variance(
+                    s.truth.pooled_variance(),
+                    MARGIN,
+                    1.0 - p.alpha / 2.0,
+                    PLANNED_POWER,
+                );
+                let planned = (f64::from(fixed) * p.inflation).ceil() as u32;
+                let known = AutoPolicy {
+                    max_per_arm: p.max_per_arm.min(planned.max(p.first_round + 1)),
+                    planned_effect: None,
+                    ..*p
+                };
+                adaptive_from(s, k, &known, CEILING, best, &archive).unwrap()
             }
         }
     }

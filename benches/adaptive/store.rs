@@ -1,6 +1,7 @@
 //! `store` and `power`: auto from an archive of stored without-arm runs,
 //! the false-call rate given an archive, and the power curve; `yardstick`:
-//! what Wald's SPRT would spend from the same archive, as an idealisation.
+//! what Wald's SPRT would spend from the same archive, as an idealisation,
+//! and auto with every suite's variance known ([`Buy::Oracle`]).
 
 use crate::figures::{self, Moments, estimate, figure, mean, paired, quantile};
 use crate::shapes::{SHAPE_LIST, shape_nulls, shape_suites, shape_suites_count};
@@ -375,6 +376,89 @@ pub(crate) fn yardstick() {
             }
         }
         cells.push(auto.join(" / "));
+        println!("| {name} | {} |", cells.join(" | "));
+    }
+    variances_known(count, shown);
+}
+
+/// Auto from the store beside the same design whose MAX each suite plans
+/// from its true variance ([`Buy::Oracle`]): the most a design that learnt
+/// every arm's variance could save, and the power it would keep at the
+/// minimum effect.
+fn variances_known(count: usize, shown: [usize; 3]) {
+    println!();
+    println!(
+        "Auto from the store, and the same design with MAX planned from each suite's true variance (an oracle of learnt variances; {count} suites per shape):"
+    );
+    println!();
+    println!(
+        "| shape | auto from the store: share of fixed 10's runs, power at exactly 0.2 | variances known: the same | variances known: runs per no difference / below 0.2 / 0.2 or more | variances known: big suites resolved against fixed 10 |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, pairs, scoring) in SHAPE_LIST {
+        let suites = &shape_suites(SEED, pairs, scoring)[..count];
+        let policy = AutoPolicy::new(PLANNED_CAP).planned_for(suites[0].0.len(), MARGIN);
+        let f = setting(suites, SHAPES, Buy::Fixed(10));
+        let mut cells = vec![];
+        for (buy, label) in [
+            (Buy::Stored(policy, ARCHIVE_RUNS), "store"),
+            (Buy::Oracle(policy, ARCHIVE_RUNS), "variances known"),
+        ] {
+            let t = setting(suites, SHAPES, buy);
+            let id = format!("yardstick/{name}/{label}");
+            let share = 100.0 * t.c() / f.c();
+            estimate(
+                &format!("{id}/share of fixed 10"),
+                share,
+                100.0 * t.runs_m.half() / f.c(),
+                0,
+                " %",
+                &format!("{count} suites"),
+            );
+            figures::share(
+                &format!("{id}/power at 0.2"),
+                t.at_minimum_right,
+                t.at_minimum,
+                1,
+                "suites at exactly 0.2",
+            );
+            cells.push(format!(
+                "{share:.0} %, {:.1} % of {}",
+                pct(t.at_minimum_right, t.at_minimum),
+                t.at_minimum
+            ));
+            if matches!(buy, Buy::Oracle(..)) {
+                let counts = [t.null, t.big, t.small];
+                let by: Vec<String> = shown
+                    .iter()
+                    .map(|&i| match counts[i] {
+                        0 => "–".to_string(),
+                        n => {
+                            let per = format!("{:.1}", t.runs_by[i] as f64 / n as f64);
+                            figure(
+                                &format!("{id}/{}", KINDS[i]),
+                                &per,
+                                "–",
+                                &format!("{n} suites"),
+                            );
+                            per
+                        }
+                    })
+                    .collect();
+                cells.push(by.join(" / "));
+                paired(
+                    &format!("{id}/b against fixed 10"),
+                    &t.right_big,
+                    &f.right_big,
+                    "big suites",
+                );
+                cells.push(format!(
+                    "{:+} of {}",
+                    t.resolved as i64 - f.resolved as i64,
+                    t.big
+                ));
+            }
+        }
         println!("| {name} | {} |", cells.join(" | "));
     }
 }

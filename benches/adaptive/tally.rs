@@ -20,6 +20,10 @@ pub(crate) struct Tally {
     pub(crate) resolved: usize,
     pub(crate) small_right: usize,
     pub(crate) runs: u64,
+    /// Suites whose true change is exactly the minimum effect
+    /// ([`Truth::at_minimum`]), and those called right: the power there.
+    pub(crate) at_minimum: usize,
+    pub(crate) at_minimum_right: usize,
     /// Runs bought on each kind of suite ([`Truth::kind`]).
     pub(crate) runs_by: [u64; 3],
     pub(crate) null_accepted: usize,
@@ -42,6 +46,8 @@ impl Tally {
         self.resolved += p.resolved;
         self.small_right += p.small_right;
         self.runs += p.runs;
+        self.at_minimum += p.at_minimum;
+        self.at_minimum_right += p.at_minimum_right;
         for (mine, theirs) in self.runs_by.iter_mut().zip(p.runs_by) {
             *mine += theirs;
         }
@@ -184,6 +190,10 @@ pub(crate) fn tally(truths: &[Truth], first: usize, salt: u64, buy: Buy) -> Tall
             if right {
                 t.right_big.push(first + i);
             }
+        }
+        if truth.at_minimum() {
+            t.at_minimum += 1;
+            t.at_minimum_right += usize::from(right);
         }
         if truth.small() {
             t.small += 1;
