@@ -20,6 +20,23 @@ fn unsafe_char(c: char) -> bool {
         )
 }
 
+/// `text` as one word of a POSIX shell command line that prints safely:
+/// as it is when every character is plain, else in single quotes (a quote
+/// inside as `'\''`), after [`line`]. What every command bob-eval prints
+/// for a user to run quotes its values with.
+pub fn shell_word(text: &str) -> String {
+    let text = line(text);
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
 /// `text` as one line: newlines, carriage returns and tabs become spaces,
 /// every other control or bidirectional formatting character is removed.
 pub fn line(text: &str) -> Cow<'_, str> {
@@ -100,6 +117,17 @@ pub fn table(headers: &[String], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_word_is_quoted_only_when_it_must_be() {
+        assert_eq!(shell_word("claude-haiku-4-5"), "claude-haiku-4-5");
+        assert_eq!(shell_word("/tmp/e.db"), "/tmp/e.db");
+        assert_eq!(shell_word("fires*"), "'fires*'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+        // Outside text is made safe first: no escape reaches the terminal.
+        assert_eq!(shell_word("a\u{1b}[2Jb"), "'a[2Jb'");
+    }
 
     #[test]
     fn table_aligns_columns() {

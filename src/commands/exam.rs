@@ -25,17 +25,24 @@ pub struct ExamArgs {
     pub json: bool,
 }
 
+impl ExamArgs {
+    /// The library's options for these flags.
+    pub fn options(&self, env: &crate::config::Environment) -> Result<crate::eval::EvalOptions> {
+        Ok(crate::eval::EvalOptions {
+            confidence: self.confidence.confidence,
+            rule: self.confidence.rule,
+            max_cost_ratio: self.confidence.max_cost_ratio,
+            ..self.platform.options(env)?
+        })
+    }
+}
+
 /// Examine the item ([`crate::ops::exam`]): its dry run's estimate, or
 /// `pipelines/exam.rhai`'s code.
 pub fn exec(ctx: &Context, args: &ExamArgs) -> Result<Conclusion<'static>> {
     let request = ExamRequest {
         item: args.item.clone(),
-        options: crate::eval::EvalOptions {
-            confidence: args.confidence.confidence,
-            rule: args.confidence.rule,
-            max_cost_ratio: args.confidence.max_cost_ratio,
-            ..args.platform.options(&ctx.env)?
-        },
+        options: args.options(&ctx.env)?,
         require_calibrated: args.confidence.require_calibrated,
         json: args.json,
     };

@@ -141,20 +141,10 @@ impl Shown {
         };
         match &self.cwd {
             Some(cwd) if same(&self.source, cwd) => String::new(),
-            _ => format!(" --source {}", quoted(self.source.as_str())),
+            _ => format!(
+                " --source {}",
+                crate::text::shell_word(self.source.as_str())
+            ),
         }
-    }
-}
-
-/// `text` as one shell word.
-fn quoted(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }

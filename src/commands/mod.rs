@@ -339,4 +339,89 @@ mod tests {
     fn cli_is_consistent() {
         Cli::command().debug_assert();
     }
+
+    /// `EvalOptions::again_flags` is the command line's inverse: every
+    /// option it writes, parsed back by `run` and by `exam`, gives the same
+    /// options (the ceiling, output and progress aside, which it leaves out).
+    #[test]
+    fn again_flags_parse_back_to_the_same_options() {
+        use crate::config::Environment;
+        let env = Environment::default();
+        // The flags as one printed line, split as a shell splits it.
+        let parse = |verb: &str, flags: &[String]| -> crate::eval::EvalOptions {
+            let line = format!("bob-eval {verb} commit {}", flags.join(" "));
+            let argv = shlex::split(&line).unwrap_or_else(|| panic!("{line}"));
+            match Cli::try_parse_from(&argv)
+                .unwrap_or_else(|e| panic!("{argv:?}: {e}"))
+                .command
+            {
+                Command::Run(a) => a.options(&env).unwrap(),
+                Command::Exam(a) => a.options(&env).unwrap(),
+                _ => unreachable!(),
+            }
+        };
+        let given = [
+            "--model",
+            "claude-haiku-4-5",
+            "--runs",
+            "auto:24",
+            "--judge-model",
+            "judge-1",
+            "--claude",
+            "'/opt/my claude'",
+            "--case",
+            "'fires*'",
+            "--case",
+            "quiet",
+            "--tag",
+            "smoke",
+            "--allow-tools",
+            "Bash,Write",
+            "--disallow-tools",
+            "WebFetch",
+            "--platform-env",
+            "\"GREETING=it's\"",
+            "--evidence",
+            "/tmp/e.db",
+            "--mocks",
+            "off",
+            "--allow-real-servers",
+            "--no-scaffold",
+            "--min-effect",
+            "0.15",
+            "--neighbours",
+            "a,b",
+            "--confidence",
+            "0.9",
+            "--rule",
+            "confidence",
+        ]
+        .map(String::from);
+        for (verb, extra) in [("run", "--best"), ("exam", "--max-cost-ratio")] {
+            let mut flags = given.to_vec();
+            flags.push(extra.into());
+            if verb == "exam" {
+                flags.push("1.5".into());
+            }
+            let first = parse(verb, &flags);
+            let again = parse(verb, &first.again_flags());
+            assert_eq!(again, first, "{verb}: {:?}", first.again_flags());
+            assert!(first.best || first.max_cost_ratio == Some(1.5), "{first:?}");
+        }
+        // Fixed runs, the other scaffold and servers, every neighbour: as given.
+        let plain = [
+            "--runs",
+            "7",
+            "--scaffold",
+            "--neighbours",
+            "--rule",
+            "bare",
+        ]
+        .map(String::from);
+        let first = parse("run", &plain);
+        assert_eq!(parse("run", &first.again_flags()), first);
+        assert_eq!((first.runs, first.scaffold), (Some(7), Some(true)));
+        // Nothing given: nothing written.
+        assert!(parse("run", &[]).again_flags().is_empty());
+    }
 }

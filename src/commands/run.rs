@@ -63,14 +63,21 @@ pub enum RunFormat {
     Markdown,
 }
 
+impl RunArgs {
+    /// The library's options for these flags.
+    pub fn options(&self, env: &crate::config::Environment) -> Result<crate::eval::EvalOptions> {
+        Ok(crate::eval::EvalOptions {
+            best: self.best,
+            confidence: self.confidence,
+            rule: self.rule,
+            ..self.platform.options(env)?
+        })
+    }
+}
+
 /// Evaluate and write the document.
 pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
-    let options = crate::eval::EvalOptions {
-        best: args.best,
-        confidence: args.confidence,
-        rule: args.rule,
-        ..args.platform.options(&ctx.env)?
-    };
+    let options = args.options(&ctx.env)?;
     let request = RunItemRequest::new(
         crate::config::ItemName::new(&args.item)?,
         options,
@@ -101,6 +108,9 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
         crate::report::run::summary(doc)
     };
     eprint!("{summary}");
+    if let Some(complete) = &ran.complete {
+        eprintln!("  next: {}", complete.command("run"));
+    }
     if let Some(path) = &ran.wrote {
         eprintln!("  wrote {path}");
     }

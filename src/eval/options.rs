@@ -111,6 +111,92 @@ impl EvalOptions {
         (self.runs, self.auto) = runs_fields(Some(spec));
         Ok(())
     }
+
+    /// The command-line flags that evaluate the same thing again, each value
+    /// one shell word: what decides which runs are bought, under which key
+    /// and when auto stops (model, runs, judge, platform binary, cases,
+    /// tools, variables, evidence store, servers, scaffold, minimum effect,
+    /// neighbours, the rule, `--best`). Not the ceiling, `--fresh`, the
+    /// output or progress: a command built from them, with a ceiling of its
+    /// own, reuses the runs the store keeps. Parsed back by the command
+    /// line, they give these options again (a test in `commands::args`).
+    pub fn again_flags(&self) -> Vec<String> {
+        use crate::text::shell_word as word;
+        let mut out = Vec::new();
+        let mut flag = |name: &str, value: Option<String>| {
+            out.push(format!("--{name}"));
+            out.extend(value);
+        };
+        if let Some(m) = &self.model {
+            flag("model", Some(word(m)));
+        }
+        match (self.runs, self.auto) {
+            (_, Some(max)) => flag("runs", Some(format!("auto:{max}"))),
+            (Some(n), None) => flag("runs", Some(n.to_string())),
+            (None, None) => {}
+        }
+        if let Some(m) = &self.judge_model {
+            flag("judge-model", Some(word(m)));
+        }
+        if let Some(p) = &self.claude {
+            flag("claude", Some(word(p.as_str())));
+        }
+        for (name, values) in [("case", &self.cases), ("tag", &self.tags)] {
+            for v in values {
+                flag(name, Some(word(v)));
+            }
+        }
+        for (name, values) in [
+            ("allow-tools", &self.allow_tools),
+            ("disallow-tools", &self.disallow_tools),
+        ] {
+            if !values.is_empty() {
+                flag(name, Some(word(&values.join(","))));
+            }
+        }
+        for v in &self.platform_env {
+            flag("platform-env", Some(word(v)));
+        }
+        if let Some(p) = &self.evidence {
+            flag("evidence", Some(word(p.as_str())));
+        }
+        if self.servers.mocks_off {
+            flag("mocks", Some("off".into()));
+        }
+        if self.servers.allow_real_servers {
+            flag("allow-real-servers", None);
+        }
+        match self.scaffold {
+            Some(true) => flag("scaffold", None),
+            Some(false) => flag("no-scaffold", None),
+            None => {}
+        }
+        if let Some(d) = self.min_effect {
+            flag("min-effect", Some(d.to_string()));
+        }
+        match &self.neighbours {
+            Some(items) if items.is_empty() => flag("neighbours", None),
+            Some(items) => flag("neighbours", Some(word(&items.join(",")))),
+            None => {}
+        }
+        if let Some(level) = self.confidence {
+            flag("confidence", Some(level.to_string()));
+        }
+        match self.rule {
+            Some(crate::stats::confidence::RuleChoice::Bare) => flag("rule", Some("bare".into())),
+            Some(crate::stats::confidence::RuleChoice::Confidence) => {
+                flag("rule", Some("confidence".into()));
+            }
+            None => {}
+        }
+        if let Some(r) = self.max_cost_ratio {
+            flag("max-cost-ratio", Some(r.to_string()));
+        }
+        if self.best {
+            flag("best", None);
+        }
+        out
+    }
 }
 
 /// `--runs` as the two fields of [`EvalOptions`] it sets: `(runs, auto)`.

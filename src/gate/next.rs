@@ -35,7 +35,7 @@ impl Commands {
         if self.model == "default" || self.model.is_empty() {
             String::new()
         } else {
-            format!(" --model {}", crate::text::line(&self.model))
+            format!(" --model {}", crate::text::shell_word(&self.model))
         }
     }
 

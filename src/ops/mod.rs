@@ -23,7 +23,9 @@ pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
 pub use pipeline::{Piped, PipelineOptions, Pipelines};
 pub use propose::{ProposeRequest, Proposed, propose};
-pub use run::{Estimated, EvaluateAllRequest, Ran, RunItemRequest, estimate, evaluate_all, run};
+pub use run::{
+    Completion, Estimated, EvaluateAllRequest, Ran, RunItemRequest, estimate, evaluate_all, run,
+};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 pub use sweep::{SweepRequest, Swept, sweep};
 

@@ -30,6 +30,105 @@ pub struct Ran {
     pub doc: SkillEval,
     /// `--out`, written.
     pub wrote: Option<Utf8PathBuf>,
+    /// When the ceiling cut the evaluation short: how to complete it.
+    pub complete: Option<Completion>,
+}
+
+/// How to complete an evaluation the cost ceiling cut short: the same
+/// evaluation again ([`EvalOptions::again_flags`]) under a ceiling priced
+/// from the evidence store, which now keeps the runs it bought, so only
+/// the missing runs are bought.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The item.
+    pub item: ItemName,
+    /// The flags that evaluate the same thing again.
+    pub flags: Vec<String>,
+    /// The ceiling to complete it under.
+    pub ceiling_usd: f64,
+    /// `--out FILE` of the evaluation cut short: the completed one goes there.
+    pub out: Option<Utf8PathBuf>,
+    /// Why that ceiling, in words.
+    pub why: String,
+}
+
+impl Completion {
+    /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`.
+    pub fn command(&self, verb: &str) -> String {
+        let mut flags: String = self.flags.iter().map(|f| format!(" {f}")).collect();
+        if let Some(out) = &self.out {
+            flags += &format!(" --out {}", crate::text::shell_word(out.as_str()));
+        }
+        format!(
+            "complete it: bob-eval {verb} {}{flags} --max-cost-usd {:.2} ({})",
+            self.item, self.ceiling_usd, self.why
+        )
+    }
+
+    /// The completion of `doc` evaluated with `options`, when the ceiling
+    /// cut it short (a result replayed from a file is not completed).
+    /// Priced by the dry run's estimate of the same evaluation now: under
+    /// `--runs auto` the most it can spend, else its estimate and a quarter
+    /// more (runs cost more than the mean as often as less); twice the
+    /// ceiling when the store cannot price it. Never above the most a
+    /// ceiling may be.
+    pub fn of(
+        ctx: &Context,
+        item: &ItemName,
+        options: &EvalOptions,
+        doc: &SkillEval,
+    ) -> Option<Completion> {
+        use crate::document::PartialReason;
+        if doc.partial_reason != Some(PartialReason::CostCeiling)
+            || options.platform_result.is_some()
+        {
+            return None;
+        }
+        let estimated = crate::eval::estimate::estimate(ctx, item, options).ok();
+        let priced = estimated.as_ref().and_then(|e| {
+            if e.buy_runs == 0 {
+                return Some((
+                    doc.max_cost_usd,
+                    "every run it needs is kept now: it buys nothing".to_string(),
+                ));
+            }
+            match (&e.auto, e.estimate_usd) {
+                (Some(auto), _) => auto.most_usd.map(|most| {
+                    (
+                        most,
+                        "the most it can spend, from the evidence store's cost per run; the runs kept are reused"
+                            .to_string(),
+                    )
+                }),
+                (None, Some(about)) => Some((
+                    about * 1.25,
+                    format!(
+                        "the {} runs still missing, about ${about:.2} at the evidence store's cost per run, and a quarter more{}",
+                        e.buy_runs,
+                        match e.reuse_runs {
+                            0 => String::new(),
+                            n => format!("; the {n} kept are reused"),
+                        }
+                    ),
+                )),
+                (None, None) => None,
+            }
+        });
+        let (usd, why) = priced.unwrap_or_else(|| {
+            (
+                2.0 * doc.max_cost_usd,
+                "twice the ceiling: the evidence store cannot price the runs still missing; the runs kept are reused".to_string(),
+            )
+        });
+        let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);
+        Some(Completion {
+            item: item.clone(),
+            flags: options.again_flags(),
+            ceiling_usd,
+            out: None,
+            why,
+        })
+    }
 }
 
 impl RunItemRequest {
@@ -69,9 +168,14 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         let json = serde_json::to_string_pretty(&doc).expect("a document serialises") + "\n";
         crate::fsio::write_atomically(path, json.as_bytes())?;
     }
+    let complete = Completion::of(ctx, &request.item, &request.options, &doc).map(|c| Completion {
+        out: request.out.clone(),
+        ..c
+    });
     Ok(Ran {
         doc,
         wrote: request.out.clone(),
+        complete,
     })
 }
 

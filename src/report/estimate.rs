@@ -194,8 +194,15 @@ pub fn estimate(e: &ItemEstimate) -> String {
         )),
     }
     if e.exceeds_ceiling {
+        let raise = match e.estimate_usd {
+            Some(usd) => format!(
+                "raise --max-cost-usd to at least {:.2}",
+                (usd * 100.0).ceil() / 100.0
+            ),
+            None => "raise --max-cost-usd".to_string(),
+        };
         out.push_str(&format!(
-            "  WARNING: the estimate exceeds the ceiling ${:.4}: the run would stop part way with a partial result; raise --max-cost-usd, or buy fewer runs (--runs, --case)\n",
+            "  WARNING: the estimate exceeds the ceiling ${:.4}: the run would stop part way with a partial result; {raise}, or buy fewer runs (--runs, --case)\n",
             e.max_cost_usd
         ));
     }

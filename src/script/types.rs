@@ -19,12 +19,17 @@ use std::sync::{Arc, Mutex};
 pub struct EvalResult {
     /// The document; shared so a decision can prove which result it was made for.
     pub doc: Arc<SkillEval>,
+    /// When the ceiling cut the evaluation short: how to complete it.
+    pub complete: Option<Arc<crate::ops::Completion>>,
 }
 
 impl EvalResult {
     /// Wrap a document.
     pub fn new(doc: SkillEval) -> Self {
-        EvalResult { doc: Arc::new(doc) }
+        EvalResult {
+            doc: Arc::new(doc),
+            complete: None,
+        }
     }
 }
 
@@ -55,6 +60,8 @@ pub struct PluginHandle {
     pub assembled: Arc<Mutex<Option<Assembled>>>,
     /// The item.
     pub item: String,
+    /// The options it was assembled with, which its run and result keep.
+    pub options: Arc<crate::eval::EvalOptions>,
 }
 
 /// What one platform run left behind (`PlatformOutput` in scripts), kept
@@ -63,6 +70,9 @@ pub struct PluginHandle {
 pub struct RunHandle {
     /// The run.
     pub run: Arc<Gathered>,
+    /// The options its plugin was assembled with: what completes a result
+    /// the ceiling cut short.
+    pub options: Arc<crate::eval::EvalOptions>,
 }
 
 /// `()` for a missing number, else the float.

@@ -155,6 +155,47 @@ fn exam_json_holds_the_document_and_the_meaning() {
     );
 }
 
+/// An exam the ceiling cut short says so in a note that ends with the exam
+/// again under a ceiling priced from the store, not a flag to guess at.
+#[test]
+fn an_exam_cut_short_names_the_exam_that_completes_it() {
+    let w = World::with(
+        &["commit"],
+        Switches {
+            code: 2,
+            ..Switches::answering(data("platform/run5_partial_cost.json"))
+        },
+    );
+    let out = w
+        .cmd()
+        .args(["exam", "commit", "--json", "--max-cost-usd", "0.01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let note = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("partial (cost_ceiling)"))
+        .unwrap_or_else(|| panic!("{v}"));
+    let command = note
+        .split("complete it: bob-eval ")
+        .nth(1)
+        .and_then(|c| c.split(" (").next())
+        .unwrap_or_else(|| panic!("{note}"));
+    let args: Vec<&str> = command.split(' ').collect();
+    assert_eq!(args[..2], ["exam", "commit"], "{note}");
+    let ceiling: f64 = args[args.len() - 1].parse().unwrap();
+    assert!(
+        ceiling > 0.01 && args[args.len() - 2] == "--max-cost-usd",
+        "{note}"
+    );
+    let again = w.cmd().args(&args).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
 #[test]
 fn exam_without_the_platform_exits_3() {
     let w = World::new(&["commit"]);

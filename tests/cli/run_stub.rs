@@ -322,6 +322,64 @@ fn partial_cost_ceiling_is_a_result() {
     assert!(text(&out.stderr).contains("cost ceiling $0.01 hit"));
 }
 
+/// A result the ceiling cut short names the command that completes it: the
+/// same evaluation (its flags given again) under a ceiling priced from the
+/// evidence store, which now keeps the runs bought; that command runs as
+/// printed and asks the platform for the new ceiling.
+#[test]
+fn a_result_cut_short_names_the_command_that_completes_it() {
+    let env = Env::new();
+    let stub = Stub::new(Switches {
+        code: 2,
+        stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
+        ..Switches::answering(data("platform/run5_partial_cost.json"))
+    });
+    let out = env
+        .run(
+            &stub,
+            &[
+                "commit",
+                "--max-cost-usd",
+                "0.01",
+                "--model",
+                "haiku",
+                "--runs",
+                "3",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let line = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {stderr}"));
+    let command = line.split(" (").next().unwrap();
+    let args: Vec<&str> = command.split(' ').collect();
+    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    for flag in [["--model", "haiku"], ["--runs", "3"]] {
+        assert!(args.windows(2).any(|w| w == flag), "{flag:?} in {line}");
+    }
+    // --claude is given again: the platform binary is part of the runs' key.
+    assert!(args.contains(&"--claude"), "{line}");
+    let ceiling: f64 = args[args.iter().position(|a| *a == "--max-cost-usd").unwrap() + 1]
+        .parse()
+        .unwrap();
+    assert!(ceiling > 0.01, "{line}");
+    assert!(line.contains("the 12 runs still missing"), "{line}");
+
+    let again = env.cmd(&args[1..]).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let argv = eval_argv(&stub).expect("the platform ran");
+    let asked = argv
+        .windows(2)
+        .find(|w| w[0] == "--max-cost-usd")
+        .map(|w| w[1].parse::<f64>().unwrap())
+        .expect("a ceiling for the platform");
+    assert!(asked > 0.01 && asked <= ceiling, "{argv:?}");
+}
+
 #[test]
 fn auth_failed_exits_3() {
     let env = Env::new();

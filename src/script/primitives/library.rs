@@ -32,7 +32,10 @@ fn run_platform(host: &Host, plugin: &PluginHandle) -> crate::Result<RunHandle> 
             ))
         })?;
     let run = eval::run_platform(assembled, host.observer.clone())?;
-    Ok(RunHandle { run: Arc::new(run) })
+    Ok(RunHandle {
+        run: Arc::new(run),
+        options: plugin.options.clone(),
+    })
 }
 
 fn load_result(path: &str) -> crate::Result<EvalResult> {
@@ -73,6 +76,7 @@ fn assemble(h: &Host, item: &str, opts: &EvalOptions) -> RResult<PluginHandle> {
     Ok(PluginHandle {
         assembled: Arc::new(Mutex::new(Some(assembled))),
         item: item.to_string(),
+        options: Arc::new(opts.clone()),
     })
 }
 
@@ -87,7 +91,10 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
         };
         crate::ops::run(&h.ctx, &request, h.observer.clone())
     })
-    .map(|ran| EvalResult::new(ran.doc))
+    .map(|ran| EvalResult {
+        complete: ran.complete.map(Arc::new),
+        ..EvalResult::new(ran.doc)
+    })
     .map_err(|e| raise(h, e))
 }
 
@@ -207,7 +214,14 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
     let h = host.clone();
     api.primitive("reduce", move |run: RunHandle| -> RResult<EvalResult> {
         h.timed(|| eval::reduce(&run.run))
-            .map(EvalResult::new)
+            .map(|doc| {
+                let complete =
+                    crate::ops::Completion::of(&h.ctx, &run.run.item, &run.options, &doc);
+                EvalResult {
+                    complete: complete.map(Arc::new),
+                    ..EvalResult::new(doc)
+                }
+            })
             .map_err(|e| raise(&h, e))
     });
     per_item(api, host, "evaluate", evaluate);

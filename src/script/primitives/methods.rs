@@ -121,6 +121,12 @@ fn register_result(props: &mut Props) {
     props.get("settle", |r: &mut EvalResult| -> Dynamic {
         crate::gate::settle_on_more_runs(&r.doc, "exam").map_or(Dynamic::UNIT, Dynamic::from)
     });
+    // The exam again under a ceiling that completes a result it cut short.
+    props.get("complete", |r: &mut EvalResult| -> Dynamic {
+        r.complete
+            .as_ref()
+            .map_or(Dynamic::UNIT, |c| c.command("exam").into())
+    });
     props.get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
     props.get("efficiency", |r: &mut EvalResult| {
         read_only(&r.doc.efficiency)

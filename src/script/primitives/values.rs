@@ -78,7 +78,10 @@ pub(super) fn row_property(row: &OutcomeRow, key: &str) -> Option<Dynamic> {
         ("ok", outcome) => outcome.is_ok().into(),
         ("exit_code", Ok(_)) => Dynamic::from_int(0),
         ("exit_code", Err(failure)) => Dynamic::from_int(i64::from(failure.exit_code)),
-        ("result", Ok(doc)) => Dynamic::from(EvalResult { doc: doc.clone() }),
+        ("result", Ok(doc)) => Dynamic::from(EvalResult {
+            doc: doc.clone(),
+            complete: None,
+        }),
         ("error", Err(failure)) => failure.message.clone().into(),
         ("result" | "error", _) => Dynamic::UNIT,
         _ => return None,
