@@ -67,11 +67,12 @@ impl Completion {
 
     /// The completion of `doc` evaluated with `options`, when the ceiling
     /// cut it short (a result replayed from a file is not completed).
-    /// Priced by the dry run's estimate of the same evaluation now: under
-    /// `--runs auto` the most it can spend, else its estimate and a quarter
-    /// more (runs cost more than the mean as often as less); twice the
-    /// ceiling when the store cannot price it. Never above the most a
-    /// ceiling may be.
+    /// Priced from the dry run's estimate of the same evaluation now: the
+    /// runs it would buy (under `--runs auto` the most it can buy) at the
+    /// store's mean cost per run, or at this result's costliest case's when
+    /// that is dearer, and a quarter more (a run costs more than the mean
+    /// as often as less); twice the ceiling when nothing prices them. Never
+    /// above the most a ceiling may be.
     pub fn of(
         ctx: &Context,
         item: &ItemName,
@@ -84,40 +85,50 @@ impl Completion {
         {
             return None;
         }
-        let estimated = crate::eval::estimate::estimate(ctx, item, options).ok();
-        let priced = estimated.as_ref().and_then(|e| {
-            if e.buy_runs == 0 {
-                return Some((
-                    doc.max_cost_usd,
-                    "every run it needs is kept now: it buys nothing".to_string(),
-                ));
-            }
-            match (&e.auto, e.estimate_usd) {
-                (Some(auto), _) => auto.most_usd.map(|most| {
-                    (
-                        most,
-                        "the most it can spend, from the evidence store's cost per run; the runs kept are reused"
-                            .to_string(),
-                    )
-                }),
-                (None, Some(about)) => Some((
-                    about * 1.25,
+        // Dollars a run as this result paid them, its costliest case's: the
+        // runs the ceiling cut short are not kept, so the store may hold none.
+        let here = doc
+            .cases
+            .iter()
+            .filter(|c| c.runs > 0)
+            .map(|c| c.cost_usd / f64::from(c.runs))
+            .fold(0.0, f64::max);
+        let priced = crate::eval::estimate::estimate(ctx, item, options)
+            .ok()
+            .and_then(|e| {
+                if e.buy_runs == 0 {
+                    return Some((
+                        doc.max_cost_usd,
+                        "every run it needs is kept now: it buys nothing".to_string(),
+                    ));
+                }
+                let (runs, usd, most) = match &e.auto {
+                    Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
+                    None => (e.buy_runs, e.estimate_usd, ""),
+                };
+                let stored = usd.map(|u| u / f64::from(runs.max(1)));
+                let (per_run, basis) = match stored {
+                    Some(s) if s >= here && e.rough => (s, "a rough estimate"),
+                    Some(s) if s >= here => (s, "the evidence store's mean"),
+                    _ if here > 0.0 => (here, "what this result's costliest case paid"),
+                    _ => return None,
+                };
+                let kept = match e.reuse_runs {
+                    0 => String::new(),
+                    n => format!("; the {n} kept are reused"),
+                };
+                Some((
+                    1.25 * f64::from(runs) * per_run,
                     format!(
-                        "the {} runs still missing, about ${about:.2} at the evidence store's cost per run, and a quarter more{}",
-                        e.buy_runs,
-                        match e.reuse_runs {
-                            0 => String::new(),
-                            n => format!("; the {n} kept are reused"),
-                        }
+                        "{most}{runs} runs to buy at ${per_run:.4} a run, {basis}, and a quarter more{kept}"
                     ),
-                )),
-                (None, None) => None,
-            }
-        });
+                ))
+            });
         let (usd, why) = priced.unwrap_or_else(|| {
             (
                 2.0 * doc.max_cost_usd,
-                "twice the ceiling: the evidence store cannot price the runs still missing; the runs kept are reused".to_string(),
+                "twice the ceiling: nothing prices the runs still missing; the runs kept are reused"
+                    .to_string(),
             )
         });
         let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);

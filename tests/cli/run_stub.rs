@@ -367,7 +367,7 @@ fn a_result_cut_short_names_the_command_that_completes_it() {
         .parse()
         .unwrap();
     assert!(ceiling > 0.01, "{line}");
-    assert!(line.contains("the 12 runs still missing"), "{line}");
+    assert!(line.contains("12 runs to buy at $"), "{line}");
 
     let again = env.cmd(&args[1..]).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));

@@ -68,7 +68,9 @@ fn scripted_answers_meet_the_graders_as_intended() {
 
 /// One `bob-eval run` in its own temp folder.
 struct Run {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    source: PathBuf,
+    home: PathBuf,
     out: PathBuf,
     output: std::process::Output,
 }
@@ -102,10 +104,24 @@ impl Run {
             .output()
             .unwrap();
         Self {
-            _dir: dir,
+            dir,
+            source,
+            home,
             out,
             output,
         }
+    }
+
+    /// `bob-eval ARGS` in the same source, home, folder and environment:
+    /// a command this run printed, followed.
+    fn follow(&self, api: &FakeApi, args: &[&str]) -> std::process::Output {
+        bob(&self.source, &self.home)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_clear()
+            .envs(platform_env(api, self.dir.path()))
+            .output()
+            .unwrap()
     }
 
     fn code(&self) -> Option<i32> {
@@ -379,6 +395,23 @@ fn cost_ceiling_gives_a_partial_result() {
         .map(|c| c["runs"].as_u64().unwrap())
         .sum();
     assert_eq!(runs, 1, "{doc}");
+
+    // It names the command that completes it; followed, that command buys
+    // the missing runs under the ceiling it priced and the result is whole.
+    let stderr = run.stderr();
+    let line = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {stderr}"));
+    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    let ceiling: f64 = args[args.len() - 1].parse().unwrap();
+    assert!(ceiling > 0.01, "{line}");
+    let done = run.follow(&api, &args);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{err}");
+    let whole = run.document();
+    assert_eq!(whole["partial"], false, "{line}\n{err}\n{whole}");
+    assert!(num(&whole["cost_usd"]) <= ceiling, "{whole}");
 }
 
 /// The credential is refused on every call: the platform ends `auth_failed`,
