@@ -119,7 +119,7 @@ impl EvalOptions {
     /// neighbours, the rule, `--best`). Not the ceiling, `--fresh`, the
     /// output or progress: a command built from them, with a ceiling of its
     /// own, reuses the runs the store keeps. Parsed back by the command
-    /// line, they give these options again (a test in `commands::args`).
+    /// line, they give these options again (a test in `commands`).
     pub fn again_flags(&self) -> Vec<String> {
         use crate::text::shell_word as word;
         let mut out = Vec::new();

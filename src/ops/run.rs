@@ -65,8 +65,9 @@ impl Completion {
         )
     }
 
-    /// The completion of `doc` evaluated with `options`, when the ceiling
-    /// cut it short (a result replayed from a file is not completed).
+    /// The completion of `doc` evaluated with `options` (and written to
+    /// `out`), when the ceiling cut it short (a result replayed from a file
+    /// is not completed).
     /// Priced from the dry run's estimate of the same evaluation now: the
     /// runs it would buy (under `--runs auto` the most it can buy) at the
     /// store's mean cost per run, or at this result's costliest case's when
@@ -78,6 +79,7 @@ impl Completion {
         item: &ItemName,
         options: &EvalOptions,
         doc: &SkillEval,
+        out: Option<&Utf8PathBuf>,
     ) -> Option<Completion> {
         use crate::document::PartialReason;
         if doc.partial_reason != Some(PartialReason::CostCeiling)
@@ -136,7 +138,7 @@ impl Completion {
             item: item.clone(),
             flags: options.again_flags(),
             ceiling_usd,
-            out: None,
+            out: out.cloned(),
             why,
         })
     }
@@ -179,10 +181,13 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         let json = serde_json::to_string_pretty(&doc).expect("a document serialises") + "\n";
         crate::fsio::write_atomically(path, json.as_bytes())?;
     }
-    let complete = Completion::of(ctx, &request.item, &request.options, &doc).map(|c| Completion {
-        out: request.out.clone(),
-        ..c
-    });
+    let complete = Completion::of(
+        ctx,
+        &request.item,
+        &request.options,
+        &doc,
+        request.out.as_ref(),
+    );
     Ok(Ran {
         doc,
         wrote: request.out.clone(),

@@ -216,7 +216,7 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
         h.timed(|| eval::reduce(&run.run))
             .map(|doc| {
                 let complete =
-                    crate::ops::Completion::of(&h.ctx, &run.run.item, &run.options, &doc);
+                    crate::ops::Completion::of(&h.ctx, &run.run.item, &run.options, &doc, None);
                 EvalResult {
                     complete: complete.map(Arc::new),
                     ..EvalResult::new(doc)
