@@ -102,10 +102,11 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
             &[CiOutcome::Ran(doc)],
         ))?,
     }
+    let settle = ran.settle.as_deref();
     let summary = if args.platform.platform_result.is_some() {
-        crate::report::run::replay_summary(doc)
+        crate::report::run::replay_summary(doc, settle)
     } else {
-        crate::report::run::summary(doc)
+        crate::report::run::summary(doc, settle)
     };
     eprint!("{summary}");
     if let Some(complete) = &ran.complete {

@@ -20,7 +20,7 @@ use confidence::confidence_conditions;
 pub use confidence::{effective_level, fmt_level, held};
 pub use cost::{cost_conditions, limit_cost};
 use next::Commands;
-pub use next::settle_on_more_runs;
+pub use next::runs_to_settle;
 pub use sequence::{decide_in_sequence, sequence_words};
 
 /// The outcome of one condition of the rule.

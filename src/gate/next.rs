@@ -147,13 +147,13 @@ impl Commands {
     }
 }
 
-/// The command that settles `result`'s suite delta when it is within noise
-/// and more runs of this result would settle it: `verb` (`run` or `exam`)
-/// again on the runs per arm the advisory asks for, so the headline's
-/// "about N more runs" can be followed as printed. `None` when the delta is
-/// clear, no number of runs would settle it, or the result already holds
-/// the most runs one `--runs` asks for.
-pub fn settle_on_more_runs(result: &SkillEval, verb: &str) -> Option<String> {
+/// The runs per arm of each case that settle `result`'s suite delta when
+/// it is within noise and more runs of this result would settle it: its
+/// runs and the more the advisory asks for, at most the most one `--runs`
+/// asks for. `None` when the delta is clear, no number of runs would settle
+/// it, or the result already holds that most (a command would buy nothing).
+/// What `run` and `exam` name the command for (`ops::next::settle`).
+pub fn runs_to_settle(result: &SkillEval) -> Option<u32> {
     use crate::stats::Advisory;
     let Some(Advisory::WithinNoise {
         runs_needed: Some(n),
@@ -164,10 +164,6 @@ pub fn settle_on_more_runs(result: &SkillEval, verb: &str) -> Option<String> {
         return None;
     };
     let commands = Commands::of(result);
-    (commands.total(*n) > commands.runs).then(|| {
-        format!(
-            "settle it on more runs: {} (the runs kept in the evidence store are reused)",
-            commands.again(verb, *n)
-        )
-    })
+    let total = commands.total(*n);
+    (total > commands.runs).then_some(total)
 }

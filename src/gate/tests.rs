@@ -609,8 +609,8 @@ fn every_spelling_of_a_model_meets_its_best() {
 }
 
 #[test]
-fn a_delta_within_noise_names_the_command_that_settles_it() {
-    use super::settle_on_more_runs;
+fn a_delta_within_noise_says_the_runs_that_settle_it() {
+    use super::runs_to_settle;
     // 2 of 3 against 1 of 3 on two cases: within noise, more runs would settle it.
     let noisy = measured(
         &[
@@ -626,27 +626,9 @@ fn a_delta_within_noise_names_the_command_that_settles_it() {
         }) => *n,
         other => panic!("{other:?}"),
     };
-    let mut on_default = noisy.clone();
-    on_default.model = "default".into();
-    let step = settle_on_more_runs(&on_default, "exam").expect("a command");
-    let total = (3 + more).min(50);
-    assert!(
-        step.starts_with(&format!(
-            "settle it on more runs: bob-eval exam {} --runs {total} (",
-            noisy.item
-        )),
-        "{step}"
-    );
-    // The model, unless the platform's default, goes with it.
-    let mut on_haiku = noisy.clone();
-    on_haiku.model = "haiku".into();
-    assert!(
-        settle_on_more_runs(&on_haiku, "run")
-            .unwrap()
-            .contains(&format!("--runs {total} --model haiku (")),
-    );
+    assert_eq!(runs_to_settle(&noisy), Some((3 + more).min(50)));
     // A result that already holds the most runs one `--runs` asks for:
-    // no command that would buy nothing.
+    // nothing a command would buy.
     let many = measured(
         &[
             (&passes(30, 60), &passes(28, 60)),
@@ -665,11 +647,11 @@ fn a_delta_within_noise_names_the_command_that_settles_it() {
         "{:?}",
         many.stats
     );
-    assert_eq!(settle_on_more_runs(&many, "run"), None);
+    assert_eq!(runs_to_settle(&many), None);
     // A clear delta needs nothing more.
     let clear = measured(
         &[(&ones(10), &passes(0, 10)), (&ones(10), &passes(0, 10))],
         None,
     );
-    assert_eq!(settle_on_more_runs(&clear, "exam"), None);
+    assert_eq!(runs_to_settle(&clear), None);
 }

@@ -10,6 +10,7 @@ mod exam;
 mod gate;
 mod history;
 pub mod label;
+pub mod next;
 mod pipeline;
 mod propose;
 mod run;
@@ -21,11 +22,10 @@ pub use check::{CheckRequest, check};
 pub use exam::{ExamRequest, Examined, exam};
 pub use gate::{GateRequest, Gated, RecordRequest, gate};
 pub use history::{HistoryRequest, history};
+pub use next::Completion;
 pub use pipeline::{Piped, PipelineOptions, Pipelines};
 pub use propose::{ProposeRequest, Proposed, propose};
-pub use run::{
-    Completion, Estimated, EvaluateAllRequest, Ran, RunItemRequest, estimate, evaluate_all, run,
-};
+pub use run::{Estimated, EvaluateAllRequest, Ran, RunItemRequest, estimate, evaluate_all, run};
 pub use shard::{CollectOutcome, SweepPlan, collect, plan_sweep};
 pub use sweep::{SweepRequest, Swept, sweep};
 

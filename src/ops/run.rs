@@ -3,6 +3,7 @@
 //! once ([`evaluate_all`], a script's `evaluate_all`); and [`estimate`], every
 //! dry run.
 
+use super::next::Completion;
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
 use crate::error::{Error, Result};
@@ -32,116 +33,9 @@ pub struct Ran {
     pub wrote: Option<Utf8PathBuf>,
     /// When the ceiling cut the evaluation short: how to complete it.
     pub complete: Option<Completion>,
-}
-
-/// How to complete an evaluation the cost ceiling cut short: the same
-/// evaluation again ([`EvalOptions::again_flags`]) under a ceiling priced
-/// from the evidence store, which now keeps the runs it bought, so only
-/// the missing runs are bought.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Completion {
-    /// The item.
-    pub item: ItemName,
-    /// The flags that evaluate the same thing again.
-    pub flags: Vec<String>,
-    /// The ceiling to complete it under.
-    pub ceiling_usd: f64,
-    /// `--out FILE` of the evaluation cut short: the completed one goes there.
-    pub out: Option<Utf8PathBuf>,
-    /// Why that ceiling, in words.
-    pub why: String,
-}
-
-impl Completion {
-    /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`.
-    pub fn command(&self, verb: &str) -> String {
-        let mut flags: String = self.flags.iter().map(|f| format!(" {f}")).collect();
-        if let Some(out) = &self.out {
-            flags += &format!(" --out {}", crate::text::shell_word(out.as_str()));
-        }
-        format!(
-            "complete it: bob-eval {verb} {}{flags} --max-cost-usd {:.2} ({})",
-            self.item, self.ceiling_usd, self.why
-        )
-    }
-
-    /// The completion of `doc` evaluated with `options` (and written to
-    /// `out`), when the ceiling cut it short (a result replayed from a file
-    /// is not completed).
-    /// Priced from the dry run's estimate of the same evaluation now: the
-    /// runs it would buy (under `--runs auto` the most it can buy) at the
-    /// store's mean cost per run, or at this result's costliest case's when
-    /// that is dearer, and a quarter more (a run costs more than the mean
-    /// as often as less); twice the ceiling when nothing prices them. Never
-    /// above the most a ceiling may be.
-    pub fn of(
-        ctx: &Context,
-        item: &ItemName,
-        options: &EvalOptions,
-        doc: &SkillEval,
-        out: Option<&Utf8PathBuf>,
-    ) -> Option<Completion> {
-        use crate::document::PartialReason;
-        if doc.partial_reason != Some(PartialReason::CostCeiling)
-            || options.platform_result.is_some()
-        {
-            return None;
-        }
-        // Dollars a run as this result paid them, its costliest case's: the
-        // runs the ceiling cut short are not kept, so the store may hold none.
-        let here = doc
-            .cases
-            .iter()
-            .filter(|c| c.runs > 0)
-            .map(|c| c.cost_usd / f64::from(c.runs))
-            .fold(0.0, f64::max);
-        let priced = crate::eval::estimate::estimate(ctx, item, options)
-            .ok()
-            .and_then(|e| {
-                if e.buy_runs == 0 {
-                    return Some((
-                        doc.max_cost_usd,
-                        "every run it needs is kept now: it buys nothing".to_string(),
-                    ));
-                }
-                let (runs, usd, most) = match &e.auto {
-                    Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
-                    None => (e.buy_runs, e.estimate_usd, ""),
-                };
-                let stored = usd.map(|u| u / f64::from(runs.max(1)));
-                let (per_run, basis) = match stored {
-                    Some(s) if s >= here && e.rough => (s, "a rough estimate"),
-                    Some(s) if s >= here => (s, "the evidence store's mean"),
-                    _ if here > 0.0 => (here, "what this result's costliest case paid"),
-                    _ => return None,
-                };
-                let kept = match e.reuse_runs {
-                    0 => String::new(),
-                    n => format!("; the {n} kept are reused"),
-                };
-                Some((
-                    1.25 * f64::from(runs) * per_run,
-                    format!(
-                        "{most}{runs} runs to buy at ${per_run:.4} a run, {basis}, and a quarter more{kept}"
-                    ),
-                ))
-            });
-        let (usd, why) = priced.unwrap_or_else(|| {
-            (
-                2.0 * doc.max_cost_usd,
-                "twice the ceiling: nothing prices the runs still missing; the runs kept are reused"
-                    .to_string(),
-            )
-        });
-        let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);
-        Some(Completion {
-            item: item.clone(),
-            flags: options.again_flags(),
-            ceiling_usd,
-            out: out.cloned(),
-            why,
-        })
-    }
+    /// When its delta is within noise and more runs would settle it: the
+    /// command that buys them ([`super::next::settle`]).
+    pub settle: Option<String>,
 }
 
 impl RunItemRequest {
@@ -188,10 +82,12 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         &doc,
         request.out.as_ref(),
     );
+    let settle = super::next::settle("run", &doc, Some(&request.options), request.out.as_ref());
     Ok(Ran {
         doc,
         wrote: request.out.clone(),
         complete,
+        settle,
     })
 }
 

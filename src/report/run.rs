@@ -159,14 +159,16 @@ pub fn bought_and_reused(doc: &SkillEval) -> Option<String> {
 /// A short summary: with, without, delta, verdict (and whether it may be
 /// luck), trigger rate, cost and ceiling, each case and, under it, each
 /// grader that failed and why.
-pub fn summary(doc: &SkillEval) -> String {
-    summary_of(doc, false)
+/// `settle`, when given, is the command that settles a delta within noise
+/// (`ops::next::settle`), said under the headline.
+pub fn summary(doc: &SkillEval, settle: Option<&str>) -> String {
+    summary_of(doc, false, settle)
 }
 
 /// [`summary`] of a document reduced from a platform result on disk
 /// (`--platform-result`): its cost is what that run paid, nothing now.
-pub fn replay_summary(doc: &SkillEval) -> String {
-    summary_of(doc, true)
+pub fn replay_summary(doc: &SkillEval, settle: Option<&str>) -> String {
+    summary_of(doc, true, settle)
 }
 
 /// The verdict as the headline says it: with the noise advisory when the
@@ -197,7 +199,7 @@ pub fn verdict_words(doc: &SkillEval) -> String {
     }
 }
 
-fn summary_of(doc: &SkillEval, replayed: bool) -> String {
+fn summary_of(doc: &SkillEval, replayed: bool, settle: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -222,7 +224,7 @@ fn summary_of(doc: &SkillEval, replayed: bool) -> String {
         signed(doc.delta),
         verdict_words(doc)
     );
-    if let Some(step) = crate::gate::settle_on_more_runs(doc, "run") {
+    if let Some(step) = settle {
         let _ = writeln!(out, "  next: {step}");
     }
     calibration_words(&mut out, doc);
@@ -438,20 +440,20 @@ mod tests {
     #[test]
     fn a_verdict_within_noise_says_it_may_be_luck_in_the_headline() {
         let lucky = SkillEval::measured(&[(&[1.0], &[0.0])], None);
-        let text = summary(&lucky);
+        let text = summary(&lucky, None);
         let headline = text.lines().nth(1).unwrap();
         assert!(
             headline.contains("improved, but may be luck: within noise: 95 % interval"),
             "{text}"
         );
         let clear = SkillEval::measured(&[(&[1.0; 20], &[0.0; 20])], None);
-        let text = summary(&clear);
+        let text = summary(&clear, None);
         assert!(text.lines().nth(1).unwrap().ends_with("improved"), "{text}");
     }
 
     #[test]
     fn a_replay_spends_nothing_now() {
-        let text = replay_summary(&doc(false));
+        let text = replay_summary(&doc(false), None);
         assert!(
             text.contains(
                 "cost $0.4123 when that result ran (replayed from a file: nothing spent now)"
@@ -517,12 +519,12 @@ mod tests {
 
     #[test]
     fn summary_complete() {
-        insta::assert_snapshot!(summary(&doc(false)));
+        insta::assert_snapshot!(summary(&doc(false), None));
     }
 
     #[test]
     fn summary_partial() {
-        insta::assert_snapshot!(summary(&doc(true)));
+        insta::assert_snapshot!(summary(&doc(true), None));
     }
 
     fn grader(
@@ -566,7 +568,7 @@ mod tests {
                 ..grader("calm", (5, 5), Some((5, 5)), None)
             },
         ]);
-        let text = summary(&d);
+        let text = summary(&d, None);
         assert!(
             text.contains("JUDGE UNSURE: grader `clear` of case `fires` split its votes in 4 of 10 runs (40 %, 95 % Wilson CI 17–69 %): its criterion may be ambiguous"),
             "{text}"
@@ -605,7 +607,7 @@ mod tests {
             ),
         ]);
         d.cases[1].graders = Some(vec![grader("quiet", (3, 3), Some((3, 3)), None)]);
-        let text = summary(&d);
+        let text = summary(&d, None);
         assert!(
             text.contains("✓ subject (scored) with 3/3, without 1/3: tells the arms apart"),
             "a grader that passes more with the item is no failure:\n{text}"
@@ -683,7 +685,7 @@ mod tests {
                 "runs: 0 bought ($0.0000), 12 reused from the evidence store (first paid $0.4123); the case costs below are of every run used (${cases:.4})"
             )
         );
-        assert!(summary(&d).contains(&line));
+        assert!(summary(&d, None).contains(&line));
         d.reused_runs = Some(0);
         d.cost_usd = 0.41;
         assert_eq!(bought_and_reused(&d).unwrap(), "runs: 12 bought ($0.4100)");
@@ -737,7 +739,7 @@ mod tests {
             mocks: None,
             advisories: Vec::new(),
         }];
-        let text = summary(&doc);
+        let text = summary(&doc, None);
         assert!(
             text.contains(&format!("{}…", "x".repeat(MAX_NAME - 1))),
             "{text}"
@@ -751,7 +753,7 @@ mod tests {
         d.trigger_rate = Some(0.5);
         d.fires_rate = Some(0.0);
         d.quiet_rate = Some(1.0);
-        let text = summary(&d);
+        let text = summary(&d, None);
         assert!(
             text.contains(
                 "trigger rate 0.5000 (fires 0.0000, quiet 1.0000: never fired where it should)"
@@ -760,8 +762,8 @@ mod tests {
         );
         d.fires_rate = Some(1.0);
         d.quiet_rate = Some(0.0);
-        assert!(summary(&d).contains("fired where it should not"));
+        assert!(summary(&d, None).contains("fired where it should not"));
         d.quiet_rate = Some(1.0);
-        assert!(summary(&d).contains("(fires 1.0000, quiet 1.0000)"));
+        assert!(summary(&d, None).contains("(fires 1.0000, quiet 1.0000)"));
     }
 }

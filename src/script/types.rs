@@ -19,6 +19,9 @@ use std::sync::{Arc, Mutex};
 pub struct EvalResult {
     /// The document; shared so a decision can prove which result it was made for.
     pub doc: Arc<SkillEval>,
+    /// The options it was evaluated with, when it was evaluated here (not
+    /// loaded from a file): what the commands its advice names carry.
+    pub options: Option<Arc<crate::eval::EvalOptions>>,
     /// When the ceiling cut the evaluation short: how to complete it.
     pub complete: Option<Arc<crate::ops::Completion>>,
 }
@@ -28,6 +31,7 @@ impl EvalResult {
     pub fn new(doc: SkillEval) -> Self {
         EvalResult {
             doc: Arc::new(doc),
+            options: None,
             complete: None,
         }
     }

@@ -85,12 +85,41 @@ fn auto_settles_the_pair_for_less_than_its_advice_and_after_an_edit_from_the_sto
     }
     // 1. The pilot and its advice.
     let pilot = world();
-    let (three, _) = run(&pilot, "3");
+    let (three, stderr) = run(&pilot, "3");
     let advice = &three["stats"]["suite"]["advisory"];
     assert_eq!(advice["advisory"], "within-noise", "{three}");
     let n = 3 + advice["runs_needed"].as_u64().expect("a number of runs");
-    let (then, _) = run(&pilot, &n.to_string());
+    // The advice is a command, followed as printed: the same evaluation,
+    // its ceiling too, on n runs, reusing the pilot's 3.
+    let settle = stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("next: settle it on more runs: bob-eval ")
+        })
+        .unwrap_or_else(|| panic!("no command in {stderr}"));
+    let args: Vec<&str> = settle.split(" (").next().unwrap().split(' ').collect();
+    assert_eq!(
+        args,
+        [
+            "run",
+            "commit",
+            "--runs",
+            &n.to_string(),
+            "--max-cost-usd",
+            "5"
+        ],
+        "{settle}"
+    );
+    let mut cmd = pilot.command(support::cmd::bob(&pilot.source, &pilot.home()));
+    let (code, out, err) = outcome({
+        cmd.args(&args);
+        cmd
+    });
+    assert_eq!(code, 0, "{out}\n{err}");
+    let then: Value = serde_json::from_str(&out).unwrap();
     clear_above(&then);
+    assert_eq!(then["reused_runs"], 12, "{then}");
     let path_calls = calls(&pilot).0;
 
     // 2. A first auto.

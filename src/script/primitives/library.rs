@@ -92,6 +92,7 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
         crate::ops::run(&h.ctx, &request, h.observer.clone())
     })
     .map(|ran| EvalResult {
+        options: Some(Arc::new(opts.clone())),
         complete: ran.complete.map(Arc::new),
         ..EvalResult::new(ran.doc)
     })
@@ -218,6 +219,7 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
                 let complete =
                     crate::ops::Completion::of(&h.ctx, &run.run.item, &run.options, &doc, None);
                 EvalResult {
+                    options: Some(run.options.clone()),
                     complete: complete.map(Arc::new),
                     ..EvalResult::new(doc)
                 }

@@ -119,7 +119,8 @@ fn register_result(props: &mut Props) {
     });
     // The exam again on the runs that would settle a delta within noise.
     props.get("settle", |r: &mut EvalResult| -> Dynamic {
-        crate::gate::settle_on_more_runs(&r.doc, "exam").map_or(Dynamic::UNIT, Dynamic::from)
+        crate::ops::next::settle("exam", &r.doc, r.options.as_deref(), None)
+            .map_or(Dynamic::UNIT, Dynamic::from)
     });
     // The exam again under a ceiling that completes a result it cut short.
     props.get("complete", |r: &mut EvalResult| -> Dynamic {

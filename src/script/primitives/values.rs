@@ -80,6 +80,7 @@ pub(super) fn row_property(row: &OutcomeRow, key: &str) -> Option<Dynamic> {
         ("exit_code", Err(failure)) => Dynamic::from_int(i64::from(failure.exit_code)),
         ("result", Ok(doc)) => Dynamic::from(EvalResult {
             doc: doc.clone(),
+            options: None,
             complete: None,
         }),
         ("error", Err(failure)) => failure.message.clone().into(),

@@ -1,0 +1,240 @@
+//! The commands a result's advice names, built from the options that
+//! produced it: the same evaluation again ([`EvalOptions::again_flags`]), so
+//! a command printed after `run` or `exam` reuses the runs the evidence
+//! store keeps and evaluates what was evaluated (the same cases, judge,
+//! store and platform), with only what the advice changes: more runs
+//! ([`settle`]) or a ceiling that completes a result cut short
+//! ([`Completion`]). The gate, which reads a result from a file and not
+//! the options, names its own ([`crate::gate`]'s `next`).
+
+use crate::config::{Context, ItemName};
+use crate::document::SkillEval;
+use crate::eval::EvalOptions;
+use camino::Utf8PathBuf;
+
+/// `bob-eval VERB ITEM FLAGS [--out FILE]`.
+fn command(verb: &str, item: &ItemName, flags: &[String], out: Option<&Utf8PathBuf>) -> String {
+    let mut line = format!("bob-eval {verb} {item}");
+    for f in flags {
+        line.push(' ');
+        line.push_str(f);
+    }
+    if let Some(out) = out {
+        line.push_str(" --out ");
+        line.push_str(&crate::text::shell_word(out.as_str()));
+    }
+    line
+}
+
+/// `options`, the model named as `doc` ran on when the options left it to
+/// the environment or settings (unless the platform's default): a command
+/// printed now runs on that model wherever it is run.
+fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
+    let model = options
+        .model
+        .clone()
+        .or_else(|| (doc.model != "default" && !doc.model.is_empty()).then(|| doc.model.clone()));
+    EvalOptions {
+        model,
+        ..options.clone()
+    }
+}
+
+/// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: the evaluation
+/// of `doc` (with `options`, when known, its ceiling given included; else
+/// on its model alone) again on the runs per arm that settle its delta
+/// within noise
+/// ([`crate::gate::runs_to_settle`]), so the headline's "about N more runs"
+/// can be followed as printed. `None` when nothing more would settle it.
+pub fn settle(
+    verb: &str,
+    doc: &SkillEval,
+    options: Option<&EvalOptions>,
+    out: Option<&Utf8PathBuf>,
+) -> Option<String> {
+    let runs = crate::gate::runs_to_settle(doc)?;
+    let base = options.cloned().unwrap_or_default();
+    let mut flags = EvalOptions {
+        runs: Some(runs),
+        auto: None,
+        ..with_model(&base, doc)
+    }
+    .again_flags();
+    // A ceiling the user chose holds for the runs that settle it too.
+    if let Some(ceiling) = base.max_cost_usd {
+        flags.extend(["--max-cost-usd".to_string(), ceiling.to_string()]);
+    }
+    Some(format!(
+        "settle it on more runs: {} (the runs kept in the evidence store are reused)",
+        command(verb, &doc.item, &flags, out)
+    ))
+}
+
+/// How to complete an evaluation the cost ceiling cut short: the same
+/// evaluation again ([`EvalOptions::again_flags`]) under a ceiling priced
+/// from the evidence store, which now keeps the runs it bought, so only
+/// the missing runs are bought.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The item.
+    pub item: ItemName,
+    /// The flags that evaluate the same thing again.
+    pub flags: Vec<String>,
+    /// The ceiling to complete it under.
+    pub ceiling_usd: f64,
+    /// `--out FILE` of the evaluation cut short: the completed one goes there.
+    pub out: Option<Utf8PathBuf>,
+    /// Why that ceiling, in words.
+    pub why: String,
+}
+
+impl Completion {
+    /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`.
+    pub fn command(&self, verb: &str) -> String {
+        format!(
+            "complete it: {} --max-cost-usd {:.2} ({})",
+            command(verb, &self.item, &self.flags, self.out.as_ref()),
+            self.ceiling_usd,
+            self.why
+        )
+    }
+
+    /// The completion of `doc` evaluated with `options` (and written to
+    /// `out`), when the ceiling cut it short (a result replayed from a file
+    /// is not completed).
+    /// Priced from the dry run's estimate of the same evaluation now: the
+    /// runs it would buy (under `--runs auto` the most it can buy) at the
+    /// store's mean cost per run, or at this result's costliest case's when
+    /// that is dearer, and a quarter more (a run costs more than the mean
+    /// as often as less); twice the ceiling when nothing prices them. Never
+    /// above the most a ceiling may be.
+    pub fn of(
+        ctx: &Context,
+        item: &ItemName,
+        options: &EvalOptions,
+        doc: &SkillEval,
+        out: Option<&Utf8PathBuf>,
+    ) -> Option<Completion> {
+        use crate::document::PartialReason;
+        if doc.partial_reason != Some(PartialReason::CostCeiling)
+            || options.platform_result.is_some()
+        {
+            return None;
+        }
+        // Dollars a run as this result paid them, its costliest case's: the
+        // runs the ceiling cut short are not kept, so the store may hold none.
+        let here = doc
+            .cases
+            .iter()
+            .filter(|c| c.runs > 0)
+            .map(|c| c.cost_usd / f64::from(c.runs))
+            .fold(0.0, f64::max);
+        let priced = crate::eval::estimate::estimate(ctx, item, options)
+            .ok()
+            .and_then(|e| {
+                if e.buy_runs == 0 {
+                    return Some((
+                        doc.max_cost_usd,
+                        "every run it needs is kept now: it buys nothing".to_string(),
+                    ));
+                }
+                let (runs, usd, most) = match &e.auto {
+                    Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
+                    None => (e.buy_runs, e.estimate_usd, ""),
+                };
+                let stored = usd.map(|u| u / f64::from(runs.max(1)));
+                let (per_run, basis) = match stored {
+                    Some(s) if s >= here && e.rough => (s, "a rough estimate"),
+                    Some(s) if s >= here => (s, "the evidence store's mean"),
+                    _ if here > 0.0 => (here, "what this result's costliest case paid"),
+                    _ => return None,
+                };
+                let kept = match e.reuse_runs {
+                    0 => String::new(),
+                    n => format!("; the {n} kept are reused"),
+                };
+                Some((
+                    1.25 * f64::from(runs) * per_run,
+                    format!(
+                        "{most}{runs} runs to buy at ${per_run:.4} a run, {basis}, and a quarter more{kept}"
+                    ),
+                ))
+            });
+        let (usd, why) = priced.unwrap_or_else(|| {
+            (
+                2.0 * doc.max_cost_usd,
+                "twice the ceiling: nothing prices the runs still missing; the runs kept are reused"
+                    .to_string(),
+            )
+        });
+        let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);
+        Some(Completion {
+            item: item.clone(),
+            flags: with_model(options, doc).again_flags(),
+            ceiling_usd,
+            out: out.cloned(),
+            why,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settle;
+    use crate::document::SkillEval;
+    use crate::eval::EvalOptions;
+
+    /// `k` passes of `n` runs.
+    fn passes(k: usize, n: usize) -> Vec<f64> {
+        (0..n).map(|i| if i < k { 1.0 } else { 0.0 }).collect()
+    }
+
+    #[test]
+    fn the_settle_command_is_the_same_evaluation_on_more_runs() {
+        // 2 of 3 against 1 of 3 on two cases: within noise.
+        let two = passes(2, 3);
+        let one = passes(1, 3);
+        let mut noisy = SkillEval::measured(&[(&two, &one), (&two, &one)], None);
+        let total = crate::gate::runs_to_settle(&noisy).expect("more runs settle it");
+        // Known only from the document: its model, unless the platform's default.
+        noisy.model = "default".into();
+        assert_eq!(
+            settle("exam", &noisy, None, None).unwrap(),
+            format!(
+                "settle it on more runs: bob-eval exam {} --runs {total} (the runs kept in the evidence store are reused)",
+                noisy.item
+            )
+        );
+        noisy.model = "haiku".into();
+        assert!(
+            settle("run", &noisy, None, None)
+                .unwrap()
+                .contains(&format!(" --model haiku --runs {total} ("))
+        );
+        // With the options it ran with, what picks and keys its runs goes
+        // along (the judge, the store, the cases), `--runs` replaced, the
+        // ceiling and `--fresh` left out, the output file kept.
+        let options = EvalOptions {
+            runs: Some(3),
+            max_cost_usd: Some("5".parse().unwrap()),
+            judge_model: Some("judge".into()),
+            evidence: Some("/srv/e.db".into()),
+            cases: vec!["fires".into()],
+            fresh: true,
+            ..EvalOptions::default()
+        };
+        let out = camino::Utf8PathBuf::from("my result.json");
+        let step = settle("run", &noisy, Some(&options), Some(&out)).unwrap();
+        assert!(
+            step.contains(&format!(
+                "bob-eval run {} --model haiku --runs {total} --judge-model judge --case fires --evidence /srv/e.db --max-cost-usd 5 --out 'my result.json' (",
+                noisy.item
+            )),
+            "{step}"
+        );
+        assert!(!step.contains("--fresh"), "{step}");
+        // A clear delta: nothing to settle.
+        let clear = SkillEval::measured(&[(&[1.0; 20], &[0.0; 20])], None);
+        assert_eq!(settle("run", &clear, Some(&options), None), None);
+    }
+}
