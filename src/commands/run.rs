@@ -110,7 +110,10 @@ pub fn exec(ctx: &Context, args: &RunArgs) -> Result<Conclusion<'static>> {
     };
     eprint!("{summary}");
     if let Some(complete) = &ran.complete {
-        eprintln!("  next: {}", complete.command("run"));
+        eprintln!(
+            "  next: {}",
+            complete.command(&crate::ops::next::Invocation::run())
+        );
     }
     if let Some(path) = &ran.wrote {
         eprintln!("  wrote {path}");

@@ -65,6 +65,7 @@ pub fn parse_script_options(args: &[String], env: &Environment) -> PipelineOptio
             pages: parsed.pages,
             json: parsed.json,
             trust_imported: parsed.trust_imported,
+            require_calibrated: false,
             format: None,
             suite_jobs: None,
             suites: None,

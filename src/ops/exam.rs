@@ -56,6 +56,7 @@ pub fn exam(ctx: &Context, request: &ExamRequest, pipelines: &dyn Pipelines) -> 
         item: Some(request.item.clone()),
         eval: request.options.clone(),
         json: request.json,
+        require_calibrated: request.require_calibrated,
         ..PipelineOptions::default()
     };
     pipelines

@@ -12,10 +12,66 @@ use crate::document::SkillEval;
 use crate::eval::EvalOptions;
 use camino::Utf8PathBuf;
 
+/// How the command that evaluated a result is called again: its verb and
+/// the flags of its own beside the evaluation's (`propose`'s `--pr`,
+/// `--pages`, …), so the command its advice names is the same command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// `run`, `exam` or `propose`.
+    pub verb: &'static str,
+    /// Its own flags, each value one shell word.
+    pub flags: Vec<String>,
+}
+
+impl Invocation {
+    /// `bob-eval run`: what a result's advice names when no command of its
+    /// own evaluated it (a script's, or a result read from a file).
+    pub fn run() -> Invocation {
+        Invocation {
+            verb: "run",
+            flags: Vec::new(),
+        }
+    }
+
+    /// The command behind the embedded pipeline `name` run with `options`:
+    /// `exam`, `propose` (its `--pr`, `--pages`, `--trust-imported` and
+    /// `--require-calibrated` given again), else `run` (`sweep` evaluates
+    /// each suite as `run` would).
+    pub fn of(name: &str, options: &super::PipelineOptions) -> Invocation {
+        use crate::text::shell_word as word;
+        let mut flags = Vec::new();
+        let verb = match name {
+            "exam" => "exam",
+            "proposer" => {
+                if let Some(pr) = &options.pr {
+                    flags.extend(["--pr".to_string(), word(pr)]);
+                }
+                if !options.pages.is_empty() {
+                    flags.extend(["--pages".to_string(), word(&options.pages.join(","))]);
+                }
+                if options.trust_imported {
+                    flags.push("--trust-imported".into());
+                }
+                "propose"
+            }
+            _ => "run",
+        };
+        if options.require_calibrated && verb != "run" {
+            flags.push("--require-calibrated".into());
+        }
+        Invocation { verb, flags }
+    }
+}
+
 /// `bob-eval VERB ITEM FLAGS [--out FILE]`.
-fn command(verb: &str, item: &ItemName, flags: &[String], out: Option<&Utf8PathBuf>) -> String {
-    let mut line = format!("bob-eval {verb} {item}");
-    for f in flags {
+fn command(
+    again: &Invocation,
+    item: &ItemName,
+    flags: &[String],
+    out: Option<&Utf8PathBuf>,
+) -> String {
+    let mut line = format!("bob-eval {} {item}", again.verb);
+    for f in again.flags.iter().chain(flags) {
         line.push(' ');
         line.push_str(f);
     }
@@ -40,14 +96,15 @@ fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
     }
 }
 
-/// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: the evaluation
+/// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: the command `again`
+/// (`run`, `exam`, …) and the evaluation
 /// of `doc` (with `options`, when known, its ceiling given included; else
 /// on its model alone) again on the runs per arm that settle its delta
 /// within noise
 /// ([`crate::gate::runs_to_settle`]), so the headline's "about N more runs"
 /// can be followed as printed. `None` when nothing more would settle it.
 pub fn settle(
-    verb: &str,
+    again: &Invocation,
     doc: &SkillEval,
     options: Option<&EvalOptions>,
     out: Option<&Utf8PathBuf>,
@@ -66,7 +123,7 @@ pub fn settle(
     }
     Some(format!(
         "settle it on more runs: {} (the runs kept in the evidence store are reused)",
-        command(verb, &doc.item, &flags, out)
+        command(again, &doc.item, &flags, out)
     ))
 }
 
@@ -89,11 +146,12 @@ pub struct Completion {
 }
 
 impl Completion {
-    /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`.
-    pub fn command(&self, verb: &str) -> String {
+    /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`, the
+    /// command `again`.
+    pub fn command(&self, again: &Invocation) -> String {
         format!(
             "complete it: {} --max-cost-usd {:.2} ({})",
-            command(verb, &self.item, &self.flags, self.out.as_ref()),
+            command(again, &self.item, &self.flags, self.out.as_ref()),
             self.ceiling_usd,
             self.why
         )
@@ -180,7 +238,7 @@ impl Completion {
 
 #[cfg(test)]
 mod tests {
-    use super::settle;
+    use super::{Invocation, settle};
     use crate::document::SkillEval;
     use crate::eval::EvalOptions;
 
@@ -198,8 +256,15 @@ mod tests {
         let total = crate::gate::runs_to_settle(&noisy).expect("more runs settle it");
         // Known only from the document: its model, unless the platform's default.
         noisy.model = "default".into();
+        let exam = Invocation::of(
+            "exam",
+            &crate::ops::PipelineOptions {
+                pr: Some("ignored".into()),
+                ..Default::default()
+            },
+        );
         assert_eq!(
-            settle("exam", &noisy, None, None).unwrap(),
+            settle(&exam, &noisy, None, None).unwrap(),
             format!(
                 "settle it on more runs: bob-eval exam {} --runs {total} (the runs kept in the evidence store are reused)",
                 noisy.item
@@ -207,7 +272,7 @@ mod tests {
         );
         noisy.model = "haiku".into();
         assert!(
-            settle("run", &noisy, None, None)
+            settle(&Invocation::run(), &noisy, None, None)
                 .unwrap()
                 .contains(&format!(" --model haiku --runs {total} ("))
         );
@@ -224,7 +289,7 @@ mod tests {
             ..EvalOptions::default()
         };
         let out = camino::Utf8PathBuf::from("my result.json");
-        let step = settle("run", &noisy, Some(&options), Some(&out)).unwrap();
+        let step = settle(&Invocation::run(), &noisy, Some(&options), Some(&out)).unwrap();
         assert!(
             step.contains(&format!(
                 "bob-eval run {} --model haiku --runs {total} --judge-model judge --case fires --evidence /srv/e.db --max-cost-usd 5 --out 'my result.json' (",
@@ -235,6 +300,35 @@ mod tests {
         assert!(!step.contains("--fresh"), "{step}");
         // A clear delta: nothing to settle.
         let clear = SkillEval::measured(&[(&[1.0; 20], &[0.0; 20])], None);
-        assert_eq!(settle("run", &clear, Some(&options), None), None);
+        assert_eq!(
+            settle(&Invocation::run(), &clear, Some(&options), None),
+            None
+        );
+    }
+
+    #[test]
+    fn propose_is_called_again_with_its_own_flags() {
+        let options = crate::ops::PipelineOptions {
+            pr: Some("#12".into()),
+            pages: vec!["commit-skipped-hook".into(), "faq".into()],
+            trust_imported: true,
+            require_calibrated: true,
+            ..Default::default()
+        };
+        let again = Invocation::of("proposer", &options);
+        assert_eq!(again.verb, "propose");
+        assert_eq!(
+            again.flags,
+            [
+                "--pr",
+                "'#12'",
+                "--pages",
+                "commit-skipped-hook,faq",
+                "--trust-imported",
+                "--require-calibrated"
+            ]
+        );
+        // `sweep` evaluates each suite as `run` does; an unknown name too.
+        assert_eq!(Invocation::of("sweep", &options), Invocation::run());
     }
 }

@@ -22,6 +22,9 @@ pub struct PipelineOptions {
     pub pages: Vec<String>,
     /// `--json` (also set by `--format json`).
     pub json: bool,
+    /// `--require-calibrated`, as the command was given it: what the
+    /// commands a pipeline's advice names give again.
+    pub require_calibrated: bool,
     /// `--trust-imported`: `gate` lets imported runs count toward an accept.
     /// The operator's choice: a script reads it (`options().trust_imported`)
     /// but cannot set it.

@@ -96,6 +96,7 @@ pub fn propose(
         pages: request.pages.clone(),
         json: request.json,
         trust_imported: request.trust_imported,
+        require_calibrated: choice.require_calibrated,
         ..PipelineOptions::default()
     };
     let piped = pipelines.run(ctx, "proposer", options)?;

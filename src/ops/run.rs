@@ -82,7 +82,12 @@ pub fn run(ctx: &Context, request: &RunItemRequest, observer: Arc<dyn Observer>)
         &doc,
         request.out.as_ref(),
     );
-    let settle = super::next::settle("run", &doc, Some(&request.options), request.out.as_ref());
+    let settle = super::next::settle(
+        &super::next::Invocation::run(),
+        &doc,
+        Some(&request.options),
+        request.out.as_ref(),
+    );
     Ok(Ran {
         doc,
         wrote: request.out.clone(),

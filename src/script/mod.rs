@@ -42,6 +42,9 @@ pub struct Host {
     /// What the script handed to the command with `publish` (the last call
     /// wins); the command keeps a clone to read it once the script is done.
     pub published: Arc<Mutex<Option<Published>>>,
+    /// How the command running the script is called again: what the
+    /// commands a result's advice names start with (`run` for a script's own).
+    pub invocation: Arc<crate::ops::next::Invocation>,
     started: std::time::Instant,
     in_primitives: Mutex<std::time::Duration>,
     failures: Mutex<Vec<Option<Error>>>,
@@ -76,6 +79,7 @@ impl Host {
             observer,
             time_limit: engine::DEFAULT_TIME_LIMIT,
             published: Arc::new(Mutex::new(None)),
+            invocation: Arc::new(crate::ops::next::Invocation::run()),
             started: std::time::Instant::now(),
             in_primitives: Mutex::new(std::time::Duration::ZERO),
             failures: Mutex::new(Vec::new()),
@@ -121,7 +125,9 @@ pub fn run_embedded(
 ) -> Result<(u8, Option<Published>)> {
     let (path, text) = embedded(name)
         .ok_or_else(|| Error::Usage(format!("no embedded pipeline named `{name}`")))?;
-    let host = Host::new(ctx.clone(), options, Vec::new(), None, observer);
+    let invocation = crate::ops::next::Invocation::of(name, &options);
+    let mut host = Host::new(ctx.clone(), options, Vec::new(), None, observer);
+    host.invocation = Arc::new(invocation);
     let published = host.published.clone();
     let code = run_pipeline(host, path, text)?;
     let published = published.lock().unwrap_or_else(|p| p.into_inner()).take();

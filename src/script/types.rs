@@ -24,15 +24,24 @@ pub struct EvalResult {
     pub options: Option<Arc<crate::eval::EvalOptions>>,
     /// When the ceiling cut the evaluation short: how to complete it.
     pub complete: Option<Arc<crate::ops::Completion>>,
+    /// The command those are called with ([`crate::ops::next::Invocation`]).
+    pub invocation: Arc<crate::ops::next::Invocation>,
 }
 
 impl EvalResult {
     /// Wrap a document.
     pub fn new(doc: SkillEval) -> Self {
+        Self::shared(Arc::new(doc))
+    }
+
+    /// Wrap a shared document (an `evaluate_all` row's), evaluated with
+    /// options the result does not know.
+    pub fn shared(doc: Arc<SkillEval>) -> Self {
         EvalResult {
-            doc: Arc::new(doc),
+            doc,
             options: None,
             complete: None,
+            invocation: Arc::new(crate::ops::next::Invocation::run()),
         }
     }
 }

@@ -41,6 +41,18 @@ impl World {
         World::with(items, platform())
     }
 
+    /// A world whose platform stops at the ceiling after one run (exit 2,
+    /// `cost_ceiling`), every time.
+    fn cut_short() -> World {
+        World::with(
+            &["commit"],
+            Switches {
+                code: 2,
+                ..Switches::answering(data("platform/run5_partial_cost.json"))
+            },
+        )
+    }
+
     /// A world whose stub does what `switches` say.
     fn with(items: &[&str], switches: Switches) -> World {
         World(world::World::new(items, switches))
@@ -159,13 +171,7 @@ fn exam_json_holds_the_document_and_the_meaning() {
 /// again under a ceiling priced from the store, not a flag to guess at.
 #[test]
 fn an_exam_cut_short_names_the_exam_that_completes_it() {
-    let w = World::with(
-        &["commit"],
-        Switches {
-            code: 2,
-            ..Switches::answering(data("platform/run5_partial_cost.json"))
-        },
-    );
+    let w = World::cut_short();
     let out = w
         .cmd()
         .args(["exam", "commit", "--json", "--max-cost-usd", "0.01"])
@@ -194,6 +200,67 @@ fn an_exam_cut_short_names_the_exam_that_completes_it() {
     );
     let again = w.cmd().args(&args).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+/// A proposal the ceiling cut short is rejected and names the same proposal
+/// (its `--pr` and `--pages` too) under a ceiling that completes it.
+#[test]
+fn a_proposal_cut_short_names_the_proposal_that_completes_it() {
+    let w = World::cut_short();
+    let out = w
+        .cmd()
+        .args([
+            "propose",
+            "commit",
+            "--model",
+            "haiku",
+            "--pr",
+            "#7",
+            "--pages",
+            "commit-skipped-hook",
+            "--max-cost-usd",
+            "0.01",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {text}"));
+    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    assert_eq!(
+        args[..8],
+        [
+            "propose",
+            "commit",
+            "--pr",
+            "'#7'",
+            "--pages",
+            "commit-skipped-hook",
+            "--model",
+            "haiku"
+        ],
+        "{line}"
+    );
+    assert!(
+        args.windows(2)
+            .any(|p| p[0] == "--max-cost-usd" && p[1] != "0.01"),
+        "{line}"
+    );
+    // As a shell would pass it: the quotes are the shell's.
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.trim_matches('\'').to_string())
+        .collect();
+    let again = w.cmd().args(&args).output().unwrap();
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    assert!(
+        stdout(&again).starts_with("commit: rejected"),
+        "{}",
+        stdout(&again)
+    );
 }
 
 #[test]

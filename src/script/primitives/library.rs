@@ -94,6 +94,7 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
     .map(|ran| EvalResult {
         options: Some(Arc::new(opts.clone())),
         complete: ran.complete.map(Arc::new),
+        invocation: h.invocation.clone(),
         ..EvalResult::new(ran.doc)
     })
     .map_err(|e| raise(h, e))
@@ -221,6 +222,7 @@ pub(super) fn register_steps(api: &mut Api, host: &Arc<Host>) {
                 EvalResult {
                     options: Some(run.options.clone()),
                     complete: complete.map(Arc::new),
+                    invocation: h.invocation.clone(),
                     ..EvalResult::new(doc)
                 }
             })

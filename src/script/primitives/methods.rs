@@ -117,16 +117,16 @@ fn register_result(props: &mut Props) {
             _ => Dynamic::UNIT,
         }
     });
-    // The exam again on the runs that would settle a delta within noise.
+    // The same command again on the runs that would settle a delta within noise.
     props.get("settle", |r: &mut EvalResult| -> Dynamic {
-        crate::ops::next::settle("exam", &r.doc, r.options.as_deref(), None)
+        crate::ops::next::settle(&r.invocation, &r.doc, r.options.as_deref(), None)
             .map_or(Dynamic::UNIT, Dynamic::from)
     });
-    // The exam again under a ceiling that completes a result it cut short.
+    // The same command again under a ceiling that completes a result it cut short.
     props.get("complete", |r: &mut EvalResult| -> Dynamic {
         r.complete
             .as_ref()
-            .map_or(Dynamic::UNIT, |c| c.command("exam").into())
+            .map_or(Dynamic::UNIT, |c| c.command(&r.invocation).into())
     });
     props.get("stats", |r: &mut EvalResult| read_only(&r.doc.stats));
     props.get("efficiency", |r: &mut EvalResult| {

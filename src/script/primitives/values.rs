@@ -78,11 +78,7 @@ pub(super) fn row_property(row: &OutcomeRow, key: &str) -> Option<Dynamic> {
         ("ok", outcome) => outcome.is_ok().into(),
         ("exit_code", Ok(_)) => Dynamic::from_int(0),
         ("exit_code", Err(failure)) => Dynamic::from_int(i64::from(failure.exit_code)),
-        ("result", Ok(doc)) => Dynamic::from(EvalResult {
-            doc: doc.clone(),
-            options: None,
-            complete: None,
-        }),
+        ("result", Ok(doc)) => Dynamic::from(EvalResult::shared(doc.clone())),
         ("error", Err(failure)) => failure.message.clone().into(),
         ("result" | "error", _) => Dynamic::UNIT,
         _ => return None,
