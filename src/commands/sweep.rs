@@ -143,8 +143,19 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             Format::Json => super::print(&super::json(estimates))?,
             _ => super::print(&crate::report::estimate::estimates(estimates, *budget_usd))?,
         },
-        Swept::Ran { rows, written } => {
+        Swept::Ran {
+            rows,
+            written,
+            complete,
+        } => {
             print_rows(ctx, rows, format)?;
+            for c in complete {
+                eprintln!(
+                    "bob-eval: {}: {}",
+                    c.item,
+                    c.command(&crate::ops::next::Invocation::run())
+                );
+            }
             if let Some((dir, written)) = written {
                 eprintln!(
                     "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",

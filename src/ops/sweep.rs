@@ -43,6 +43,9 @@ pub enum Swept {
         rows: Vec<ItemOutcome>,
         /// The shard's folder, when `--out-dir` asked for one.
         written: Option<(Utf8PathBuf, Written)>,
+        /// How to complete each suite the ceiling cut short (`run` again,
+        /// under a ceiling priced from the store).
+        complete: Vec<super::Completion>,
     },
 }
 
@@ -106,5 +109,17 @@ pub fn sweep(
         }
         None => None,
     };
-    Ok(Swept::Ran { rows, written })
+    // Each suite the ceiling cut short, and how to complete it with `run`.
+    let complete = rows
+        .iter()
+        .filter_map(|row| {
+            let doc = row.outcome.as_ref().ok()?;
+            super::Completion::of(ctx, &doc.item, &request.options, doc, None)
+        })
+        .collect();
+    Ok(Swept::Ran {
+        rows,
+        written,
+        complete,
+    })
 }

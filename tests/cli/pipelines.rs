@@ -263,6 +263,35 @@ fn a_proposal_cut_short_names_the_proposal_that_completes_it() {
     );
 }
 
+/// A sweep names, for each suite the ceiling cut short, the `run` that
+/// completes it: the sweep's own runs, model and ceiling replaced.
+#[test]
+fn a_sweep_names_the_run_that_completes_a_suite_cut_short() {
+    let w = World::cut_short();
+    let out = w
+        .cmd()
+        .args(["sweep"])
+        .env("EVALS", "1")
+        .env("EVALS_MODEL", "haiku")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("(partial)"), "{}", stdout(&out));
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("bob-eval: commit: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {err}"));
+    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    assert_eq!(
+        args[..6],
+        ["run", "commit", "--model", "haiku", "--runs", "1"],
+        "{line}"
+    );
+    let again = w.cmd().args(&args).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
 #[test]
 fn exam_without_the_platform_exits_3() {
     let w = World::new(&["commit"]);
