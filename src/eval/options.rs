@@ -116,8 +116,9 @@ impl EvalOptions {
     /// one shell word: what decides which runs are bought, under which key
     /// and when auto stops (model, runs, judge, platform binary, cases,
     /// tools, variables, evidence store, servers, scaffold, minimum effect,
-    /// neighbours, the rule, `--best`). Not the ceiling, `--fresh`, the
-    /// output or progress: a command built from them, with a ceiling of its
+    /// neighbours, the rule, `--best`), and how the platform runs them (`-j`,
+    /// `--platform-timeout`). Not the ceiling, `--fresh`, the output or
+    /// progress: a command built from them, with a ceiling of its
     /// own, reuses the runs the store keeps. Parsed back by the command
     /// line, they give these options again (a test in `commands`).
     pub fn again_flags(&self) -> Vec<String> {
@@ -140,6 +141,12 @@ impl EvalOptions {
         }
         if let Some(p) = &self.claude {
             flag("claude", Some(word(p.as_str())));
+        }
+        if let Some(j) = self.jobs {
+            flag("jobs", Some(j.to_string()));
+        }
+        if let Some(t) = self.platform_timeout {
+            flag("platform-timeout", Some(t.as_secs_f64().to_string()));
         }
         for (name, values) in [("case", &self.cases), ("tag", &self.tags)] {
             for v in values {
