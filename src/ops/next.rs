@@ -1,11 +1,12 @@
-//! The commands a result's advice names, built from the options that
-//! produced it: the same evaluation again ([`EvalOptions::again_flags`]), so
-//! a command printed after `run` or `exam` reuses the runs the evidence
-//! store keeps and evaluates what was evaluated (the same cases, judge,
-//! store and platform), with only what the advice changes: more runs
-//! ([`settle`]) or a ceiling that completes a result cut short
-//! ([`Completion`]). The gate, which reads a result from a file and not
-//! the options, names its own ([`crate::gate`]'s `next`).
+//! The commands a result's advice names, built from the command that
+//! evaluated it ([`Invocation`]) and the options that produced it
+//! ([`EvalOptions::again_flags`]): a command printed after `run`, `exam`,
+//! `propose` or `sweep` evaluates what was evaluated (the same cases,
+//! judge, store and platform) and so reuses the runs the evidence store
+//! keeps, with only what the advice changes: more runs ([`settle`]) or a
+//! ceiling that completes a result cut short ([`Completion`]). The gate,
+//! which reads a result from a file and not its options, names its own
+//! ([`crate::gate`]'s `next`).
 
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
@@ -65,13 +66,13 @@ impl Invocation {
 
 /// `bob-eval VERB ITEM FLAGS [--out FILE]`.
 fn command(
-    again: &Invocation,
+    invocation: &Invocation,
     item: &ItemName,
     flags: &[String],
     out: Option<&Utf8PathBuf>,
 ) -> String {
-    let mut line = format!("bob-eval {} {item}", again.verb);
-    for f in again.flags.iter().chain(flags) {
+    let mut line = format!("bob-eval {} {item}", invocation.verb);
+    for f in invocation.flags.iter().chain(flags) {
         line.push(' ');
         line.push_str(f);
     }
@@ -96,15 +97,14 @@ fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
     }
 }
 
-/// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: the command `again`
-/// (`run`, `exam`, …) and the evaluation
-/// of `doc` (with `options`, when known, its ceiling given included; else
-/// on its model alone) again on the runs per arm that settle its delta
-/// within noise
-/// ([`crate::gate::runs_to_settle`]), so the headline's "about N more runs"
-/// can be followed as printed. `None` when nothing more would settle it.
+/// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: `invocation`
+/// and the evaluation of `doc` (with `options` when known, a ceiling given
+/// included; else on its model alone) again, on the runs per arm that
+/// settle its delta within noise ([`crate::gate::runs_to_settle`]), so the
+/// headline's "about N more runs" can be followed as printed. `None` when
+/// nothing more would settle it.
 pub fn settle(
-    again: &Invocation,
+    invocation: &Invocation,
     doc: &SkillEval,
     options: Option<&EvalOptions>,
     out: Option<&Utf8PathBuf>,
@@ -123,7 +123,7 @@ pub fn settle(
     }
     Some(format!(
         "settle it on more runs: {} (the runs kept in the evidence store are reused)",
-        command(again, &doc.item, &flags, out)
+        command(invocation, &doc.item, &flags, out)
     ))
 }
 
@@ -147,11 +147,11 @@ pub struct Completion {
 
 impl Completion {
     /// `complete it: bob-eval VERB ITEM FLAGS --max-cost-usd C (why)`, the
-    /// command `again`.
-    pub fn command(&self, again: &Invocation) -> String {
+    /// command `invocation`.
+    pub fn command(&self, invocation: &Invocation) -> String {
         format!(
             "complete it: {} --max-cost-usd {:.2} ({})",
-            command(again, &self.item, &self.flags, self.out.as_ref()),
+            command(invocation, &self.item, &self.flags, self.out.as_ref()),
             self.ceiling_usd,
             self.why
         )
