@@ -200,6 +200,17 @@ impl Switches {
             ..Switches::default()
         }
     }
+
+    /// A platform that stops at the ceiling after one run, every time: the
+    /// capture `platform/run5_partial_cost.json` (`cost_ceiling`), the
+    /// platform's warning on stderr, exit 2.
+    pub fn at_the_ceiling() -> Self {
+        Switches {
+            code: 2,
+            stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
+            ..Switches::answering(crate::data::data("platform/run5_partial_cost.json"))
+        }
+    }
 }
 
 /// A stub `claude` in its own temp folder.

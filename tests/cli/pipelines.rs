@@ -44,13 +44,7 @@ impl World {
     /// A world whose platform stops at the ceiling after one run (exit 2,
     /// `cost_ceiling`), every time.
     fn cut_short() -> World {
-        World::with(
-            &["commit"],
-            Switches {
-                code: 2,
-                ..Switches::answering(data("platform/run5_partial_cost.json"))
-            },
-        )
+        World::with(&["commit"], Switches::at_the_ceiling())
     }
 
     /// A world whose stub does what `switches` say.

@@ -300,11 +300,7 @@ fn progress_lines_on_a_pipe_and_kept_folder() {
 #[test]
 fn partial_cost_ceiling_is_a_result() {
     let env = Env::new();
-    let stub = Stub::new(Switches {
-        code: 2,
-        stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
-        ..Switches::answering(data("platform/run5_partial_cost.json"))
-    });
+    let stub = Stub::new(Switches::at_the_ceiling());
     let out = env
         .run(&stub, &["commit", "--max-cost-usd", "0.01"])
         .output()
@@ -329,11 +325,7 @@ fn partial_cost_ceiling_is_a_result() {
 #[test]
 fn a_result_cut_short_names_the_command_that_completes_it() {
     let env = Env::new();
-    let stub = Stub::new(Switches {
-        code: 2,
-        stderr: "⚠ cost ceiling $0.01 hit; skipping remaining cases\n".into(),
-        ..Switches::answering(data("platform/run5_partial_cost.json"))
-    });
+    let stub = Stub::new(Switches::at_the_ceiling());
     let out = env
         .run(
             &stub,
