@@ -382,6 +382,13 @@ pub fn resolve_model(flag: Option<&str>, env: &Environment, settings: &Settings)
     canonical_model(&named)
 }
 
+/// The model a printed command names with `--model`: `None` for
+/// `default` (bob-eval's name for "no `--model`") or an empty name, so the
+/// command runs on the platform's default as the result did.
+pub fn named_model(model: &str) -> Option<&str> {
+    (model != "default" && !model.is_empty()).then_some(model)
+}
+
 /// The model aliases the platform (2.1.328) reads whatever their case:
 /// `default` is bob-eval's name for "no `--model`".
 const MODEL_ALIASES: [&str; 10] = [

@@ -32,11 +32,9 @@ impl Commands {
 
     /// ` --model M`, unless the result ran on the platform's default.
     fn model_flag(&self) -> String {
-        if self.model == "default" || self.model.is_empty() {
-            String::new()
-        } else {
-            format!(" --model {}", crate::text::shell_word(&self.model))
-        }
+        crate::config::named_model(&self.model)
+            .map(|m| format!(" --model {}", crate::text::shell_word(m)))
+            .unwrap_or_default()
     }
 
     /// Runs per arm after `more` more, at most [`MAX_RUNS`].

@@ -90,7 +90,7 @@ fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
     let model = options
         .model
         .clone()
-        .or_else(|| (doc.model != "default" && !doc.model.is_empty()).then(|| doc.model.clone()));
+        .or_else(|| crate::config::named_model(&doc.model).map(str::to_owned));
     EvalOptions {
         model,
         ..options.clone()
