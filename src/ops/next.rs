@@ -11,6 +11,7 @@
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
 use crate::eval::EvalOptions;
+use crate::eval::estimate::ItemEstimate;
 use camino::Utf8PathBuf;
 
 /// How the command that evaluated a result is called again: its verb and
@@ -159,13 +160,11 @@ impl Completion {
 
     /// The completion of `doc` evaluated with `options` (and written to
     /// `out`), when the ceiling cut it short (a result replayed from a file
-    /// is not completed).
-    /// Priced from the dry run's estimate of the same evaluation now: the
-    /// runs it would buy (under `--runs auto` the most it can buy) at the
-    /// store's mean cost per run, or at this result's costliest case's when
-    /// that is dearer, and a quarter more (a run costs more than the mean
-    /// as often as less); twice the ceiling when nothing prices them. Never
-    /// above the most a ceiling may be.
+    /// is not completed), priced ([`price`]) from the dry run's estimate of
+    /// the same evaluation now and what this result's costliest case paid a
+    /// run (a run the ceiling cut short is not kept, so the store may hold
+    /// none); twice the ceiling when nothing prices the runs. Never above the
+    /// most a ceiling may be.
     pub fn of(
         ctx: &Context,
         item: &ItemName,
@@ -187,44 +186,17 @@ impl Completion {
             .filter(|c| c.runs > 0)
             .map(|c| c.cost_usd / f64::from(c.runs))
             .fold(0.0, f64::max);
-        let priced = crate::eval::estimate::estimate(ctx, item, options)
-            .ok()
-            .and_then(|e| {
-                if e.buy_runs == 0 {
-                    return Some((
-                        doc.max_cost_usd,
-                        "every run it needs is kept now: it buys nothing".to_string(),
-                    ));
-                }
-                let (runs, usd, most) = match &e.auto {
-                    Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
-                    None => (e.buy_runs, e.estimate_usd, ""),
-                };
-                let stored = usd.map(|u| u / f64::from(runs.max(1)));
-                let (per_run, basis) = match stored {
-                    Some(s) if s >= here && e.rough => (s, "a rough estimate"),
-                    Some(s) if s >= here => (s, "the evidence store's mean"),
-                    _ if here > 0.0 => (here, "what this result's costliest case paid"),
-                    _ => return None,
-                };
-                let kept = match e.reuse_runs {
-                    0 => String::new(),
-                    n => format!("; the {n} kept are reused"),
-                };
-                Some((
-                    1.25 * f64::from(runs) * per_run,
-                    format!(
-                        "{most}{runs} runs to buy at ${per_run:.4} a run, {basis}, and a quarter more{kept}"
-                    ),
-                ))
-            });
-        let (usd, why) = priced.unwrap_or_else(|| {
+        let twice = |why: String| {
             (
                 2.0 * doc.max_cost_usd,
-                "twice the ceiling: nothing prices the runs still missing; the runs kept are reused"
-                    .to_string(),
+                format!("twice the ceiling: {why}; the runs kept are reused"),
             )
-        });
+        };
+        let (usd, why) = match crate::eval::estimate::estimate(ctx, item, options) {
+            Err(_) => twice("nothing prices the runs still missing".into()),
+            Ok(e) => price(&e, here, doc.max_cost_usd)
+                .unwrap_or_else(|| twice("nothing prices the runs still missing".into())),
+        };
         let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);
         Some(Completion {
             item: item.clone(),
@@ -234,6 +206,42 @@ impl Completion {
             why,
         })
     }
+}
+
+/// The ceiling that completes an evaluation the dry run estimated as `e`,
+/// and why: the runs it would buy (under `--runs auto` the most it can
+/// buy) at the store's mean cost per run, or
+/// at `here` (what the result cut short paid a run) when that is dearer,
+/// and a quarter more; `ceiling` when it buys nothing. `None` when nothing
+/// prices a run.
+fn price(e: &ItemEstimate, here: f64, ceiling: f64) -> Option<(f64, String)> {
+    if e.buy_runs == 0 {
+        return Some((
+            ceiling,
+            "every run it needs is kept now: it buys nothing".to_string(),
+        ));
+    }
+    let (runs, usd, most) = match &e.auto {
+        Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
+        None => (e.buy_runs, e.estimate_usd, ""),
+    };
+    let stored = usd.map(|u| u / f64::from(runs.max(1)));
+    let (per_run, basis) = match stored {
+        Some(s) if s >= here && e.rough => (s, "a rough estimate"),
+        Some(s) if s >= here => (s, "the evidence store's mean"),
+        _ if here > 0.0 => (here, "what this result's costliest case paid"),
+        _ => return None,
+    };
+    let kept = match e.reuse_runs {
+        0 => String::new(),
+        n => format!("; the {n} kept are reused"),
+    };
+    Some((
+        1.25 * f64::from(runs) * per_run,
+        format!(
+            "{most}{runs} runs to buy at ${per_run:.4} a run, {basis}, and a quarter more{kept}"
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -330,5 +338,42 @@ mod tests {
         );
         // `sweep` evaluates each suite as `run` does; an unknown name too.
         assert_eq!(Invocation::of("sweep", &options), Invocation::run());
+    }
+
+    #[test]
+    fn the_completion_is_priced_at_the_dearer_of_the_store_and_the_result() {
+        use super::price;
+        let e: crate::eval::estimate::ItemEstimate = serde_json::from_value(serde_json::json!({
+            "schema": "bob-eval-estimate/1", "item": "commit", "model": "haiku",
+            "platform_version": null, "fresh": false, "auto_max": null, "cases": [],
+            "calls": [], "buy_runs": 8, "reuse_runs": 4, "estimate_usd": 0.8,
+            "unestimated_runs": 0, "max_cost_usd": 2.0, "exceeds_ceiling": false,
+            "price": null, "rough": false
+        }))
+        .unwrap();
+        // The store's $0.10 a run is dearer than the $0.05 the result paid.
+        let (usd, why) = price(&e, 0.05, 2.0).unwrap();
+        assert!((usd - 1.0).abs() < 1e-9, "{usd}");
+        assert_eq!(
+            why,
+            "8 runs to buy at $0.1000 a run, the evidence store's mean, and a quarter more; the 4 kept are reused"
+        );
+        // The result paid more: its price.
+        let (usd, why) = price(&e, 0.4, 2.0).unwrap();
+        assert!((usd - 4.0).abs() < 1e-9, "{usd}");
+        assert!(
+            why.contains("what this result's costliest case paid"),
+            "{why}"
+        );
+        // Nothing priced, nothing paid: no price.
+        let none = crate::eval::estimate::ItemEstimate {
+            estimate_usd: None,
+            unestimated_runs: 8,
+            ..e.clone()
+        };
+        assert_eq!(price(&none, 0.0, 2.0), None);
+        // Nothing to buy: the ceiling as it was.
+        let kept = crate::eval::estimate::ItemEstimate { buy_runs: 0, ..e };
+        assert_eq!(price(&kept, 0.4, 2.0).unwrap().0, 2.0);
     }
 }
