@@ -163,8 +163,8 @@ impl Completion {
     /// is not completed), priced ([`price`]) from the dry run's estimate of
     /// the same evaluation now and what this result's costliest case paid a
     /// run (a run the ceiling cut short is not kept, so the store may hold
-    /// none); twice the ceiling when nothing prices the runs. Never above the
-    /// most a ceiling may be.
+    /// none); twice the ceiling, saying why, when nothing prices the runs or
+    /// the estimate fails. Never above the most a ceiling may be.
     pub fn of(
         ctx: &Context,
         item: &ItemName,
@@ -193,7 +193,7 @@ impl Completion {
             )
         };
         let (usd, why) = match crate::eval::estimate::estimate(ctx, item, options) {
-            Err(_) => twice("nothing prices the runs still missing".into()),
+            Err(e) => twice(format!("the dry run's estimate of the rest failed ({e})")),
             Ok(e) => price(&e, here, doc.max_cost_usd)
                 .unwrap_or_else(|| twice("nothing prices the runs still missing".into())),
         };
@@ -210,7 +210,7 @@ impl Completion {
 
 /// The ceiling that completes an evaluation the dry run estimated as `e`,
 /// and why: the runs it would buy (under `--runs auto` the most it can
-/// buy) at the store's mean cost per run, or
+/// buy) at the store's mean cost per run (of the runs it could price), or
 /// at `here` (what the result cut short paid a run) when that is dearer,
 /// and a quarter more; `ceiling` when it buys nothing. `None` when nothing
 /// prices a run.
@@ -225,7 +225,9 @@ fn price(e: &ItemEstimate, here: f64, ceiling: f64) -> Option<(f64, String)> {
         Some(auto) => (auto.most_runs, auto.most_usd, "at most "),
         None => (e.buy_runs, e.estimate_usd, ""),
     };
-    let stored = usd.map(|u| u / f64::from(runs.max(1)));
+    // A run the store cannot price is not in the estimate's dollars.
+    let priced = runs.saturating_sub(e.unestimated_runs);
+    let stored = usd.filter(|_| priced > 0).map(|u| u / f64::from(priced));
     let (per_run, basis) = match stored {
         Some(s) if s >= here && e.rough => (s, "a rough estimate"),
         Some(s) if s >= here => (s, "the evidence store's mean"),
@@ -365,6 +367,12 @@ mod tests {
             why.contains("what this result's costliest case paid"),
             "{why}"
         );
+        // Half the runs unpriced: the store's mean is of the priced half.
+        let half = crate::eval::estimate::ItemEstimate {
+            unestimated_runs: 4,
+            ..e.clone()
+        };
+        assert!(price(&half, 0.0, 2.0).unwrap().1.contains("$0.2000 a run"));
         // Nothing priced, nothing paid: no price.
         let none = crate::eval::estimate::ItemEstimate {
             estimate_usd: None,
