@@ -6,7 +6,7 @@
 use crate::figures::{self, Moments, estimate, figure, mean, paired, quantile};
 use crate::shapes::{SHAPE_LIST, shape_nulls, shape_suites, shape_suites_count};
 use crate::sim::{Buy, KINDS, SEED, SHAPES, Simulated, Truth};
-use crate::tally::{on_cores_by, pct, setting, verdict};
+use crate::tally::{Tally, on_cores_by, pct, setting, verdict};
 use bob_eval::stats::adaptive::{MARGIN, towards_half};
 use bob_eval::stats::{AutoPolicy, PLANNED_CAP};
 
@@ -252,6 +252,33 @@ pub(crate) fn power(results: &mut Vec<String>) {
     }
 }
 
+/// The tables' order of the kinds of suite ([`KINDS`]' indices): no
+/// difference, below 0.2, 0.2 or more.
+const SHOWN: [usize; 3] = [0, 2, 1];
+
+/// Runs per suite of each kind in `t`, in [`SHOWN`]'s order, "–" for a kind
+/// with no suite, joined by " / "; each a figure `{id}/{kind}`.
+fn runs_by_kind(t: &Tally, id: &str) -> String {
+    let counts = [t.null, t.big, t.small];
+    let cells: Vec<String> = SHOWN
+        .iter()
+        .map(|&i| match counts[i] {
+            0 => "–".to_string(),
+            n => {
+                let per = format!("{:.1}", t.runs_by[i] as f64 / n as f64);
+                figure(
+                    &format!("{id}/{}", KINDS[i]),
+                    &per,
+                    "–",
+                    &format!("{n} suites"),
+                );
+                per
+            }
+        })
+        .collect();
+    cells.join(" / ")
+}
+
 /// The yardstick for the runs from the store: Wald's sequential probability
 /// ratio test of a suite delta of 0 against one of the minimum effect Δ
 /// (one-sided 2.5 %, power 80 %), on each suite's true rates, as if the
@@ -307,8 +334,6 @@ pub(crate) fn yardstick() {
         f64::from(k as u32 * (n + top_up + n.saturating_sub(archive)))
     };
     let count = STORE_SUITES.min(shape_suites_count());
-    // The table's order of the kinds of suite ([`KINDS`]'s indices).
-    let shown = [0, 2, 1];
     println!();
     println!(
         "| shape ({count} suites) | knowing the runs' variances: runs per suite, share of fixed 10's | on the plan's variances | on the plan's: no difference / below 0.2 / 0.2 or more | auto from the store (`store`): the same |"
@@ -320,23 +345,7 @@ pub(crate) fn yardstick() {
         let policy = AutoPolicy::new(PLANNED_CAP).planned_for(suites[0].0.len(), MARGIN);
         // The store section's own evaluations (memoised): runs by kind of suite.
         let st = setting(suites, SHAPES, Buy::Stored(policy, ARCHIVE_RUNS));
-        let counts = [st.null, st.big, st.small];
-        let auto: Vec<String> = shown
-            .iter()
-            .map(|&i| {
-                if counts[i] == 0 {
-                    return "–".to_string();
-                }
-                let per = format!("{:.1}", st.runs_by[i] as f64 / counts[i] as f64);
-                figure(
-                    &format!("yardstick/{name}/auto/{}", KINDS[i]),
-                    &per,
-                    "–",
-                    &format!("{} suites", counts[i]),
-                );
-                per
-            })
-            .collect();
+        let auto = runs_by_kind(&st, &format!("yardstick/{name}/auto"));
         let mut cells = vec![];
         for (planned, label) in [(false, "known"), (true, "planned")] {
             let (mut all, mut by_kind) = (Moments::default(), [Moments::default(); 3]);
@@ -361,7 +370,7 @@ pub(crate) fn yardstick() {
                 100.0 * all.mean() / f10
             ));
             if planned {
-                let by: Vec<String> = shown
+                let by: Vec<String> = SHOWN
                     .iter()
                     .map(|&i| {
                         let m = by_kind[i];
@@ -375,17 +384,17 @@ pub(crate) fn yardstick() {
                 cells.push(by.join(" / "));
             }
         }
-        cells.push(auto.join(" / "));
+        cells.push(auto);
         println!("| {name} | {} |", cells.join(" | "));
     }
-    variances_known(count, shown);
+    variances_known(count);
 }
 
 /// Auto from the store beside the same design whose MAX each suite plans
 /// from its true variance ([`Buy::Oracle`]): the most a design that learnt
 /// every arm's variance could save, and the power it would keep at the
 /// minimum effect.
-fn variances_known(count: usize, shown: [usize; 3]) {
+fn variances_known(count: usize) {
     println!();
     println!(
         "Auto from the store, and the same design with MAX planned from each suite's true variance (an oracle of learnt variances; {count} suites per shape):"
@@ -428,24 +437,7 @@ fn variances_known(count: usize, shown: [usize; 3]) {
                 t.at_minimum
             ));
             if matches!(buy, Buy::Oracle(..)) {
-                let counts = [t.null, t.big, t.small];
-                let by: Vec<String> = shown
-                    .iter()
-                    .map(|&i| match counts[i] {
-                        0 => "–".to_string(),
-                        n => {
-                            let per = format!("{:.1}", t.runs_by[i] as f64 / n as f64);
-                            figure(
-                                &format!("{id}/{}", KINDS[i]),
-                                &per,
-                                "–",
-                                &format!("{n} suites"),
-                            );
-                            per
-                        }
-                    })
-                    .collect();
-                cells.push(by.join(" / "));
+                cells.push(runs_by_kind(&t, &id));
                 paired(
                     &format!("{id}/b against fixed 10"),
                     &t.right_big,
