@@ -43,22 +43,17 @@ fn settles_beats_best_on_the_with_arms() {
     );
     assert_ne!(o.stop, Stop::SuiteClear);
 
-    // A best as an exact line below every score: clear at once.
-    let line = Against {
-        score: 0.4,
-        ..Against::default()
-    };
-    let mut s = Script::new(&[(ONE, ZERO); 4]);
-    let o = adaptive_against(&mut s, 4, &p, 100.0, Some(&line)).unwrap();
-    assert_eq!((o.stop, s.log.len()), (Stop::Settled, 1));
-    // And a line above every score: clearly failed, also at once.
-    let line = Against {
-        score: 0.99,
-        ..Against::default()
-    };
-    let mut s = Script::new(&[(ZERO, ZERO); 4]);
-    let o = adaptive_against(&mut s, 4, &p, 100.0, Some(&line)).unwrap();
-    assert_eq!((o.stop, s.log.len()), (Stop::Settled, 1));
+    // A best as an exact line below every score: clear at once; and a line
+    // above every score: clearly failed, also at once.
+    for (score, arms) in [(0.4, (ONE, ZERO)), (0.99, (ZERO, ZERO))] {
+        let line = Against {
+            score,
+            ..Against::default()
+        };
+        let mut s = Script::new(&[arms; 4]);
+        let o = adaptive_against(&mut s, 4, &p, 100.0, Some(&line)).unwrap();
+        assert_eq!((o.stop, s.log.len()), (Stop::Settled, 1), "line {score}");
+    }
 }
 
 #[test]
