@@ -382,6 +382,12 @@ pub fn resolve_model(flag: Option<&str>, env: &Environment, settings: &Settings)
     canonical_model(&named)
 }
 
+/// `usd` rounded up to the cent: the ceiling a printed command asks for
+/// that covers an estimate of `usd`.
+pub fn cents_up(usd: f64) -> f64 {
+    (usd * 100.0).ceil() / 100.0
+}
+
 /// The model a printed command names with `--model`: `None` for
 /// `default` (bob-eval's name for "no `--model`") or an empty name, so the
 /// command runs on the platform's default as the result did.

@@ -45,18 +45,12 @@ impl Commands {
     /// Measure this version again on `more` more runs per arm of each case
     /// (the runs kept in the evidence store are reused: only the new ones are bought).
     pub(super) fn more_runs(&self, more: u32) -> String {
-        format!("{} --out {}-more.json", self.again("run", more), self.item)
-    }
-
-    /// `bob-eval VERB ITEM --runs T`: this version again with `more` more
-    /// runs per arm of each case, as `run` or `exam` (the runs kept in the
-    /// evidence store are reused).
-    fn again(&self, verb: &str, more: u32) -> String {
         format!(
-            "bob-eval {verb} {} --runs {}{}",
+            "bob-eval run {} --runs {}{} --out {}-more.json",
             self.item,
             self.total(more),
-            self.model_flag()
+            self.model_flag(),
+            self.item
         )
     }
 

@@ -197,7 +197,7 @@ impl Completion {
             Ok(e) => price(&e, here, doc.max_cost_usd)
                 .unwrap_or_else(|| twice("nothing prices the runs still missing".into())),
         };
-        let ceiling_usd = ((usd * 100.0).ceil() / 100.0).clamp(0.01, crate::config::MAX_COST_USD);
+        let ceiling_usd = crate::config::cents_up(usd).clamp(0.01, crate::config::MAX_COST_USD);
         Some(Completion {
             item: item.clone(),
             flags: with_model(options, doc).again_flags(),

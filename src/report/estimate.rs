@@ -197,7 +197,7 @@ pub fn estimate(e: &ItemEstimate) -> String {
         let raise = match e.estimate_usd {
             Some(usd) => format!(
                 "raise --max-cost-usd to at least {:.2}",
-                (usd * 100.0).ceil() / 100.0
+                crate::config::cents_up(usd)
             ),
             None => "raise --max-cost-usd".to_string(),
         };
