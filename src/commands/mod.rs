@@ -411,6 +411,42 @@ mod tests {
             let again = parse(verb, &first.again_flags());
             assert_eq!(again, first, "{verb}: {:?}", first.again_flags());
             assert!(first.best || first.max_cost_ratio == Some(1.5), "{first:?}");
+            // A document records them all but the runs, the model and how
+            // this machine ran the platform; they parse back the same.
+            let recorded = first.recorded_flags();
+            assert_eq!(
+                crate::document::flags::checked(&recorded),
+                Ok(recorded.as_slice())
+            );
+            let quoted: Vec<String> = recorded
+                .iter()
+                .map(|w| crate::text::shell_word(w))
+                .collect();
+            let expected = crate::eval::EvalOptions {
+                model: None,
+                runs: None,
+                auto: None,
+                claude: None,
+                jobs: None,
+                platform_timeout: None,
+                ..first.clone()
+            };
+            assert_eq!(parse(verb, &quoted), expected, "{recorded:?}");
+            let left_out: Vec<String> = first
+                .again_flags()
+                .into_iter()
+                .filter(|w| w.starts_with("--") && !recorded.contains(w))
+                .collect();
+            assert_eq!(
+                left_out,
+                [
+                    "--model",
+                    "--runs",
+                    "--claude",
+                    "--jobs",
+                    "--platform-timeout"
+                ]
+            );
         }
         // Fixed runs, the other scaffold and servers, every neighbour: as given.
         let plain = [

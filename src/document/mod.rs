@@ -27,6 +27,7 @@ pub use efficiency::{
 };
 mod calibration;
 pub use calibration::{CORRECTION_METHOD, Calibration, JudgeEntry};
+pub mod flags;
 
 /// Schema tag of a result document.
 pub const SKILL_EVAL: &str = "skill-eval/1";
@@ -152,6 +153,13 @@ pub struct SkillEval {
     /// the MCP servers a case could call, when not its default. Keyed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<String>,
+    /// The command-line flags that picked and keyed its runs (the judge,
+    /// the cases, the tools, the store, …; [`flags::RECORDED`]), one
+    /// argument each: a command built from the document alone evaluates the
+    /// same thing again. Empty, and absent, when none was given, and in
+    /// documents written before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
     /// Per case and for the suite, per arm: the model's cost, turns and
     /// duration per run with their intervals, and the with/without ratios.
     /// Absent in documents written before bob-eval measured them.
@@ -552,6 +560,7 @@ impl SkillEval {
             platform_env: None,
             scaffold: None,
             mcp_servers: None,
+            flags: Vec::new(),
             efficiency: None,
             calibration: None,
         }

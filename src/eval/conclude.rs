@@ -11,12 +11,13 @@ use crate::platform;
 use crate::reduce::{ReduceContext, ResultSource};
 use camino::Utf8PathBuf;
 
-/// Step 3: reduce the platform's document to a validated `skill-eval/1`;
-/// then, under `--report FILE`, save the platform's `report.html` there.
+/// Step 3: reduce the platform's document to a validated `skill-eval/1`
+/// that records the flags it was evaluated with; then, under `--report FILE`, save the platform's `report.html` there.
 /// A document made from the evidence store is kept there as an evaluation
 /// first (see [`keep_evaluation`]).
 pub fn reduce(run: &Gathered) -> Result<SkillEval> {
-    let doc = reduce_only(run)?;
+    let mut doc = reduce_only(run)?;
+    doc.flags.clone_from(&run.flags);
     keep_evaluation(run, &doc);
     save_report(run, &doc)?;
     Ok(doc)

@@ -193,6 +193,8 @@ pub struct Assembled {
     pub item: ItemName,
     /// The resolved options the run is held to.
     pub run: RunOptions,
+    /// The flags its document records ([`EvalOptions::recorded_flags`]).
+    flags: Vec<String>,
     what: Prepared,
 }
 
@@ -269,7 +271,13 @@ pub fn assemble_plugin(
         let judges = collect::judge_records(ctx, item, judge)?;
         let what = Prepared::File(file.clone(), judges);
         let item = item.clone();
-        return Ok(Assembled { item, run, what });
+        let flags = opts.recorded_flags();
+        return Ok(Assembled {
+            item,
+            run,
+            flags,
+            what,
+        });
     }
     let found = crate::item::find(&ctx.source, item)?;
     config::existing_suite(&ctx.source, item)?;
@@ -354,6 +362,7 @@ pub fn assemble_plugin(
     Ok(Assembled {
         item: item.clone(),
         run,
+        flags: opts.recorded_flags(),
         what: Prepared::Plugin(Box::new(ToRun {
             plugin,
             probe,
@@ -399,6 +408,8 @@ pub struct Gathered {
     min_effect: Option<f64>,
     /// `--platform-result`: the suite's judged graders, to calibrate.
     judges: Vec<crate::suite::judges::JudgeRecord>,
+    /// The flags its document records.
+    flags: Vec<String>,
 }
 
 /// Where [`reduce`] keeps the evaluation of a run over the evidence store.
@@ -459,7 +470,12 @@ pub struct Evidence {
 /// Step 2: check the platform's version and run it on the plugin (progress to
 /// `observer`). With `--platform-result`, nothing runs.
 pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result<Gathered> {
-    let Assembled { item, run, what } = assembled;
+    let Assembled {
+        item,
+        run,
+        flags,
+        what,
+    } = assembled;
     match what {
         Prepared::File(document, judges) => Ok(Gathered {
             item,
@@ -473,6 +489,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
             keep: None,
             min_effect: None,
             judges,
+            flags,
         }),
         Prepared::Plugin(to_run) => {
             let ToRun {
@@ -591,6 +608,7 @@ pub fn run_platform(assembled: Assembled, observer: Arc<dyn Observer>) -> Result
                 keep: Some(keep),
                 min_effect: Some(min_effect),
                 judges: Vec::new(),
+                flags,
             })
         }
     }

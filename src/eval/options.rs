@@ -122,14 +122,27 @@ impl EvalOptions {
     /// own, reuses the runs the store keeps. Parsed back by the command
     /// line, they give these options again (a test in `commands`).
     pub fn again_flags(&self) -> Vec<String> {
-        use crate::text::shell_word as word;
+        flat(self.flags(), crate::text::shell_word)
+    }
+
+    /// The flags a document of this evaluation records (`flags`): those of
+    /// [`Self::again_flags`] a document may name
+    /// ([`crate::document::flags::RECORDED`]), one argument each, unquoted.
+    pub fn recorded_flags(&self) -> Vec<String> {
+        let recorded = self
+            .flags()
+            .into_iter()
+            .filter(|(name, _)| crate::document::flags::takes(name).is_some())
+            .collect();
+        flat(recorded, str::to_owned)
+    }
+
+    /// Each flag's long name and its value, as given.
+    fn flags(&self) -> Vec<(&'static str, Option<String>)> {
         let mut out = Vec::new();
-        let mut flag = |name: &str, value: Option<String>| {
-            out.push(format!("--{name}"));
-            out.extend(value);
-        };
+        let mut flag = |name: &'static str, value: Option<String>| out.push((name, value));
         if let Some(m) = &self.model {
-            flag("model", Some(word(m)));
+            flag("model", Some(m.clone()));
         }
         match (self.runs, self.auto) {
             (_, Some(max)) => flag("runs", Some(format!("auto:{max}"))),
@@ -137,10 +150,10 @@ impl EvalOptions {
             (None, None) => {}
         }
         if let Some(m) = &self.judge_model {
-            flag("judge-model", Some(word(m)));
+            flag("judge-model", Some(m.clone()));
         }
         if let Some(p) = &self.claude {
-            flag("claude", Some(word(p.as_str())));
+            flag("claude", Some(p.to_string()));
         }
         if let Some(j) = self.jobs {
             flag("jobs", Some(j.to_string()));
@@ -150,7 +163,7 @@ impl EvalOptions {
         }
         for (name, values) in [("case", &self.cases), ("tag", &self.tags)] {
             for v in values {
-                flag(name, Some(word(v)));
+                flag(name, Some(v.clone()));
             }
         }
         for (name, values) in [
@@ -158,14 +171,14 @@ impl EvalOptions {
             ("disallow-tools", &self.disallow_tools),
         ] {
             if !values.is_empty() {
-                flag(name, Some(word(&values.join(","))));
+                flag(name, Some(values.join(",")));
             }
         }
         for v in &self.platform_env {
-            flag("platform-env", Some(word(v)));
+            flag("platform-env", Some(v.clone()));
         }
         if let Some(p) = &self.evidence {
-            flag("evidence", Some(word(p.as_str())));
+            flag("evidence", Some(p.to_string()));
         }
         if self.servers.mocks_off {
             flag("mocks", Some("off".into()));
@@ -183,7 +196,7 @@ impl EvalOptions {
         }
         match &self.neighbours {
             Some(items) if items.is_empty() => flag("neighbours", None),
-            Some(items) => flag("neighbours", Some(word(&items.join(",")))),
+            Some(items) => flag("neighbours", Some(items.join(","))),
             None => {}
         }
         if let Some(level) = self.confidence {
@@ -204,6 +217,14 @@ impl EvalOptions {
         }
         out
     }
+}
+
+/// `--name value …`, each value through `value`.
+fn flat(flags: Vec<(&str, Option<String>)>, value: impl Fn(&str) -> String) -> Vec<String> {
+    flags
+        .into_iter()
+        .flat_map(|(name, v)| std::iter::once(format!("--{name}")).chain(v.map(|v| value(&v))))
+        .collect()
 }
 
 /// `--runs` as the two fields of [`EvalOptions`] it sets: `(runs, auto)`.

@@ -7,12 +7,20 @@ use super::{Condition, SkillEval, Status};
 const MAX_RUNS: u32 = 50;
 
 /// The commands a decision's advice points to, for one result: its item,
-/// model and runs per arm of each case.
+/// model, runs per arm of each case, and the flags it records as evaluated
+/// with (the judge, the cases, the store, …), so each command evaluates
+/// what was evaluated and reuses the runs kept.
 #[derive(Debug, Clone)]
 pub(super) struct Commands {
     item: String,
     model: String,
     runs: u32,
+    /// ` --flag value …`, each value one shell word.
+    flags: String,
+    /// Why the flags the result records were left out, when they were.
+    left_out: Option<String>,
+    /// The result measured the best again (`--best` is among its flags).
+    best: bool,
 }
 
 impl Commands {
@@ -23,17 +31,44 @@ impl Commands {
             .as_ref()
             .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
             .unwrap_or(3);
+        let checked = crate::document::flags::checked(&result.flags);
+        let best = checked
+            .as_ref()
+            .is_ok_and(|f| f.iter().any(|f| f == "--best"));
+        let (flags, left_out) = match checked {
+            Ok(flags) => (
+                flags
+                    .iter()
+                    .map(|f| format!(" {}", crate::text::shell_word(f)))
+                    .collect(),
+                None,
+            ),
+            Err(why) => (String::new(), Some(why)),
+        };
         Commands {
             item: crate::text::line(&result.item).into_owned(),
             model: result.model.clone(),
             runs,
+            flags,
+            left_out,
+            best,
         }
     }
 
-    /// ` --model M`, unless the result ran on the platform's default.
+    /// ` --model M` (unless the result ran on the platform's default) and
+    /// the flags it was evaluated with.
     fn model_flag(&self) -> String {
-        crate::config::named_model(&self.model)
+        let model = crate::config::named_model(&self.model)
             .map(|m| format!(" --model {}", crate::text::shell_word(m)))
+            .unwrap_or_default();
+        format!("{model}{}", self.flags)
+    }
+
+    /// ` (…)` after a command when the result's flags were left out of it.
+    fn caveat(&self) -> String {
+        self.left_out
+            .as_ref()
+            .map(|why| format!(" (without the flags the result records: {why})"))
             .unwrap_or_default()
     }
 
@@ -46,22 +81,26 @@ impl Commands {
     /// (the runs kept in the evidence store are reused: only the new ones are bought).
     pub(super) fn more_runs(&self, more: u32) -> String {
         format!(
-            "bob-eval run {} --runs {}{} --out {}-more.json",
+            "bob-eval run {} --runs {}{} --out {}-more.json{}",
             self.item,
             self.total(more),
             self.model_flag(),
-            self.item
+            self.item,
+            self.caveat()
         )
     }
 
     /// Measure the recorded best's kept version again, fresh, head to head.
     pub(super) fn best_again(&self, more: u32) -> String {
+        // A result that measured the best again records `--best` already.
+        let best = if self.best { "" } else { " --best" };
         format!(
-            "bob-eval run {} --best --runs {}{} --out {}-best.json",
+            "bob-eval run {}{best} --runs {}{} --out {}-best.json{}",
             self.item,
             self.total(more).max(self.runs),
             self.model_flag(),
-            self.item
+            self.item,
+            self.caveat()
         )
     }
 
@@ -114,10 +153,11 @@ impl Commands {
         let mut out = Vec::new();
         if no_runs {
             out.push(format!(
-                "measure it with per-case runs: bob-eval run {}{} --out {}-more.json, then gate that file",
+                "measure it with per-case runs: bob-eval run {}{} --out {}-more.json{}, then gate that file",
                 self.item,
                 self.model_flag(),
-                self.item
+                self.item,
+                self.caveat()
             ));
         }
         if let Some(n) = more {
@@ -158,4 +198,35 @@ pub fn runs_to_settle(result: &SkillEval) -> Option<u32> {
     let commands = Commands::of(result);
     let total = commands.total(*n);
     (total > commands.runs).then_some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Commands;
+    use crate::document::SkillEval;
+
+    #[test]
+    fn measuring_the_best_again_names_best_once() {
+        let mut r = SkillEval::measured(&[(&[1.0, 0.0, 1.0], &[0.0, 0.0, 1.0])], None);
+        r.model = "default".into();
+        let plain = Commands::of(&r).best_again(2);
+        assert_eq!(
+            plain,
+            format!(
+                "bob-eval run {0} --best --runs 5 --out {0}-best.json",
+                r.item
+            )
+        );
+        // A result that measured the best again already records `--best`.
+        r.flags = ["--best", "--evidence", "/srv/e.db"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            Commands::of(&r).best_again(2),
+            format!(
+                "bob-eval run {0} --runs 5 --best --evidence /srv/e.db --out {0}-best.json",
+                r.item
+            )
+        );
+    }
 }

@@ -655,3 +655,40 @@ fn a_delta_within_noise_says_the_runs_that_settle_it() {
     );
     assert_eq!(runs_to_settle(&clear), None);
 }
+
+#[test]
+fn the_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
+    // 2 of 3 against 1 of 3: within noise, so the mode names more runs.
+    let mut r = measured(&[(&passes(2, 3), &passes(1, 3))], Some((3, 3)));
+    r.model = "haiku".into();
+    r.flags = ["--judge-model", "judge 2", "--case", "fires", "--best"]
+        .map(String::from)
+        .to_vec();
+    let b = Baseline::empty("commit");
+    let d = decide_at(&r, &b, Some(0.95));
+    let settle = d
+        .next
+        .iter()
+        .find(|n| n.starts_with("settle it on more runs"))
+        .unwrap_or_else(|| panic!("{:?}", d.next));
+    assert!(
+        settle.contains(&format!(
+            "bob-eval run {} --runs {} --model haiku --judge-model 'judge 2' --case fires --best --out {}-more.json (",
+            r.item,
+            3 + d.conditions[5].runs_needed.unwrap(),
+            r.item
+        )),
+        "{settle}"
+    );
+    // A flag this version does not record: the command says it left them out.
+    r.flags = ["--claude", "/tmp/x"].map(String::from).to_vec();
+    let d = decide_at(&r, &b, Some(0.95));
+    let settle = d.next.iter().find(|n| n.starts_with("settle")).unwrap();
+    assert!(!settle.contains("/tmp/x"), "{settle}");
+    assert!(
+        settle.contains(
+            "(without the flags the result records: `--claude` is not a flag bob-eval records)"
+        ),
+        "{settle}"
+    );
+}

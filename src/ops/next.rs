@@ -6,7 +6,7 @@
 //! keeps, with only what the advice changes: more runs ([`settle`]) or a
 //! ceiling that completes a result cut short ([`Completion`]). The gate,
 //! which reads a result from a file and not its options, names its own
-//! ([`crate::gate`]'s `next`).
+//! ([`crate::gate`]'s `next`) from the flags the document records.
 
 use crate::config::{Context, ItemName};
 use crate::document::SkillEval;
@@ -100,7 +100,7 @@ fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
 
 /// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: `invocation`
 /// and the evaluation of `doc` (with `options` when known, a ceiling given
-/// included; else on its model alone) again, on the runs per arm that
+/// included; else on its model and the flags it records) again, on the runs per arm that
 /// settle its delta within noise ([`crate::gate::runs_to_settle`]), so the
 /// headline's "about N more runs" can be followed as printed. `None` when
 /// nothing more would settle it.
@@ -118,6 +118,12 @@ pub fn settle(
         ..with_model(&base, doc)
     }
     .again_flags();
+    // Known from the document alone: the flags it records it was evaluated with.
+    if options.is_none()
+        && let Ok(recorded) = crate::document::flags::checked(&doc.flags)
+    {
+        flags.extend(recorded.iter().map(|f| crate::text::shell_word(f)));
+    }
     // A ceiling the user chose holds for the runs that settle it too.
     if let Some(ceiling) = base.max_cost_usd {
         flags.extend(["--max-cost-usd".to_string(), ceiling.to_string()]);
@@ -285,6 +291,25 @@ mod tests {
             settle(&Invocation::run(), &noisy, None, None)
                 .unwrap()
                 .contains(&format!(" --model haiku --runs {total} ("))
+        );
+        // And the flags it records it was evaluated with, quoted.
+        let mut recorded = noisy.clone();
+        recorded.flags = ["--judge-model", "judge", "--case", "fires *"]
+            .map(String::from)
+            .to_vec();
+        assert!(
+            settle(&Invocation::run(), &recorded, None, None)
+                .unwrap()
+                .contains(&format!(
+                    " --model haiku --runs {total} --judge-model judge --case 'fires *' ("
+                ))
+        );
+        // Flags this version does not record: none of them.
+        recorded.flags = ["--claude", "/tmp/x"].map(String::from).to_vec();
+        assert!(
+            !settle(&Invocation::run(), &recorded, None, None)
+                .unwrap()
+                .contains("--claude")
         );
         // With the options it ran with, what picks and keys its runs goes
         // along (the judge, the store, the cases), `--runs` replaced, the

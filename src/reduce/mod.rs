@@ -332,6 +332,7 @@ pub fn fold(
         platform_env: None,
         scaffold: None,
         mcp_servers: None,
+        flags: Vec::new(),
         efficiency: crate::document::Efficiency::of(
             figures,
             runs_without_figures,

@@ -139,6 +139,64 @@ fn a_check_within_noise_says_may_be_luck_and_its_advice_runs_as_printed() {
     assert!(w.root.join("commit-more.json").exists(), "{args:?}");
 }
 
+#[test]
+fn the_gates_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
+    let w = World::new();
+    let result = w.path("r.json");
+    let store = w.path("elsewhere.db");
+    succeeds(w.bob(&[
+        "run",
+        "commit",
+        "--model",
+        "haiku",
+        "--judge-model",
+        "judge-1",
+        "--evidence",
+        &store,
+        "--out",
+        &result,
+    ]));
+    let read = |path: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let doc = read(&result);
+    assert_eq!(
+        doc["flags"],
+        serde_json::json!(["--judge-model", "judge-1", "--evidence", store]),
+        "{doc}"
+    );
+    // The gate reads the file alone, and names the same evaluation.
+    let out = succeeds(w.bob(&["gate", "commit", &result]));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let args = settle_args(&text).expect("a command to settle it");
+    assert!(
+        args.windows(2).any(|p| p == ["--judge-model", "judge-1"])
+            && args.windows(2).any(|p| p == ["--evidence", store.as_str()]),
+        "{args:?}"
+    );
+    let before = w.calls().len();
+    succeeds(w.bob(&args));
+    let calls = w.calls();
+    assert!(
+        calls.len() > before && calls[before..].iter().all(|c| c.contains("judge-1")),
+        "{calls:?}"
+    );
+    // The runs kept in that store are reused, as the advice says: the
+    // platform is asked for the rest only.
+    let asked: u64 = args[args.iter().position(|a| *a == "--runs").unwrap() + 1]
+        .parse()
+        .unwrap();
+    let kept = doc["stats"]["suite"]["runs_per_arm"].as_f64().unwrap() as u64;
+    assert!(
+        calls[before..]
+            .iter()
+            .all(|c| c.contains(&format!(" --runs {} ", asked - kept))),
+        "{calls:?}"
+    );
+    let more = read(&w.path("commit-more.json"));
+    assert_eq!(more["flags"], doc["flags"]);
+}
+
 /// The arguments of the `next: settle it on more runs: bob-eval …` line in
 /// `text`, as printed (the words in brackets after it left out).
 fn settle_args(text: &str) -> Option<Vec<&str>> {
