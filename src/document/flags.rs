@@ -18,30 +18,37 @@ pub enum Takes {
     MaybeValue,
 }
 
-/// Every flag a document may record, by its long name.
-pub const RECORDED: &[(&str, Takes)] = &[
-    ("judge-model", Takes::Value),
-    ("case", Takes::Value),
-    ("tag", Takes::Value),
-    ("allow-tools", Takes::Value),
-    ("disallow-tools", Takes::Value),
-    ("platform-env", Takes::Value),
-    ("evidence", Takes::Value),
-    ("mocks", Takes::Value),
-    ("allow-real-servers", Takes::Nothing),
-    ("scaffold", Takes::Nothing),
-    ("no-scaffold", Takes::Nothing),
-    ("min-effect", Takes::Value),
-    ("neighbours", Takes::MaybeValue),
-    ("confidence", Takes::Value),
-    ("rule", Takes::Value),
-    ("max-cost-ratio", Takes::Value),
-    ("best", Takes::Nothing),
+/// Every flag a document may record, by its long name: what follows it,
+/// and whether it changes what a run measures (it is part of the runs'
+/// key: the judge, the cases, the tools, the platform's variables and
+/// servers, the scaffold), as opposed to where the runs are kept or how
+/// they are decided on.
+pub const RECORDED: &[(&str, Takes, bool)] = &[
+    ("judge-model", Takes::Value, true),
+    ("case", Takes::Value, true),
+    ("tag", Takes::Value, true),
+    ("allow-tools", Takes::Value, true),
+    ("disallow-tools", Takes::Value, true),
+    ("platform-env", Takes::Value, true),
+    ("evidence", Takes::Value, false),
+    ("mocks", Takes::Value, true),
+    ("allow-real-servers", Takes::Nothing, true),
+    ("scaffold", Takes::Nothing, true),
+    ("no-scaffold", Takes::Nothing, true),
+    ("min-effect", Takes::Value, false),
+    ("neighbours", Takes::MaybeValue, false),
+    ("confidence", Takes::Value, false),
+    ("rule", Takes::Value, false),
+    ("max-cost-ratio", Takes::Value, false),
+    ("best", Takes::Nothing, false),
 ];
 
 /// What follows `--name`, when a document may record it.
 pub fn takes(name: &str) -> Option<Takes> {
-    RECORDED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    RECORDED
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|(_, t, _)| *t)
 }
 
 /// `flags` as a document recorded them, checked: each a `--name` of
@@ -72,9 +79,72 @@ pub fn checked(flags: &[String]) -> Result<&[String], String> {
     Ok(flags)
 }
 
+/// The flags of `flags` that change what a run measures, each with its
+/// value, in one order (the order given does not matter): two results
+/// compare like for like only when theirs are the same. `Err` as
+/// [`checked`].
+pub fn measuring(flags: &[String]) -> Result<Vec<String>, String> {
+    let flags = checked(flags)?;
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = flags.iter().peekable();
+    while let Some(arg) = rest.next() {
+        let name = arg.trim_start_matches("--");
+        let Some((_, takes, keyed)) = RECORDED.iter().find(|(n, ..)| *n == name) else {
+            continue;
+        };
+        let value = match takes {
+            Takes::Nothing => None,
+            _ => rest.next_if(|v| !v.starts_with("--")),
+        };
+        if *keyed {
+            out.push(match value {
+                Some(v) => format!("{arg} {}", crate::text::shell_word(v)),
+                None => arg.clone(),
+            });
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::checked;
+    use super::{checked, measuring};
+
+    #[test]
+    fn like_for_like_reads_the_flags_that_change_what_a_run_measures() {
+        let a = args(&[
+            "--case",
+            "b",
+            "--judge-model",
+            "j",
+            "--evidence",
+            "x.db",
+            "--best",
+            "--case",
+            "a",
+        ]);
+        let b = args(&[
+            "--judge-model",
+            "j",
+            "--case",
+            "a",
+            "--case",
+            "b",
+            "--rule",
+            "bare",
+        ]);
+        assert_eq!(measuring(&a), measuring(&b));
+        assert_eq!(
+            measuring(&a).unwrap(),
+            ["--case a", "--case b", "--judge-model j"]
+        );
+        assert_ne!(
+            measuring(&a),
+            measuring(&args(&["--case", "a", "--case", "b"]))
+        );
+        assert!(measuring(&args(&["--claude", "x"])).is_err());
+    }
 
     fn args(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_string()).collect()

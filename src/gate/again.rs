@@ -4,8 +4,9 @@
 
 use super::{Baseline, BestEntry, Decision, Mode, SkillEval, decide_under, fmt_score, round4};
 
-/// The baseline with the best for `model` replaced by `fresh`, a new
-/// measurement of the best's own version (the same item digest), and the
+/// The baseline with the best for `result`'s model replaced by `fresh`, a new
+/// measurement of the best's own version (the same item digest, measured
+/// like for like with `result`: [`like_for_like`]), and the
 /// words saying so; or why `fresh` cannot stand for the best.
 ///
 /// The entry keeps the best's identity (run, date, level, digest) and takes
@@ -13,9 +14,10 @@ use super::{Baseline, BestEntry, Decision, Mode, SkillEval, decide_under, fmt_sc
 /// measurements, and the best's runs are counted as the noise they are.
 pub fn best_again(
     baseline: &Baseline,
-    model: &str,
+    result: &SkillEval,
     fresh: &SkillEval,
 ) -> std::result::Result<(Baseline, String), String> {
+    let model = result.model.as_str();
     let Some(best) = baseline.best.get(model) else {
         return Err(format!(
             "no best is recorded for {model}: there is nothing to measure again"
@@ -42,6 +44,7 @@ pub fn best_again(
     if fresh.partial {
         return Err("it is partial: a partial measurement stands for nothing".into());
     }
+    like_for_like(result, fresh)?;
     let evidence = crate::document::BestEvidence::of(fresh);
     if evidence.is_none() {
         return Err("it keeps no runs per case".into());
@@ -71,6 +74,29 @@ pub fn best_again(
     Ok((again, words))
 }
 
+/// `Err` naming the difference when `fresh` was measured with other flags
+/// that change what a run measures (the judge, the cases, the tools, …)
+/// than `result`: head to head, they would not compare the two versions
+/// alone.
+fn like_for_like(result: &SkillEval, fresh: &SkillEval) -> std::result::Result<(), String> {
+    use crate::document::flags::measuring;
+    let words = |flags: &[String]| match flags {
+        [] => "none of them".to_string(),
+        flags => flags.join(" "),
+    };
+    match (measuring(&result.flags), measuring(&fresh.flags)) {
+        (Ok(mine), Ok(theirs)) if mine == theirs => Ok(()),
+        (Ok(mine), Ok(theirs)) => Err(format!(
+            "it was measured with other flags that change what a run measures: {}, this result {}",
+            words(&theirs),
+            words(&mine)
+        )),
+        (Err(why), _) | (_, Err(why)) => Err(format!(
+            "the flags it or this result records cannot be compared ({why})"
+        )),
+    }
+}
+
 /// [`decide_under`], against the best measured again when `fresh` is given
 /// and stands for it ([`best_again`]); when it cannot, against the best as
 /// recorded, the decision saying why (`best_measured`).
@@ -81,7 +107,7 @@ pub fn decide_again(
     mode: Mode,
     fresh: Option<&SkillEval>,
 ) -> Decision {
-    match fresh.map(|f| best_again(baseline, &result.model, f)) {
+    match fresh.map(|f| best_again(baseline, result, f)) {
         None => decide_under(result, baseline, trust_imported, mode),
         Some(Ok((again, words))) => Decision {
             best_measured: Some(words),

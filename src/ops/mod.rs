@@ -94,7 +94,7 @@ pub fn decide(
         // for the best is refused, naming the file.
         Some(Again::Measured(fresh, path)) => {
             let (best, words) =
-                crate::gate::best_again(&baseline, &result.model, fresh).map_err(|why| {
+                crate::gate::best_again(&baseline, result, fresh).map_err(|why| {
                     crate::error::Error::invalid(
                         path,
                         format!("not a measurement of the best: {why}"),

@@ -256,6 +256,29 @@ fn the_best_is_measured_again_from_its_kept_files() {
     let (code, _, err) = outcome(w.bob(&["gate", "commit", &new, "--best-again", &new]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a measurement of the best"), "{err}");
+    // Nor does one measured by another judge: head to head, the two would
+    // differ by more than their versions.
+    let judged = w.path("judged.json");
+    succeeds(w.bob(&[
+        "run",
+        "commit",
+        "--best",
+        "--fresh",
+        "--model",
+        "haiku",
+        "--judge-model",
+        "judge-2",
+        "--out",
+        &judged,
+    ]));
+    let (code, _, err) = outcome(w.bob(&["gate", "commit", &new, "--best-again", &judged]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "it was measured with other flags that change what a run measures: --judge-model judge-2, this result none of them"
+        ),
+        "{err}"
+    );
 
     // propose measures the best again itself, head to head.
     let (_, out, err) = outcome(w.bob(&[
