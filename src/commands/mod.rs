@@ -411,8 +411,8 @@ mod tests {
             let again = parse(verb, &first.again_flags());
             assert_eq!(again, first, "{verb}: {:?}", first.again_flags());
             assert!(first.best || first.max_cost_ratio == Some(1.5), "{first:?}");
-            // A document records them all but the runs, the model and how
-            // this machine ran the platform; they parse back the same.
+            // A document records them all but the model and how this
+            // machine ran the platform; they parse back the same.
             let recorded = first.recorded_flags();
             assert_eq!(
                 crate::document::flags::checked(&recorded),
@@ -424,8 +424,6 @@ mod tests {
                 .collect();
             let expected = crate::eval::EvalOptions {
                 model: None,
-                runs: None,
-                auto: None,
                 claude: None,
                 jobs: None,
                 platform_timeout: None,
@@ -439,13 +437,7 @@ mod tests {
                 .collect();
             assert_eq!(
                 left_out,
-                [
-                    "--model",
-                    "--runs",
-                    "--claude",
-                    "--jobs",
-                    "--platform-timeout"
-                ]
+                ["--model", "--claude", "--jobs", "--platform-timeout"]
             );
         }
         // Fixed runs, the other scaffold and servers, every neighbour: as given.

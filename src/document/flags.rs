@@ -3,8 +3,9 @@
 //! store, …), so that a command built from the document alone (the gate's
 //! advice) evaluates the same thing again and reuses the runs kept. One
 //! list, read by the writer (`EvalOptions::recorded_flags`) and by every
-//! reader. Not recorded: `--runs` and `--model` (the document states
-//! them), and how one machine ran the platform (`--claude`, `-j`,
+//! reader. `--runs` is recorded as asked (a result the ceiling cut short
+//! holds fewer). Not recorded: `--model` (the document states the model
+//! that ran), and how one machine ran the platform (`--claude`, `-j`,
 //! `--platform-timeout`): a document read elsewhere names no program to run.
 
 /// What follows a recorded flag.
@@ -24,6 +25,7 @@ pub enum Takes {
 /// servers, the scaffold), as opposed to where the runs are kept or how
 /// they are decided on.
 pub const RECORDED: &[(&str, Takes, bool)] = &[
+    ("runs", Takes::Value, false),
     ("judge-model", Takes::Value, true),
     ("case", Takes::Value, true),
     ("tag", Takes::Value, true),
@@ -51,32 +53,54 @@ pub fn takes(name: &str) -> Option<Takes> {
         .map(|(_, t, _)| *t)
 }
 
-/// `flags` as a document recorded them, checked: each a `--name` of
-/// [`RECORDED`] followed by what it takes. `Err` names the first argument
-/// that is not, so a reader uses none of them (a command missing one flag
-/// would evaluate something else without saying so).
-pub fn checked(flags: &[String]) -> Result<&[String], String> {
+/// One recorded flag: its entry in [`RECORDED`] and its value.
+type Flag<'a> = (&'static (&'static str, Takes, bool), Option<&'a String>);
+
+/// `flags` read against [`RECORDED`]: each a `--name` of it followed by
+/// what it takes. `Err` names the first argument that is not.
+fn parse(flags: &[String]) -> Result<Vec<Flag<'_>>, String> {
+    let mut out = Vec::new();
     let mut rest = flags.iter().peekable();
     while let Some(arg) = rest.next() {
-        let what = arg.strip_prefix("--").and_then(takes).ok_or_else(|| {
-            format!(
-                "`{}` is not a flag bob-eval records",
-                crate::text::line(arg)
-            )
-        })?;
+        let entry = arg
+            .strip_prefix("--")
+            .and_then(|name| RECORDED.iter().find(|(n, ..)| *n == name))
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is not a flag bob-eval records",
+                    crate::text::line(arg)
+                )
+            })?;
         let is_value = |v: &&String| !v.starts_with("--");
-        match what {
-            Takes::Nothing => {}
-            Takes::Value => {
+        let value = match entry.1 {
+            Takes::Nothing => None,
+            Takes::Value => Some(
                 rest.next_if(is_value)
-                    .ok_or_else(|| format!("`{arg}` has no value"))?;
-            }
-            Takes::MaybeValue => {
-                rest.next_if(is_value);
-            }
-        }
+                    .ok_or_else(|| format!("`{arg}` has no value"))?,
+            ),
+            Takes::MaybeValue => rest.next_if(is_value),
+        };
+        out.push((entry, value));
     }
-    Ok(flags)
+    Ok(out)
+}
+
+/// `flags` as a document recorded them, checked ([`parse`]). `Err` names
+/// the first argument that is not a recorded flag or lacks its value, so a
+/// reader uses none of them (a command missing one flag would evaluate
+/// something else without saying so).
+pub fn checked(flags: &[String]) -> Result<&[String], String> {
+    parse(flags).map(|_| flags)
+}
+
+/// [`checked`] `flags` but `--runs` and its value: what a command that
+/// names runs of its own passes on.
+pub fn but_runs(flags: &[String]) -> Result<Vec<String>, String> {
+    Ok(parse(flags)?
+        .into_iter()
+        .filter(|((name, ..), _)| *name != "runs")
+        .flat_map(|((name, ..), value)| std::iter::once(format!("--{name}")).chain(value.cloned()))
+        .collect())
 }
 
 /// The flags of `flags` that change what a run measures, each with its
@@ -84,32 +108,21 @@ pub fn checked(flags: &[String]) -> Result<&[String], String> {
 /// compare like for like only when theirs are the same. `Err` as
 /// [`checked`].
 pub fn measuring(flags: &[String]) -> Result<Vec<String>, String> {
-    let flags = checked(flags)?;
-    let mut out: Vec<String> = Vec::new();
-    let mut rest = flags.iter().peekable();
-    while let Some(arg) = rest.next() {
-        let name = arg.trim_start_matches("--");
-        let Some((_, takes, keyed)) = RECORDED.iter().find(|(n, ..)| *n == name) else {
-            continue;
-        };
-        let value = match takes {
-            Takes::Nothing => None,
-            _ => rest.next_if(|v| !v.starts_with("--")),
-        };
-        if *keyed {
-            out.push(match value {
-                Some(v) => format!("{arg} {}", crate::text::shell_word(v)),
-                None => arg.clone(),
-            });
-        }
-    }
+    let mut out: Vec<String> = parse(flags)?
+        .into_iter()
+        .filter(|((_, _, keyed), _)| *keyed)
+        .map(|((name, ..), value)| match value {
+            Some(v) => format!("--{name} {}", crate::text::shell_word(v)),
+            None => format!("--{name}"),
+        })
+        .collect();
     out.sort();
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{checked, measuring};
+    use super::{but_runs, checked, measuring};
 
     #[test]
     fn like_for_like_reads_the_flags_that_change_what_a_run_measures() {
@@ -144,6 +157,14 @@ mod tests {
             measuring(&args(&["--case", "a", "--case", "b"]))
         );
         assert!(measuring(&args(&["--claude", "x"])).is_err());
+        // The runs asked do not change what a run measures; a command with
+        // runs of its own passes the rest on.
+        let runs = args(&["--runs", "auto:24", "--judge-model", "j", "--neighbours"]);
+        assert_eq!(measuring(&runs).unwrap(), ["--judge-model j"]);
+        assert_eq!(
+            but_runs(&runs).unwrap(),
+            ["--judge-model", "j", "--neighbours"]
+        );
     }
 
     fn args(words: &[&str]) -> Vec<String> {

@@ -153,13 +153,14 @@ pub struct SkillEval {
     /// the MCP servers a case could call, when not its default. Keyed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<String>,
-    /// The command-line flags that picked and keyed its runs (the judge,
-    /// the cases, the tools, the store, …; [`flags::RECORDED`]), one
-    /// argument each: a command built from the document alone evaluates the
-    /// same thing again. Empty, and absent, when none was given, and in
-    /// documents written before.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub flags: Vec<String>,
+    /// The command-line flags that picked and keyed its runs (the runs
+    /// asked, the judge, the cases, the tools, the store, …;
+    /// [`flags::RECORDED`]), one argument each: a command built from the
+    /// document alone evaluates the same thing again. Empty when none was
+    /// given; absent in documents written before they recorded them (their
+    /// flags are unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Vec<String>>,
     /// Per case and for the suite, per arm: the model's cost, turns and
     /// duration per run with their intervals, and the with/without ratios.
     /// Absent in documents written before bob-eval measured them.
@@ -560,7 +561,7 @@ impl SkillEval {
             platform_env: None,
             scaffold: None,
             mcp_servers: None,
-            flags: Vec::new(),
+            flags: None,
             efficiency: None,
             calibration: None,
         }

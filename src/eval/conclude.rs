@@ -17,7 +17,7 @@ use camino::Utf8PathBuf;
 /// first (see [`keep_evaluation`]).
 pub fn reduce(run: &Gathered) -> Result<SkillEval> {
     let mut doc = reduce_only(run)?;
-    doc.flags.clone_from(&run.flags);
+    doc.flags = Some(run.flags.clone());
     keep_evaluation(run, &doc);
     save_report(run, &doc)?;
     Ok(doc)

@@ -84,7 +84,8 @@ fn like_for_like(result: &SkillEval, fresh: &SkillEval) -> std::result::Result<(
         [] => "none of them".to_string(),
         flags => flags.join(" "),
     };
-    match (measuring(&result.flags), measuring(&fresh.flags)) {
+    let flags = |doc: &SkillEval| measuring(doc.flags.as_deref().unwrap_or_default());
+    match (flags(result), flags(fresh)) {
         (Ok(mine), Ok(theirs)) if mine == theirs => Ok(()),
         (Ok(mine), Ok(theirs)) => Err(format!(
             "it was measured with other flags that change what a run measures: {}, this result {}",

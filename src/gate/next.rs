@@ -31,20 +31,19 @@ impl Commands {
             .as_ref()
             .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
             .unwrap_or(3);
-        let checked = crate::document::flags::checked(&result.flags);
-        let best = checked
-            .as_ref()
-            .is_ok_and(|f| f.iter().any(|f| f == "--best"));
-        let (flags, left_out) = match checked {
-            Ok(flags) => (
-                flags
-                    .iter()
-                    .map(|f| format!(" {}", crate::text::shell_word(f)))
-                    .collect(),
-                None,
-            ),
-            Err(why) => (String::new(), Some(why)),
-        };
+        // Its runs are named anew by each command.
+        let (flags, left_out, best) =
+            match crate::document::flags::but_runs(result.flags.as_deref().unwrap_or_default()) {
+                Ok(flags) => (
+                    flags
+                        .iter()
+                        .map(|f| format!(" {}", crate::text::shell_word(f)))
+                        .collect(),
+                    None,
+                    flags.iter().any(|f| f == "--best"),
+                ),
+                Err(why) => (String::new(), Some(why), false),
+            };
         Commands {
             item: crate::text::line(&result.item).into_owned(),
             model: result.model.clone(),
@@ -218,9 +217,11 @@ mod tests {
             )
         );
         // A result that measured the best again already records `--best`.
-        r.flags = ["--best", "--evidence", "/srv/e.db"]
-            .map(String::from)
-            .to_vec();
+        r.flags = Some(
+            ["--best", "--evidence", "/srv/e.db"]
+                .map(String::from)
+                .to_vec(),
+        );
         assert_eq!(
             Commands::of(&r).best_again(2),
             format!(

@@ -661,9 +661,11 @@ fn the_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
     // 2 of 3 against 1 of 3: within noise, so the mode names more runs.
     let mut r = measured(&[(&passes(2, 3), &passes(1, 3))], Some((3, 3)));
     r.model = "haiku".into();
-    r.flags = ["--judge-model", "judge 2", "--case", "fires", "--best"]
-        .map(String::from)
-        .to_vec();
+    r.flags = Some(
+        ["--judge-model", "judge 2", "--case", "fires", "--best"]
+            .map(String::from)
+            .to_vec(),
+    );
     let b = Baseline::empty("commit");
     let d = decide_at(&r, &b, Some(0.95));
     let settle = d
@@ -681,7 +683,7 @@ fn the_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
         "{settle}"
     );
     // A flag this version does not record: the command says it left them out.
-    r.flags = ["--claude", "/tmp/x"].map(String::from).to_vec();
+    r.flags = Some(["--claude", "/tmp/x"].map(String::from).to_vec());
     let d = decide_at(&r, &b, Some(0.95));
     let settle = d.next.iter().find(|n| n.starts_with("settle")).unwrap();
     assert!(!settle.contains("/tmp/x"), "{settle}");

@@ -47,6 +47,8 @@ pub struct Gated {
     pub recorded: Option<crate::record::Recorded>,
     /// Warnings (the record stands).
     pub warnings: Vec<crate::error::Warning>,
+    /// The result decided on.
+    pub result: crate::document::SkillEval,
 }
 
 impl Gated {
@@ -87,6 +89,7 @@ pub fn gate(ctx: &Context, request: &GateRequest) -> Result<Gated> {
             decision,
             recorded: None,
             warnings: Vec::new(),
+            result,
         });
     };
     let super::Recording { recorded, warnings } = super::record(
@@ -102,5 +105,6 @@ pub fn gate(ctx: &Context, request: &GateRequest) -> Result<Gated> {
         decision: recorded.decision.clone(),
         recorded: Some(recorded),
         warnings,
+        result,
     })
 }

@@ -120,7 +120,8 @@ pub fn settle(
     .again_flags();
     // Known from the document alone: the flags it records it was evaluated with.
     if options.is_none()
-        && let Ok(recorded) = crate::document::flags::checked(&doc.flags)
+        && let Ok(recorded) =
+            crate::document::flags::but_runs(doc.flags.as_deref().unwrap_or_default())
     {
         flags.extend(recorded.iter().map(|f| crate::text::shell_word(f)));
     }
@@ -294,9 +295,11 @@ mod tests {
         );
         // And the flags it records it was evaluated with, quoted.
         let mut recorded = noisy.clone();
-        recorded.flags = ["--judge-model", "judge", "--case", "fires *"]
-            .map(String::from)
-            .to_vec();
+        recorded.flags = Some(
+            ["--judge-model", "judge", "--case", "fires *"]
+                .map(String::from)
+                .to_vec(),
+        );
         assert!(
             settle(&Invocation::run(), &recorded, None, None)
                 .unwrap()
@@ -305,7 +308,7 @@ mod tests {
                 ))
         );
         // Flags this version does not record: none of them.
-        recorded.flags = ["--claude", "/tmp/x"].map(String::from).to_vec();
+        recorded.flags = Some(["--claude", "/tmp/x"].map(String::from).to_vec());
         assert!(
             !settle(&Invocation::run(), &recorded, None, None)
                 .unwrap()

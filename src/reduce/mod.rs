@@ -332,7 +332,7 @@ pub fn fold(
         platform_env: None,
         scaffold: None,
         mcp_servers: None,
-        flags: Vec::new(),
+        flags: None,
         efficiency: crate::document::Efficiency::of(
             figures,
             runs_without_figures,

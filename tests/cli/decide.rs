@@ -194,7 +194,84 @@ fn the_gates_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
         "{calls:?}"
     );
     let more = read(&w.path("commit-more.json"));
-    assert_eq!(more["flags"], doc["flags"]);
+    assert_eq!(
+        more["flags"],
+        serde_json::json!([
+            "--runs",
+            asked.to_string(),
+            "--judge-model",
+            "judge-1",
+            "--evidence",
+            store
+        ])
+    );
+}
+
+#[test]
+fn a_gate_on_a_result_cut_short_names_the_run_that_completes_it() {
+    let w = World(world::World::new(&["commit"], Switches::at_the_ceiling()));
+    let result = w.path("r.json");
+    succeeds(w.bob(&[
+        "run",
+        "commit",
+        "--model",
+        "haiku",
+        "--runs",
+        "3",
+        "--judge-model",
+        "judge-1",
+        "--max-cost-usd",
+        "0.01",
+        "--out",
+        &result,
+    ]));
+    let (code, out, err) = outcome(w.bob(&["gate", "commit", &result]));
+    assert_eq!(code, 1, "{out}{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {out}"));
+    let command = line.split(" (").next().unwrap();
+    let args: Vec<&str> = command.split(' ').collect();
+    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    for flag in [
+        ["--runs", "3"],
+        ["--judge-model", "judge-1"],
+        ["--model", "haiku"],
+        ["--out", result.as_str()],
+    ] {
+        assert!(args.windows(2).any(|p| p == flag), "{flag:?} in {line}");
+    }
+    let ceiling: f64 = args[args.iter().position(|a| *a == "--max-cost-usd").unwrap() + 1]
+        .parse()
+        .unwrap();
+    assert!(ceiling > 0.01, "{line}");
+    // The same line in --json's `next`.
+    let (_, json, _) = outcome(w.bob(&["gate", "commit", &result, "--format", "json"]));
+    let decision: Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        decision["next"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("complete it: bob-eval {command}"))),
+        "{decision}"
+    );
+    // As printed, it asks the platform for the same evaluation under that ceiling.
+    let before = w.calls().len();
+    succeeds(w.bob(&args));
+    let calls = w.calls();
+    assert!(calls.len() > before, "{calls:?}");
+    for call in &calls[before..] {
+        let asked: f64 = call
+            .split("--max-cost-usd ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{call}"));
+        assert!(
+            call.contains("--judge-model judge-1") && asked > 0.01 && asked <= ceiling,
+            "{call}"
+        );
+    }
 }
 
 /// The arguments of the `next: settle it on more runs: bob-eval …` line in

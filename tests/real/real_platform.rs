@@ -406,6 +406,27 @@ fn cost_ceiling_gives_a_partial_result() {
     let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
     let ceiling: f64 = args[args.len() - 1].parse().unwrap();
     assert!(ceiling > 0.01, "{line}");
+    // The gate, reading the file alone, names the same completion: the
+    // flags the document records, at the same price.
+    let out = run.out.to_str().unwrap();
+    let gated = run.follow(&api, &["gate", "commit", out]);
+    let text = String::from_utf8_lossy(&gated.stdout);
+    let from_gate = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {text}"));
+    let gate_args: Vec<&str> = from_gate.split(" (").next().unwrap().split(' ').collect();
+    for flag in [["--runs", "2"], ["--model", MODEL], ["--out", out]] {
+        assert!(
+            gate_args.windows(2).any(|p| p == flag),
+            "{flag:?} in {from_gate}"
+        );
+    }
+    assert_eq!(
+        gate_args[gate_args.len() - 1],
+        args[args.len() - 1],
+        "{from_gate}\n{line}"
+    );
     let done = run.follow(&api, &args);
     let err = String::from_utf8_lossy(&done.stderr);
     assert_eq!(done.status.code(), Some(0), "{err}");
