@@ -248,6 +248,7 @@ pub fn record(
                 evidence: crate::document::BestEvidence::of(result),
                 confidence: applied.confidence,
                 item_digest: result.item_digest.clone(),
+                measured_with: result.measured_with(),
             },
         );
         let doc = serde_json::to_value(&baseline).expect("a baseline serializes");

@@ -91,6 +91,12 @@ pub struct BestEntry {
     /// can be measured again; absent in entries recorded before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_digest: Option<String>,
+    /// The flags it was measured with that change what a run measures (the
+    /// judge, the cases, the tools, …: `flags::measuring` of its result's
+    /// `flags`), so a later result measured otherwise is told; absent in
+    /// entries recorded before, or from a result that recorded none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_with: Option<Vec<String>>,
 }
 
 impl BestEntry {
@@ -117,6 +123,7 @@ impl BestEntry {
             evidence: None,
             confidence: None,
             item_digest: None,
+            measured_with: None,
         }
     }
 }

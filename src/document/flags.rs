@@ -120,6 +120,17 @@ pub fn measuring(flags: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// How `theirs` (the flags of another result that change what a run
+/// measures, [`measuring`]) differ from `mine`, in words: "--judge-model
+/// a, this result none of them"; `None` when they are the same.
+pub fn unlike(mine: &[String], theirs: &[String]) -> Option<String> {
+    let words = |flags: &[String]| match flags {
+        [] => "none of them".to_string(),
+        flags => flags.join(" "),
+    };
+    (mine != theirs).then(|| format!("{}, this result {}", words(theirs), words(mine)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{but_runs, checked, measuring};

@@ -366,6 +366,24 @@ impl SkillEval {
         ))
     }
 
+    /// The flags it was measured with that change what a run measures
+    /// ([`flags::measuring`]); `None` when it records no flags, or flags
+    /// this version cannot read.
+    pub fn measured_with(&self) -> Option<Vec<String>> {
+        flags::measuring(self.flags.as_deref()?).ok()
+    }
+
+    /// How the flags that change what a run measures differ from those
+    /// `best` was measured with, in words; `None` when they are the same or
+    /// either side does not say.
+    pub fn measuring_change(&self, best: &BestEntry) -> Option<String> {
+        let how = flags::unlike(&self.measured_with()?, best.measured_with.as_ref()?)?;
+        Some(format!(
+            "the best ({}) was measured with other flags that change what a run measures: {how}; the comparison is not like for like",
+            best.run
+        ))
+    }
+
     /// How the item measured here differs from the item as it is now
     /// (`now`, its digest), in words; `None` when they are the same or the
     /// document does not say what it was measured on.

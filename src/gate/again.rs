@@ -67,6 +67,7 @@ pub fn best_again(
         runs,
         interval: fresh.stats.as_ref().map(|s| s.suite.with.interval),
         evidence,
+        measured_with: fresh.measured_with(),
         ..best.clone()
     };
     let mut again = baseline.clone();
@@ -79,19 +80,16 @@ pub fn best_again(
 /// than `result`: head to head, they would not compare the two versions
 /// alone.
 fn like_for_like(result: &SkillEval, fresh: &SkillEval) -> std::result::Result<(), String> {
-    use crate::document::flags::measuring;
-    let words = |flags: &[String]| match flags {
-        [] => "none of them".to_string(),
-        flags => flags.join(" "),
+    let flags = |doc: &SkillEval| {
+        crate::document::flags::measuring(doc.flags.as_deref().unwrap_or_default())
     };
-    let flags = |doc: &SkillEval| measuring(doc.flags.as_deref().unwrap_or_default());
     match (flags(result), flags(fresh)) {
-        (Ok(mine), Ok(theirs)) if mine == theirs => Ok(()),
-        (Ok(mine), Ok(theirs)) => Err(format!(
-            "it was measured with other flags that change what a run measures: {}, this result {}",
-            words(&theirs),
-            words(&mine)
-        )),
+        (Ok(mine), Ok(theirs)) => match crate::document::flags::unlike(&mine, &theirs) {
+            None => Ok(()),
+            Some(how) => Err(format!(
+                "it was measured with other flags that change what a run measures: {how}"
+            )),
+        },
         (Err(why), _) | (_, Err(why)) => Err(format!(
             "the flags it or this result records cannot be compared ({why})"
         )),

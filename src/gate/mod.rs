@@ -74,8 +74,9 @@ pub struct Decision {
     pub best: Option<BestEntry>,
     /// Every condition, in rule order.
     pub conditions: Vec<Condition>,
-    /// When the suite differs from the one the best was measured on: how.
-    /// Advice only; the rule does not read it.
+    /// When the suite, or the flags that change what a run measures
+    /// (the judge, the tools, …), differ from those the best was measured
+    /// on: how. Advice only; the rule does not read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite_change: Option<String>,
     /// How sure each estimated condition is (clear, or within noise with the
@@ -458,7 +459,13 @@ pub fn decide_under(
         held: confidence.and_then(|level| held(result, level)),
         confidence,
         advice,
-        suite_change: best.as_ref().and_then(|b| result.suite_change(b)),
+        suite_change: best.as_ref().and_then(|b| {
+            let both: Vec<String> = [result.suite_change(b), result.measuring_change(b)]
+                .into_iter()
+                .flatten()
+                .collect();
+            (!both.is_empty()).then(|| both.join("; and "))
+        }),
         saturated: saturation(with, best.as_ref(), model, &result.item),
         scored_by_trigger: result
             .scored_by_trigger()

@@ -694,3 +694,27 @@ fn the_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
         "{settle}"
     );
 }
+
+#[test]
+fn a_best_measured_otherwise_is_named() {
+    let mut r = measured(&[(&passes(3, 3), &passes(0, 3))], None);
+    r.flags = Some(["--judge-model", "j2"].map(String::from).to_vec());
+    let mut b = baseline(&r.model, 0.5, None);
+    // A best recorded before bests kept their flags: nothing to say.
+    assert_eq!(decide(&r, &b).suite_change, None);
+    b.best.values_mut().next().unwrap().measured_with = Some(vec![]);
+    let d = decide(&r, &b);
+    assert_eq!(
+        d.suite_change.as_deref(),
+        Some(
+            "the best (eval-commit-20261009T084444Z) was measured with other flags that change what a run measures: none of them, this result --judge-model j2; the comparison is not like for like"
+        )
+    );
+    // Flags that do not change what a run measures: like for like.
+    r.flags = Some(
+        ["--evidence", "x.db", "--runs", "5"]
+            .map(String::from)
+            .to_vec(),
+    );
+    assert_eq!(decide(&r, &b).suite_change, None);
+}

@@ -98,6 +98,28 @@ fn a_record_at_default_settings_refuses_luck_and_the_bare_rule_is_one_flag_away(
     let digest = best["item_digest"]
         .as_str()
         .expect("a best names its version");
+    // It names how it was measured, so a result measured otherwise is told.
+    assert_eq!(best["measured_with"], serde_json::json!([]), "{best}");
+    let judged = w.path("judged.json");
+    succeeds(w.bob(&[
+        "run",
+        "commit",
+        "--model",
+        "haiku",
+        "--judge-model",
+        "judge-2",
+        "--out",
+        &judged,
+    ]));
+    let (_, out, _) = outcome(w.bob(&["gate", "commit", &judged]));
+    assert!(
+        out.contains(
+            "NOTE: the best (eval-commit-"
+        ) && out.contains(
+            ") was measured with other flags that change what a run measures: none of them, this result --judge-model judge-2; the comparison is not like for like"
+        ),
+        "{out}"
+    );
     let kept = w
         .home()
         .join("evidence.db.items")
