@@ -185,6 +185,7 @@ fn best_of(r: &SkillEval) -> BestEntry {
         evidence: BestEvidence::of(r),
         confidence: Some(LEVEL),
         item_digest: r.item_digest.clone(),
+        measured_with: None,
     }
 }
 

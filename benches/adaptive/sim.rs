@@ -363,5 +363,6 @@ pub(crate) fn best_of(result: &SkillEval) -> BestEntry {
         evidence: BestEvidence::of(result),
         confidence: None,
         item_digest: None,
+        measured_with: None,
     }
 }
