@@ -288,3 +288,45 @@ pub enum ArmArg {
     /// Without it
     Without,
 }
+
+/// For a result the cost ceiling cut short that records the flags it was
+/// evaluated with (`gate RESULT`, `collect`): how to complete it, `bob-eval
+/// run ITEM FLAGS --max-cost-usd C [--out FILE]`, priced as `run` prices it
+/// ([`crate::ops::next::Completion`]), its flags read back by this command
+/// line; in `store` when given (where `collect` put a shard's runs). `None`
+/// for a document written before results recorded their flags (the runs it
+/// asked for are unknown) or whose flags do not parse.
+pub fn completion(
+    ctx: &crate::config::Context,
+    doc: &crate::document::SkillEval,
+    out: Option<&Utf8PathBuf>,
+    store: Option<&camino::Utf8Path>,
+) -> Option<crate::ops::next::Completion> {
+    if doc.partial_reason != Some(crate::document::PartialReason::CostCeiling) {
+        return None;
+    }
+    let mut argv = vec!["bob-eval".to_string(), "run".into(), doc.item.to_string()];
+    match store {
+        Some(store) => {
+            argv.extend(crate::document::flags::but(doc.flags.as_deref()?, &["evidence"]).ok()?);
+            argv.extend(["--evidence".into(), store.to_string()]);
+        }
+        None => argv.extend(
+            crate::document::flags::checked(doc.flags.as_deref()?)
+                .ok()?
+                .iter()
+                .cloned(),
+        ),
+    }
+    if let Some(model) = crate::config::named_model(&doc.model) {
+        argv.extend(["--model".into(), model.to_string()]);
+    }
+    let super::Command::Run(args) = <super::Cli as clap::Parser>::try_parse_from(argv)
+        .ok()?
+        .command
+    else {
+        return None;
+    };
+    let options = args.options(&ctx.env).ok()?;
+    crate::ops::next::Completion::of(ctx, &doc.item, &options, doc, out)
+}

@@ -1,7 +1,8 @@
 //! `bob-eval collect DIR…`: merge the folders of a sharded sweep (`sweep
 //! --shard K/N --out-dir DIR`, one per shard) into one: import their runs into
 //! the evidence store and print what the unsharded sweep prints, in every
-//! format, with its exit code ([`super::sweep::print_rows`]).
+//! format, with its exit code ([`super::sweep::print_rows`]), and the `run`
+//! that completes each suite a shard's ceiling cut short.
 
 use super::FormatArgs;
 use crate::config::Context;
@@ -39,5 +40,16 @@ pub fn exec(ctx: &Context, args: &CollectArgs) -> Result<Conclusion<'static>> {
         done.store,
         done.runs - done.added
     );
-    super::sweep::print_rows(ctx, &done.rows, args.output.format())
+    let conclusion = super::sweep::print_rows(ctx, &done.rows, args.output.format())?;
+    // The runs are in this store now: a suite a shard's ceiling cut short
+    // is completed here, from the flags its document records.
+    let complete: Vec<_> = done
+        .rows
+        .iter()
+        .filter_map(|row| {
+            super::args::completion(ctx, row.outcome.as_ref().ok()?, None, Some(&done.store))
+        })
+        .collect();
+    super::sweep::print_completions(&complete);
+    Ok(conclusion)
 }

@@ -79,8 +79,11 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<Conclusion<'static>> {
     };
     let mut gated = crate::ops::gate(ctx, &request)?;
     super::warn(&gated.warnings);
-    if let Some(step) = completion(ctx, &gated.result, &args.result) {
-        gated.decision.next.push(step);
+    if let Some(c) = super::args::completion(ctx, &gated.result, Some(&args.result), None) {
+        gated
+            .decision
+            .next
+            .push(c.command(&crate::ops::next::Invocation::run()));
     }
     let (decision, recorded) = (&gated.decision, &gated.recorded);
     let machine = match args.output.format() {
@@ -103,36 +106,4 @@ pub fn exec(ctx: &Context, args: &GateArgs) -> Result<Conclusion<'static>> {
         super::print(&text)?;
     }
     Ok(gated.conclusion())
-}
-
-/// For a result the cost ceiling cut short that records the flags it was
-/// evaluated with: `complete it: bob-eval run ITEM FLAGS --max-cost-usd C
-/// --out RESULT (why)`, the same evaluation under a ceiling priced as
-/// `run` prices it (`ops::next::Completion`), its flags read back by the
-/// command line itself. `None` for a document written before results
-/// recorded their flags (the runs it asked for are unknown) or whose flags
-/// do not parse.
-fn completion(
-    ctx: &Context,
-    doc: &crate::document::SkillEval,
-    out: &Utf8PathBuf,
-) -> Option<String> {
-    use crate::ops::next::{Completion, Invocation};
-    if doc.partial_reason != Some(crate::document::PartialReason::CostCeiling) {
-        return None;
-    }
-    let flags = crate::document::flags::checked(doc.flags.as_deref()?).ok()?;
-    let mut argv = vec!["bob-eval".to_string(), "run".into(), doc.item.to_string()];
-    argv.extend(flags.iter().cloned());
-    if let Some(model) = crate::config::named_model(&doc.model) {
-        argv.extend(["--model".into(), model.to_string()]);
-    }
-    let super::Command::Run(args) = <super::Cli as clap::Parser>::try_parse_from(argv)
-        .ok()?
-        .command
-    else {
-        return None;
-    };
-    let options = args.options(&ctx.env).ok()?;
-    Completion::of(ctx, &doc.item, &options, doc, Some(out)).map(|c| c.command(&Invocation::run()))
 }

@@ -149,13 +149,7 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
             complete,
         } => {
             print_rows(ctx, rows, format)?;
-            for c in complete {
-                eprintln!(
-                    "bob-eval: {}: {}",
-                    c.item,
-                    c.command(&crate::ops::next::Invocation::run())
-                );
-            }
+            print_completions(complete);
             if let Some((dir, written)) = written {
                 eprintln!(
                     "bob-eval: shard {shard}: {} suite(s), {} document(s) and {} run(s) written to {dir}",
@@ -167,6 +161,17 @@ pub fn exec(ctx: &Context, args: &SweepArgs) -> Result<Conclusion<'static>> {
         }
     }
     Ok(swept.conclusion())
+}
+
+/// On stderr, the `run` that completes each suite the ceiling cut short.
+pub fn print_completions(complete: &[crate::ops::next::Completion]) {
+    for c in complete {
+        eprintln!(
+            "bob-eval: {}: {}",
+            c.item,
+            c.command(&crate::ops::next::Invocation::run())
+        );
+    }
 }
 
 /// Print a sweep's rows in `format` (human table, JSON, JUnit or Markdown),

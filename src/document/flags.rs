@@ -93,12 +93,12 @@ pub fn checked(flags: &[String]) -> Result<&[String], String> {
     parse(flags).map(|_| flags)
 }
 
-/// [`checked`] `flags` but `--runs` and its value: what a command that
-/// names runs of its own passes on.
-pub fn but_runs(flags: &[String]) -> Result<Vec<String>, String> {
+/// [`checked`] `flags` but those named in `names` and their values: what
+/// a command that gives them anew passes on (its own `--runs`, say).
+pub fn but(flags: &[String], names: &[&str]) -> Result<Vec<String>, String> {
     Ok(parse(flags)?
         .into_iter()
-        .filter(|((name, ..), _)| *name != "runs")
+        .filter(|((name, ..), _)| !names.contains(name))
         .flat_map(|((name, ..), value)| std::iter::once(format!("--{name}")).chain(value.cloned()))
         .collect())
 }
@@ -133,7 +133,7 @@ pub fn unlike(mine: &[String], theirs: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{but_runs, checked, measuring};
+    use super::{but, checked, measuring};
 
     #[test]
     fn like_for_like_reads_the_flags_that_change_what_a_run_measures() {
@@ -173,7 +173,7 @@ mod tests {
         let runs = args(&["--runs", "auto:24", "--judge-model", "j", "--neighbours"]);
         assert_eq!(measuring(&runs).unwrap(), ["--judge-model j"]);
         assert_eq!(
-            but_runs(&runs).unwrap(),
+            but(&runs, &["runs"]).unwrap(),
             ["--judge-model", "j", "--neighbours"]
         );
     }

@@ -32,18 +32,20 @@ impl Commands {
             .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
             .unwrap_or(3);
         // Its runs are named anew by each command.
-        let (flags, left_out, best) =
-            match crate::document::flags::but_runs(result.flags.as_deref().unwrap_or_default()) {
-                Ok(flags) => (
-                    flags
-                        .iter()
-                        .map(|f| format!(" {}", crate::text::shell_word(f)))
-                        .collect(),
-                    None,
-                    flags.iter().any(|f| f == "--best"),
-                ),
-                Err(why) => (String::new(), Some(why), false),
-            };
+        let (flags, left_out, best) = match crate::document::flags::but(
+            result.flags.as_deref().unwrap_or_default(),
+            &["runs"],
+        ) {
+            Ok(flags) => (
+                flags
+                    .iter()
+                    .map(|f| format!(" {}", crate::text::shell_word(f)))
+                    .collect(),
+                None,
+                flags.iter().any(|f| f == "--best"),
+            ),
+            Err(why) => (String::new(), Some(why), false),
+        };
         Commands {
             item: crate::text::line(&result.item).into_owned(),
             model: result.model.clone(),

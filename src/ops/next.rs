@@ -121,7 +121,7 @@ pub fn settle(
     // Known from the document alone: the flags it records it was evaluated with.
     if options.is_none()
         && let Ok(recorded) =
-            crate::document::flags::but_runs(doc.flags.as_deref().unwrap_or_default())
+            crate::document::flags::but(doc.flags.as_deref().unwrap_or_default(), &["runs"])
     {
         flags.extend(recorded.iter().map(|f| crate::text::shell_word(f)));
     }

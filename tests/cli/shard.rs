@@ -405,3 +405,29 @@ fn a_bad_shard_or_out_dir_is_refused_before_anything_runs() {
     }
     assert!(w.stub.record("calls").is_none(), "the platform never ran");
 }
+
+/// `collect` names the `run` that completes a suite a shard's ceiling cut
+/// short, in the store it put the shard's runs in; followed, it runs.
+#[test]
+fn collect_names_the_run_that_completes_a_suite_a_shard_cut_short() {
+    let w = World::new(&["commit"], Switches::at_the_ceiling());
+    let dirs = w.sweep_shards(1, &[]);
+    let out = w.run("home", &["collect", &dirs[0]]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("bob-eval: commit: complete it: bob-eval "))
+        .unwrap_or_else(|| panic!("no command in {err}"));
+    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    let store = w.path("home/evidence.db");
+    assert!(
+        args.windows(2).any(|p| p == ["--evidence", store.as_str()]),
+        "{line}"
+    );
+    let before = w.calls().len();
+    let again = w.run("home", &args);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(w.calls().len() > before);
+}
