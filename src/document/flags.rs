@@ -120,6 +120,28 @@ pub fn measuring(flags: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// `doc`'s evaluation as command-line words: ` --model M` (unless it ran
+/// on the platform's default) and the flags it records but those named in
+/// `names`, each value one shell word. With the model alone, and why, when
+/// its flags cannot be read; a document that records none gives the model
+/// alone.
+pub fn same_evaluation(doc: &super::SkillEval, names: &[&str]) -> (String, Option<String>) {
+    let word = crate::text::shell_word;
+    let mut line = crate::config::named_model(&doc.model)
+        .map(|m| format!(" --model {}", word(m)))
+        .unwrap_or_default();
+    match but(doc.flags.as_deref().unwrap_or_default(), names) {
+        Ok(flags) => {
+            for f in flags {
+                line.push(' ');
+                line.push_str(&word(&f));
+            }
+            (line, None)
+        }
+        Err(why) => (line, Some(why)),
+    }
+}
+
 /// How `theirs` (the flags of another result that change what a run
 /// measures, [`measuring`]) differ from `mine`, in words: "--judge-model
 /// a, this result none of them"; `None` when they are the same.

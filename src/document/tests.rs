@@ -55,6 +55,23 @@ fn item_change_says_when_the_item_is_not_the_one_measured() {
     assert_eq!(doc.item_change(&"a".repeat(64)), None);
     let why = doc.item_change(&"b".repeat(64)).unwrap();
     assert!(why.contains("another version of `commit`"), "{why}");
+    // It names the command that evaluates it again, as it was evaluated.
+    let judged = SkillEval {
+        model: "haiku".into(),
+        flags: Some(
+            ["--runs", "5", "--judge-model", "j 2"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        ..doc.clone()
+    };
+    let why = judged.item_change(&"b".repeat(64)).unwrap();
+    assert!(
+        why.ends_with(
+            "evaluate it again: bob-eval run commit --model haiku --runs 5 --judge-model 'j 2'"
+        ),
+        "{why}"
+    );
     assert_eq!(SkillEval::sample(0.9, 0.5).item_change("b"), None);
 }
 

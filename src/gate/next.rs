@@ -13,9 +13,9 @@ const MAX_RUNS: u32 = 50;
 #[derive(Debug, Clone)]
 pub(super) struct Commands {
     item: String,
-    model: String,
     runs: u32,
-    /// ` --flag value …`, each value one shell word.
+    /// ` --model M --flag value …` (no model for the platform's default),
+    /// each value one shell word.
     flags: String,
     /// Why the flags the result records were left out, when they were.
     left_out: Option<String>,
@@ -32,37 +32,19 @@ impl Commands {
             .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
             .unwrap_or(3);
         // Its runs are named anew by each command.
-        let (flags, left_out, best) = match crate::document::flags::but(
-            result.flags.as_deref().unwrap_or_default(),
-            &["runs"],
-        ) {
-            Ok(flags) => (
-                flags
-                    .iter()
-                    .map(|f| format!(" {}", crate::text::shell_word(f)))
-                    .collect(),
-                None,
-                flags.iter().any(|f| f == "--best"),
-            ),
-            Err(why) => (String::new(), Some(why), false),
-        };
+        let (flags, left_out) = crate::document::flags::same_evaluation(result, &["runs"]);
+        let best = left_out.is_none()
+            && result
+                .flags
+                .as_deref()
+                .is_some_and(|f| f.iter().any(|f| f == "--best"));
         Commands {
             item: crate::text::line(&result.item).into_owned(),
-            model: result.model.clone(),
             runs,
             flags,
             left_out,
             best,
         }
-    }
-
-    /// ` --model M` (unless the result ran on the platform's default) and
-    /// the flags it was evaluated with.
-    fn model_flag(&self) -> String {
-        let model = crate::config::named_model(&self.model)
-            .map(|m| format!(" --model {}", crate::text::shell_word(m)))
-            .unwrap_or_default();
-        format!("{model}{}", self.flags)
     }
 
     /// ` (…)` after a command when the result's flags were left out of it.
@@ -85,7 +67,7 @@ impl Commands {
             "bob-eval run {} --runs {}{} --out {}-more.json{}",
             self.item,
             self.total(more),
-            self.model_flag(),
+            self.flags,
             self.item,
             self.caveat()
         )
@@ -99,7 +81,7 @@ impl Commands {
             "bob-eval run {}{best} --runs {}{} --out {}-best.json{}",
             self.item,
             self.total(more).max(self.runs),
-            self.model_flag(),
+            self.flags,
             self.item,
             self.caveat()
         )
@@ -156,7 +138,7 @@ impl Commands {
             out.push(format!(
                 "measure it with per-case runs: bob-eval run {}{} --out {}-more.json{}, then gate that file",
                 self.item,
-                self.model_flag(),
+                self.flags,
                 self.item,
                 self.caveat()
             ));
