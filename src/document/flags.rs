@@ -103,19 +103,28 @@ pub fn but(flags: &[String], names: &[&str]) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// The flags of `flags` that change what a run measures, each with its
-/// value, in one order (the order given does not matter): two results
-/// compare like for like only when theirs are the same. `Err` as
+/// The flags `doc` records that change what a run measures, each with
+/// its value, in one order (the order given does not matter): two results
+/// compare like for like only when theirs are the same. `--platform-env`
+/// is read from the values the document states (`NAME` alone passes the
+/// operator's value, which may differ between two runs). `Err` as
 /// [`checked`].
-pub fn measuring(flags: &[String]) -> Result<Vec<String>, String> {
-    let mut out: Vec<String> = parse(flags)?
+pub fn measuring(doc: &super::SkillEval) -> Result<Vec<String>, String> {
+    let word = crate::text::shell_word;
+    let mut out: Vec<String> = parse(doc.flags.as_deref().unwrap_or_default())?
         .into_iter()
-        .filter(|((_, _, keyed), _)| *keyed)
+        .filter(|((name, _, keyed), _)| *keyed && *name != "platform-env")
         .map(|((name, ..), value)| match value {
-            Some(v) => format!("--{name} {}", crate::text::shell_word(v)),
+            Some(v) => format!("--{name} {}", word(v)),
             None => format!("--{name}"),
         })
         .collect();
+    out.extend(
+        doc.platform_env
+            .iter()
+            .flatten()
+            .map(|(name, value)| format!("--platform-env {}", word(&format!("{name}={value}")))),
+    );
     out.sort();
     Ok(out)
 }
@@ -159,7 +168,11 @@ mod tests {
 
     #[test]
     fn like_for_like_reads_the_flags_that_change_what_a_run_measures() {
-        let a = args(&[
+        let doc = |words: &[&str]| crate::document::SkillEval {
+            flags: Some(args(words)),
+            ..crate::document::SkillEval::sample(0.9, 0.5)
+        };
+        let a = doc(&[
             "--case",
             "b",
             "--judge-model",
@@ -170,7 +183,7 @@ mod tests {
             "--case",
             "a",
         ]);
-        let b = args(&[
+        let b = doc(&[
             "--judge-model",
             "j",
             "--case",
@@ -187,17 +200,30 @@ mod tests {
         );
         assert_ne!(
             measuring(&a),
-            measuring(&args(&["--case", "a", "--case", "b"]))
+            measuring(&doc(&["--case", "a", "--case", "b"]))
         );
-        assert!(measuring(&args(&["--claude", "x"])).is_err());
+        assert!(measuring(&doc(&["--claude", "x"])).is_err());
         // The runs asked do not change what a run measures; a command with
         // runs of its own passes the rest on.
         let runs = args(&["--runs", "auto:24", "--judge-model", "j", "--neighbours"]);
-        assert_eq!(measuring(&runs).unwrap(), ["--judge-model j"]);
+        assert_eq!(
+            measuring(&doc(&["--runs", "auto:24", "--judge-model", "j"])).unwrap(),
+            ["--judge-model j"]
+        );
         assert_eq!(
             but(&runs, &["runs"]).unwrap(),
             ["--judge-model", "j", "--neighbours"]
         );
+        // A variable passed by name is compared by the value it had.
+        let mut one = doc(&["--platform-env", "GREETING"]);
+        one.platform_env = Some([("GREETING".to_string(), "hi there".to_string())].into());
+        let mut other = one.clone();
+        other.platform_env = Some([("GREETING".to_string(), "bye".to_string())].into());
+        assert_eq!(
+            measuring(&one).unwrap(),
+            ["--platform-env 'GREETING=hi there'"]
+        );
+        assert_ne!(measuring(&one), measuring(&other));
     }
 
     fn args(words: &[&str]) -> Vec<String> {

@@ -367,10 +367,11 @@ impl SkillEval {
     }
 
     /// The flags it was measured with that change what a run measures
-    /// ([`flags::measuring`]); `None` when it records no flags, or flags
-    /// this version cannot read.
+    /// ([`flags::measuring`]); `None` when it was written before documents
+    /// recorded their flags, or records flags this version cannot read.
     pub fn measured_with(&self) -> Option<Vec<String>> {
-        flags::measuring(self.flags.as_deref()?).ok()
+        self.flags.as_ref()?;
+        flags::measuring(self).ok()
     }
 
     /// How the flags that change what a run measures differ from those

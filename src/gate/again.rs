@@ -80,10 +80,8 @@ pub fn best_again(
 /// than `result`: head to head, they would not compare the two versions
 /// alone.
 fn like_for_like(result: &SkillEval, fresh: &SkillEval) -> std::result::Result<(), String> {
-    let flags = |doc: &SkillEval| {
-        crate::document::flags::measuring(doc.flags.as_deref().unwrap_or_default())
-    };
-    match (flags(result), flags(fresh)) {
+    use crate::document::flags::measuring;
+    match (measuring(result), measuring(fresh)) {
         (Ok(mine), Ok(theirs)) => match crate::document::flags::unlike(&mine, &theirs) {
             None => Ok(()),
             Some(how) => Err(format!(
