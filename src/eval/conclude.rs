@@ -12,7 +12,8 @@ use crate::reduce::{ReduceContext, ResultSource};
 use camino::Utf8PathBuf;
 
 /// Step 3: reduce the platform's document to a validated `skill-eval/1`
-/// that records the flags it was evaluated with; then, under `--report FILE`, save the platform's `report.html` there.
+/// that records the flags it was evaluated with; then, under `--report
+/// FILE`, save the platform's `report.html` there.
 /// A document made from the evidence store is kept there as an evaluation
 /// first (see [`keep_evaluation`]).
 pub fn reduce(run: &Gathered) -> Result<SkillEval> {

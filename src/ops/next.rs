@@ -100,10 +100,10 @@ fn with_model(options: &EvalOptions, doc: &SkillEval) -> EvalOptions {
 
 /// `settle it on more runs: bob-eval VERB ITEM FLAGS (…)`: `invocation`
 /// and the evaluation of `doc` (with `options` when known, a ceiling given
-/// included; else on its model and the flags it records) again, on the runs per arm that
-/// settle its delta within noise ([`crate::gate::runs_to_settle`]), so the
-/// headline's "about N more runs" can be followed as printed. `None` when
-/// nothing more would settle it.
+/// included; else on its model and the flags it records) again, on the
+/// runs per arm that settle its delta within noise
+/// ([`crate::gate::runs_to_settle`]), so the headline's "about N more runs"
+/// can be followed as printed. `None` when nothing more would settle it.
 pub fn settle(
     invocation: &Invocation,
     doc: &SkillEval,
