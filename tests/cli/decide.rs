@@ -397,6 +397,49 @@ fn the_best_is_measured_again_from_its_kept_files() {
     assert!(out.contains("measured again in run"), "{out}{err}");
 }
 
+/// A script's `measure_best(r)` measures the best with the options `r` was
+/// evaluated with, not the pipeline's: head to head, like for like.
+#[test]
+fn a_script_measures_the_best_as_its_result_was_measured() {
+    let w = World::new();
+    let first = w.path("first.json");
+    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
+    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
+    gate.args(RECORD);
+    succeeds(gate);
+    w.edit_skill("\nA reworded line that changes nothing.\n");
+    let script = w.path("judged.rhai");
+    std::fs::write(
+        &script,
+        r#"
+let r = evaluate("commit", #{ model: "haiku", fresh: true, judge_model: "judge-3" });
+let b = measure_best(r);
+if type_of(b) == "string" { output(`not measured: ${b}`); } else { output("measured"); }
+0
+"#,
+    )
+    .unwrap();
+    let before = w.calls().len();
+    let (code, out, err) = outcome(w.bob(&["script", &script]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("measured") && !out.contains("not measured"),
+        "{out}{err}"
+    );
+    let calls = w.calls();
+    assert_eq!(
+        calls.len() - before,
+        2,
+        "the result and the best: {calls:?}"
+    );
+    assert!(
+        calls[before..]
+            .iter()
+            .all(|c| c.contains("--judge-model judge-3")),
+        "{calls:?}"
+    );
+}
+
 #[test]
 fn a_best_recorded_before_files_were_kept_is_compared_as_recorded_and_says_so() {
     let w = World::new();

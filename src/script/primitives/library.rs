@@ -101,7 +101,8 @@ fn evaluate(h: &Host, item: &str, opts: &EvalOptions) -> RResult<EvalResult> {
 }
 
 /// `measure_best(r)`: the recorded best for `r`'s item and model measured
-/// again from its kept files, head to head with `r` (as many runs per arm
+/// again from its kept files, head to head with `r` (with the options `r`
+/// was evaluated with, when it was evaluated here, on as many runs per arm
 /// of each case as `r` has, its with arm bought anew); `()` when no best is
 /// recorded or `r` is the best's own version; else the words saying why it
 /// cannot be measured again (it is then compared as recorded).
@@ -137,7 +138,8 @@ fn measure_best(h: &Host, r: &EvalResult) -> RResult<Dynamic> {
                     model: (doc.model != "default").then(|| doc.model.clone()),
                     neighbours: None,
                     report: None,
-                    ..h.options.eval.clone()
+                    // As `r` was evaluated, so the two compare like for like.
+                    ..r.options.as_deref().unwrap_or(&h.options.eval).clone()
                 })))
             }
         }
