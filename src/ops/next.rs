@@ -118,19 +118,21 @@ pub fn settle(
         ..with_model(&base, doc)
     }
     .again_flags();
-    // Known from the document alone: the flags it records it was evaluated with.
-    if options.is_none()
-        && let Ok(recorded) =
-            crate::document::flags::but(doc.flags.as_deref().unwrap_or_default(), &["runs"])
-    {
-        flags.extend(recorded.iter().map(|f| crate::text::shell_word(f)));
+    // Known from the document alone: the flags it records it was evaluated
+    // with, or why they were left out.
+    let mut left_out = String::new();
+    if options.is_none() {
+        match crate::document::flags::but(doc.flags.as_deref().unwrap_or_default(), &["runs"]) {
+            Ok(recorded) => flags.extend(recorded.iter().map(|f| crate::text::shell_word(f))),
+            Err(why) => left_out = format!("; without the flags the result records: {why}"),
+        }
     }
     // A ceiling the user chose holds for the runs that settle it too.
     if let Some(ceiling) = base.max_cost_usd {
         flags.extend(["--max-cost-usd".to_string(), ceiling.to_string()]);
     }
     Some(format!(
-        "settle it on more runs: {} (the runs kept in the evidence store are reused)",
+        "settle it on more runs: {} (the runs kept in the evidence store are reused{left_out})",
         command(invocation, &doc.item, &flags, out)
     ))
 }
@@ -307,12 +309,15 @@ mod tests {
                     " --model haiku --runs {total} --judge-model judge --case 'fires *' ("
                 ))
         );
-        // Flags this version does not record: none of them.
+        // Flags this version does not record: none of them, saying so.
         recorded.flags = Some(["--claude", "/tmp/x"].map(String::from).to_vec());
+        let step = settle(&Invocation::run(), &recorded, None, None).unwrap();
         assert!(
-            !settle(&Invocation::run(), &recorded, None, None)
-                .unwrap()
-                .contains("--claude")
+            !step.contains("/tmp/x")
+                && step.ends_with(
+                    "(the runs kept in the evidence store are reused; without the flags the result records: `--claude` is not a flag bob-eval records)"
+                ),
+            "{step}"
         );
         // With the options it ran with, what picks and keys its runs goes
         // along (the judge, the store, the cases), `--runs` replaced, the
