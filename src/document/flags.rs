@@ -103,6 +103,15 @@ pub fn but(flags: &[String], names: &[&str]) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The values of every `--name` in `flags`, in order. `Err` as [`checked`].
+pub fn values<'a>(flags: &'a [String], name: &str) -> Result<Vec<&'a String>, String> {
+    Ok(parse(flags)?
+        .into_iter()
+        .filter(|((n, ..), _)| *n == name)
+        .filter_map(|(_, value)| value)
+        .collect())
+}
+
 /// The flags `doc` records that change what a run measures, each with
 /// its value, in one order (the order given does not matter): two results
 /// compare like for like only when theirs are the same. `--platform-env`

@@ -327,3 +327,54 @@ fn a_side_that_names_nothing_is_a_usage_error_naming_it() {
     assert_ne!(code, 0, "{err}");
     assert!(err.contains("last~9"), "{err}");
 }
+
+/// Two result files from a machine whose store `compare` does not read: the
+/// judge and the tools each was measured with come from the flags the
+/// documents record, spelt as a kept evaluation spells them, so a judge
+/// that differs is named and one that does not is not.
+#[test]
+fn files_from_elsewhere_are_compared_by_the_flags_they_record() {
+    let w = World::new(
+        &["commit"],
+        Switches::answering(data("pipelines/aggregate-result.json")),
+    );
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec!["run", "commit", "--model", SONNET, "--out", out];
+        args.extend(extra);
+        succeeds(cmd(&w, &args));
+    };
+    run("a.json", &["--allow-tools", "Bash,Write"]);
+    run(
+        "b.json",
+        &[
+            "--allow-tools",
+            "Bash",
+            "--allow-tools",
+            "Write",
+            "--judge-model",
+            "claude-opus-4-1",
+        ],
+    );
+    // Another store, which keeps neither evaluation.
+    let elsewhere = w.path("elsewhere.db");
+    run("c.json", &["--evidence", &elsewhere]);
+    let differences = |args: &[&str]| -> Vec<Value> {
+        let c = json(&w, args);
+        c["differences"].as_array().unwrap().clone()
+    };
+    let from_flags = differences(&[
+        "compare",
+        "a.json",
+        "b.json",
+        "--evidence",
+        &elsewhere,
+        "--json",
+    ]);
+    let from_store = differences(&["compare", "a.json", "b.json", "--json"]);
+    for found in [&from_flags, &from_store] {
+        let what: Vec<&str> = found.iter().map(|d| d["what"].as_str().unwrap()).collect();
+        assert_eq!(what, ["judge_model"], "{found:?}");
+        assert_eq!(found[0]["a"], "default");
+        assert_eq!(found[0]["b"], "claude-opus-4-1");
+    }
+}

@@ -175,6 +175,7 @@ fn from_file(spec: &str, path: &Utf8Path, want: Want<'_>) -> Result<ResolvedSide
         runs = run_ids(&used);
         source.push_str(&format!(" (kept in {})", store.path()));
     }
+    merge(&mut conditions, flag_conditions(&doc));
     Ok(ResolvedSide {
         spec: spec.to_string(),
         source,
@@ -419,6 +420,43 @@ fn document_conditions(doc: &SkillEval) -> Conditions {
         platform_env: Some(env),
         scaffold: or_none(&doc.scaffold),
         mcp_servers: or_none(&doc.mcp_servers),
+        ..Conditions::default()
+    }
+}
+
+/// What the flags a document records say it was held to (its judge, its
+/// tools), spelt as a kept evaluation spells them: for a document whose
+/// evaluation the store does not keep (a file from another machine). Nothing
+/// for a document that records no flags, or flags this version cannot read.
+fn flag_conditions(doc: &SkillEval) -> Conditions {
+    use crate::document::flags::values;
+    let Some(flags) = doc.flags.as_deref() else {
+        return Conditions::default();
+    };
+    let (Ok(judge), Ok(grants), Ok(denials)) = (
+        values(flags, "judge-model"),
+        values(flags, "allow-tools"),
+        values(flags, "disallow-tools"),
+    ) else {
+        return Conditions::default();
+    };
+    // `--allow-tools A,B` as the command line splits it.
+    let split = |v: Vec<&String>| -> Vec<String> {
+        v.iter()
+            .flat_map(|s| s.split(','))
+            .map(str::to_owned)
+            .collect()
+    };
+    Conditions {
+        judge_model: Some(
+            judge
+                .last()
+                .map_or_else(|| "default".into(), |j| crate::config::canonical_model(j)),
+        ),
+        tools: Some(crate::evidence::RunKey::tool_list(
+            &split(grants),
+            &split(denials),
+        )),
         ..Conditions::default()
     }
 }
