@@ -73,9 +73,7 @@ impl World {
     /// the stub as the platform, run in the world's folder, which is also its
     /// TMPDIR: what a run leaves there (`--keep`'s folders) goes with the world.
     pub fn command(&self, mut base: Command) -> Command {
-        base.current_dir(&self.root)
-            .env("TMPDIR", &self.root)
-            .env("BOB_EVAL_CLAUDE", &self.stub.bin);
+        in_folder(&mut base, &self.root).env("BOB_EVAL_CLAUDE", &self.stub.bin);
         base
     }
 
@@ -100,6 +98,12 @@ impl World {
     pub fn path(&self, rel: &str) -> String {
         self.root.join(rel).to_str().unwrap().to_owned()
     }
+}
+
+/// `cmd` run in `dir`, which is also its TMPDIR: what a run leaves there
+/// (`--keep`'s folders, the plugins assembled) goes with the folder.
+pub fn in_folder<'a>(cmd: &'a mut Command, dir: &Path) -> &'a mut Command {
+    cmd.current_dir(dir).env("TMPDIR", dir)
 }
 
 /// Run `cmd` and hold it to exit 0 (the failure shows the command and its

@@ -54,7 +54,7 @@ impl Faults for World {
     /// which is also its TMPDIR (what `--keep` keeps goes with it).
     fn cmd(&self) -> Command {
         let mut cmd = bob(&self.source, &self.home());
-        cmd.current_dir(self.work()).env("TMPDIR", self.work());
+        support::world::in_folder(&mut cmd, &self.work());
         cmd
     }
 

@@ -44,8 +44,7 @@ impl Env {
     /// folder, which is also its TMPDIR (what `--keep` keeps goes with it).
     fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = bob(&self.source, self.home.path());
-        cmd.current_dir(self.work.path())
-            .env("TMPDIR", self.work.path())
+        support::world::in_folder(&mut cmd, self.work.path())
             .arg("run")
             .args(args);
         cmd
