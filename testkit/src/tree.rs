@@ -15,3 +15,17 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Every path under `dir` (folders and files, symbolic links not followed),
+/// in no set order: what a test asserts is or is not in a tree.
+pub fn list_tree(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read folder") {
+        let entry = entry.expect("folder entry");
+        out.push(entry.path());
+        if entry.file_type().expect("file type").is_dir() {
+            out.extend(list_tree(&entry.path()));
+        }
+    }
+    out
+}

@@ -173,14 +173,11 @@ fn every_field_of_a_real_result_has_its_row() {
     .unwrap();
     // The platform's config folder, whose files its sessions rewrite and
     // rotate while others screen the plugin's tree, is not in that tree.
-    let listing = std::process::Command::new("find")
-        .arg(&kept)
-        .output()
-        .unwrap();
-    let listing = String::from_utf8_lossy(&listing.stdout);
+    let listing = support::tree::list_tree(std::path::Path::new(&kept));
+    let holds = |name: &str| listing.iter().any(|p| p.ends_with(name));
     assert!(
-        listing.contains("aggregate-result.json") && !listing.contains(".claude.json"),
-        "{listing}"
+        holds("aggregate-result.json") && !holds(".claude.json"),
+        "{listing:?}"
     );
     let mut found = BTreeSet::new();
     paths(&doc, "", &mut found);
