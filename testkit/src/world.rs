@@ -106,6 +106,18 @@ pub fn in_folder<'a>(cmd: &'a mut Command, dir: &Path) -> &'a mut Command {
     cmd.current_dir(dir).env("TMPDIR", dir)
 }
 
+/// The arguments of the command `text` prints after `before` (`next:
+/// complete it: bob-eval `) at the start of a line, up to the words in
+/// brackets after it, split on spaces (the tests' commands quote nothing).
+/// The test fails, showing `text`, when no line holds it.
+pub fn printed_args<'a>(text: &'a str, before: &str) -> Vec<&'a str> {
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(before))
+        .unwrap_or_else(|| panic!("no `{before}` in {text}"));
+    line.split(" (").next().unwrap_or(line).split(' ').collect()
+}
+
 /// Run `cmd` and hold it to exit 0 (the failure shows the command and its
 /// stderr); its output.
 pub fn succeeds(mut cmd: Command) -> std::process::Output {

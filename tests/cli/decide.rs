@@ -17,7 +17,7 @@ use std::process::Command;
 use support::cmd::bob;
 use support::data::data;
 use support::stub::Switches;
-use support::world::{self, outcome, succeeds};
+use support::world::{self, outcome, printed_args, succeeds};
 
 struct World(world::World);
 
@@ -47,6 +47,23 @@ impl World {
         c
     }
 
+    /// `bob-eval run commit --model haiku EXTRA… --out OUT`, held to exit 0.
+    fn run_to(&self, out: &str, extra: &[&str]) {
+        let mut args = vec!["run", "commit", "--model", "haiku"];
+        args.extend(extra);
+        args.extend(["--out", out]);
+        succeeds(self.bob(&args));
+    }
+
+    /// A first run (`first.json`), recorded as the best under the bare rule.
+    fn record_first(&self) {
+        let first = self.path("first.json");
+        self.run_to(&first, &[]);
+        let mut gate = self.bob(&["gate", "commit", &first, "--rule", "bare"]);
+        gate.args(RECORD);
+        succeeds(gate);
+    }
+
     fn baseline(&self) -> Option<Value> {
         let path = self.source.join("evals/commit/baseline.json");
         std::fs::read_to_string(path)
@@ -68,7 +85,7 @@ const RECORD: &[&str] = &["--record", "--pr", "#1", "--pages", "commit-skipped-h
 fn a_record_at_default_settings_refuses_luck_and_the_bare_rule_is_one_flag_away() {
     let w = World::new();
     let result = w.path("r.json");
-    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &result]));
+    w.run_to(&result, &[]);
 
     // At default settings a decision that records is made under the mode.
     let mut gate = w.bob(&["gate", "commit", &result]);
@@ -101,16 +118,7 @@ fn a_record_at_default_settings_refuses_luck_and_the_bare_rule_is_one_flag_away(
     // It names how it was measured, so a result measured otherwise is told.
     assert_eq!(best["measured_with"], serde_json::json!([]), "{best}");
     let judged = w.path("judged.json");
-    succeeds(w.bob(&[
-        "run",
-        "commit",
-        "--model",
-        "haiku",
-        "--judge-model",
-        "judge-2",
-        "--out",
-        &judged,
-    ]));
+    w.run_to(&judged, &["--judge-model", "judge-2"]);
     let (_, out, _) = outcome(w.bob(&["gate", "commit", &judged]));
     assert!(
         out.contains(
@@ -148,12 +156,12 @@ fn a_record_at_default_settings_refuses_luck_and_the_bare_rule_is_one_flag_away(
 fn a_check_within_noise_says_may_be_luck_and_its_advice_runs_as_printed() {
     let w = World::new();
     let result = w.path("r.json");
-    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &result]));
+    w.run_to(&result, &[]);
     let out = succeeds(w.bob(&["gate", "commit", &result]));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.starts_with("ACCEPTED, but may be luck ("), "{text}");
     // The advice is a command: run it as printed.
-    let args = settle_args(&text).expect("a command to settle it");
+    let args = settle_args(&text);
     assert_eq!(args[..2], ["run", "commit"], "{args:?}");
     let before = w.calls().len();
     succeeds(w.bob(&args));
@@ -166,18 +174,7 @@ fn the_gates_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
     let w = World::new();
     let result = w.path("r.json");
     let store = w.path("elsewhere.db");
-    succeeds(w.bob(&[
-        "run",
-        "commit",
-        "--model",
-        "haiku",
-        "--judge-model",
-        "judge-1",
-        "--evidence",
-        &store,
-        "--out",
-        &result,
-    ]));
+    w.run_to(&result, &["--judge-model", "judge-1", "--evidence", &store]);
     let read = |path: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
@@ -190,7 +187,7 @@ fn the_gates_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
     // The gate reads the file alone, and names the same evaluation.
     let out = succeeds(w.bob(&["gate", "commit", &result]));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let args = settle_args(&text).expect("a command to settle it");
+    let args = settle_args(&text);
     assert!(
         args.windows(2).any(|p| p == ["--judge-model", "judge-1"])
             && args.windows(2).any(|p| p == ["--evidence", store.as_str()]),
@@ -233,41 +230,34 @@ fn the_gates_advice_evaluates_what_the_result_records_it_was_evaluated_with() {
 fn a_gate_on_a_result_cut_short_names_the_run_that_completes_it() {
     let w = World(world::World::new(&["commit"], Switches::at_the_ceiling()));
     let result = w.path("r.json");
-    succeeds(w.bob(&[
-        "run",
-        "commit",
-        "--model",
-        "haiku",
-        "--runs",
-        "3",
-        "--judge-model",
-        "judge-1",
-        "--max-cost-usd",
-        "0.01",
-        "--out",
+    w.run_to(
         &result,
-    ]));
+        &[
+            "--runs",
+            "3",
+            "--judge-model",
+            "judge-1",
+            "--max-cost-usd",
+            "0.01",
+        ],
+    );
     let (code, out, err) = outcome(w.bob(&["gate", "commit", &result]));
     assert_eq!(code, 1, "{out}{err}");
-    let line = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {out}"));
-    let command = line.split(" (").next().unwrap();
-    let args: Vec<&str> = command.split(' ').collect();
-    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    let args = printed_args(&out, "next: complete it: bob-eval ");
+    let command = args.join(" ");
+    assert_eq!(args[..2], ["run", "commit"], "{args:?}");
     for flag in [
         ["--runs", "3"],
         ["--judge-model", "judge-1"],
         ["--model", "haiku"],
         ["--out", result.as_str()],
     ] {
-        assert!(args.windows(2).any(|p| p == flag), "{flag:?} in {line}");
+        assert!(args.windows(2).any(|p| p == flag), "{flag:?} in {args:?}");
     }
     let ceiling: f64 = args[args.iter().position(|a| *a == "--max-cost-usd").unwrap() + 1]
         .parse()
         .unwrap();
-    assert!(ceiling > 0.01, "{line}");
+    assert!(ceiling > 0.01, "{args:?}");
     // The same line in --json's `next`.
     let (_, json, _) = outcome(w.bob(&["gate", "commit", &result, "--format", "json"]));
     let decision: Value = serde_json::from_str(&json).unwrap();
@@ -298,22 +288,14 @@ fn a_gate_on_a_result_cut_short_names_the_run_that_completes_it() {
 
 /// The arguments of the `next: settle it on more runs: bob-eval …` line in
 /// `text`, as printed (the words in brackets after it left out).
-fn settle_args(text: &str) -> Option<Vec<&str>> {
-    let line = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: settle it on more runs: "))?;
-    let command = line.split(" (").next()?;
-    Some(command.strip_prefix("bob-eval ")?.split(' ').collect())
+fn settle_args(text: &str) -> Vec<&str> {
+    printed_args(text, "next: settle it on more runs: bob-eval ")
 }
 
 #[test]
 fn the_best_is_measured_again_from_its_kept_files() {
     let w = World::new();
-    let first = w.path("first.json");
-    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
-    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
-    gate.args(RECORD);
-    succeeds(gate);
+    w.record_first();
     let digest = w.baseline().unwrap()["best"]["haiku"]["item_digest"]
         .as_str()
         .unwrap()
@@ -358,18 +340,7 @@ fn the_best_is_measured_again_from_its_kept_files() {
     // Nor does one measured by another judge: head to head, the two would
     // differ by more than their versions.
     let judged = w.path("judged.json");
-    succeeds(w.bob(&[
-        "run",
-        "commit",
-        "--best",
-        "--fresh",
-        "--model",
-        "haiku",
-        "--judge-model",
-        "judge-2",
-        "--out",
-        &judged,
-    ]));
+    w.run_to(&judged, &["--best", "--fresh", "--judge-model", "judge-2"]);
     let (code, _, err) = outcome(w.bob(&["gate", "commit", &new, "--best-again", &judged]));
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -402,11 +373,7 @@ fn the_best_is_measured_again_from_its_kept_files() {
 #[test]
 fn a_script_measures_the_best_as_its_result_was_measured() {
     let w = World::new();
-    let first = w.path("first.json");
-    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
-    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
-    gate.args(RECORD);
-    succeeds(gate);
+    w.record_first();
     w.edit_skill("\nA reworded line that changes nothing.\n");
     let script = w.path("judged.rhai");
     std::fs::write(
@@ -443,11 +410,7 @@ if type_of(b) == "string" { output(`not measured: ${b}`); } else { output("measu
 #[test]
 fn a_best_recorded_before_files_were_kept_is_compared_as_recorded_and_says_so() {
     let w = World::new();
-    let first = w.path("first.json");
-    succeeds(w.bob(&["run", "commit", "--model", "haiku", "--out", &first]));
-    let mut gate = w.bob(&["gate", "commit", &first, "--rule", "bare"]);
-    gate.args(RECORD);
-    succeeds(gate);
+    w.record_first();
     // As a best recorded before bests kept their files reads.
     let mut baseline = w.baseline().unwrap();
     baseline["best"]["haiku"]
@@ -673,7 +636,7 @@ fn run_and_exam_name_the_command_that_settles_a_delta_within_noise() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(text.contains("within noise"), "{text}");
-        let args = settle_args(&text).unwrap_or_else(|| panic!("{verb}: no command in {text}"));
+        let args = settle_args(&text);
         assert_eq!(args[..2], [verb, "commit"], "{args:?}");
         assert!(
             args.contains(&"--runs") && args.contains(&"haiku"),

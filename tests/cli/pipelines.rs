@@ -10,7 +10,7 @@ use std::process::Command;
 use support::cmd::bob;
 use support::data::data;
 use support::stub::Switches;
-use support::world;
+use support::world::{self, printed_args};
 
 /// The platform of these tests: every eval prints the ablation line and
 /// answers with a capture of the commit item, renamed for the plugin it ran.
@@ -219,11 +219,7 @@ fn a_proposal_cut_short_names_the_proposal_that_completes_it() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
-    let line = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {text}"));
-    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    let args = printed_args(&text, "next: complete it: bob-eval ");
     assert_eq!(
         args[..8],
         [
@@ -236,12 +232,12 @@ fn a_proposal_cut_short_names_the_proposal_that_completes_it() {
             "--model",
             "haiku"
         ],
-        "{line}"
+        "{args:?}"
     );
     assert!(
         args.windows(2)
             .any(|p| p[0] == "--max-cost-usd" && p[1] != "0.01"),
-        "{line}"
+        "{args:?}"
     );
     // As a shell would pass it: the quotes are the shell's.
     let args: Vec<String> = args
@@ -272,15 +268,11 @@ fn a_sweep_names_the_run_that_completes_a_suite_cut_short() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("(partial)"), "{}", stdout(&out));
     let err = stderr(&out);
-    let line = err
-        .lines()
-        .find_map(|l| l.strip_prefix("bob-eval: commit: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {err}"));
-    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    let args = printed_args(&err, "bob-eval: commit: complete it: bob-eval ");
     assert_eq!(
         args[..6],
         ["run", "commit", "--model", "haiku", "--runs", "1"],
-        "{line}"
+        "{args:?}"
     );
     let again = w.cmd().args(&args).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));

@@ -14,6 +14,7 @@ use support::expect;
 use support::pty::in_a_terminal;
 use support::stub::{Stub, Switches};
 use support::tree::copy_tree;
+use support::world::printed_args;
 
 /// A source tree, an empty home and a fresh working folder.
 struct Env {
@@ -342,23 +343,18 @@ fn a_result_cut_short_names_the_command_that_completes_it() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
-    let line = stderr
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {stderr}"));
-    let command = line.split(" (").next().unwrap();
-    let args: Vec<&str> = command.split(' ').collect();
-    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    let args = printed_args(&stderr, "next: complete it: bob-eval ");
+    assert_eq!(args[..2], ["run", "commit"], "{args:?}");
     for flag in [["--model", "haiku"], ["--runs", "3"]] {
-        assert!(args.windows(2).any(|w| w == flag), "{flag:?} in {line}");
+        assert!(args.windows(2).any(|w| w == flag), "{flag:?} in {args:?}");
     }
     // --claude is given again: the platform binary is part of the runs' key.
-    assert!(args.contains(&"--claude"), "{line}");
+    assert!(args.contains(&"--claude"), "{args:?}");
     let ceiling: f64 = args[args.iter().position(|a| *a == "--max-cost-usd").unwrap() + 1]
         .parse()
         .unwrap();
-    assert!(ceiling > 0.01, "{line}");
-    assert!(line.contains("12 runs to buy at $"), "{line}");
+    assert!(ceiling > 0.01, "{args:?}");
+    assert!(stderr.contains("12 runs to buy at $"), "{stderr}");
 
     let again = env.cmd(&args[1..]).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));

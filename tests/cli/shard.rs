@@ -10,7 +10,7 @@ use std::process::Output;
 use support::cmd::bob;
 use support::data::data;
 use support::stub::Switches;
-use support::world::World;
+use support::world::{World, printed_args};
 
 /// A source tree (the repository's own suites and skills, plus `extra` more
 /// items) and a stub platform that answers every suite.
@@ -415,16 +415,12 @@ fn collect_names_the_run_that_completes_a_suite_a_shard_cut_short() {
     let out = w.run("home", &["collect", &dirs[0]]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    let line = err
-        .lines()
-        .find_map(|l| l.strip_prefix("bob-eval: commit: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {err}"));
-    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
-    assert_eq!(args[..2], ["run", "commit"], "{line}");
+    let args = printed_args(&err, "bob-eval: commit: complete it: bob-eval ");
+    assert_eq!(args[..2], ["run", "commit"], "{args:?}");
     let store = w.path("home/evidence.db");
     assert!(
         args.windows(2).any(|p| p == ["--evidence", store.as_str()]),
-        "{line}"
+        "{args:?}"
     );
     let before = w.calls().len();
     let again = w.run("home", &args);

@@ -11,7 +11,7 @@ use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Script};
 use support::real::RealWorld;
 use support::tier::{self, Tool};
-use support::world::outcome;
+use support::world::{outcome, printed_args};
 
 const SKILL: &str = "bob-eval-commit:commit";
 const FIRES: &str = "Write the commit message";
@@ -91,14 +91,7 @@ fn auto_settles_the_pair_for_less_than_its_advice_and_after_an_edit_from_the_sto
     let n = 3 + advice["runs_needed"].as_u64().expect("a number of runs");
     // The advice is a command, followed as printed: the same evaluation,
     // its ceiling too, on n runs, reusing the pilot's 3.
-    let settle = stderr
-        .lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("next: settle it on more runs: bob-eval ")
-        })
-        .unwrap_or_else(|| panic!("no command in {stderr}"));
-    let args: Vec<&str> = settle.split(" (").next().unwrap().split(' ').collect();
+    let args = printed_args(&stderr, "next: settle it on more runs: bob-eval ");
     assert_eq!(
         args,
         [
@@ -109,7 +102,7 @@ fn auto_settles_the_pair_for_less_than_its_advice_and_after_an_edit_from_the_sto
             "--max-cost-usd",
             "5"
         ],
-        "{settle}"
+        "{args:?}"
     );
     let mut cmd = pilot.command(support::cmd::bob(&pilot.source, &pilot.home()));
     let (code, out, err) = outcome({

@@ -21,6 +21,7 @@ use support::data::data;
 use support::expect::case;
 use support::fake_api::{FakeApi, Kind, Recorded, Script};
 use support::real::{claude_bin, platform_env, source_copy};
+use support::world::printed_args;
 
 /// The skill as the plugin bob-eval assembles names it.
 const SKILL: &str = "bob-eval-commit:commit";
@@ -399,39 +400,31 @@ fn cost_ceiling_gives_a_partial_result() {
     // It names the command that completes it; followed, that command buys
     // the missing runs under the ceiling it priced and the result is whole.
     let stderr = run.stderr();
-    let line = stderr
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {stderr}"));
-    let args: Vec<&str> = line.split(" (").next().unwrap().split(' ').collect();
+    let args = printed_args(&stderr, "next: complete it: bob-eval ");
     let ceiling: f64 = args[args.len() - 1].parse().unwrap();
-    assert!(ceiling > 0.01, "{line}");
+    assert!(ceiling > 0.01, "{args:?}");
     // The gate, reading the file alone, names the same completion: the
     // flags the document records, at the same price.
     let out = run.out.to_str().unwrap();
     let gated = run.follow(&api, &["gate", "commit", out]);
     let text = String::from_utf8_lossy(&gated.stdout);
-    let from_gate = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("next: complete it: bob-eval "))
-        .unwrap_or_else(|| panic!("no command in {text}"));
-    let gate_args: Vec<&str> = from_gate.split(" (").next().unwrap().split(' ').collect();
+    let gate_args = printed_args(&text, "next: complete it: bob-eval ");
     for flag in [["--runs", "2"], ["--model", MODEL], ["--out", out]] {
         assert!(
             gate_args.windows(2).any(|p| p == flag),
-            "{flag:?} in {from_gate}"
+            "{flag:?} in {gate_args:?}"
         );
     }
     assert_eq!(
         gate_args[gate_args.len() - 1],
         args[args.len() - 1],
-        "{from_gate}\n{line}"
+        "{gate_args:?}\n{args:?}"
     );
     let done = run.follow(&api, &args);
     let err = String::from_utf8_lossy(&done.stderr);
     assert_eq!(done.status.code(), Some(0), "{err}");
     let whole = run.document();
-    assert_eq!(whole["partial"], false, "{line}\n{err}\n{whole}");
+    assert_eq!(whole["partial"], false, "{args:?}\n{err}\n{whole}");
     assert!(num(&whole["cost_usd"]) <= ceiling, "{whole}");
 }
 
