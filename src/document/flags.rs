@@ -45,12 +45,14 @@ pub const RECORDED: &[(&str, Takes, bool)] = &[
     ("best", Takes::Nothing, false),
 ];
 
-/// What follows `--name`, when a document may record it.
-pub fn takes(name: &str) -> Option<Takes> {
-    RECORDED
-        .iter()
-        .find(|(n, ..)| *n == name)
-        .map(|(_, t, _)| *t)
+/// The entry of [`RECORDED`] for `--name`, when a document may record it.
+fn entry(name: &str) -> Option<&'static (&'static str, Takes, bool)> {
+    RECORDED.iter().find(|(n, ..)| *n == name)
+}
+
+/// Whether a document may record `--name`.
+pub fn is_recorded(name: &str) -> bool {
+    entry(name).is_some()
 }
 
 /// One recorded flag: its entry in [`RECORDED`] and its value.
@@ -62,15 +64,12 @@ fn parse(flags: &[String]) -> Result<Vec<Flag<'_>>, String> {
     let mut out = Vec::new();
     let mut rest = flags.iter().peekable();
     while let Some(arg) = rest.next() {
-        let entry = arg
-            .strip_prefix("--")
-            .and_then(|name| RECORDED.iter().find(|(n, ..)| *n == name))
-            .ok_or_else(|| {
-                format!(
-                    "`{}` is not a flag bob-eval records",
-                    crate::text::line(arg)
-                )
-            })?;
+        let entry = arg.strip_prefix("--").and_then(entry).ok_or_else(|| {
+            format!(
+                "`{}` is not a flag bob-eval records",
+                crate::text::line(arg)
+            )
+        })?;
         let is_value = |v: &&String| !v.starts_with("--");
         let value = match entry.1 {
             Takes::Nothing => None,
@@ -138,25 +137,21 @@ pub fn measuring(doc: &super::SkillEval) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// `doc`'s evaluation as command-line words: ` --model M` (unless it ran
+/// `doc`'s evaluation as command-line words: `--model M` (unless it ran
 /// on the platform's default) and the flags it records but those named in
 /// `names`, each value one shell word. With the model alone, and why, when
 /// its flags cannot be read; a document that records none gives the model
 /// alone.
-pub fn same_evaluation(doc: &super::SkillEval, names: &[&str]) -> (String, Option<String>) {
-    let word = crate::text::shell_word;
-    let mut line = crate::config::named_model(&doc.model)
-        .map(|m| format!(" --model {}", word(m)))
+pub fn same_evaluation(doc: &super::SkillEval, names: &[&str]) -> (Vec<String>, Option<String>) {
+    let mut words: Vec<String> = crate::config::named_model(&doc.model)
+        .map(|m| vec!["--model".into(), crate::text::shell_word(m)])
         .unwrap_or_default();
     match but(doc.flags.as_deref().unwrap_or_default(), names) {
         Ok(flags) => {
-            for f in flags {
-                line.push(' ');
-                line.push_str(&word(&f));
-            }
-            (line, None)
+            words.extend(flags.iter().map(|f| crate::text::shell_word(f)));
+            (words, None)
         }
-        Err(why) => (line, Some(why)),
+        Err(why) => (words, Some(why)),
     }
 }
 

@@ -392,12 +392,12 @@ impl SkillEval {
         let measured = self.item_digest.as_deref()?;
         (measured != now).then(|| {
             format!(
-                "{} ({}) was measured on another version of `{}` (item digest {measured}; its files now give {now}): evaluate it again: bob-eval run {}{}",
+                "{} ({}) was measured on another version of `{}` (item digest {measured}; its files now give {now}): evaluate it again: bob-eval run {} {}",
                 self.run,
                 self.date,
                 self.item,
                 self.item,
-                flags::same_evaluation(self, &[]).0
+                flags::same_evaluation(self, &[]).0.join(" ")
             )
         })
     }

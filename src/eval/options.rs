@@ -132,7 +132,7 @@ impl EvalOptions {
         let recorded = self
             .flags()
             .into_iter()
-            .filter(|(name, _)| crate::document::flags::takes(name).is_some())
+            .filter(|(name, _)| crate::document::flags::is_recorded(name))
             .collect();
         flat(recorded, str::to_owned)
     }

@@ -32,7 +32,8 @@ impl Commands {
             .map(|s| s.suite.runs_per_arm.ceil().max(1.0) as u32)
             .unwrap_or(3);
         // Its runs are named anew by each command.
-        let (flags, left_out) = crate::document::flags::same_evaluation(result, &["runs"]);
+        let (words, left_out) = crate::document::flags::same_evaluation(result, &["runs"]);
+        let flags = words.iter().map(|w| format!(" {w}")).collect();
         let best = left_out.is_none()
             && result
                 .flags

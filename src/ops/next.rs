@@ -111,26 +111,31 @@ pub fn settle(
     out: Option<&Utf8PathBuf>,
 ) -> Option<String> {
     let runs = crate::gate::runs_to_settle(doc)?;
-    let base = options.cloned().unwrap_or_default();
-    let mut flags = EvalOptions {
-        runs: Some(runs),
-        auto: None,
-        ..with_model(&base, doc)
-    }
-    .again_flags();
-    // Known from the document alone: the flags it records it was evaluated
-    // with, or why they were left out.
-    let mut left_out = String::new();
-    if options.is_none() {
-        match crate::document::flags::but(doc.flags.as_deref().unwrap_or_default(), &["runs"]) {
-            Ok(recorded) => flags.extend(recorded.iter().map(|f| crate::text::shell_word(f))),
-            Err(why) => left_out = format!("; without the flags the result records: {why}"),
+    let (flags, left_out) = match options {
+        Some(options) => {
+            let mut flags = EvalOptions {
+                runs: Some(runs),
+                auto: None,
+                ..with_model(options, doc)
+            }
+            .again_flags();
+            // A ceiling the user chose holds for the runs that settle it too.
+            if let Some(ceiling) = options.max_cost_usd {
+                flags.extend(["--max-cost-usd".to_string(), ceiling.to_string()]);
+            }
+            (flags, None)
         }
-    }
-    // A ceiling the user chose holds for the runs that settle it too.
-    if let Some(ceiling) = base.max_cost_usd {
-        flags.extend(["--max-cost-usd".to_string(), ceiling.to_string()]);
-    }
+        // Known from the document alone: the flags it records it was
+        // evaluated with, or why they were left out.
+        None => {
+            let (words, left_out) = crate::document::flags::same_evaluation(doc, &["runs"]);
+            let runs = ["--runs".to_string(), runs.to_string()];
+            (runs.into_iter().chain(words).collect(), left_out)
+        }
+    };
+    let left_out = left_out
+        .map(|why| format!("; without the flags the result records: {why}"))
+        .unwrap_or_default();
     Some(format!(
         "settle it on more runs: {} (the runs kept in the evidence store are reused{left_out})",
         command(invocation, &doc.item, &flags, out)
@@ -293,7 +298,7 @@ mod tests {
         assert!(
             settle(&Invocation::run(), &noisy, None, None)
                 .unwrap()
-                .contains(&format!(" --model haiku --runs {total} ("))
+                .contains(&format!(" --runs {total} --model haiku ("))
         );
         // And the flags it records it was evaluated with, quoted.
         let mut recorded = noisy.clone();
@@ -306,7 +311,7 @@ mod tests {
             settle(&Invocation::run(), &recorded, None, None)
                 .unwrap()
                 .contains(&format!(
-                    " --model haiku --runs {total} --judge-model judge --case 'fires *' ("
+                    " --runs {total} --model haiku --judge-model judge --case 'fires *' ("
                 ))
         );
         // Flags this version does not record: none of them, saying so.
