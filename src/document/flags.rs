@@ -139,9 +139,10 @@ pub fn measuring(doc: &super::SkillEval) -> Result<Vec<String>, String> {
 
 /// `doc`'s evaluation as command-line words: `--model M` (unless it ran
 /// on the platform's default) and the flags it records but those named in
-/// `names`, each value one shell word. With the model alone, and why, when
-/// its flags cannot be read; a document that records none gives the model
-/// alone.
+/// `names`, each value one shell word. With the model alone, and the words
+/// a command says it with ("without the flags the result records: …"),
+/// when its flags cannot be read; a document that records none gives the
+/// model alone.
 pub fn same_evaluation(doc: &super::SkillEval, names: &[&str]) -> (Vec<String>, Option<String>) {
     let mut words: Vec<String> = crate::config::named_model(&doc.model)
         .map(|m| vec!["--model".into(), crate::text::shell_word(m)])
@@ -151,7 +152,10 @@ pub fn same_evaluation(doc: &super::SkillEval, names: &[&str]) -> (Vec<String>, 
             words.extend(flags.iter().map(|f| crate::text::shell_word(f)));
             (words, None)
         }
-        Err(why) => (words, Some(why)),
+        Err(why) => (
+            words,
+            Some(format!("without the flags the result records: {why}")),
+        ),
     }
 }
 

@@ -17,7 +17,7 @@ pub(super) struct Commands {
     /// ` --model M --flag value …` (no model for the platform's default),
     /// each value one shell word.
     flags: String,
-    /// Why the flags the result records were left out, when they were.
+    /// When the flags the result records were left out: the words saying so.
     left_out: Option<String>,
     /// The result measured the best again (`--best` is among its flags).
     best: bool,
@@ -52,7 +52,7 @@ impl Commands {
     fn caveat(&self) -> String {
         self.left_out
             .as_ref()
-            .map(|why| format!(" (without the flags the result records: {why})"))
+            .map(|said| format!(" ({said})"))
             .unwrap_or_default()
     }
 

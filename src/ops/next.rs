@@ -133,9 +133,7 @@ pub fn settle(
             (runs.into_iter().chain(words).collect(), left_out)
         }
     };
-    let left_out = left_out
-        .map(|why| format!("; without the flags the result records: {why}"))
-        .unwrap_or_default();
+    let left_out = left_out.map(|said| format!("; {said}")).unwrap_or_default();
     Some(format!(
         "settle it on more runs: {} (the runs kept in the evidence store are reused{left_out})",
         command(invocation, &doc.item, &flags, out)
