@@ -306,17 +306,11 @@ pub fn completion(
         return None;
     }
     let mut argv = vec!["bob-eval".to_string(), "run".into(), doc.item.to_string()];
-    match store {
-        Some(store) => {
-            argv.extend(crate::document::flags::but(doc.flags.as_deref()?, &["evidence"]).ok()?);
-            argv.extend(["--evidence".into(), store.to_string()]);
-        }
-        None => argv.extend(
-            crate::document::flags::checked(doc.flags.as_deref()?)
-                .ok()?
-                .iter()
-                .cloned(),
-        ),
+    // The store given replaces the one the document records.
+    let replaced: &[&str] = if store.is_some() { &["evidence"] } else { &[] };
+    argv.extend(crate::document::flags::but(doc.flags.as_deref()?, replaced).ok()?);
+    if let Some(store) = store {
+        argv.extend(["--evidence".into(), store.to_string()]);
     }
     if let Some(model) = crate::config::named_model(&doc.model) {
         argv.extend(["--model".into(), model.to_string()]);
