@@ -84,16 +84,12 @@ fn parse(flags: &[String]) -> Result<Vec<Flag<'_>>, String> {
     Ok(out)
 }
 
-/// `flags` as a document recorded them, checked ([`parse`]). `Err` names
-/// the first argument that is not a recorded flag or lacks its value, so a
-/// reader uses none of them (a command missing one flag would evaluate
-/// something else without saying so).
-pub fn checked(flags: &[String]) -> Result<&[String], String> {
-    parse(flags).map(|_| flags)
-}
-
-/// [`checked`] `flags` but those named in `names` and their values: what
-/// a command that gives them anew passes on (its own `--runs`, say).
+/// `flags` as a document recorded them, checked ([`parse`]), but those
+/// named in `names` and their values: what a command that gives them anew
+/// passes on (its own `--runs`, say). `Err` names the first argument that
+/// is not a recorded flag or lacks its value, so a reader uses none of them
+/// (a command missing one flag would evaluate something else without
+/// saying so).
 pub fn but(flags: &[String], names: &[&str]) -> Result<Vec<String>, String> {
     Ok(parse(flags)?
         .into_iter()
@@ -102,7 +98,7 @@ pub fn but(flags: &[String], names: &[&str]) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// The values of every `--name` in `flags`, in order. `Err` as [`checked`].
+/// The values of every `--name` in `flags`, in order. `Err` as [`but`].
 pub fn values<'a>(flags: &'a [String], name: &str) -> Result<Vec<&'a String>, String> {
     Ok(parse(flags)?
         .into_iter()
@@ -116,7 +112,7 @@ pub fn values<'a>(flags: &'a [String], name: &str) -> Result<Vec<&'a String>, St
 /// compare like for like only when theirs are the same. `--platform-env`
 /// is read from the values the document states (`NAME` alone passes the
 /// operator's value, which may differ between two runs). `Err` as
-/// [`checked`].
+/// [`but`].
 pub fn measuring(doc: &super::SkillEval) -> Result<Vec<String>, String> {
     let word = crate::text::shell_word;
     let mut out: Vec<String> = parse(doc.flags.as_deref().unwrap_or_default())?
@@ -172,7 +168,7 @@ pub fn unlike(mine: &[String], theirs: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{but, checked, measuring};
+    use super::{but, measuring};
 
     #[test]
     fn like_for_like_reads_the_flags_that_change_what_a_run_measures() {
@@ -251,19 +247,19 @@ mod tests {
             "tidy,changelog",
             "--scaffold",
         ]);
-        assert_eq!(checked(&good), Ok(good.as_slice()));
-        assert_eq!(checked(&[]), Ok(&[][..]));
+        assert_eq!(but(&good, &[]), Ok(good.clone()));
+        assert_eq!(but(&[], &[]), Ok(vec![]));
         // A program to run is never taken from a document.
         assert_eq!(
-            checked(&args(&["--claude", "/tmp/evil"])),
+            but(&args(&["--claude", "/tmp/evil"]), &[]),
             Err("`--claude` is not a flag bob-eval records".into())
         );
         // A value alone, a flag missing its value.
-        assert!(checked(&args(&["haiku"])).is_err());
+        assert!(but(&args(&["haiku"]), &[]).is_err());
         assert_eq!(
-            checked(&args(&["--case", "--best"])),
+            but(&args(&["--case", "--best"]), &[]),
             Err("`--case` has no value".into())
         );
-        assert!(checked(&args(&["--best", "--case"])).is_err());
+        assert!(but(&args(&["--best", "--case"]), &[]).is_err());
     }
 }
