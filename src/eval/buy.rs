@@ -74,7 +74,14 @@ pub(super) fn buy_and_gather(
         }
     };
     let stored = kept(shop.store)?;
-    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), run.runs);
+    // Measuring a kept version again (`--best`) buys no top-up: the without
+    // arm it reuses is the one the evaluation it is compared with renewed.
+    let top_up = if fresh || fresh_with {
+        0
+    } else {
+        plan::fixed_top_up(shop.store, &plan, &stored)?
+    };
+    let calls = plan::calls(&plan, &plan::topped_up(&plan, &stored, top_up), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<PartialReason>, None);
     let mut advisories = BTreeMap::new();

@@ -73,6 +73,15 @@ pub struct ItemEstimate {
     /// `--runs auto`: its rounds and the range it may cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<AutoEstimate>,
+    /// Fresh without-arm runs bought per case beside the stored ones they
+    /// renew: under fixed runs once another evaluation has reused those
+    /// (`plan::fixed_top_up`), under auto in its first round; 0 when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub top_up: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// What `--runs auto` may buy: a first round, then a look after each later
@@ -277,7 +286,21 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         Some(store) => store.past_costs(item, &plan.model)?,
         None => PastCosts::default(),
     };
-    let calls = plan::calls(&plan, &plan::missing(&plan, &stored), opts.runs);
+    // The top-up fixed runs buy, as the purchase decides it (auto's rounds
+    // are priced from its policy, which holds its own).
+    let top_up = match &store {
+        Some(store) if opts.auto.is_none() && !opts.fresh && !opts.best => {
+            plan::fixed_top_up(store, &plan, &stored)?
+        }
+        _ => 0,
+    };
+    let need = plan::topped_up(&plan, &stored, top_up);
+    let calls = plan::calls(&plan, &need, opts.runs);
+    let top_up = match &policy {
+        Some(policy) if archive.iter().any(|a| !a.is_empty()) => policy.top_up,
+        None if need != plan::missing(&plan, &stored) => top_up,
+        _ => 0,
+    };
     let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
     let most = opts
         .auto
@@ -308,6 +331,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         },
     );
     estimate.price = Some(price.or_rough(&estimate));
+    estimate.top_up = top_up;
     if let (Some(looks), Some(max)) = (looks, opts.auto) {
         let (least_runs, least_usd) = first_round(&plan, &have, looks[0], &estimate);
         estimate.first_round_buy = Some(least_runs);
@@ -516,6 +540,7 @@ fn tally(
             .then(|| super::rates::judge_of(&plan.judge_model, &plan.model).to_string()),
         rough,
         auto: None,
+        top_up: 0,
     }
 }
 

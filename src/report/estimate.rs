@@ -127,6 +127,12 @@ pub fn estimate(e: &ItemEstimate) -> String {
         };
         out.push_str(&format!("  platform call: {what}, {runs}, {arms}\n"));
     }
+    if e.top_up > 0 {
+        out.push_str(&format!(
+            "  top-up: {} fresh without-arm run(s) per case renew the stored ones\n",
+            e.top_up
+        ));
+    }
     let unknown = format!("{} has no known price and no run on it is stored", e.model);
     let rough = rough_words(e);
     let estimate = match (e.estimate_usd, e.unestimated_runs) {
@@ -323,6 +329,7 @@ mod tests {
             judge_priced_at: None,
             rough: false,
             auto: None,
+            top_up: 0,
         };
         insta::assert_snapshot!(estimate(&e));
     }
@@ -367,6 +374,7 @@ mod tests {
             judge_priced_at: None,
             rough: false,
             auto: None,
+            top_up: 0,
         };
         insta::assert_snapshot!(estimate(&e));
     }
@@ -423,6 +431,7 @@ mod tests {
                 most_usd: cost(32),
                 confidence_mode: None,
             }),
+            top_up: 0,
         };
         // Priced as the dry run prices auto: what the design is expected to buy.
         let policy =

@@ -36,7 +36,8 @@ pub mod spending;
 
 pub use adaptive::{
     Against, AutoError, AutoOutcome, AutoPolicy, CaseRuns, PLANNED_CAP, Round, RoundLog,
-    RunRequest, RunSource, Spending, Stop, adaptive, adaptive_against, adaptive_from, fixed,
+    RunRequest, RunSource, Spending, Stop, TOP_UP, adaptive, adaptive_against, adaptive_from,
+    fixed,
 };
 pub use advisory::{
     Advisory, Direction, GateAdvice, TriggerCount, advise, advise_two_sample, gate_advice,

@@ -100,6 +100,8 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
     assert_eq!(e["schema"], "bob-eval-estimate/1");
     assert_eq!(e["estimate_usd"], 0.0768);
     assert_eq!(e["exceeds_ceiling"], true);
+    // The first reuse of the stored without arm buys no top-up.
+    assert!(e.get("top_up").is_none(), "{e}");
     let fires = &e["cases"][0]["arms"];
     assert_eq!(
         (fires[0]["arm"].as_str(), fires[0]["buy"].as_u64()),
@@ -190,4 +192,50 @@ try {
     assert!(out.contains("commit 8"), "{out}");
     assert!(out.contains("refused: dry run"), "{out}");
     assert_eq!(w.platform_calls(), 0);
+}
+
+/// The stored without arm is renewed once it has served another
+/// evaluation: after a run and its repeat (which reused every run), an edit
+/// of the skill buys one fresh without-arm run per case beside the with
+/// arm, and the dry run says so before anything is bought. (The first reuse
+/// buys the with arm alone: the test above.)
+#[test]
+fn a_without_arm_reused_once_is_topped_up_by_the_next_edit() {
+    let w = world();
+    for _ in 0..2 {
+        let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "1"]);
+        assert_eq!(code, 0, "{out}\n{err}");
+    }
+    let skill = w.source.join("skills/commit/SKILL.md");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(&skill, format!("{text}\nOne more line.\n")).unwrap();
+    let args = ["run", "commit", "--runs", "2", "--dry-run"];
+    let (code, out, err) = w.bob(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("6 run(s) to buy, 2 reused"), "{out}");
+    assert!(
+        out.contains("  top-up: 1 fresh without-arm run(s) per case renew the stored ones\n"),
+        "{out}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let (code, out, err) = w.bob(&json_args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    for case in e["cases"].as_array().unwrap() {
+        let arms = &case["arms"];
+        assert_eq!(
+            [&arms[0]["buy"], &arms[1]["buy"], &arms[1]["reuse"]],
+            [2, 1, 1],
+            "{case}"
+        );
+    }
+    assert_eq!(e["top_up"], 1);
+    assert_eq!(
+        e["calls"],
+        serde_json::json!([
+            {"case": null, "runs": 1, "ablation": "with-without"},
+            {"case": null, "runs": 1, "ablation": "none"},
+        ])
+    );
 }

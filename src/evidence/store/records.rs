@@ -3,6 +3,7 @@
 //! back for `history` and the export, written in [`Store::insert_all`]'s
 //! transaction.
 
+use super::super::StoredRun;
 use super::super::kept::{Evaluation, KeptDecision, RecordProvenance, Records};
 use super::{COLUMNS, Store, items_filter, time_text};
 use crate::error::{Error, Result};
@@ -41,6 +42,27 @@ impl Store {
     /// by an earlier bob-eval) is left out ([`Store::kept_records`] names it).
     pub fn evaluations(&self, items: &[String]) -> Result<Vec<Evaluation>> {
         Ok(self.read_evaluations(items)?.0)
+    }
+
+    /// Whether an evaluation other than the one that bought it has used one
+    /// of `runs`: stored runs that have served again, which fixed runs then
+    /// renew (`eval::plan::fixed_top_up`).
+    pub fn served_again<'a>(&self, runs: impl IntoIterator<Item = &'a StoredRun>) -> Result<bool> {
+        let ids: Vec<&str> = runs.into_iter().map(|r| r.id.as_str()).collect();
+        if ids.is_empty() {
+            return Ok(false);
+        }
+        let ids = serde_json::to_string(&ids).expect("strings serialize");
+        let fault = |e| self.fault("reading which evaluations used runs", e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM evaluation_runs AS u JOIN runs AS r \
+                 ON r.id = u.run_id WHERE u.run_id IN (SELECT value FROM json_each(?1)) \
+                 AND u.evaluation <> r.bought_by)",
+            )
+            .map_err(fault)?;
+        stmt.query_row([ids], |row| row.get(0)).map_err(fault)
     }
 
     /// The recorded decisions of `items` (all when empty), by item, time

@@ -873,3 +873,31 @@ fn a_decision_s_sequence_round_trips_through_the_store_and_the_export() {
     other.import(&out[..], "x.jsonl".into()).unwrap();
     assert_eq!(other.decisions(&[]).unwrap()[0].sequence, Some(sequence));
 }
+
+#[test]
+fn a_window_has_served_again_once_an_evaluation_that_did_not_buy_it_used_it() {
+    let (_t, path) = temp();
+    let mut store = Store::open(&path).unwrap();
+    let runs = [
+        sample("fires", Arm::Without, 0, "eval-commit-1"),
+        sample("fires", Arm::Without, 1, "eval-commit-1"),
+    ];
+    store.insert(&runs, &Origin::Bought).unwrap();
+    let ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
+    assert!(!store.served_again(&runs).unwrap(), "nothing used them");
+    assert!(!store.served_again(&[]).unwrap());
+    // Their buyer's evaluation is not a reuse.
+    store
+        .keep_evaluation(&evaluation("eval-commit-1", ids.clone()), &mut |_| {})
+        .unwrap();
+    assert!(!store.served_again(&runs).unwrap());
+    // Another evaluation using one of them is.
+    store
+        .keep_evaluation(&evaluation("eval-commit-2", ids[1..].to_vec()), &mut |_| {})
+        .unwrap();
+    assert!(store.served_again(&runs).unwrap());
+    assert!(
+        !store.served_again(&runs[..1]).unwrap(),
+        "the other was not reused"
+    );
+}

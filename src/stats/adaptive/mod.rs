@@ -71,7 +71,7 @@ mod plan;
 mod policy;
 use next::{allocation, conditional_power, neyman, pinned_chance};
 pub use plan::{PLANNED_CAP, archive_variance, towards_half};
-pub use policy::{AutoPolicy, MARGIN, Spending};
+pub use policy::{AutoPolicy, MARGIN, Spending, TOP_UP};
 #[cfg(test)]
 mod against_tests;
 #[cfg(test)]

@@ -114,6 +114,11 @@ pub struct AutoPolicy {
     pub planned_effect: Option<f64>,
 }
 
+/// Fresh without-arm runs per case an evaluation buys beside the stored
+/// ones it reuses, once they have served another evaluation: auto's default
+/// [`AutoPolicy::top_up`] and fixed runs' (`eval::plan::topped_up`).
+pub const TOP_UP: u32 = 1;
+
 fn one() -> f64 {
     1.0
 }
@@ -138,7 +143,7 @@ impl AutoPolicy {
             margin: MARGIN,
             margin_confidence: 0.0,
             futility_shuffled: true,
-            top_up: 1,
+            top_up: TOP_UP,
             inflation: plan::LOOKS_EVERY_RUN,
             planned_effect: None,
         }
