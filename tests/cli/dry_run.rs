@@ -23,6 +23,10 @@ trait DryRuns {
     fn bob(&self, args: &[&str]) -> (i32, String, String);
     /// Platform calls of any kind, version probes included.
     fn platform_calls(&self) -> usize;
+    /// Append a line to the skill: a new version of the item.
+    fn edit_skill(&self);
+    /// `ARGS --json`, held to exit 0: the estimate.
+    fn estimate(&self, args: &[&str]) -> Value;
 }
 
 impl DryRuns for World {
@@ -34,6 +38,20 @@ impl DryRuns for World {
 
     fn platform_calls(&self) -> usize {
         self.lines("calls").len()
+    }
+
+    fn edit_skill(&self) {
+        let skill = self.source.join("skills/commit/SKILL.md");
+        let text = std::fs::read_to_string(&skill).unwrap();
+        std::fs::write(&skill, format!("{text}\nOne more line.\n")).unwrap();
+    }
+
+    fn estimate(&self, args: &[&str]) -> Value {
+        let mut json_args = args.to_vec();
+        json_args.push("--json");
+        let (code, out, err) = self.bob(&json_args);
+        assert_eq!(code, 0, "{out}\n{err}");
+        serde_json::from_str(&out).unwrap()
     }
 }
 
@@ -59,9 +77,7 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
     let calls = w.platform_calls();
     assert!(calls > 0);
 
-    let skill = w.source.join("skills/commit/SKILL.md");
-    let text = std::fs::read_to_string(&skill).unwrap();
-    std::fs::write(&skill, format!("{text}\nOne more line.\n")).unwrap();
+    w.edit_skill();
     let args = [
         "run",
         "commit",
@@ -92,11 +108,7 @@ fn a_dry_run_after_an_edit_of_the_skill_buys_the_with_arm_at_its_past_cost() {
         "{out}"
     );
 
-    let mut json_args = args.to_vec();
-    json_args.push("--json");
-    let (code, out, err) = w.bob(&json_args);
-    assert_eq!(code, 0, "{out}\n{err}");
-    let e: Value = serde_json::from_str(&out).unwrap();
+    let e = w.estimate(&args);
     assert_eq!(e["schema"], "bob-eval-estimate/1");
     assert_eq!(e["estimate_usd"], 0.0768);
     assert_eq!(e["exceeds_ceiling"], true);
@@ -206,9 +218,7 @@ fn a_without_arm_reused_once_is_topped_up_by_the_next_edit() {
         let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "1"]);
         assert_eq!(code, 0, "{out}\n{err}");
     }
-    let skill = w.source.join("skills/commit/SKILL.md");
-    let text = std::fs::read_to_string(&skill).unwrap();
-    std::fs::write(&skill, format!("{text}\nOne more line.\n")).unwrap();
+    w.edit_skill();
     let args = ["run", "commit", "--runs", "2", "--dry-run"];
     let (code, out, err) = w.bob(&args);
     assert_eq!(code, 0, "{out}\n{err}");
@@ -217,11 +227,7 @@ fn a_without_arm_reused_once_is_topped_up_by_the_next_edit() {
         out.contains("  top-up: 1 fresh without-arm run(s) per case renew the stored ones\n"),
         "{out}"
     );
-    let mut json_args = args.to_vec();
-    json_args.push("--json");
-    let (code, out, err) = w.bob(&json_args);
-    assert_eq!(code, 0, "{out}\n{err}");
-    let e: Value = serde_json::from_str(&out).unwrap();
+    let e = w.estimate(&args);
     for case in e["cases"].as_array().unwrap() {
         let arms = &case["arms"];
         assert_eq!(
