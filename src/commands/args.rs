@@ -22,7 +22,7 @@ pub struct PlatformArgs {
     /// plans MAX for 80 % power at --min-effect (at most 100; `auto:MAX` caps
     /// it). Stored runs of the same key count: N reuses each case's newest N
     /// per arm, `auto` every stored without-arm run; both top the without arm
-    /// up with 1 fresh run a case (N once another evaluation has reused it)
+    /// up with 1 fresh run a case (N once a later evaluation compared it again)
     #[arg(long, value_name = "N|auto[:MAX]", value_parser = |s: &str| s.parse::<crate::stats::RunsSpec>().map_err(|e| e.to_string()))]
     pub runs: Option<crate::stats::RunsSpec>,
     /// Cost ceiling in dollars for the whole run; must be above 0

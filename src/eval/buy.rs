@@ -77,11 +77,11 @@ pub(super) fn buy_and_gather(
     // Measuring a kept version again (`--best`) buys no top-up: the without
     // arm it reuses is the one the evaluation it is compared with renewed.
     let top_up = if fresh || fresh_with {
-        0
+        Vec::new()
     } else {
         plan::fixed_top_up(shop.store, &plan, &stored)?
     };
-    let calls = plan::calls(&plan, &plan::topped_up(&plan, &stored, top_up), run.runs);
+    let calls = plan::calls(&plan, &plan::topped_up(&plan, &stored, &top_up), run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<PartialReason>, None);
     let mut advisories = BTreeMap::new();

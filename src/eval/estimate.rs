@@ -74,8 +74,9 @@ pub struct ItemEstimate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<AutoEstimate>,
     /// Fresh without-arm runs bought per case beside the stored ones they
-    /// renew: under fixed runs once another evaluation has reused those
-    /// (`plan::fixed_top_up`), under auto in its first round; 0 when none.
+    /// renew, on the cases that buy any: under fixed runs once a later
+    /// evaluation has compared those again (`plan::fixed_top_up`), under
+    /// auto in its first round; 0 when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub top_up: u32,
 }
@@ -292,14 +293,20 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         Some(store) if opts.auto.is_none() && !opts.fresh && !opts.best => {
             plan::fixed_top_up(store, &plan, &stored)?
         }
-        _ => 0,
+        _ => Vec::new(),
     };
-    let need = plan::topped_up(&plan, &stored, top_up);
+    let need = plan::topped_up(&plan, &stored, &top_up);
     let calls = plan::calls(&plan, &need, opts.runs);
+    let missing = plan::missing(&plan, &stored);
     let top_up = match &policy {
         Some(policy) if archive.iter().any(|a| !a.is_empty()) => policy.top_up,
-        None if need != plan::missing(&plan, &stored) => top_up,
-        _ => 0,
+        Some(_) => 0,
+        None => need
+            .iter()
+            .zip(&missing)
+            .map(|(n, m)| n[1] - m[1])
+            .max()
+            .unwrap_or(0),
     };
     let cases: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
     let most = opts

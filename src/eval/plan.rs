@@ -216,41 +216,47 @@ pub fn missing(plan: &Plan, stored: &[Vec<StoredRun>]) -> Vec<[u32; 2]> {
         .collect()
 }
 
-/// [`missing`] with the top-up: a case whose with arm lacks runs while its
-/// stored without arm holds them all buys `top_up` fresh without-arm runs
-/// beside them (no more than its with arm lacks), and the document counts
-/// the newest planned number, the fresh ones first. A case bought whole
-/// ([`missing`]'s without arm lacking runs) already renews its window.
-pub fn topped_up(plan: &Plan, stored: &[Vec<StoredRun>], top_up: u32) -> Vec<[u32; 2]> {
+/// [`missing`] with the top-up: case c, when its with arm lacks runs while
+/// its stored without arm holds them all, buys `top_up[c]` fresh
+/// without-arm runs beside them (no more than its with arm lacks; none when
+/// `top_up` has no entry for it), and the document counts the newest
+/// planned number, the fresh ones first. A case bought whole ([`missing`]'s
+/// without arm lacking runs) renews its window anyway.
+pub fn topped_up(plan: &Plan, stored: &[Vec<StoredRun>], top_up: &[u32]) -> Vec<[u32; 2]> {
     let mut need = missing(plan, stored);
     for (i, [with, without]) in need.iter_mut().enumerate() {
         let kept = stored.get(2 * i + 1).is_some_and(|runs| !runs.is_empty());
         if *with > 0 && *without == 0 && kept {
-            *without = top_up.min(*with);
+            *without = top_up.get(i).copied().unwrap_or(0).min(*with);
         }
     }
     need
 }
 
-/// The top-up fixed runs buy ([`topped_up`]) from `store`: [`TOP_UP`] once
-/// one of the without-arm runs the cases would reuse (the newest of
-/// `stored`, each case its planned number) has served an evaluation other
-/// than the one that bought it ([`Store::served_again`]), else none. A
-/// top-up within one evaluation barely moves its error given the stored
-/// runs; what it buys is their renewal over a sequence of evaluations, and
-/// runs no evaluation has reused yet have nothing to renew: so an edit
-/// right after an evaluation still buys the with arm alone, half the runs
-/// (`docs/statistics.md`, "The without arm from the store").
-pub fn fixed_top_up(store: &Store, plan: &Plan, stored: &[Vec<StoredRun>]) -> Result<u32> {
-    let windows = plan.cases.iter().enumerate().flat_map(|(i, case)| {
-        let runs = stored.get(2 * i + 1).map_or(&[][..], Vec::as_slice);
-        &runs[..runs.len().min(case.runs as usize)]
-    });
-    Ok(if store.served_again(windows)? {
-        TOP_UP
-    } else {
-        0
-    })
+/// The top-up fixed runs buy per case ([`topped_up`]) from `store`:
+/// [`TOP_UP`] once one of the without-arm runs the case would reuse (the
+/// newest of `stored`, its planned number) has been compared again, beside
+/// a with arm of the case an evaluation other than its buyer bought
+/// ([`Store::compared_again`]); else none. A top-up within one evaluation
+/// barely moves its error given the stored runs; what it buys is their
+/// renewal over a sequence of comparisons, and runs no later comparison has
+/// used have nothing to renew: so an edit right after an evaluation still
+/// buys the with arm alone, half the runs, and so does one after a mere
+/// repeat (`docs/statistics.md`, "The without arm from the store").
+pub fn fixed_top_up(store: &Store, plan: &Plan, stored: &[Vec<StoredRun>]) -> Result<Vec<u32>> {
+    plan.cases
+        .iter()
+        .enumerate()
+        .map(|(i, case)| {
+            let runs = stored.get(2 * i + 1).map_or(&[][..], Vec::as_slice);
+            let window = &runs[..runs.len().min(case.runs as usize)];
+            Ok(if store.compared_again(window)? {
+                TOP_UP
+            } else {
+                0
+            })
+        })
+        .collect()
 }
 
 /// The platform calls that buy what `need` ([`missing`]) lacks. A case that
@@ -591,8 +597,9 @@ mod tests {
         // Both cases edited in the item: the with arm lacks 3, the without arm is stored.
         let stored: Vec<Vec<StoredRun>> =
             vec![vec![], runs(Arm::Without, 3), vec![], runs(Arm::Without, 5)];
-        assert_eq!(topped_up(&p, &stored, 0), [[3, 0], [3, 0]]);
-        let need = topped_up(&p, &stored, 1);
+        assert_eq!(topped_up(&p, &stored, &[]), [[3, 0], [3, 0]]);
+        assert_eq!(topped_up(&p, &stored, &[0, 1]), [[3, 0], [3, 1]]);
+        let need = topped_up(&p, &stored, &[1, 1]);
         assert_eq!(need, [[3, 1], [3, 1]]);
         // One fresh without-arm run beside one with-arm run, the rest of
         // the with arm alone, as two calls of the whole suite.
@@ -607,14 +614,14 @@ mod tests {
         );
         // Never more than the with arm lacks; a case bought whole, or one
         // whose with arm is stored, is left as it is.
-        assert_eq!(topped_up(&p, &stored, 5), [[3, 3], [3, 3]]);
+        assert_eq!(topped_up(&p, &stored, &[5, 5]), [[3, 3], [3, 3]]);
         let partly: Vec<Vec<StoredRun>> = vec![
             runs(Arm::With, 3),
             runs(Arm::Without, 3),
             vec![],
             runs(Arm::Without, 1),
         ];
-        assert_eq!(topped_up(&p, &partly, 1), [[0, 0], [3, 2]]);
+        assert_eq!(topped_up(&p, &partly, &[1, 1]), [[0, 0], [3, 2]]);
     }
 
     #[test]

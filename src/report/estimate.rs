@@ -129,7 +129,7 @@ pub fn estimate(e: &ItemEstimate) -> String {
     }
     if e.top_up > 0 {
         out.push_str(&format!(
-            "  top-up: {} fresh without-arm run(s) per case renew the stored ones\n",
+            "  top-up: {} fresh without-arm run(s) a case renew the stored ones (the without rows' buy)\n",
             e.top_up
         ));
     }

@@ -284,6 +284,15 @@ impl Stub {
         stub
     }
 
+    /// From now on answer every eval with the document at `capture` (the
+    /// platform's single-arm mode after a with/without run, say).
+    pub fn answer(&self, capture: impl AsRef<Path>) {
+        self.set(
+            "fixture",
+            &std::fs::read(capture).expect("read the stub's capture"),
+        );
+    }
+
     fn set(&self, name: &str, bytes: &[u8]) {
         std::fs::write(self.dir.path().join(name), bytes).expect("write a stub switch");
     }

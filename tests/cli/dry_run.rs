@@ -206,25 +206,40 @@ try {
     assert_eq!(w.platform_calls(), 0);
 }
 
-/// The stored without arm is renewed once it has served another
-/// evaluation: after a run and its repeat (which reused every run), an edit
-/// of the skill buys one fresh without-arm run per case beside the with
-/// arm, and the dry run says so before anything is bought. (The first reuse
-/// buys the with arm alone: the test above.)
+/// Fixed runs renew a stored without arm once a later evaluation has
+/// compared it again: after a run and a repeat of it (which buys nothing,
+/// so compares nothing anew) an edit of the skill still buys the with arm
+/// alone; once that edit's run has bought the with arm beside the stored
+/// without-arm runs (the stub answering as the platform's single-arm mode),
+/// the next edit buys one fresh without-arm run per case beside the with
+/// arm, and the dry run says so before anything is bought.
 #[test]
-fn a_without_arm_reused_once_is_topped_up_by_the_next_edit() {
+fn a_without_arm_compared_again_is_topped_up_by_the_next_edit() {
     let w = world();
-    for _ in 0..2 {
+    let run = || {
         let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "1"]);
         assert_eq!(code, 0, "{out}\n{err}");
-    }
+    };
+    run();
+    run();
     w.edit_skill();
     let args = ["run", "commit", "--runs", "2", "--dry-run"];
+    let e = w.estimate(&args);
+    assert_eq!(
+        (&e["buy_runs"], &e["reuse_runs"]),
+        (&4.into(), &4.into()),
+        "{e}"
+    );
+    assert!(e.get("top_up").is_none(), "{e}");
+
+    w.stub.answer(data("platform/single-arm-none.json"));
+    run();
+    w.edit_skill();
     let (code, out, err) = w.bob(&args);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("6 run(s) to buy, 2 reused"), "{out}");
     assert!(
-        out.contains("  top-up: 1 fresh without-arm run(s) per case renew the stored ones\n"),
+        out.contains("  top-up: 1 fresh without-arm run(s) a case renew the stored ones (the without rows' buy)\n"),
         "{out}"
     );
     let e = w.estimate(&args);

@@ -115,8 +115,8 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 /// asks the model for the with arm only, the same requests it made for the
 /// with arm the first time; its numbers and the grader flags of its runs are
 /// those of the first run. Then an edit of a case re-buys both arms of it,
-/// and a later edit of the skill, the stored without arm having served
-/// other evaluations, tops it up with one fresh run per case.
+/// and a later edit of the skill tops up with one fresh run the stored
+/// without arm a later evaluation compared again (fires'), not the other.
 #[test]
 fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
     if !tier::present(Tool::Claude) {
@@ -247,29 +247,35 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
     assert_eq!(third["reused_runs"], 4, "fires: both arms");
     assert_eq!(case(&third, "quiet")["with"], case(&first, "quiet")["with"]);
 
-    // fires' stored without arm has now served two evaluations besides the
-    // one that bought it: the next edit of the skill renews it, one fresh
-    // without-arm run per case beside the with arm, as the dry run says.
+    // fires' stored without arm has been compared again (the second run
+    // bought fires' with arm beside it): the next edit of the skill renews
+    // it with one fresh run beside the with arm, as the dry run says.
+    // quiet's, bought by the third run and compared by it alone, is reused
+    // as it is.
     w.edit("skills/commit/SKILL.md", |t| format!("{t}{EDIT}"));
     let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--dry-run", "--json"]);
     assert_eq!(code, 0, "{out}\n{err}");
     let dry: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(dry["top_up"], 1, "{dry}");
+    assert_eq!(
+        (&dry["top_up"], &dry["buy_runs"]),
+        (&1.into(), &5.into()),
+        "{dry}"
+    );
     let before = w.api.requests().len();
     let fourth = w.run();
     let four: Vec<Recorded> = w.api.requests()[before..].to_vec();
     let runs4: Vec<Recorded> = agent(&four).into_iter().filter(first_turn).collect();
-    let without4 = runs4.iter().filter(|r| !r.offers_skill(SKILL)).count();
+    let without4: Vec<&Recorded> = runs4.iter().filter(|r| !r.offers_skill(SKILL)).collect();
     assert_eq!(
-        (runs4.len(), without4),
-        (6, 2),
-        "2 cases × (2 with-arm runs + 1 fresh without-arm run)"
+        (runs4.len(), without4.len()),
+        (5, 1),
+        "fires: 2 with-arm runs and 1 fresh without-arm run; quiet: 2 with-arm runs"
     );
+    assert!(without4[0].user_text().contains(FIRES));
     assert_eq!(
-        fourth["reused_runs"], 2,
-        "one stored without-arm run per case"
+        fourth["reused_runs"], 3,
+        "fires: 1 without-arm run, quiet: 2"
     );
-    assert_eq!(dry["buy_runs"], 6, "{dry}");
     for name in ["fires", "quiet"] {
         let c = case(&fourth, name);
         assert_eq!(c["stats"]["runs_without"], 2, "{c}");

@@ -44,10 +44,16 @@ impl Store {
         Ok(self.read_evaluations(items)?.0)
     }
 
-    /// Whether an evaluation other than the one that bought it has used one
-    /// of `runs`: stored runs that have served again, which fixed runs then
-    /// renew (`eval::plan::fixed_top_up`).
-    pub fn served_again<'a>(&self, runs: impl IntoIterator<Item = &'a StoredRun>) -> Result<bool> {
+    /// Whether one of `runs` (stored without-arm runs) has been compared
+    /// again: used by an evaluation other than the one that bought it,
+    /// beside with-arm runs of its case that evaluation bought (a new
+    /// version of the item, or more runs). A repeated evaluation, which buys
+    /// nothing, compares nothing anew. Fixed runs then renew them
+    /// (`eval::plan::fixed_top_up`).
+    pub fn compared_again<'a>(
+        &self,
+        runs: impl IntoIterator<Item = &'a StoredRun>,
+    ) -> Result<bool> {
         let ids: Vec<&str> = runs.into_iter().map(|r| r.id.as_str()).collect();
         if ids.is_empty() {
             return Ok(false);
@@ -57,9 +63,14 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM evaluation_runs AS u JOIN runs AS r \
-                 ON r.id = u.run_id WHERE u.run_id IN (SELECT value FROM json_each(?1)) \
-                 AND u.evaluation <> r.bought_by)",
+                "SELECT EXISTS (SELECT 1 FROM evaluation_runs AS u \
+                 JOIN runs AS r ON r.id = u.run_id \
+                 JOIN evaluation_runs AS beside ON beside.evaluation = u.evaluation \
+                 JOIN runs AS w ON w.id = beside.run_id \
+                 WHERE u.run_id IN (SELECT value FROM json_each(?1)) \
+                 AND u.evaluation <> r.bought_by \
+                 AND w.arm = 'with' AND w.item = r.item AND w.case_name = r.case_name \
+                 AND w.bought_by = u.evaluation)",
             )
             .map_err(fault)?;
         stmt.query_row([ids], |row| row.get(0)).map_err(fault)

@@ -875,29 +875,57 @@ fn a_decision_s_sequence_round_trips_through_the_store_and_the_export() {
 }
 
 #[test]
-fn a_window_has_served_again_once_an_evaluation_that_did_not_buy_it_used_it() {
+fn stored_without_arm_runs_are_compared_again_by_a_later_evaluation_buying_their_case_with_arm() {
     let (_t, path) = temp();
     let mut store = Store::open(&path).unwrap();
-    let runs = [
+    let without = [
         sample("fires", Arm::Without, 0, "eval-commit-1"),
         sample("fires", Arm::Without, 1, "eval-commit-1"),
     ];
-    store.insert(&runs, &Origin::Bought).unwrap();
-    let ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
-    assert!(!store.served_again(&runs).unwrap(), "nothing used them");
-    assert!(!store.served_again(&[]).unwrap());
-    // Their buyer's evaluation is not a reuse.
-    store
-        .keep_evaluation(&evaluation("eval-commit-1", ids.clone()), &mut |_| {})
-        .unwrap();
-    assert!(!store.served_again(&runs).unwrap());
-    // Another evaluation using one of them is.
-    store
-        .keep_evaluation(&evaluation("eval-commit-2", ids[1..].to_vec()), &mut |_| {})
-        .unwrap();
-    assert!(store.served_again(&runs).unwrap());
+    let first_with = sample("fires", Arm::With, 2, "eval-commit-1");
+    let quiet_with = sample("quiet", Arm::With, 3, "eval-commit-2");
+    let new_with = sample("fires", Arm::With, 4, "eval-commit-3");
+    let all = [
+        &without[..],
+        &[first_with.clone(), quiet_with.clone(), new_with.clone()],
+    ]
+    .concat();
+    store.insert(&all, &Origin::Bought).unwrap();
+    let ids = |runs: &[&StoredRun]| runs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    let keep = |store: &mut Store, run: &str, used: Vec<String>| {
+        store
+            .keep_evaluation(&evaluation(run, used), &mut |_| {})
+            .unwrap();
+    };
     assert!(
-        !store.served_again(&runs[..1]).unwrap(),
-        "the other was not reused"
+        !store.compared_again(&without).unwrap(),
+        "nothing used them"
+    );
+    assert!(!store.compared_again(&[]).unwrap());
+    // Their buyer's evaluation, and a repeat of it buying nothing, compare nothing anew.
+    keep(
+        &mut store,
+        "eval-commit-1",
+        ids(&[&without[0], &without[1], &first_with]),
+    );
+    keep(
+        &mut store,
+        "eval-commit-r",
+        ids(&[&without[0], &without[1], &first_with]),
+    );
+    assert!(!store.compared_again(&without).unwrap());
+    // Nor does an evaluation that bought another case's with arm beside them.
+    keep(
+        &mut store,
+        "eval-commit-2",
+        ids(&[&without[1], &quiet_with]),
+    );
+    assert!(!store.compared_again(&without).unwrap());
+    // One that bought their case's with arm does, for the runs it used.
+    keep(&mut store, "eval-commit-3", ids(&[&without[1], &new_with]));
+    assert!(store.compared_again(&without).unwrap());
+    assert!(
+        !store.compared_again(&without[..1]).unwrap(),
+        "the other was not used"
     );
 }
