@@ -304,7 +304,7 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
         None => need
             .iter()
             .zip(&missing)
-            .map(|(n, m)| n[1] - m[1])
+            .map(|(n, m)| n[1].saturating_sub(m[1]))
             .max()
             .unwrap_or(0),
     };
