@@ -81,7 +81,23 @@ pub(super) fn buy_and_gather(
     } else {
         plan::fixed_top_up(shop.store, &plan, &stored)?
     };
-    let calls = plan::calls(&plan, &plan::topped_up(&plan, &stored, &top_up), run.runs);
+    let need = plan::topped_up(&plan, &stored, &top_up);
+    let renewed: Vec<&str> = plan::missing(&plan, &stored)
+        .iter()
+        .zip(&need)
+        .zip(&plan.cases)
+        .filter(|((m, n), _)| n[1] > m[1])
+        .map(|(_, c)| c.name.as_str())
+        .collect();
+    if !renewed.is_empty() {
+        shop.observer.event(&Event::Notice(format!(
+            "{}: the stored without-arm runs of {} were compared again by an earlier evaluation: {} fresh one(s) a case renew them (the top-up)",
+            plan.item,
+            renewed.join(", "),
+            crate::stats::TOP_UP
+        )));
+    }
+    let calls = plan::calls(&plan, &need, run.runs);
     let runs_ctx = runs_context(&plan, run_id.clone());
     let (mut spent, mut partial_reason, mut last) = (0.0_f64, None::<PartialReason>, None);
     let mut advisories = BTreeMap::new();

@@ -262,7 +262,13 @@ fn after_an_edit_of_the_skill_only_the_with_arm_is_bought() {
         "{dry}"
     );
     let before = w.api.requests().len();
-    let fourth = w.run();
+    let (code, out, err) = w.bob(&["run", "commit", "--runs", "2", "--max-cost-usd", "5"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains("commit: the stored without-arm runs of fires were compared again by an earlier evaluation: 1 fresh one(s) a case renew them (the top-up)"),
+        "{err}"
+    );
+    let fourth: Value = serde_json::from_str(&out).unwrap();
     let four: Vec<Recorded> = w.api.requests()[before..].to_vec();
     let runs4: Vec<Recorded> = agent(&four).into_iter().filter(first_turn).collect();
     let without4: Vec<&Recorded> = runs4.iter().filter(|r| !r.offers_skill(SKILL)).collect();
