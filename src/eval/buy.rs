@@ -82,12 +82,9 @@ pub(super) fn buy_and_gather(
         plan::fixed_top_up(shop.store, &plan, &stored)?
     };
     let need = plan::topped_up(&plan, &stored, &top_up);
-    let renewed: Vec<&str> = plan::missing(&plan, &stored)
+    let renewed: Vec<&str> = plan::renewed(&plan, &stored, &need)
         .iter()
-        .zip(&need)
-        .zip(&plan.cases)
-        .filter(|((m, n), _)| n[1] > m[1])
-        .map(|(_, c)| c.name.as_str())
+        .map(|&(i, _)| plan.cases[i].name.as_str())
         .collect();
     if !renewed.is_empty() {
         shop.observer.event(&Event::Notice(format!(

@@ -297,14 +297,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     };
     let need = plan::topped_up(&plan, &stored, &top_up);
     let calls = plan::calls(&plan, &need, opts.runs);
-    let missing = plan::missing(&plan, &stored);
     let top_up = match &policy {
         Some(policy) if archive.iter().any(|a| !a.is_empty()) => policy.top_up,
         Some(_) => 0,
-        None => need
+        None => plan::renewed(&plan, &stored, &need)
             .iter()
-            .zip(&missing)
-            .map(|(n, m)| n[1].saturating_sub(m[1]))
+            .map(|&(_, n)| n)
             .max()
             .unwrap_or(0),
     };

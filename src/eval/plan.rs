@@ -233,6 +233,18 @@ pub fn topped_up(plan: &Plan, stored: &[Vec<StoredRun>], top_up: &[u32]) -> Vec<
     need
 }
 
+/// The cases [`topped_up`]'s `need` renews, by index, with the fresh
+/// without-arm runs each buys beyond what [`missing`] asks.
+pub fn renewed(plan: &Plan, stored: &[Vec<StoredRun>], need: &[[u32; 2]]) -> Vec<(usize, u32)> {
+    missing(plan, stored)
+        .iter()
+        .zip(need)
+        .enumerate()
+        .filter(|(_, (m, n))| n[1] > m[1])
+        .map(|(i, (m, n))| (i, n[1] - m[1]))
+        .collect()
+}
+
 /// The top-up fixed runs buy per case ([`topped_up`]) from `store`:
 /// [`TOP_UP`] once one of the without-arm runs the case would reuse (the
 /// newest of `stored`, its planned number) has been compared again, beside
@@ -509,7 +521,7 @@ pub fn best_version(
 mod tests {
     use super::{
         Call, NO_JUDGE, Plan, PlannedCase, bought_by_calls, calls, case_key, glob_matches, merged,
-        topped_up,
+        renewed, topped_up,
     };
     use crate::evidence::{Arm, StoredRun};
     use crate::platform::Ablation;
@@ -622,6 +634,8 @@ mod tests {
             runs(Arm::Without, 1),
         ];
         assert_eq!(topped_up(&p, &partly, &[1, 1]), [[0, 0], [3, 2]]);
+        assert_eq!(renewed(&p, &stored, &need), [(0, 1), (1, 1)]);
+        assert_eq!(renewed(&p, &partly, &[[0, 0], [3, 2]]), []);
     }
 
     #[test]
