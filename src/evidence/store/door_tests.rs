@@ -5,17 +5,11 @@ use super::super::kept::{Evaluation, KeptDecision, RecordProvenance};
 use super::super::tests::sample;
 use super::super::{Arm, Origin, StoredRun};
 use super::exchange::read_export;
+use super::tests::temp;
 use super::{SCHEMA_VERSION, Store, pending_dir};
 use crate::wiki::Outcome;
-use camino::Utf8PathBuf;
 use chrono::Utc;
 use std::time::Duration;
-
-fn temp() -> (tempfile::TempDir, Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = Utf8PathBuf::from_path_buf(dir.path().join("evidence.db")).unwrap();
-    (dir, path)
-}
 
 /// An evaluation of run `run` of commit, started now.
 fn evaluation(run: &str) -> Evaluation {

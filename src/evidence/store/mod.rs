@@ -840,4 +840,12 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 #[cfg(test)]
 mod door_tests;
 #[cfg(test)]
+mod exchange_tests;
+#[cfg(test)]
+mod migration_tests;
+#[cfg(test)]
+mod records_tests;
+#[cfg(test)]
+mod runs_tests;
+#[cfg(test)]
 mod tests;
