@@ -74,14 +74,7 @@ pub(super) fn buy_and_gather(
         }
     };
     let stored = kept(shop.store)?;
-    // Measuring a kept version again (`--best`) buys no top-up: the without
-    // arm it reuses is the one the evaluation it is compared with renewed.
-    let top_up = if fresh || fresh_with {
-        Vec::new()
-    } else {
-        plan::fixed_top_up(shop.store, &plan, &stored)?
-    };
-    let need = plan::topped_up(&plan, &stored, &top_up);
+    let need = plan::fixed_need(shop.store, &plan, &stored, (fresh, fresh_with))?;
     let renewed: Vec<&str> = plan::renewed(&plan, &stored, &need)
         .iter()
         .map(|&(i, _)| plan.cases[i].name.as_str())

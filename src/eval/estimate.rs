@@ -289,13 +289,12 @@ pub fn estimate(ctx: &Context, item: &ItemName, opts: &EvalOptions) -> Result<It
     };
     // The top-up fixed runs buy, as the purchase decides it (auto's rounds
     // are priced from its policy, which holds its own).
-    let top_up = match &store {
-        Some(store) if opts.auto.is_none() && !opts.fresh && !opts.best => {
-            plan::fixed_top_up(store, &plan, &stored)?
+    let need = match &store {
+        Some(store) if opts.auto.is_none() => {
+            plan::fixed_need(store, &plan, &stored, (opts.fresh, opts.best))?
         }
-        _ => Vec::new(),
+        _ => plan::missing(&plan, &stored),
     };
-    let need = plan::topped_up(&plan, &stored, &top_up);
     let calls = plan::calls(&plan, &need, opts.runs);
     let top_up = match &policy {
         Some(policy) if archive.iter().any(|a| !a.is_empty()) => policy.top_up,

@@ -233,6 +233,24 @@ pub fn topped_up(plan: &Plan, stored: &[Vec<StoredRun>], top_up: &[u32]) -> Vec<
     need
 }
 
+/// What fixed runs buy for `plan` ([`topped_up`]), with the top-up `store`
+/// calls for ([`fixed_top_up`]) unless nothing stored counts (`fresh`) or a
+/// kept version is measured again (`best`: the without arm it reuses is
+/// the one the evaluation it is compared with just renewed).
+pub fn fixed_need(
+    store: &Store,
+    plan: &Plan,
+    stored: &[Vec<StoredRun>],
+    (fresh, best): (bool, bool),
+) -> Result<Vec<[u32; 2]>> {
+    let top_up = if fresh || best {
+        Vec::new()
+    } else {
+        fixed_top_up(store, plan, stored)?
+    };
+    Ok(topped_up(plan, stored, &top_up))
+}
+
 /// The cases [`topped_up`]'s `need` renews, by index, with the fresh
 /// without-arm runs each buys beyond what [`missing`] asks.
 pub fn renewed(plan: &Plan, stored: &[Vec<StoredRun>], need: &[[u32; 2]]) -> Vec<(usize, u32)> {
@@ -255,7 +273,7 @@ pub fn renewed(plan: &Plan, stored: &[Vec<StoredRun>], need: &[[u32; 2]]) -> Vec
 /// used have nothing to renew: so an edit right after an evaluation still
 /// buys the with arm alone, half the runs, and so does one after a mere
 /// repeat (`docs/statistics.md`, "The without arm from the store").
-pub fn fixed_top_up(store: &Store, plan: &Plan, stored: &[Vec<StoredRun>]) -> Result<Vec<u32>> {
+fn fixed_top_up(store: &Store, plan: &Plan, stored: &[Vec<StoredRun>]) -> Result<Vec<u32>> {
     plan.cases
         .iter()
         .enumerate()
